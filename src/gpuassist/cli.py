@@ -1,0 +1,183 @@
+"""Command line: ``gpuassist diagnose | scenarios | explain`` (contract in design §3).
+
+Exit status: 0 no error-severity finding; 1 at least one; 2 bad usage or unreadable input (one line on
+stderr, never a traceback); 3 an internal error (one line; set GPUASSIST_DEBUG=1 for the traceback);
+130 interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import NoReturn
+
+from gpuassist import __version__
+
+FORMATS = ("text", "json", "markdown", "html")
+
+
+class UsageError(Exception):
+    """Bad usage or unreadable input: exit 2 with this one-line message."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:  # one line, not the whole usage block
+        self.exit(2, f"gpuassist: {message} (see gpuassist {self.prog.split()[-1]} --help)\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="gpuassist", description="Why is PyTorch not using my GPU, and what do I do about it?")
+    parser.add_argument("--version", action="version", version=f"gpuassist {__version__}")
+    sub = parser.add_subparsers(dest="command", parser_class=_Parser)
+
+    d = sub.add_parser("diagnose", help="diagnose this machine (or a report, collect_env output or error text)")
+    src = d.add_mutually_exclusive_group()
+    src.add_argument("--python", metavar="PATH", help="interpreter to diagnose (default: the one running gpuassist)")
+    src.add_argument("--from", dest="from_file", metavar="FILE",
+                     help="diagnose offline from a gpuassist JSON report, collect_env output or an error "
+                          "message/traceback/log ('-' reads stdin)")
+    src.add_argument("--simulate", metavar="NAME", help="diagnose a simulated machine (see `gpuassist scenarios`)")
+    d.add_argument("--format", choices=FORMATS, default="text")
+    d.add_argument("--output", metavar="FILE", help="write the report to FILE instead of standard output")
+    d.add_argument("--no-redact", action="store_true",
+                   help="keep home directory, user and host names (secrets and GPU UUIDs are always removed)")
+
+    sub.add_parser("scenarios", help="list the simulated machines for --simulate")
+
+    e = sub.add_parser("explain", help="explain a finding id from the catalogue")
+    e.add_argument("id", nargs="?", help="finding id (omit to list them all)")
+    return parser
+
+
+def _read_input(name: str) -> bytes:
+    if name == "-":
+        return sys.stdin.buffer.read()
+    path = Path(name)
+    if not path.exists():
+        raise UsageError(f"cannot read {name}: no such file")
+    if path.is_dir():
+        raise UsageError(f"cannot read {name}: it is a directory")
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise UsageError(f"cannot read {name}: {exc.strerror or exc}") from None
+
+
+def _write_output(text: str, output: str | None) -> None:
+    if output is None:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
+    try:
+        Path(output).write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"cannot write {output}: {exc.strerror or exc}") from None
+    print(f"gpuassist: report written to {output}", file=sys.stderr)
+
+
+def cmd_diagnose(args: argparse.Namespace) -> int:
+    from gpuassist.report.redact import redact_report
+
+    if args.from_file is not None:
+        from gpuassist.ingest import UnreadableInput, load
+
+        data = _read_input(args.from_file)
+        label = "standard input" if args.from_file == "-" else os.path.basename(args.from_file)
+        try:
+            report = load(data, label=label)
+        except UnreadableInput as exc:
+            raise UsageError(f"cannot diagnose {label}: {exc}") from None
+    elif args.simulate is not None:
+        from gpuassist.sim import UnknownScenario, simulate
+
+        try:
+            report = simulate(args.simulate)
+        except UnknownScenario as exc:
+            raise UsageError(str(exc)) from None
+    else:
+        from gpuassist.diagnose import diagnose_live
+
+        report = diagnose_live(args.python)
+
+    from gpuassist.report.model import Report
+    from gpuassist.report.render import render
+
+    redacted = Report.from_json(redact_report(report.to_json(), personal=not args.no_redact))
+    kwargs = {}
+    if args.format == "text":
+        to_terminal = args.output is None and sys.stdout.isatty()
+        kwargs = {"colour": to_terminal, "width": _terminal_width() if to_terminal else 100}
+    _write_output(render(redacted, args.format, **kwargs), args.output)
+    return 1 if redacted.has_error else 0
+
+
+def _terminal_width() -> int:
+    try:
+        return max(60, min(os.get_terminal_size().columns, 140))
+    except OSError:
+        return 100
+
+
+def cmd_scenarios(_: argparse.Namespace) -> int:
+    from gpuassist.sim import list_scenarios
+
+    for s in list_scenarios():
+        print(f"{s.name:32} {s.description}")
+    return 0
+
+
+def cmd_explain(args: argparse.Namespace) -> int:
+    from gpuassist.knowledge import catalogue
+
+    cat = catalogue()
+    if not args.id:
+        for item in cat.values():
+            print(f"{item.id:38} {item.summary}")
+        return 0
+    entry = cat.get(args.id)
+    if entry is None:
+        close = [i for i in cat if args.id.lower() in i]
+        hint = f"; did you mean {', '.join(close[:3])}?" if close else "; `gpuassist explain` lists them"
+        raise UsageError(f"unknown finding id {args.id!r}{hint}")
+    print(f"{entry.id}: {entry.title}\n")
+    print(entry.explanation + "\n")
+    if entry.symptoms:
+        print("What you see:")
+        for s in entry.symptoms:
+            print(f"  {s}")
+        print()
+    print(f"How gpuassist detects it: {entry.detection}\n")
+    print(f"Fix:\n{entry.fix}")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 2
+    handlers = {"diagnose": cmd_diagnose, "scenarios": cmd_scenarios, "explain": cmd_explain}
+    try:
+        return handlers[args.command](args)
+    except UsageError as exc:
+        print(f"gpuassist: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("gpuassist: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as exc:
+        if os.environ.get("GPUASSIST_DEBUG"):
+            raise
+        print(f"gpuassist: internal error: {type(exc).__name__}: {exc} (GPUASSIST_DEBUG=1 shows details)",
+              file=sys.stderr)
+        return 3
+
+
+if __name__ == "__main__":
+    sys.exit(main())

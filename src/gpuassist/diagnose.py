@@ -1,0 +1,100 @@
+"""The diagnosis pipeline: probe + host facts → rules → report. Qt-free; the CLI and the GUI both call it.
+
+The probe subprocess is started first and the host facts are gathered while torch imports in the
+target interpreter, so a diagnosis costs about one `import torch` (design §5: faster than collect_env).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import threading
+import time
+from collections.abc import Callable, Mapping
+from datetime import datetime, timezone
+from typing import Any
+
+from gpuassist import __version__
+from gpuassist.facts import Facts, NotCollected
+from gpuassist.report.model import Report, step_summaries
+
+# Steps a plain diagnosis covers (no runtime benchmarks).
+DIAGNOSE_STEPS = {"environment", "driver", "wheel"}
+
+
+def python_candidates(env: Mapping[str, str]) -> list[str]:
+    """Interpreters worth suggesting when the requested one is missing (cheap: no process started)."""
+    found: list[str] = [sys.executable]
+    for name in ("python3", "python", "py"):
+        path = shutil.which(name)
+        if path:
+            found.append(path)
+    for var in ("VIRTUAL_ENV", "CONDA_PREFIX"):
+        if env.get(var):
+            found.append(os.path.join(env[var], "Scripts" if os.name == "nt" else "bin", "python"))
+    seen: dict[str, None] = {}
+    for p in found:
+        seen.setdefault(p, None)
+    return list(seen)
+
+
+def build_report(facts: Facts, *, source: str, meta: Mapping[str, Any] | None = None,
+                 ran: set[str] | None = None) -> Report:
+    """Run the rules over ``facts`` and wrap everything in a Report."""
+    from gpuassist.rules import evaluate
+
+    run = evaluate(facts)
+    full_meta: dict[str, Any] = {
+        "generated_at": datetime.now(timezone.utc).replace(microsecond=0).isoformat(),
+        "gpuassist_version": __version__,
+        "source": source,
+        "simulated": source == "simulated",
+    }
+    full_meta.update(meta or {})
+    if run.errors:
+        full_meta["rule_errors"] = run.errors
+    return Report(facts, run.findings, step_summaries(run.findings, ran if ran is not None else DIAGNOSE_STEPS),
+                  {}, full_meta)
+
+
+def diagnose_live(
+    python: str | None = None,
+    *,
+    on_event: Callable[[dict[str, Any]], None] | None = None,
+    cancel: threading.Event | None = None,
+    env: Mapping[str, str] | None = None,
+) -> Report:
+    """Diagnose this machine and the interpreter ``python`` (default: the one running gpuassist)."""
+    from gpuassist.collect import collect_this_machine
+    from gpuassist.probe.runner import run_probe
+
+    started = time.perf_counter()
+    env = dict(os.environ if env is None else env)
+    box: dict[str, Any] = {}
+
+    def probe() -> None:
+        try:
+            box["result"] = run_probe(python, on_event=on_event, cancel=cancel)
+        except Exception as exc:  # the runner is meant not to raise; never let it take the app down
+            box["error"] = f"{type(exc).__name__}: {exc}"
+
+    thread = threading.Thread(target=probe, name="gpuassist-probe", daemon=True)
+    thread.start()
+    host_started = time.perf_counter()
+    host = collect_this_machine()
+    host_seconds = time.perf_counter() - host_started
+    facts = Facts(host)
+    facts.set("host.python_candidates", python_candidates(env))
+    thread.join()
+    if "result" in box:
+        facts.update(box["result"].facts)
+    else:
+        facts.set("probe.outcome", "failed")
+        facts.set("probe.error", box.get("error", "unknown"))
+        facts.set("torch.version", NotCollected("the probe could not run"))
+    meta = {
+        "target": python or sys.executable,
+        "timings": {"host_seconds": round(host_seconds, 3), "total_seconds": round(time.perf_counter() - started, 3)},
+    }
+    return build_report(facts, source="live", meta=meta)

@@ -1,0 +1,221 @@
+"""Parse the text printed by ``python -m torch.utils.collect_env`` (any torch version's layout) into facts.
+
+The field names changed over the years ("Is CUDA available: Yes" in 1.x, "True" later; "CUDA used to
+build PyTorch: Could not collect" for CPU builds in old scripts, "None" in newer ones), and other projects
+(vLLM, ...) print extra sections. Unknown lines are ignored; a fact that is not in the text is listed as
+missing rather than guessed.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from gpuassist.facts import NotCollected
+
+# Field label (as printed, case-insensitive) → internal name. Several labels map to one name where
+# collect_env renamed a field.
+FIELDS: dict[str, str] = {
+    "pytorch version": "torch_version",
+    "is debug build": "debug",
+    "cuda used to build pytorch": "cuda_build",
+    "rocm used to build pytorch": "rocm_build",
+    "os": "os",
+    "gcc version": "gcc",
+    "clang version": "clang",
+    "cmake version": "cmake",
+    "libc version": "libc",
+    "python version": "python_version",
+    "python platform": "python_platform",
+    "is cuda available": "cuda_available",
+    "cuda runtime version": "cuda_runtime",
+    "cuda_module_loading set to": "cuda_module_loading",
+    "gpu models and configuration": "gpus",
+    "nvidia driver version": "driver",
+    "cudnn version": "cudnn",
+    "hip runtime version": "hip_runtime",
+    "miopen runtime version": "miopen",
+    "is xnnpack available": "xnnpack",
+    "is xpu available": "xpu_available",
+    "caching allocator config": "allocator",
+    "is cuda available?": "cuda_available",
+}
+# Fields that only collect_env prints: one of them makes a text "collect_env output".
+DISTINCTIVE = {"torch_version", "cuda_build", "cuda_available", "gpus", "driver", "cudnn", "rocm_build", "debug"}
+# Facts worth saying are missing when absent from a paste.
+EXPECTED = {
+    "torch_version": "PyTorch version",
+    "cuda_build": "CUDA used to build PyTorch",
+    "cuda_available": "Is CUDA available",
+    "gpus": "GPU models and configuration",
+    "driver": "Nvidia driver version",
+    "os": "OS",
+    "python_version": "Python version",
+    "libraries": "Versions of relevant libraries",
+}
+NOT_COLLECTED = {"could not collect", "n/a", "na", "unknown", ""}
+LABEL = re.compile(r"^\s*(?:[-*]\s+)?(?P<label>[A-Za-z][A-Za-z0-9_ ./?()-]*?)\s*:\s*(?P<value>.*)$")
+WARNING_LINE = re.compile(
+    r"CUDA initialization:|is not compatible with the current PyTorch installation|found version \d+|"
+    r"Found no NVIDIA driver|no kernel image is available|Torch not compiled with CUDA|Driver/library version mismatch",
+    re.IGNORECASE,
+)
+
+
+@dataclass
+class CollectEnvParse:
+    fields: dict[str, str] = field(default_factory=dict)
+    gpu_lines: list[str] = field(default_factory=list)
+    libraries: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def recognised(self) -> bool:
+        return bool(DISTINCTIVE & set(self.fields))
+
+    @property
+    def missing(self) -> list[str]:
+        have = set(self.fields) | ({"libraries"} if self.libraries else set())
+        return [label for key, label in EXPECTED.items() if key not in have]
+
+
+def parse(lines: list[str]) -> CollectEnvParse:
+    out = CollectEnvParse()
+    section: str | None = None
+    for line in lines:
+        stripped = line.strip()
+        if WARNING_LINE.search(stripped):
+            out.warnings.append(stripped)
+        if not stripped:
+            section = None if section != "gpus" else section
+            continue
+        lib = re.match(r"^\[(pip\d?|conda)\]\s+(.*)$", stripped)
+        if lib:
+            out.libraries.append(f"[{lib.group(1)}] {lib.group(2).strip()}")
+            continue
+        if section == "gpus" and re.match(r"^(GPU \d+|MIG \S+ Device \d+)\s*:", stripped):
+            out.gpu_lines.append(stripped)
+            continue
+        m = LABEL.match(stripped)
+        if m:
+            name = FIELDS.get(re.sub(r"\s+", " ", m.group("label").strip().lower()))
+            if name:
+                if name not in out.fields:  # first occurrence wins (vLLM repeats some labels in other sections)
+                    out.fields[name] = m.group("value").strip()
+                section = "gpus" if name == "gpus" else None
+                if name == "gpus" and re.match(r"^GPU \d+\s*:", out.fields[name]):
+                    out.gpu_lines.append(out.fields[name])
+                continue
+        section = None if section == "gpus" and not stripped.startswith("GPU") else section
+    return out
+
+
+def _bool(text: str) -> bool | None:
+    t = text.strip().lower()
+    if t in ("true", "yes", "1"):
+        return True
+    if t in ("false", "no", "0"):
+        return False
+    return None
+
+
+def _missing(label: str) -> NotCollected:
+    return NotCollected(f"'{label}' is not in the pasted text")
+
+
+def to_facts(p: CollectEnvParse) -> dict[str, Any]:
+    f = p.fields
+    facts: dict[str, Any] = {}
+    version = f.get("torch_version", "")
+    if version and version.lower() not in NOT_COLLECTED:
+        facts["torch.version"] = version.split()[0]
+    if "cuda_build" in f:
+        v = f["cuda_build"].strip()
+        if v.lower() in ("none", "could not collect", "n/a"):
+            tag = facts.get("torch.version", "").partition("+")[2]
+            facts["torch.cuda_build"] = (
+                f"{tag[2:-1]}.{tag[-1]}" if re.fullmatch(r"cu\d{3,4}", tag) else None
+            )
+        else:
+            facts["torch.cuda_build"] = v
+    rocm = f.get("rocm_build", "")
+    if rocm:
+        facts["torch.hip_build"] = None if rocm.lower() in NOT_COLLECTED | {"none"} else rocm
+    if "debug" in f:
+        facts["torch.debug"] = _bool(f["debug"])
+    if "cuda_available" in f:
+        facts["cuda.available"] = _bool(f["cuda_available"])
+    if "xpu_available" in f:
+        facts["xpu.available"] = _bool(f["xpu_available"])
+    os_text = f.get("os", "")
+    if os_text and os_text.lower() not in NOT_COLLECTED:
+        m = re.match(r"^(.*?)\s*\((\w+)\)\s*$", os_text)
+        distro, arch = (m.group(1), m.group(2)) if m else (os_text, None)
+        facts["host.distro"] = distro
+        if arch:
+            facts["host.machine"] = arch
+        low = distro.lower()
+        facts["host.os"] = "Windows" if "windows" in low else "Darwin" if ("mac" in low or "darwin" in low) else "Linux"
+    plat = f.get("python_platform", "")
+    if plat:
+        if "microsoft" in plat.lower() or "wsl" in plat.lower():
+            facts["platform.wsl"] = "wsl2" if "wsl2" in plat.lower() else "wsl1"
+        m = re.match(r"^(Linux|macOS|Windows)-([^-]+(?:-[^-]+)*?)-(x86_64|aarch64|arm64|AMD64)", plat)
+        if m:
+            facts["host.kernel"] = m.group(2)
+            facts["python.machine"] = m.group(3)
+        if plat.startswith("macOS"):
+            facts["python.platform"] = "darwin"
+    pyv = f.get("python_version", "")
+    if pyv:
+        m = re.match(r"^(\d+\.\d+(?:\.\d+)?)", pyv)
+        if m:
+            facts["python.version"] = m.group(1)
+    driver = f.get("driver", "")
+    if driver:
+        m = re.search(r"\d{3,}\.\d+(?:\.\d+)?", driver)
+        facts["driver.version"] = m.group(0) if m else _missing("Nvidia driver version") if \
+            driver.lower() in NOT_COLLECTED else None
+        if m:
+            facts["driver.version_source"] = "collect_env"
+    if p.gpu_lines:
+        gpus = []
+        for line in p.gpu_lines:
+            m = re.match(r"^GPU (\d+)\s*:\s*(.+?)(?:\s*\(UUID:.*\))?$", line)
+            if m:
+                gpus.append({"index": int(m.group(1)), "name": m.group(2).strip()})
+        facts["reported.gpus"] = gpus
+        mig = [line for line in p.gpu_lines if line.startswith("MIG")]
+        if mig:
+            facts["reported.mig_devices"] = mig
+    cudnn = f.get("cudnn", "")
+    if cudnn and cudnn.lower() not in NOT_COLLECTED:
+        facts["torch.cudnn_version"] = cudnn
+    if p.libraries:
+        dists = []
+        conda_build = None
+        for lib in p.libraries:
+            pipm = re.match(r"^\[pip\d?\]\s+torch==(\S+)", lib)
+            if pipm:
+                dists.append({"version": pipm.group(1), "location": None, "installer": "pip",
+                              "local_tag": pipm.group(1).partition("+")[2] or None})
+                continue
+            cm = re.match(r"^\[conda\]\s+(pytorch|torch)\s+(\S+)\s+(\S+)(?:\s+(\S+))?", lib)
+            if cm and cm.group(3) not in ("pypi_0", "<pip>") and (cm.group(4) or "") != "pypi":
+                conda_build = cm.group(3)
+                dists.append({"version": cm.group(2), "location": None, "installer": "conda",
+                              "local_tag": None, "build": cm.group(3)})
+            if re.match(r"^\[conda\]\s+(cpuonly|pytorch-mutex\s+\S+\s+cpu)", lib):
+                conda_build = conda_build or "cpu (cpuonly / pytorch-mutex cpu)"
+        facts["torch.dists"] = dists
+        facts["reported.libraries"] = p.libraries
+        if conda_build:
+            facts["torch.conda_build"] = conda_build
+    if p.warnings:
+        facts["cuda.init_warnings"] = p.warnings
+        for w in p.warnings:
+            m = re.search(r"found version (\d+)", w)
+            if m:
+                facts["cuda.driver_version"] = int(m.group(1))
+    return facts

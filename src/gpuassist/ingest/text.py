@@ -1,0 +1,55 @@
+"""Turn whatever a user hands us (a file, stdin, a paste box) into clean text, or one clear error.
+
+People paste reports the way they got them: UTF-16 from a PowerShell redirect, Windows line endings,
+inside Markdown code fences, quoted with ``> `` in an issue reply. All of that is normalised here so the
+parsers only ever see plain lines.
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+
+MAX_BYTES = 20 * 1024 * 1024
+
+
+class UnreadableInput(ValueError):
+    """The input cannot be diagnosed; the message is the one line shown to the user."""
+
+
+def decode(data: bytes) -> str:
+    if not data.strip():
+        raise UnreadableInput("the input is empty")
+    if len(data) > MAX_BYTES:
+        raise UnreadableInput(f"the input is {len(data) // (1024 * 1024)} MiB; a report or paste is far smaller")
+    for bom, enc in ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16")):
+        if data.startswith(bom):
+            return data.decode(enc, "replace")
+    # UTF-16 without BOM: every other byte is NUL for ASCII text.
+    if len(data) >= 4 and data[1::2].count(0) > len(data) // 4 and data[0::2].count(0) < len(data) // 16:
+        return data.decode("utf-16-le", "replace")
+    if data.count(0) > 0:
+        raise UnreadableInput("the input is binary data, not text (expected a report, collect_env output or an error message)")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        text = data.decode("latin-1")
+    printable = sum(ch.isprintable() or ch in "\r\n\t" for ch in text)
+    if printable < 0.9 * len(text):
+        raise UnreadableInput("the input is binary data, not text (expected a report, collect_env output or an error message)")
+    return text
+
+
+QUOTE = re.compile(r"^\s{0,3}(?:>\s?)+")
+FENCE = re.compile(r"^\s*(```|~~~)")
+
+
+def clean_lines(text: str) -> list[str]:
+    """Lines without CR, quote markers, code fences and trailing blanks."""
+    lines = []
+    for raw in text.replace("\r\n", "\n").replace("\r", "\n").split("\n"):
+        line = QUOTE.sub("", raw).rstrip()
+        if FENCE.match(line):
+            continue
+        lines.append(line.replace("\u00a0", " "))
+    return lines

@@ -1,0 +1,719 @@
+"""Pure logic over the CUDA/driver/wheel tables in ``cuda_compat.json``.
+
+Answers "which driver does this wheel need", "does this build contain code for this GPU" and "which
+``pip install`` command fits this driver and these GPUs". Every rule cites its source; the numbers live in
+the JSON (sources and an ``as_of`` date there), never in this code. No torch import.
+
+Conventions: a driver's CUDA version is an int ``major*1000 + minor*10`` (torch's "found version 11040",
+NVML ``nvmlSystemGetCudaDriverVersion``); a wheel variant is the local tag of the wheel (``cu124``,
+``cpu``, ``rocm6.2``); a compute capability is ``"8.9"``; arch lists use ``torch.cuda.get_arch_list()``
+form (``sm_86``, ``compute_90``).
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from functools import cache
+from typing import Any, Literal
+
+from packaging.version import InvalidVersion, Version
+
+from gpuassist.knowledge import compat
+
+__all__ = [
+    "INDEX_URL",
+    "Compat",
+    "DriverRow",
+    "TorchBuild",
+    "WheelBuild",
+    "WheelChoice",
+    "arch_covers",
+    "arch_list_from_spec",
+    "capability_from_name",
+    "cuda_int_to_str",
+    "cuda_str_to_int",
+    "driver_max_cuda",
+    "driver_rows",
+    "driver_supports_variant",
+    "min_driver_for_variant",
+    "parse_torch_version",
+    "recommend_cpu_wheel",
+    "recommend_rocm_wheel",
+    "recommend_wheel",
+    "release_variants",
+    "releases",
+    "variant_cuda",
+    "wheel_arch_list",
+    "wheel_builds",
+]
+
+INDEX_URL = "https://download.pytorch.org/whl/{variant}"
+
+Kind = Literal["cuda", "cpu", "rocm", "xpu", "jetson", "source", "unknown"]
+Via = Literal["native", "minor_version_compat"]
+Platform = Literal["linux_x86_64", "windows", "linux_aarch64"]
+
+
+# --------------------------------------------------------------------------- torch versions
+
+
+@dataclass(frozen=True)
+class TorchBuild:
+    """What a ``torch.__version__`` string says about the build.
+
+    ``kind`` "unknown" for an untagged version ("2.5.1"): on Linux x86_64 PyPI that is a CUDA build (the
+    PyPI default variant), on Windows/macOS a CPU build; callers decide with ``torch.version.cuda``.
+    """
+
+    raw: str
+    release: str
+    local: str | None
+    variant: str | None
+    kind: Kind
+    dev: bool
+
+    @property
+    def cuda(self) -> int | None:
+        """The CUDA version of a ``cuXYZ`` variant as an int (12040), else None."""
+        return variant_cuda(self.variant) if self.variant else None
+
+
+_VARIANT_RE = re.compile(r"^(cu\d{2,3}|cpu|rocm\d+(?:\.\d+)*|xpu)$")
+
+
+def parse_torch_version(version: str) -> TorchBuild:
+    """Parse ``torch.__version__``: "2.5.1+cu124", "2.6.0.dev20241112+cu126", "2.13.0+cpu",
+    "2.4.1+rocm6.1", "1.12.0a0+2c916ef.nv22.3" (NVIDIA Jetson build, pytorch/audio#2731),
+    "2.1.0a0+git5f3e2c1" (source build, root_causes.md ``source_build_without_cuda``), "2.5.1"."""
+    raw = version.strip()
+    try:
+        v = Version(raw)
+    except InvalidVersion:
+        m = re.match(r"^(\d+(?:\.\d+){0,2})", raw)
+        local_part = raw.split("+", 1)[1] if "+" in raw else None
+        return TorchBuild(raw, m.group(1) if m else raw, local_part, None, "unknown", False)
+    local = v.local
+    release = v.base_version
+    dev = v.is_prerelease or v.is_devrelease
+    kind: Kind = "unknown"
+    variant: str | None = None
+    if local:
+        parts = local.split(".")
+        # "cpu.cxx11.abi" and similar suffixes: the first segment carries the variant. "rocm6.2.4" is one.
+        head = local if local.startswith("rocm") else parts[0]
+        if _VARIANT_RE.match(head):
+            variant = head
+            kind = "cpu" if head == "cpu" else "xpu" if head == "xpu" else "cuda"
+            if head.startswith("rocm"):
+                kind = "rocm"
+        elif any(re.fullmatch(r"nv\d+", p) for p in parts):
+            kind = "jetson"
+        elif parts[0].startswith("git") or re.fullmatch(r"[0-9a-f]{7,40}", parts[0]):
+            kind = "source"
+    return TorchBuild(raw=raw, release=release, local=local, variant=variant, kind=kind, dev=dev)
+
+
+def cuda_int_to_str(value: int) -> str:
+    """12040 -> "12.4", 11080 -> "11.8", 9010 -> "9.1" (torch/NVML encoding major*1000 + minor*10)."""
+    return f"{value // 1000}.{(value % 1000) // 10}"
+
+
+def cuda_str_to_int(value: str) -> int:
+    """ "12.4" / "12.4.1" / "cu124" -> 12040. Raises ValueError for anything else."""
+    text = value.strip().lower()
+    if text.startswith("cu"):
+        cuda = variant_cuda(text)
+        if cuda is None:
+            raise ValueError(f"not a CUDA version: {value!r}")
+        return cuda
+    m = re.fullmatch(r"(\d+)\.(\d+)(?:\.\d+)*", text)
+    if not m:
+        raise ValueError(f"not a CUDA version: {value!r}")
+    return int(m.group(1)) * 1000 + int(m.group(2)) * 10
+
+
+def variant_cuda(variant: str) -> int | None:
+    """ "cu124" -> 12040, "cu118" -> 11080, "cu92" -> 9020 (last digit is the minor, as PyTorch names
+    its indexes); None for non-CUDA variants ("cpu", "rocm6.2")."""
+    m = re.fullmatch(r"cu(\d)(\d)|cu(\d\d)(\d)", variant.strip().lower())
+    if not m:
+        return None
+    major, minor = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+    return int(major) * 1000 + int(minor) * 10
+
+
+def _variant_name(variant: str) -> str:
+    """Accept "cu124", "12.4" or "cu12.4" (what callers build from ``torch.version.cuda``)."""
+    text = variant.strip().lower()
+    m = re.fullmatch(r"(?:cu)?(\d+)\.(\d+)(?:\.\d+)*", text)
+    return f"cu{m.group(1)}{m.group(2)}" if m else text
+
+
+# --------------------------------------------------------------------------- drivers
+
+
+@dataclass(frozen=True)
+class DriverRow:
+    """One row of NVIDIA's Table 3: the minimum driver for a CUDA toolkit release (None = N/A)."""
+
+    toolkit: str
+    cuda: int
+    linux: str | None
+    windows: str | None
+    ga: bool
+
+
+@cache
+def driver_rows() -> tuple[DriverRow, ...]:
+    """Table 3 rows, newest first (source in cuda_compat.json ``driver_table.source``)."""
+    rows = compat()["driver_table"]["rows"]
+    return tuple(
+        DriverRow(r["toolkit"], cuda_str_to_int(r["cuda"]), r.get("linux"), r.get("windows"), bool(r["ga"]))
+        for r in rows
+    )
+
+
+def _driver_key(version: str) -> tuple[int, int, int]:
+    """Comparable driver version. Accepts "550.54.14", "570.26", "580" and the Windows WMI form
+    "32.0.15.6094" (= 560.94: the last five digits of the last two fields)."""
+    parts = [int(p) for p in re.findall(r"\d+", version)]
+    if not parts:
+        raise ValueError(f"not a driver version: {version!r}")
+    if len(parts) == 4 and parts[0] < 100:
+        digits = f"{parts[2]}{parts[3]:04d}"[-5:]
+        parts = [int(digits[:3]), int(digits[3:])]
+    padded = [*parts, 0, 0, 0][:3]
+    return padded[0], padded[1], padded[2]
+
+
+def _os_kind(os: str) -> Literal["linux", "windows", "darwin", "wsl", "other"]:
+    text = os.strip().lower()
+    if "wsl" in text:
+        return "wsl"
+    if text.startswith("win") or text in {"nt", "cygwin", "msys"}:
+        return "windows"
+    if text in {"darwin", "macos", "mac", "osx"} or text.startswith("mac"):
+        return "darwin"
+    if text.startswith("linux"):
+        return "linux"
+    return "other"
+
+
+def _driver_column(os: str) -> Literal["linux", "windows"] | None:
+    """Which Table 3 column applies. In WSL2 the driver is the Windows one (its version is what NVML
+    reports inside WSL), so the Windows column applies there."""
+    kind = _os_kind(os)
+    if kind in ("windows", "wsl"):
+        return "windows"
+    if kind == "linux":
+        return "linux"
+    return None
+
+
+def _row_minimum(row: DriverRow, column: Literal["linux", "windows"]) -> str | None:
+    value = row.linux if column == "linux" else row.windows
+    if value is None and column == "windows":
+        # Table 3 has no Windows column from CUDA 13.0; the driver must still be >= R580 (root_causes.md
+        # section 2, MVC table "CUDA 13.x >= 580"). Only the family's first minor gets that floor.
+        family = compat()["windows_family_minimum"].get(str(row.cuda // 1000))
+        first_minor = min(r.cuda for r in driver_rows() if r.cuda // 1000 == row.cuda // 1000)
+        if family and row.cuda == first_minor:
+            return str(family)
+    return value
+
+
+def driver_max_cuda(driver_version: str, os: str) -> int | None:
+    """Highest CUDA toolkit whose Table 3 minimum is <= ``driver_version`` (e.g. "550.54.14" -> 12040).
+
+    A lower bound of what the driver reports: toolkits without a Table 3 row (12.7) are missing, so
+    prefer NVML's ``nvmlSystemGetCudaDriverVersion`` when it is available. None when the OS has no
+    NVIDIA table (macOS) or the version is older than every row.
+    """
+    column = _driver_column(os)
+    if column is None:
+        return None
+    try:
+        have = _driver_key(driver_version)
+    except ValueError:
+        return None
+    best: int | None = None
+    for row in driver_rows():
+        minimum = _row_minimum(row, column)
+        if minimum is not None and _driver_key(minimum) <= have and (best is None or row.cuda > best):
+            best = row.cuda
+    return best
+
+
+def min_driver_for_variant(variant: str, os: str) -> str | None:
+    """Minimum driver for a CUDA wheel variant to run natively: the GA row of its major.minor in Table 3.
+
+    The GA row is used because a driver reports its CUDA as major.minor only, so any 12.6.x runtime runs
+    on a driver that reports 12.6. Accepts "cu126" or "12.6". None for non-CUDA variants, unknown CUDA
+    versions, and Windows + CUDA 13.1+ (Table 3 says N/A; R580 is only the 13.x family floor).
+    """
+    cuda = variant_cuda(_variant_name(variant))
+    column = _driver_column(os)
+    if cuda is None or column is None:
+        return None
+    rows = [r for r in driver_rows() if r.cuda == cuda]
+    ga = [r for r in rows if r.ga] or rows
+    if not ga:
+        return None
+    minima = [m for m in (_row_minimum(r, column) for r in ga) if m is not None]
+    return min(minima, key=_driver_key) if minima else None
+
+
+@dataclass(frozen=True)
+class Compat:
+    """Whether a driver (by its max CUDA) runs a wheel variant, and how.
+
+    ``via`` is "native" when the driver supports the wheel's CUDA, "minor_version_compat" when only
+    NVIDIA's minor-version compatibility (same major, limited feature set) lets it run, None when it
+    cannot run or the variant needs no NVIDIA driver.
+    """
+
+    ok: bool
+    via: Via | None
+    reason: str
+
+
+def driver_supports_variant(driver_cuda: int, variant: str) -> Compat:
+    """Apply root_causes.md section 2 "Practical rules": native if the driver's CUDA >= the wheel's;
+    MVC only within one major from CUDA 11 on (cannot cross majors: pytorch#112553, pytorch#162531; no
+    MVC before 11); same-major-but-older is ok via MVC but "usually fine", not guaranteed
+    (rapidsai/cugraph-gnn#410), which ``via`` exposes."""
+    name = _variant_name(variant)
+    need = variant_cuda(name)
+    if need is None:
+        if name == "cpu" or name.startswith("rocm") or name == "xpu":
+            return Compat(True, None, f"{name} is not a CUDA build; the NVIDIA driver does not matter")
+        raise ValueError(f"not a wheel variant: {variant!r}")
+    have_s, need_s = cuda_int_to_str(driver_cuda), cuda_int_to_str(need)
+    if driver_cuda >= need:
+        return Compat(True, "native", f"the driver supports CUDA {have_s} >= {need_s}")
+    if need // 1000 < 11:
+        return Compat(
+            False,
+            None,
+            f"CUDA {need_s} wheels predate minor version compatibility: "
+            f"the driver must support {need_s} itself",
+        )
+    if driver_cuda // 1000 == need // 1000:
+        return Compat(
+            True,
+            "minor_version_compat",
+            f"the driver supports CUDA {have_s} < {need_s}; it runs through NVIDIA minor version "
+            "compatibility with a limited feature set (usually fine, not guaranteed)",
+        )
+    return Compat(
+        False,
+        None,
+        f"the driver supports CUDA {have_s}; minor version compatibility cannot cross from CUDA "
+        f"{driver_cuda // 1000}.x to {need // 1000}.x",
+    )
+
+
+# --------------------------------------------------------------------------- architectures
+
+_ARCH_RE = re.compile(r"(sm|compute)_(\d+)([a-z]?)")
+
+
+def _cc(capability: str) -> tuple[int, int]:
+    text = capability.strip().lower()
+    m = re.fullmatch(r"(\d+)\.(\d+)", text) or re.fullmatch(r"(?:sm_)?(\d+)(\d)", text)
+    if not m:
+        raise ValueError(f"not a compute capability: {capability!r}")
+    return int(m.group(1)), int(m.group(2))
+
+
+def arch_list_from_spec(spec: str) -> tuple[str, ...]:
+    """TORCH_CUDA_ARCH_LIST ("7.5;8.0;12.0+PTX") -> get_arch_list() form ("sm_75", "sm_80", "sm_120",
+    "compute_120")."""
+    out: list[str] = []
+    for item in re.split(r"[;\s]+", spec.strip()):
+        if not item:
+            continue
+        ptx = item.upper().endswith("+PTX")
+        major, minor = _cc(item[:-4] if ptx else item)
+        out.append(f"sm_{major}{minor}")
+        if ptx:
+            out.append(f"compute_{major}{minor}")
+    return tuple(out)
+
+
+def arch_covers(capability: str, arch_list: Iterable[str], *, ptx: bool = True) -> bool:
+    """Is a GPU of ``capability`` usable with a build of ``arch_list``?
+
+    root_causes.md section 3: usable iff some ``sm_XY`` has X == major and Y <= minor (SASS runs on
+    same-major, higher-minor GPUs), or (when ``ptx``) a ``compute_XY`` PTX entry <= CC (JIT-compiled by
+    the driver). Arch-specific entries (``sm_90a``) only match their exact capability.
+    """
+    major, minor = _cc(capability)
+    for arch in arch_list:
+        m = _ARCH_RE.fullmatch(arch.strip().lower())
+        if not m:
+            continue
+        kind, digits, suffix = m.groups()
+        a_major, a_minor = int(digits[:-1] or 0), int(digits[-1])
+        if suffix:
+            if (a_major, a_minor) == (major, minor):
+                return True
+        elif kind == "sm":
+            if a_major == major and a_minor <= minor:
+                return True
+        elif ptx and (a_major, a_minor) <= (major, minor):
+            return True
+    return False
+
+
+@cache
+def _gpu_hints() -> tuple[tuple[re.Pattern[str], str], ...]:
+    hints = compat()["gpu_name_hints"]["hints"]
+    return tuple((re.compile(h["pattern"], re.IGNORECASE), str(h["capability"])) for h in hints)
+
+
+def capability_from_name(name: str) -> str | None:
+    """Compute capability guessed from a GPU name ("NVIDIA GeForce RTX 4090" -> "8.9"), for when NVML
+    cannot report it. Source: root_causes.md section 3 reminders. None when the name is not known."""
+    for regex, cc in _gpu_hints():
+        if regex.search(name):
+            return cc
+    return None
+
+
+# --------------------------------------------------------------------------- wheel builds and releases
+
+
+@dataclass(frozen=True)
+class WheelBuild:
+    """The arch lists of one variant over a range of releases (cuda_compat.json ``wheel_builds``)."""
+
+    variant: str
+    cuda: int
+    first: Version
+    last: Version
+    linux_x86_64: tuple[str, ...] | None
+    windows: tuple[str, ...] | None
+    linux_aarch64: tuple[str, ...] | None
+    notes: str
+
+    def arch_list(self, platform: Platform) -> tuple[str, ...] | None:
+        if platform == "windows":
+            return self.windows
+        return self.linux_aarch64 if platform == "linux_aarch64" else self.linux_x86_64
+
+
+def _spec(value: Any) -> tuple[str, ...] | None:
+    return arch_list_from_spec(value) if isinstance(value, str) else None
+
+
+@cache
+def wheel_builds() -> tuple[WheelBuild, ...]:
+    out = []
+    for b in compat()["wheel_builds"]["builds"]:
+        cuda = variant_cuda(b["variant"])
+        if cuda is None:
+            raise ValueError(f"cuda_compat.json: bad variant {b['variant']!r}")
+        out.append(
+            WheelBuild(
+                variant=b["variant"],
+                cuda=cuda,
+                first=Version(b["releases"][0]),
+                last=Version(b["releases"][1]),
+                linux_x86_64=_spec(b.get("linux_x86_64")),
+                windows=_spec(b.get("windows")),
+                linux_aarch64=_spec(b.get("linux_aarch64")),
+                notes=str(b.get("notes", "")),
+            )
+        )
+    return tuple(out)
+
+
+def _series(release: str) -> str | None:
+    """ "2.5.1" / "2.6.0.dev20241112" / "2.10" -> "2.5" / "2.6" / "2.10"."""
+    m = re.match(r"^(\d+)\.(\d+)", release.strip())
+    return f"{m.group(1)}.{m.group(2)}" if m else None
+
+
+def _by_release() -> Mapping[str, Any]:
+    by_release: Mapping[str, Any] = compat()["releases"]["by_release"]
+    return by_release
+
+
+@cache
+def releases() -> tuple[str, ...]:
+    """Release series in the data ("2.0" … "2.14"), oldest first."""
+    return tuple(sorted(_by_release(), key=Version))
+
+
+def release_variants(release: str) -> tuple[str, ...]:
+    """CUDA variants published for a release series (RELEASE.md matrix; see cuda_compat.json notes)."""
+    series = _series(release)
+    info = _by_release().get(series or "")
+    return tuple(info["cuda"]) if info else ()
+
+
+def wheel_arch_list(release: str, variant: str, platform: Platform) -> tuple[str, ...] | None:
+    """Arch list of ``variant`` in ``release`` on ``platform``; None when no such wheel is recorded."""
+    series = _series(release)
+    if series is None or variant not in release_variants(series):
+        return None
+    rel = Version(series)
+    for build in wheel_builds():
+        if build.variant == variant and build.first <= rel <= build.last:
+            return build.arch_list(platform)
+    return None
+
+
+def _python_fits(release: str, python_version: str | None) -> bool:
+    """RELEASE.md Python column (experimental maxima included). Unknown Python: assume it fits."""
+    if not python_version:
+        return True
+    m = re.match(r"^(\d+)\.(\d+)", python_version.strip())
+    info = _by_release().get(release)
+    if not m or not info:
+        return True
+    lo, hi = (tuple(int(x) for x in p.split(".")) for p in info["python"])
+    return lo <= (int(m.group(1)), int(m.group(2))) <= hi
+
+
+# --------------------------------------------------------------------------- recommendations
+
+
+@dataclass(frozen=True)
+class WheelChoice:
+    """A wheel to install, or (``variant`` None) why none fits, with ``min_driver`` when a driver
+    update would make one fit.
+
+    ``release`` is the exact current release when it is kept ("2.5.1"), else a series ("2.7") pinned
+    as ``torch==2.7.*`` (pip ignores local tags when matching, PEP 440). ``via`` tells whether the
+    driver runs the wheel natively or only through minor-version compatibility.
+    """
+
+    release: str | None
+    variant: str | None
+    index_url: str | None
+    requirement: str | None
+    reason: str
+    os: str
+    via: Via | None = None
+    min_driver: str | None = None
+    keeps_current: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return self.requirement is not None
+
+    def pip_command(self, python_executable: str) -> str:
+        """The exact install command, e.g. ``/venv/bin/python -m pip install --force-reinstall
+        "torch==2.5.1" --index-url https://download.pytorch.org/whl/cu124``."""
+        if self.requirement is None:
+            raise ValueError(f"no wheel to install: {self.reason}")
+        if _os_kind(self.os) == "windows":
+            py = f'"{python_executable}"' if re.search(r"[\s&()^]", python_executable) else python_executable
+        else:
+            py = shlex.quote(python_executable)
+        cmd = f'{py} -m pip install --force-reinstall "{self.requirement}"'
+        return cmd + (f" --index-url {self.index_url}" if self.index_url else "")
+
+
+def _platform(os: str, machine: str) -> Platform | None:
+    kind = _os_kind(os)
+    arch = machine.strip().lower()
+    x86 = arch in {"x86_64", "amd64", "x64"}
+    arm = arch in {"aarch64", "arm64"}
+    if kind in ("linux", "wsl"):
+        return "linux_x86_64" if x86 else "linux_aarch64" if arm else None
+    if kind == "windows":
+        return "windows" if x86 else None
+    return None
+
+
+def _none(os: str, reason: str, min_driver: str | None = None) -> WheelChoice:
+    return WheelChoice(None, None, None, None, reason, os, None, min_driver)
+
+
+def _pin(series: str, current_release: str | None) -> tuple[str, str, bool]:
+    """(release, requirement, keeps_current) for installing ``series``."""
+    if current_release and _series(current_release) == series:
+        exact = Version(current_release).base_version if _is_version(current_release) else current_release
+        return exact, f"torch=={exact}", True
+    return series, f"torch=={series}.*", False
+
+
+def _is_version(text: str) -> bool:
+    try:
+        Version(text)
+    except InvalidVersion:
+        return False
+    return True
+
+
+def recommend_wheel(
+    *,
+    os: str,
+    machine: str,
+    python_version: str | None,
+    driver_cuda: int | None,
+    capabilities: list[str],
+    current_release: str | None,
+    jetson: bool = False,
+) -> WheelChoice | None:
+    """The CUDA wheel that fits THIS driver and THESE GPUs, or why none does.
+
+    Order of preference: the current release natively, then the newest release natively (a variant whose
+    CUDA <= the driver's CUDA, root_causes.md §2: "recommend a wheel <= the driver's CUDA or a driver
+    update"), then the same two via minor-version compatibility (needed e.g. for a K80, whose last driver
+    R470 reports 11.4 while the only Kepler wheel is cu118). Within a release the newest such variant
+    wins. A variant must contain SASS for every GPU (``arch_covers(..., ptx=False)``): PTX alone does not
+    make the toolkit's cuBLAS/cuDNN support a newer GPU (malfet in pytorch#150733: "you'll need
+    CUDA-12.8 to support 5090"). ``driver_cuda`` None (no driver yet): the newest fitting wheel, with
+    the driver it needs in ``min_driver``.
+
+    Returns None on macOS (no CUDA there: callers point to MPS). Jetson (``jetson`` or a Tegra
+    capability 5.3/6.2/7.2/8.7 on aarch64) gets a no-wheel choice: only NVIDIA's JetPack wheels work.
+    """
+    kind = _os_kind(os)
+    if kind == "darwin":
+        return None
+    platform = _platform(os, machine)
+    if platform is None:
+        return _none(os, f"PyTorch publishes no CUDA wheels for {os} on {machine}")
+    caps = [f"{a}.{b}" for a, b in (_cc(c) for c in capabilities if c)]
+    tegra = set(compat()["tegra_capabilities"]["capabilities"])
+    if platform == "linux_aarch64" and (jetson or any(c in tegra for c in caps)):
+        return _none(
+            os,
+            "this is a Jetson (integrated Tegra GPU): the aarch64 wheels on PyPI and download.pytorch.org "
+            "do not support it; install NVIDIA's PyTorch wheel for your JetPack version or an NVIDIA L4T "
+            "container",
+        )
+    current = _series(current_release) if current_release else None
+    newest_first = sorted(releases(), key=Version, reverse=True)
+    order = ([current] if current in newest_first else []) + [r for r in newest_first if r != current]
+
+    # (series, variant, cuda) of every wheel that covers all GPUs, in preference order
+    fitting: list[tuple[str, str, int]] = []
+    for series in order:
+        if not _python_fits(series, python_version):
+            continue
+        variants = sorted(release_variants(series), key=lambda v: variant_cuda(v) or 0, reverse=True)
+        for variant in variants:
+            arch = wheel_arch_list(series, variant, platform)
+            if arch is None or not all(arch_covers(c, arch, ptx=False) for c in caps):
+                continue
+            fitting.append((series, variant, variant_cuda(variant) or 0))
+
+    gpus = ", ".join(f"sm_{c.replace('.', '')}" for c in caps) or "your GPU"
+    if not fitting:
+        py = f" and Python {python_version}" if python_version else ""
+        return _none(os, f"no published CUDA wheel for {platform}{py} contains code for {gpus}")
+
+    def choose(series: str, variant: str, via: Via, why: str) -> WheelChoice:
+        release, requirement, keeps = _pin(series, current_release)
+        return WheelChoice(
+            release=release,
+            variant=variant,
+            index_url=INDEX_URL.format(variant=variant),
+            requirement=requirement,
+            reason=why,
+            os=os,
+            via=via,
+            min_driver=min_driver_for_variant(variant, os),
+            keeps_current=keeps,
+        )
+
+    for series, variant, cuda in fitting:
+        if driver_cuda is None or cuda <= driver_cuda:
+            if series == current:
+                where = "keeps your torch release"
+            else:
+                where = f"newest release with a fitting wheel is {series}"
+            if driver_cuda:
+                drv = f"CUDA {cuda_int_to_str(cuda)} <= the driver's {cuda_int_to_str(driver_cuda)}"
+            else:
+                drv = f"needs a driver supporting CUDA {cuda_int_to_str(cuda)}"
+            return choose(series, variant, "native", f"{variant} contains code for {gpus}; {drv}; {where}")
+    assert driver_cuda is not None  # every wheel fits natively when the driver is unknown
+    for series, variant, _cuda in fitting:
+        compat_ = driver_supports_variant(driver_cuda, variant)
+        if compat_.ok:
+            return choose(
+                series,
+                variant,
+                "minor_version_compat",
+                f"no wheel for {gpus} needs CUDA <= {cuda_int_to_str(driver_cuda)}; "
+                f"{variant}: {compat_.reason}. "
+                f"Updating the driver to >= {min_driver_for_variant(variant, os)} is the safer fix",
+            )
+    oldest = min(fitting, key=lambda f: f[2])
+    need = min_driver_for_variant(oldest[1], os)
+    return _none(
+        os,
+        f"the driver supports CUDA {cuda_int_to_str(driver_cuda)}, older than every wheel containing "
+        f"code for {gpus}; the oldest is {oldest[1]} (torch {oldest[0]}), which needs driver >= {need}",
+        min_driver=need,
+    )
+
+
+def recommend_cpu_wheel(
+    *, os: str, machine: str, python_version: str | None, current_release: str | None
+) -> WheelChoice:
+    """A CPU build, for machines with no usable NVIDIA/AMD GPU.
+
+    Linux/Windows: the ``cpu`` index (on Windows PyPI's wheel is CPU-only anyway, xxyzz/WordDumb#91).
+    macOS: PyPI (arm64 wheels include MPS); Intel Macs only up to torch 2.2 (zackees/transcribe-anything#77:
+    "PyTorch dropped macOS x86_64 wheels in 2.3+").
+    """
+    kind = _os_kind(os)
+    if kind == "darwin":
+        if machine.strip().lower() in {"x86_64", "amd64"}:
+            return WheelChoice("2.2", "cpu", None, "torch==2.2.*", "Intel Macs get wheels only up to 2.2", os)
+        release = current_release
+        requirement = f"torch=={current_release}" if current_release else "torch"
+        return WheelChoice(release, "cpu", None, requirement, "PyPI's macOS arm64 wheel (CPU + MPS)", os)
+    series = _series(current_release) if current_release else None
+    if current_release and series in releases() and _python_fits(series, python_version):
+        release, requirement, keeps = _pin(series, current_release)
+    else:
+        fits = [r for r in sorted(releases(), key=Version, reverse=True) if _python_fits(r, python_version)]
+        if not fits:
+            return _none(os, f"no torch release in the data supports Python {python_version}")
+        release, requirement, keeps = _pin(fits[0], current_release)
+    return WheelChoice(
+        release,
+        "cpu",
+        INDEX_URL.format(variant="cpu"),
+        requirement,
+        "CPU-only build",
+        os,
+        keeps_current=keeps,
+    )
+
+
+def recommend_rocm_wheel(
+    *, os: str, machine: str, python_version: str | None, current_release: str | None
+) -> WheelChoice:
+    """A ROCm build for AMD GPUs: Linux x86_64 only; the release's stable ROCm index (RELEASE.md matrix)."""
+    if _platform(os, machine) != "linux_x86_64":
+        return _none(os, f"PyTorch publishes ROCm wheels only for Linux x86_64, not {os} on {machine}")
+    current = _series(current_release) if current_release else None
+    newest_first = sorted(releases(), key=Version, reverse=True)
+    order = ([current] if current in newest_first else []) + [r for r in newest_first if r != current]
+    for series in order:
+        rocm = _by_release()[series].get("rocm")
+        if rocm and _python_fits(series, python_version):
+            release, requirement, keeps = _pin(series, current_release)
+            return WheelChoice(
+                release,
+                rocm,
+                INDEX_URL.format(variant=rocm),
+                requirement,
+                f"ROCm build {rocm}",
+                os,
+                keeps_current=keeps,
+            )
+    return _none(os, f"no ROCm wheel in the data fits Python {python_version}")

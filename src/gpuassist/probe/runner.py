@@ -1,0 +1,704 @@
+"""Host side of the probe: run ``probe_script.py`` in the target interpreter and survive whatever happens.
+
+The target interpreter may be missing, not a Python, crash in native code, or hang in CUDA init (design
+§2). The runner starts it in its own process group, reads its JSON-line stream while draining stderr into
+a bounded buffer, enforces the time limit of the stage in progress, and on expiry or cancel kills the
+whole group (SIGTERM, which makes faulthandler dump the hung stack, then SIGKILL). Every outcome becomes
+facts (``probe.outcome`` ...), never an exception.
+
+Everything the runner learns is an *event*, stamped with ``rt`` (seconds since launch): the probe's own
+lines (protocol in ``probe_script.py``; lines before its ``hello`` with this run's nonce, and lines that
+are not protocol, are ignored and counted) plus the ones the runner adds:
+
+    {"event": "launch", "python": PATH_AS_ASKED, "rt": 0.0}
+    {"event": "not_found", "reason": "it does not exist", "rt": ...}          (nothing was started)
+    {"event": "killed", "reason": "timeout" | "overall" | "cancelled" | "exit_timeout",
+     "stage": STAGE_OR_startup, "limit": SECONDS, "rt": ...}
+    {"event": "exit", "returncode": N, "signal": "SIGSEGV" | None, "stderr_tail": [LINES],
+     "garbage_lines": N, "rt": ...}
+
+Facts are derived from the events by :func:`facts_from_events` only, so a recorded stream (JSON-dumped
+events) replays into exactly the facts the live run produced.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.resources
+import json
+import logging
+import os
+import secrets
+import selectors
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from gpuassist.facts import NotCollected, from_jsonable
+from gpuassist.probe import probe_script
+
+log = logging.getLogger(__name__)
+
+Event = dict[str, Any]
+OnEvent = Callable[[Event], None]
+
+STAGES: tuple[str, ...] = probe_script.STAGES
+STAGE_KEYS: Mapping[str, tuple[str, ...]] = probe_script.STAGE_KEYS
+FAULT_ENV = probe_script.FAULT_ENV
+
+STDERR_LIMIT = 256 * 1024  # bytes of stderr kept (the tail: faulthandler output comes last)
+STDERR_TAIL_LINES = 30  # lines of stderr put into probe.stderr_tail
+LINE_LIMIT = 4 * 1024 * 1024  # a protocol line longer than this is garbage
+
+# Windows reports native crashes as NTSTATUS exit codes rather than signals.
+WINDOWS_CRASH_CODES = {
+    0xC0000005: "EXCEPTION_ACCESS_VIOLATION",
+    0xC000001D: "EXCEPTION_ILLEGAL_INSTRUCTION",
+    0xC00000FD: "EXCEPTION_STACK_OVERFLOW",
+    0xC0000409: "STATUS_STACK_BUFFER_OVERRUN",
+}
+
+
+@dataclass(frozen=True)
+class StageLimits:
+    """Time limits in seconds. ``stages`` overrides the per-stage defaults of the probe."""
+
+    startup: float = 20.0  # launch → first protocol line (interpreter start-up, site, sitecustomize)
+    stages: Mapping[str, float] = field(default_factory=dict)
+    between: float = 10.0  # end of one stage → start of the next
+    exit: float = 5.0  # "done" → process gone
+    overall: float = 120.0  # whole run, whatever the stages say
+    grace: float = 1.0  # SIGTERM → SIGKILL
+
+    def for_stage(self, stage: str, announced: Any = None) -> float:
+        if stage in self.stages:
+            return float(self.stages[stage])
+        if stage in probe_script.DEFAULT_LIMITS:
+            return probe_script.DEFAULT_LIMITS[stage]
+        if isinstance(announced, (int, float)) and announced > 0:
+            return float(announced)
+        return 30.0
+
+
+@dataclass
+class ProbeResult:
+    """What a probe run produced: the facts (docs/facts.md, "Probe facts") and the raw timed events."""
+
+    facts: dict[str, Any]
+    events: list[Event]
+
+    @property
+    def outcome(self) -> str:
+        return str(self.facts.get("probe.outcome"))
+
+    @property
+    def seconds(self) -> float:
+        return float(self.events[-1].get("rt", 0.0)) if self.events else 0.0
+
+
+def probe_script_path() -> Path:
+    """The probe file of the installed package (it runs under an interpreter without gpuassist)."""
+    return Path(probe_script.__file__).resolve()
+
+
+@contextlib.contextmanager
+def _probe_file() -> Iterator[Path]:
+    path = probe_script_path()
+    if path.is_file():
+        yield path
+        return
+    # installed inside a zip: materialise it for the other interpreter
+    with importlib.resources.as_file(importlib.resources.files("gpuassist.probe") / "probe_script.py") as p:
+        yield p
+
+
+def build_command(python: str, script: Path, *, limits: StageLimits, stages: Sequence[str] | None,
+                  device_tests: bool, nonce: str) -> list[str]:
+    """The command line: as the user would run Python (no -I), with faulthandler on."""
+    cmd = [python, "-X", "faulthandler", str(script), "--nonce", nonce]
+    if stages:
+        cmd += ["--stages", ",".join(stages)]
+    if device_tests:
+        cmd.append("--device-tests")
+    for stage in STAGES:
+        cmd += ["--limit", f"{stage}={limits.for_stage(stage):g}"]
+    return cmd
+
+
+def _signal_name(num: int) -> str:
+    try:
+        return signal.Signals(num).name
+    except ValueError:
+        return f"signal {num}"
+
+
+def _resolve(python: str, env: Mapping[str, str]) -> tuple[str | None, str | None]:
+    """(path to run, None) or (None, why it cannot be run)."""
+    if os.sep not in python and not (os.altsep and os.altsep in python):
+        found = shutil.which(python, path=env.get("PATH", os.defpath))
+        if found is None:
+            return None, f"'{python}' was not found on PATH"
+        python = found
+    if not os.path.exists(python):
+        return None, "it does not exist"
+    if os.path.isdir(python):
+        return None, "it is a directory, not a program"
+    if not os.access(python, os.X_OK):
+        return None, "it is not executable"
+    return python, None
+
+
+class _Stream:
+    """Splits a byte stream into lines, bounding the partial line."""
+
+    def __init__(self) -> None:
+        self.buf = b""
+        self.overflow = 0
+
+    def feed(self, data: bytes) -> list[bytes]:
+        self.buf += data
+        *lines, self.buf = self.buf.split(b"\n")
+        if len(self.buf) > LINE_LIMIT:
+            self.buf = b""
+            self.overflow += 1
+        return lines
+
+    def rest(self) -> list[bytes]:
+        rest, self.buf = self.buf, b""
+        return [rest] if rest.strip() else []
+
+
+class _Run:
+    """One live probe process: reading, deadlines, killing. Not reusable."""
+
+    def __init__(self, proc: subprocess.Popen[bytes], limits: StageLimits, nonce: str, started: float,
+                 emit: Callable[[Event], None], cancel: threading.Event | None) -> None:
+        self.proc = proc
+        self.limits = limits
+        self.nonce = nonce
+        self.started = started
+        self.emit = emit
+        self.cancel = cancel
+        self.stderr: deque[bytes] = deque()
+        self.stderr_bytes = 0
+        self.garbage = 0
+        self.greeted = False
+        self.done = False
+        self.stage: str | None = None
+        self.limit = limits.startup
+        self.deadline = started + limits.startup
+        self.kill_reason: str | None = None
+        self.kill_sent_at: float | None = None
+        self.sigkill_sent = False
+
+    def now(self) -> float:
+        return time.monotonic()
+
+    def rt(self) -> float:
+        return round(self.now() - self.started, 4)
+
+    # --- input --------------------------------------------------------------------------------------
+
+    def on_stdout_line(self, raw: bytes) -> None:
+        text = raw.decode("utf-8", "replace").strip()
+        if not text:
+            return
+        event = self._parse(text)
+        if event is None:
+            self.garbage += 1
+            return
+        if not self.greeted:
+            if event.get("event") != "hello" or event.get("nonce") != self.nonce:
+                self.garbage += 1  # e.g. a sitecustomize printing JSON before the probe started
+                return
+            self.greeted = True
+        if self.done:
+            self.garbage += 1
+            return
+        event["rt"] = self.rt()
+        self._track(event)
+        self.emit(event)
+
+    @staticmethod
+    def _parse(text: str) -> Event | None:
+        for candidate in (text, text[text.find('{"event"'):] if '{"event"' in text else ""):
+            if not candidate:
+                continue
+            try:
+                obj = json.loads(candidate)
+            except ValueError:
+                continue
+            if isinstance(obj, dict) and isinstance(obj.get("event"), str):
+                return obj
+        return None
+
+    def _track(self, event: Event) -> None:
+        kind = event.get("event")
+        now = self.now()
+        if kind == "hello":
+            self._set_deadline(None, self.limits.between, now)
+        elif kind == "stage":
+            status = event.get("status")
+            if status == "start":
+                name = str(event.get("stage"))
+                self._set_deadline(name, self.limits.for_stage(name, event.get("limit")), now)
+            elif status in ("end", "failed", "skipped"):
+                self._set_deadline(None, self.limits.between, now)
+        elif kind == "done":
+            self.done = True
+            self._set_deadline(None, self.limits.exit, now)
+
+    def _set_deadline(self, stage: str | None, limit: float, now: float) -> None:
+        self.stage, self.limit = stage, limit
+        self.deadline = min(now + limit, self.started + self.limits.overall)
+
+    def on_stderr(self, data: bytes) -> None:
+        self.stderr.append(data)
+        self.stderr_bytes += len(data)
+        while self.stderr_bytes > STDERR_LIMIT and len(self.stderr) > 1:
+            self.stderr_bytes -= len(self.stderr.popleft())
+        if self.stderr_bytes > STDERR_LIMIT:
+            only = self.stderr.pop()[-STDERR_LIMIT:]
+            self.stderr.append(only)
+            self.stderr_bytes = len(only)
+
+    # --- control ------------------------------------------------------------------------------------
+
+    def check(self) -> None:
+        """Start or escalate a kill when a deadline passed or the caller cancelled."""
+        now = self.now()
+        if self.kill_reason is None:
+            if self.cancel is not None and self.cancel.is_set():
+                self._kill("cancelled", now)
+            elif now >= self.deadline:
+                overall = now >= self.started + self.limits.overall - 1e-3
+                self._kill("exit_timeout" if self.done else ("overall" if overall else "timeout"), now)
+        elif not self.sigkill_sent and self.kill_sent_at is not None \
+                and now >= self.kill_sent_at + self.limits.grace:
+            self._signal_group(hard=True)
+            self.sigkill_sent = True
+
+    def _kill(self, reason: str, now: float) -> None:
+        self.kill_reason = reason
+        self.kill_sent_at = now
+        limit = self.limits.overall if reason == "overall" else self.limit
+        stage = self.stage or ("startup" if not self.greeted else None)
+        self.emit({"event": "killed", "reason": reason, "stage": stage, "limit": limit, "rt": self.rt()})
+        # cancel: the user is waiting, so the grace period is short
+        if reason == "cancelled":
+            self.kill_sent_at = now - max(0.0, self.limits.grace - 0.3)
+        self._signal_group(hard=False)
+
+    def _signal_group(self, *, hard: bool) -> None:
+        try:
+            if os.name == "nt":
+                if hard:
+                    subprocess.run(["taskkill", "/F", "/T", "/PID", str(self.proc.pid)], capture_output=True,
+                                   timeout=10, check=False)
+                self.proc.kill()
+            else:
+                os.killpg(self.proc.pid, signal.SIGKILL if hard else signal.SIGTERM)
+        except (OSError, subprocess.SubprocessError):
+            pass  # already gone
+
+    def next_timeout(self) -> float:
+        now = self.now()
+        if self.kill_reason is not None and self.kill_sent_at is not None and not self.sigkill_sent:
+            return max(0.0, min(0.05, self.kill_sent_at + self.limits.grace - now))
+        return max(0.0, min(0.05, self.deadline - now))
+
+    # --- the loop -----------------------------------------------------------------------------------
+
+    def run(self) -> None:
+        if os.name == "nt":
+            self._run_threads()
+        else:
+            self._run_selectors()
+        self._finish()
+
+    def _run_selectors(self) -> None:
+        assert self.proc.stdout is not None and self.proc.stderr is not None
+        out_stream = _Stream()
+        sel = selectors.DefaultSelector()
+        for pipe, name in ((self.proc.stdout, "out"), (self.proc.stderr, "err")):
+            os.set_blocking(pipe.fileno(), False)
+            sel.register(pipe.fileno(), selectors.EVENT_READ, name)
+        exited_at: float | None = None
+        try:
+            while sel.get_map():
+                for key, _ in sel.select(self.next_timeout()):
+                    try:
+                        data = os.read(key.fd, 65536)
+                    except BlockingIOError:
+                        continue
+                    except OSError:
+                        data = b""
+                    if not data:
+                        sel.unregister(key.fd)
+                        if key.data == "out":
+                            for line in out_stream.rest():
+                                self.on_stdout_line(line)
+                        continue
+                    if key.data == "out":
+                        for line in out_stream.feed(data):
+                            self.on_stdout_line(line)
+                    else:
+                        self.on_stderr(data)
+                self.check()
+                if self.proc.poll() is not None:
+                    # a grandchild may hold the pipes open: give it a moment, then stop reading
+                    exited_at = exited_at or self.now()
+                    if self.now() - exited_at > 0.5:
+                        self._signal_group(hard=True)
+                        break
+        finally:
+            sel.close()
+        self.garbage += out_stream.overflow
+        while self.proc.poll() is None:
+            self.check()
+            time.sleep(self.next_timeout() or 0.01)
+
+    def _run_threads(self) -> None:  # Windows: no select() on pipes
+        import queue
+
+        q: queue.Queue[tuple[str, bytes]] = queue.Queue()
+
+        def pump(pipe: Any, name: str) -> None:
+            read = pipe.read1 if hasattr(pipe, "read1") else pipe.read
+            try:
+                for chunk in iter(lambda: read(65536), b""):
+                    q.put((name, chunk))
+            except (OSError, ValueError):
+                pass
+            q.put((name, b""))
+
+        threads = [threading.Thread(target=pump, args=(p, n), daemon=True, name=f"gpuassist-probe-{n}")
+                   for p, n in ((self.proc.stdout, "out"), (self.proc.stderr, "err"))]
+        for t in threads:
+            t.start()
+        out_stream = _Stream()
+        open_pipes = {"out", "err"}
+        exited_at: float | None = None
+        while open_pipes:
+            try:
+                name, data = q.get(timeout=self.next_timeout() or 0.01)
+            except queue.Empty:
+                name, data = "", b""
+            if name == "out":
+                if data:
+                    for line in out_stream.feed(data):
+                        self.on_stdout_line(line)
+                else:
+                    open_pipes.discard("out")
+                    for line in out_stream.rest():
+                        self.on_stdout_line(line)
+            elif name == "err":
+                if data:
+                    self.on_stderr(data)
+                else:
+                    open_pipes.discard("err")
+            self.check()
+            if self.proc.poll() is not None:
+                exited_at = exited_at or self.now()
+                if self.now() - exited_at > 0.5:
+                    break
+        while self.proc.poll() is None:
+            self.check()
+            time.sleep(self.next_timeout() or 0.01)
+        for t in threads:
+            t.join(timeout=1.0)
+
+    def _finish(self) -> None:
+        rc = self.proc.wait(timeout=30)
+        if os.name != "nt":
+            with contextlib.suppress(OSError):
+                os.killpg(self.proc.pid, signal.SIGKILL)  # children the probe left behind
+        for pipe in (self.proc.stdout, self.proc.stderr):
+            with contextlib.suppress(OSError):
+                if pipe is not None:
+                    pipe.close()
+        text = b"".join(self.stderr).decode("utf-8", "replace")
+        sig = None
+        if rc < 0:
+            sig = _signal_name(-rc)
+        elif os.name == "nt" and rc in WINDOWS_CRASH_CODES:
+            sig = WINDOWS_CRASH_CODES[rc]
+        elif 128 < rc < 160 and ("Fatal Python error" in text or "Segmentation fault" in text):
+            sig = _signal_name(rc - 128)  # a wrapper shell reporting its child's death
+        self.emit({"event": "exit", "returncode": rc, "signal": sig, "stderr_tail": text.splitlines()[-200:],
+                   "garbage_lines": self.garbage, "rt": self.rt()})
+
+
+def run_probe(
+    python: str | None = None,
+    *,
+    limits: StageLimits | None = None,
+    on_event: OnEvent | None = None,
+    cancel: threading.Event | None = None,
+    env: Mapping[str, str] | None = None,
+    stages: Sequence[str] | None = None,
+    device_tests: bool = True,
+) -> ProbeResult:
+    """Run the probe in ``python`` (default: this interpreter) and return its facts; never raises for
+    anything the target interpreter does.
+
+    ``env`` is the probe's whole environment (default: this process's, without the test fault knob).
+    ``on_event`` is called on this thread for each event as it arrives; ``cancel`` stops the run within
+    about a second. ``stages`` restricts the stages; ``device_tests=False`` skips work on the devices.
+    """
+    limits = limits or StageLimits()
+    requested = python or sys.executable
+    run_env = {k: v for k, v in os.environ.items() if k != FAULT_ENV} if env is None else dict(env)
+    events: list[Event] = []
+    callback_failed = False
+
+    def emit(event: Event) -> None:
+        nonlocal callback_failed
+        events.append(event)
+        if on_event is not None:
+            try:
+                on_event(event)
+            except Exception:  # a broken display must not stop the probe, nor leave it running
+                if not callback_failed:
+                    log.exception("probe on_event callback failed")
+                callback_failed = True
+
+    started = time.monotonic()
+    emit({"event": "launch", "python": requested, "rt": 0.0})
+    path, reason = _resolve(requested, run_env)
+    if path is None:
+        emit({"event": "not_found", "reason": reason, "rt": round(time.monotonic() - started, 4)})
+        return ProbeResult(facts_from_events(events), events)
+    nonce = secrets.token_hex(8)
+    with _probe_file() as script:
+        cmd = build_command(path, script, limits=limits, stages=stages, device_tests=device_tests,
+                            nonce=nonce)
+        popen_kw: dict[str, Any] = {}
+        if os.name == "nt":
+            popen_kw["creationflags"] = getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0)
+        else:
+            popen_kw["start_new_session"] = True
+        try:
+            proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                    stderr=subprocess.PIPE, env=run_env, close_fds=True, **popen_kw)
+        except OSError as exc:
+            why = exc.strerror or str(exc)
+            emit({"event": "not_found", "reason": f"it could not be started ({why})",
+                  "rt": round(time.monotonic() - started, 4)})
+            return ProbeResult(facts_from_events(events), events)
+        run = _Run(proc, limits, nonce, started, emit, cancel)
+        try:
+            run.run()
+        except BaseException:
+            run._signal_group(hard=True)  # never leave a probe behind, whatever happened here
+            with contextlib.suppress(Exception):
+                proc.wait(timeout=5)
+            raise
+    return ProbeResult(facts_from_events(events), events)
+
+
+# ---- events → facts -----------------------------------------------------------------------------------
+
+def parse_fault_traceback(lines: Sequence[str], limit: int = 60) -> str | None:
+    """The last faulthandler dump in stderr: from "Fatal Python error" (a crash) or from the thread
+    headers (a dump on SIGTERM when a hung stage was stopped) to the end of the dump."""
+    start = None
+    for i in range(len(lines) - 1, -1, -1):
+        if lines[i].startswith("Fatal Python error: "):
+            start = i
+            break
+    if start is None:
+        for i in range(len(lines) - 1, -1, -1):
+            if lines[i].startswith(("Current thread 0x", "Thread 0x")):
+                start = i
+                # earlier thread blocks of the same dump
+                j = i - 1
+                dump_line = ("Thread 0x", "  File ", "  <")
+                while j >= 0 and (not lines[j].strip() or lines[j].startswith(dump_line)):
+                    if lines[j].startswith("Thread 0x"):
+                        start = j
+                    j -= 1
+                break
+    if start is None:
+        return None
+    out: list[str] = []
+    for line in lines[start:]:
+        if out and not line.strip() and out[-1] == "":
+            continue
+        if line.startswith("Extension modules:"):
+            out.append(line[:300] + ("..." if len(line) > 300 else ""))
+            continue
+        if out and not line.startswith((" ", "Current thread", "Thread 0x", "Fatal Python", "Python runtime",
+                                         "Stack (", "Extension modules", "<")) and line.strip():
+            break  # the dump has ended; later lines are somebody else's
+        out.append(line.rstrip())
+    return "\n".join(out[:limit]).strip() or None
+
+
+def facts_from_events(events: Sequence[Event]) -> dict[str, Any]:
+    """The probe facts for a stream of events (live or recorded): the one place outcomes are decided."""
+    facts: dict[str, Any] = {}
+    python: str | None = None
+    not_found: str | None = None
+    greeted = False
+    done = False
+    planned: list[str] = []
+    stages: dict[str, dict[str, Any]] = {}
+    started_at: dict[str, tuple[float | None, float | None]] = {}
+    current: str | None = None
+    killed: Event | None = None
+    exit_event: Event | None = None
+    for ev in events:
+        kind = ev.get("event")
+        if kind == "launch":
+            python = ev.get("python")
+        elif kind == "not_found":
+            not_found = str(ev.get("reason") or "it could not be run")
+        elif kind == "hello":
+            greeted = True
+            planned = [str(s) for s in ev.get("stages") or []]
+        elif kind == "fact" and isinstance(ev.get("key"), str):
+            facts[ev["key"]] = from_jsonable(ev.get("value"))
+        elif kind == "stage":
+            name = str(ev.get("stage"))
+            status = ev.get("status")
+            if status == "start":
+                current = name
+                started_at[name] = (ev.get("t"), ev.get("rt"))
+                stages[name] = {"stage": name, "status": "running", "seconds": None, "limit": ev.get("limit")}
+            elif status in ("end", "failed", "skipped"):
+                entry = stages.setdefault(name, {"stage": name, "seconds": None, "limit": ev.get("limit")})
+                entry["status"] = "ok" if status == "end" else status
+                t0 = started_at.get(name, (None, None))[0]
+                if isinstance(t0, (int, float)) and isinstance(ev.get("t"), (int, float)):
+                    entry["seconds"] = round(ev["t"] - t0, 4)
+                for extra in ("error", "reason"):
+                    if ev.get(extra):
+                        entry[extra] = ev[extra]
+                if current == name:
+                    current = None
+        elif kind == "done":
+            done = True
+        elif kind == "killed":
+            killed = killed or ev
+        elif kind == "exit":
+            exit_event = ev
+
+    rc = exit_event.get("returncode") if exit_event else None
+    sig = exit_event.get("signal") if exit_event else None
+    stderr_lines = [str(s) for s in (exit_event.get("stderr_tail") or [])] if exit_event else []
+    facts["probe.python"] = python
+    facts["probe.returncode"] = rc
+    facts["probe.signal"] = None
+    facts["probe.failed_stage"] = None
+    facts["probe.limit_seconds"] = None
+    facts["probe.fault_traceback"] = None
+    facts["probe.stderr_tail"] = "\n".join(stderr_lines[-STDERR_TAIL_LINES:]) or None
+    facts["probe.error"] = None
+    facts["probe.garbage_lines"] = exit_event.get("garbage_lines", 0) if exit_event else 0
+
+    in_progress = current if greeted else "startup"
+    if not_found is not None:
+        outcome = "interpreter_not_found"
+        facts["probe.error"] = not_found
+    elif killed is not None and killed.get("reason") != "exit_timeout":
+        reason = killed.get("reason")
+        outcome = "cancelled" if reason == "cancelled" else "timeout"
+        facts["probe.failed_stage"] = killed.get("stage") or in_progress
+        facts["probe.limit_seconds"] = killed.get("limit") if outcome == "timeout" else None
+        facts["probe.fault_traceback"] = parse_fault_traceback(stderr_lines)
+        facts["probe.error"] = ("stopped by the user" if outcome == "cancelled"
+                                else f"no progress within {killed.get('limit')} s")
+    elif done:
+        outcome = "ok"
+    elif sig is not None:
+        outcome = "crashed"
+        facts["probe.signal"] = sig
+        facts["probe.failed_stage"] = in_progress
+        facts["probe.fault_traceback"] = parse_fault_traceback(stderr_lines)
+    elif not greeted:
+        outcome = "interpreter_not_found"
+        last = next((s.strip() for s in reversed(stderr_lines) if s.strip()), "")
+        facts["probe.error"] = (
+            f"it exited with status {rc} without running the probe, so it is not a working Python 3.8+ "
+            "interpreter" + (f" (it said: {last[:200]})" if last else "")
+        )
+    else:
+        outcome = "failed"
+        facts["probe.failed_stage"] = in_progress
+        facts["probe.error"] = f"the probe exited with status {rc} before finishing"
+        facts["probe.fault_traceback"] = parse_fault_traceback(stderr_lines)
+    facts["probe.outcome"] = outcome
+
+    # stage table: the one in progress ended the way the process did; the rest never ran
+    status_for_current = outcome if outcome in ("timeout", "cancelled", "crashed") else "failed"
+    end_rt = float(exit_event.get("rt", 0.0)) if exit_event else None
+    if killed is not None and isinstance(killed.get("rt"), (int, float)):
+        end_rt = float(killed["rt"])
+    table: list[dict[str, Any]] = []
+    for name in planned or list(stages):
+        found = stages.get(name)
+        entry = found or {"stage": name, "status": "skipped", "seconds": None, "limit": None}
+        if entry.get("status") == "running":
+            entry["status"] = status_for_current
+            rt0 = started_at.get(name, (None, None))[1]
+            if isinstance(rt0, (int, float)) and end_rt is not None:
+                entry["seconds"] = round(end_rt - rt0, 4)
+        table.append(entry)
+    facts["probe.stages"] = table
+
+    # keys of stages that did not deliver them: "could not collect", with the reason
+    why = {
+        "interpreter_not_found": f"the interpreter could not be run: {facts['probe.error']}",
+        "timeout": f"the probe timed out in stage {facts['probe.failed_stage']}",
+        "crashed": f"the probe crashed ({facts['probe.signal']}) in stage {facts['probe.failed_stage']}",
+        "cancelled": "the probe was stopped before it got there",
+        "failed": facts["probe.error"] or "the probe did not finish",
+    }.get(outcome, "")
+    import_error = facts.get("torch.import_error")
+    for name in STAGES:
+        ran = stages.get(name)
+        status = ran.get("status") if ran else None
+        if status == "ok":
+            continue
+        if status == "skipped" and isinstance(import_error, dict):
+            reason = f"import torch failed ({import_error.get('type')})"
+        elif status == "failed" and ran is not None:
+            reason = f"stage {name} failed: {ran.get('error') or 'error'}"
+        elif outcome == "ok":
+            reason = f"stage {name} was not run"
+        else:
+            reason = why
+        for key in STAGE_KEYS[name]:
+            facts.setdefault(key, NotCollected(reason))
+    return facts
+
+
+def replay_events(events: Sequence[Event], on_event: OnEvent, *, speed: float = 1.0,
+                  cancel: threading.Event | None = None) -> ProbeResult:
+    """Feed a recorded stream to ``on_event`` with its original pacing (``speed`` 2.0 = twice as fast,
+    0 = no waiting), as a live run would, and return the same result the live run returned."""
+    start = time.monotonic()
+    delivered: list[Event] = []
+    for ev in events:
+        rt = ev.get("rt")
+        if speed > 0 and isinstance(rt, (int, float)):
+            wait = start + rt / speed - time.monotonic()
+            if wait > 0 and cancel is not None:
+                if cancel.wait(wait):
+                    break
+            elif wait > 0:
+                time.sleep(wait)
+        if cancel is not None and cancel.is_set():
+            break
+        delivered.append(ev)
+        on_event(ev)
+    return ProbeResult(facts_from_events(delivered), list(delivered))

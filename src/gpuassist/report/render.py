@@ -1,0 +1,182 @@
+"""Render a report as JSON, Markdown, HTML (jinja2 templates) or terminal text (rich).
+
+All four read the same :class:`Report` and share :func:`verdict` and :func:`format_value`, so a verdict
+reads the same in a terminal, a support ticket and the GUI.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from gpuassist.facts import NotCollected, from_jsonable
+from gpuassist.findings import OK_COLOUR, OK_ICON, Finding, Severity
+from gpuassist.report.collect_env_layout import collect_env_text
+from gpuassist.report.model import STEP_TITLES, Report
+
+FORMATS = ("text", "json", "markdown", "html")
+
+
+@dataclass(frozen=True)
+class Verdict:
+    icon: str
+    colour: str
+    headline: str
+    detail: str
+    severity: str  # error / warning / info / ok
+
+
+def verdict(report: Report) -> Verdict:
+    """The one sentence a person reads first."""
+    top = report.findings[0] if report.findings else None
+    if top is not None and top.severity in (Severity.ERROR, Severity.WARNING):
+        return Verdict(top.severity.icon, top.severity.colour, top.title, top.explanation, top.severity.value)
+    facts = report.facts
+    if facts.value("cuda.available"):
+        names = ", ".join(str(d.get("name")) for d in facts.value("devices", []) or []) or "the GPU"
+        return Verdict(OK_ICON, OK_COLOUR, f"PyTorch can use {names}",
+                       f"torch {facts.value('torch.version')} initialised CUDA and ran a test on every device.", "ok")
+    if facts.value("mps.available"):
+        return Verdict(OK_ICON, OK_COLOUR, "PyTorch can use the Apple GPU through MPS",
+                       top.explanation if top else "", "ok")
+    return Verdict(OK_ICON, OK_COLOUR, "No problem found", top.title if top else "", "ok")
+
+
+def format_value(value: Any, limit: int = 2000) -> str:
+    value = from_jsonable(value)
+    if isinstance(value, NotCollected):
+        return str(value)
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, (dict, list)):
+        text = json.dumps(value, ensure_ascii=False, default=str)
+    else:
+        text = str(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def findings_by_step(findings: list[Finding]) -> list[tuple[str, list[Finding]]]:
+    out: dict[str, list[Finding]] = {}
+    for f in findings:
+        out.setdefault(f.step, []).append(f)
+    return [(STEP_TITLES.get(step, step.title()), items) for step, items in out.items()]
+
+
+def to_json_text(report: Report) -> str:
+    return json.dumps(report.to_json(), indent=2, ensure_ascii=False, default=str) + "\n"
+
+
+@lru_cache(maxsize=1)
+def _env() -> Any:
+    import jinja2
+
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("gpuassist.report", "templates"),
+        autoescape=jinja2.select_autoescape(["html"]),
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    env.filters["fv"] = format_value
+    return env
+
+
+def _context(report: Report) -> dict[str, Any]:
+    facts = report.facts
+    return {
+        "r": report,
+        "verdict": verdict(report),
+        "groups": findings_by_step(report.findings),
+        "facts": [(k, format_value(v)) for k, v in sorted(facts.items())],
+        "collect_env": collect_env_text(facts),
+        "meta": report.meta,
+        "steps": report.steps,
+        "severity": {s.value: s for s in Severity},
+        "ok_colour": OK_COLOUR,
+        "ok_icon": OK_ICON,
+        "plots": report.meta.get("plots") or [],
+        "redaction": report.meta.get("redaction") or {},
+    }
+
+
+def to_markdown(report: Report) -> str:
+    return str(_env().get_template("report.md.j2").render(**_context(report)))
+
+
+def to_html(report: Report) -> str:
+    return str(_env().get_template("report.html.j2").render(**_context(report)))
+
+
+def to_text(report: Report, *, width: int | None = None, colour: bool | None = None) -> str:
+    """Terminal text: verdict first, then each finding with its fix, then the key facts."""
+    from rich.console import Console, Group
+    from rich.panel import Panel
+    from rich.table import Table
+    from rich.text import Text
+
+    buf = io.StringIO()
+    console = Console(file=buf, width=width or 100, force_terminal=colour, no_color=colour is False,
+                      highlight=False, soft_wrap=False)
+    v = verdict(report)
+    style = {"error": "bold red", "warning": "bold yellow", "info": "bold blue", "ok": "bold green"}[v.severity]
+    if report.simulated:
+        console.print(Text(f" SIMULATED: scenario {report.meta.get('scenario')} — not this machine ",
+                           style="bold black on yellow"))
+    source = report.meta.get("source")
+    if source and source not in ("live", "simulated"):
+        console.print(Text(f"Diagnosed from {report.meta.get('source_label', source)}", style="dim"))
+    console.print(Text(f"{v.icon} {v.headline}", style=style))
+    for f in report.findings:
+        body: list[Any] = [Text(f.explanation)]
+        if f.fix:
+            body.append(Text("\nFix:", style="bold"))
+            body.append(Text(f.fix, style="cyan"))
+        if f.evidence:
+            ev = Table.grid(padding=(0, 1))
+            ev.add_column(style="dim")
+            ev.add_column()
+            for e in f.evidence[:8]:
+                ev.add_row(e.fact, format_value(e.value, 160))
+            body.append(Text("\nEvidence:", style="bold"))
+            body.append(ev)
+        console.print(Panel(Group(*body), title=Text(f"{f.severity.icon} {f.id}", style=f.severity.rich_style),
+                             subtitle=STEP_TITLES.get(f.step, f.step), title_align="left",
+                             border_style=f.severity.rich_style.replace("bold ", "")))
+        console.print(Text(f"  {f.title}", style="dim"))
+    facts = report.facts
+    table = Table(title="Key facts", show_header=False, title_justify="left", box=None, padding=(0, 1))
+    table.add_column(style="bold")
+    table.add_column()
+    for key in KEY_FACTS:
+        if key in facts:
+            table.add_row(key, format_value(facts.get(key), 120))
+    console.print(table)
+    missing = report.meta.get("missing_facts")
+    if missing:
+        console.print(Text("Not in the input (so not judged): " + ", ".join(missing), style="dim"))
+    return buf.getvalue()
+
+
+KEY_FACTS = [
+    "python.executable", "python.version", "torch.version", "torch.cuda_build", "torch.arch_list",
+    "cuda.available", "cuda.device_count", "driver.version", "driver.cuda_version", "pci.nvidia_gpu_count",
+    "nvml.status", "host.os", "host.distro", "host.kernel", "platform.container", "platform.wsl",
+    "probe.outcome",
+]
+
+
+def render(report: Report, fmt: str, **kwargs: Any) -> str:
+    if fmt == "json":
+        return to_json_text(report)
+    if fmt == "markdown":
+        return to_markdown(report)
+    if fmt == "html":
+        return to_html(report)
+    if fmt == "text":
+        return to_text(report, **kwargs)
+    raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")

@@ -1,0 +1,219 @@
+"""The NVIDIA kernel driver: missing, not loaded, too old for the wheel, or out of step with its libraries."""
+
+from __future__ import annotations
+
+import re
+
+from gpuassist.facts import Facts
+from gpuassist.findings import Finding, Severity
+from gpuassist.rules import fixes, view
+from gpuassist.rules.engine import rule
+from gpuassist.rules.make import finding
+
+
+def _nvidia_on_bus(facts: Facts) -> bool:
+    pci = facts.value("pci.nvidia_gpu_count")
+    return isinstance(pci, int) and pci > 0
+
+
+def _in_container_without_devices(facts: Facts) -> bool:
+    return bool(facts.value("platform.container")) and not view.dev_nodes(facts)
+
+
+def _module_missing(facts: Facts) -> bool:
+    """The nvidia kernel module is demonstrably not loaded."""
+    if facts.value("nvml.status") == "ok":
+        return False
+    proc = facts.get("driver.proc_version")
+    if facts.known("driver.proc_version") and proc:
+        return False
+    modules = facts.value("kernel.modules")
+    if isinstance(modules, list) and "nvidia" in modules:
+        return False
+    return facts.known("driver.proc_version") or isinstance(modules, list)
+
+
+def _userspace_driver_installed(facts: Facts) -> bool:
+    return bool(
+        facts.value("driver.userspace_versions")
+        or facts.value("nvml.status") in ("driver_not_loaded", "lib_rm_version_mismatch")
+        or facts.value("smi.status") in ("ok", "failed")
+    )
+
+
+@rule("no_nvidia_driver")
+def no_nvidia_driver(facts: Facts) -> Finding | None:
+    if view.is_macos(facts) or facts.value("platform.wsl") or _in_container_without_devices(facts):
+        return None
+    if not _nvidia_on_bus(facts) or not _module_missing(facts) or _userspace_driver_installed(facts):
+        return None
+    warn = view.first_match(view.warnings_text(facts), r"Found no NVIDIA driver on your system")
+    min_driver = None
+    variant = facts.value("torch.cuda_build")
+    if variant:
+        from gpuassist.knowledge.wheels import min_driver_for_variant
+
+        min_driver = min_driver_for_variant("cu" + str(variant).replace(".", ""), view.os_name(facts))
+    gpus = view.nvidia_gpus(facts)
+    names = ", ".join(g.name for g in gpus.gpus) or f"{gpus.count} NVIDIA device(s)"
+    nouveau = "nouveau" in (facts.value("kernel.modules") or [])
+    explanation = (
+        f"An NVIDIA GPU ({names}) is on the PCI bus, but no NVIDIA driver is installed: there is no "
+        "/proc/driver/nvidia/version, no nvidia kernel module and no NVIDIA user-space library."
+    )
+    if nouveau:
+        explanation += " The open-source nouveau driver is driving the card; CUDA needs NVIDIA's driver."
+    if warn:
+        explanation += f" torch says: \"{warn.group(0)}\"."
+    return finding(
+        "no_nvidia_driver",
+        Severity.ERROR,
+        explanation=explanation,
+        fix=fixes.driver_install_command(facts, min_driver),
+        evidence=view.ev(facts, "pci.display_devices", "driver.proc_version", "kernel.modules",
+                         "driver.userspace_versions", "nvml.status", "cuda.init_warnings"),
+        explains=["cpu_only_build", "cuda_visible_devices_hides_gpus"],
+    )
+
+
+@rule("nvidia_module_not_loaded")
+def nvidia_module_not_loaded(facts: Facts) -> Finding | None:
+    if view.is_macos(facts) or facts.value("platform.wsl") or _in_container_without_devices(facts):
+        return None
+    if not _nvidia_on_bus(facts) or not _module_missing(facts) or not _userspace_driver_installed(facts):
+        return None
+    if facts.value("nvml.status") == "lib_rm_version_mismatch":
+        return None  # the module is loaded, at another version: driver_library_mismatch
+    modules = facts.value("kernel.modules") or []
+    reasons, steps = [], []
+    if "nouveau" in modules:
+        reasons.append("the open-source nouveau driver has claimed the GPU")
+        steps += [
+            "Blacklist nouveau and rebuild the initramfs:",
+            "  echo -e 'blacklist nouveau\\noptions nouveau modeset=0' | sudo tee /etc/modprobe.d/blacklist-nouveau.conf",
+            "  sudo update-initramfs -u   # Fedora/RHEL: sudo dracut --force",
+        ]
+    if facts.value("kernel.secure_boot") is True:
+        reasons.append("Secure Boot is on, and it refuses an unsigned nvidia module")
+        steps += [
+            "Enroll the module signing key (MOK) the driver installer created, or disable Secure Boot:",
+            "  sudo mokutil --import /var/lib/shim-signed/mok/MOK.der   # then reboot and confirm in the MOK manager",
+        ]
+    if not reasons:
+        reasons.append("the module was not built for the running kernel (DKMS) or failed to load")
+    steps += [
+        f"Rebuild the module for the running kernel ({facts.value('host.kernel') or '`uname -r`'}):",
+        "  sudo dkms autoinstall",
+        "Load it and check:",
+        "  sudo modprobe nvidia && nvidia-smi",
+        "  sudo dmesg | grep -i nvidia   # shows why loading failed",
+        "Or simply reboot after installing/upgrading the driver.",
+    ]
+    smi = facts.value("smi.message")
+    return finding(
+        "nvidia_module_not_loaded",
+        Severity.ERROR,
+        explanation=(
+            "The NVIDIA driver's user-space part is installed, but its kernel module is not loaded, so no "
+            "program can reach the GPU. Likely because " + "; ".join(reasons) + "."
+            + (f" nvidia-smi says: \"{smi}\"." if smi else "")
+        ),
+        fix="\n".join(steps),
+        evidence=view.ev(facts, "kernel.modules", "driver.proc_version", "driver.userspace_versions",
+                         "kernel.secure_boot", "nvml.status", "smi.message", "host.kernel"),
+        explains=["cpu_only_build", "no_nvidia_driver"],
+    )
+
+
+@rule("driver_library_mismatch")
+def driver_library_mismatch(facts: Facts) -> Finding | None:
+    texts = [str(facts.value("smi.message") or ""), str(facts.value("nvml.error") or ""), *view.warnings_text(facts)]
+    nvml_says = facts.value("nvml.status") == "lib_rm_version_mismatch"
+    text_hit = view.first_match(texts, r"Driver/library version mismatch|Error 803|unsupported display driver / cuda driver")
+    kernel_ver = None
+    proc = facts.value("driver.proc_version")
+    if proc:
+        m = re.search(r"Kernel Module\s+(?:for \S+\s+)?([\d.]+)", str(proc))
+        kernel_ver = m.group(1) if m else None
+    user_vers = [str(v) for v in facts.value("driver.userspace_versions", []) or []]
+    version_split = bool(kernel_ver and user_vers and any(v != kernel_ver for v in user_vers))
+    if not (nvml_says or text_hit or version_split):
+        return None
+    detail = ""
+    if kernel_ver and user_vers:
+        detail = f" The loaded kernel module is {kernel_ver}; the libraries on disk are {', '.join(sorted(set(user_vers)))}."
+    return finding(
+        "driver_library_mismatch",
+        Severity.ERROR,
+        explanation=(
+            "The NVIDIA kernel module that is loaded and the NVIDIA libraries on disk are different versions, "
+            "which happens right after a driver upgrade until the machine reboots (or when two driver "
+            "installs are mixed). CUDA and NVML refuse to work in that state." + detail
+        ),
+        fix=(
+            "Reboot, so the new kernel module loads:\n  sudo reboot\n"
+            "Or, with no GPU process running, reload the modules:\n"
+            "  sudo rmmod nvidia_uvm nvidia_drm nvidia_modeset nvidia && sudo modprobe nvidia && nvidia-smi\n"
+            "If it persists after a reboot, remove the second driver install (e.g. a .run installer over "
+            "distribution packages) and reinstall one driver."
+        ),
+        evidence=view.ev(facts, "nvml.status", "nvml.error", "smi.message", "driver.proc_version",
+                         "driver.userspace_versions", "cuda.init_warnings"),
+        explains=["cpu_only_build", "driver_too_old", "nvidia_module_not_loaded"],
+    )
+
+
+@rule("driver_too_old")
+def driver_too_old(facts: Facts) -> Finding | None:
+    build = facts.value("torch.cuda_build")
+    warn = view.first_match(view.warnings_text(facts), r"NVIDIA driver on your system is too old \(found version (\d+)\)")
+    if not build and not warn:
+        return None
+    from gpuassist.knowledge.wheels import cuda_int_to_str, driver_supports_variant, min_driver_for_variant
+
+    driver_cuda, keys = view.driver_cuda(facts)
+    if warn and not driver_cuda:
+        driver_cuda, keys = int(warn.group(1)), ["cuda.init_warnings"]
+    if not driver_cuda or not build:
+        if not warn:
+            return None
+    variant = "cu" + str(build).replace(".", "") if build else None
+    compat = driver_supports_variant(driver_cuda, variant) if (driver_cuda and variant) else None
+    if compat is not None and compat.ok and compat.via != "minor_version_compat" and not warn:
+        return None
+    os_ = view.os_name(facts)
+    need = min_driver_for_variant(variant, os_) if variant else None
+    wheel_fix, chosen = fixes.cuda_wheel_fix(facts)
+    driver_str = f"CUDA {cuda_int_to_str(driver_cuda)}" if driver_cuda else "an older CUDA"
+    version = facts.value("driver.version")
+    driver_desc = f"driver {version} (supports up to {driver_str})" if version else f"a driver that supports up to {driver_str}"
+    fix = "Option 1, update the driver. " + fixes.driver_install_command(facts, need)
+    if chosen:
+        fix += "\nOption 2, keep the driver. " + wheel_fix
+    if compat is not None and compat.ok and compat.via == "minor_version_compat" and not warn:
+        return finding(
+            "driver_too_old",
+            Severity.WARNING,
+            title=f"The driver is older than the CUDA {build} torch was built with",
+            explanation=(
+                f"torch was built with CUDA {build}; this machine has {driver_desc}. Same-major minor-version "
+                "compatibility usually lets this run, but with a limited feature set, and some releases fail "
+                "anyway (e.g. newer PTX or libraries needing a newer driver)."
+            ),
+            fix=fix,
+            evidence=view.ev(facts, "torch.cuda_build", *keys, "driver.version"),
+        )
+    said = f' torch says: "{warn.group(0)}".' if warn else ""
+    return finding(
+        "driver_too_old",
+        Severity.ERROR,
+        title=f"The NVIDIA driver is too old for this torch (built with CUDA {build or '?'})",
+        explanation=(
+            f"torch was built with CUDA {build or 'a newer version'}, but this machine has {driver_desc}. "
+            "CUDA can bridge minor versions within one major version, never across major versions, so "
+            f"CUDA initialisation fails.{said}"
+        ),
+        fix=fix,
+        evidence=view.ev(facts, "torch.cuda_build", "torch.version", *keys, "driver.version", "cuda.init_warnings"),
+        explains=["cpu_only_build"],
+    )

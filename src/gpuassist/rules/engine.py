@@ -1,0 +1,93 @@
+"""Run every rule over the facts and order the findings: root causes before the symptoms they explain.
+
+A rule is a pure function ``Facts -> Finding | list[Finding] | None`` registered with :func:`rule`. The
+engine never lets a buggy rule take the diagnosis down: its exception becomes an entry in
+``RuleRun.errors`` (shown in the report's meta), and the other rules still run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from gpuassist.facts import Facts
+from gpuassist.findings import Finding
+
+RuleFunc = Callable[[Facts], "Finding | Iterable[Finding] | None"]
+
+_RULES: dict[str, RuleFunc] = {}
+
+
+def rule(name: str) -> Callable[[RuleFunc], RuleFunc]:
+    """Register a rule under ``name`` (usually the catalogue id it detects)."""
+
+    def register(func: RuleFunc) -> RuleFunc:
+        if name in _RULES:
+            raise ValueError(f"rule {name!r} registered twice")
+        _RULES[name] = func
+        return func
+
+    return register
+
+
+def registered_rules() -> dict[str, RuleFunc]:
+    _load_rule_modules()
+    return dict(_RULES)
+
+
+def _load_rule_modules() -> None:
+    # Importing the modules registers their rules; kept here so `evaluate` is the single entry point.
+    from gpuassist.rules import driver, env, hardware, install, platform, probe_outcome  # noqa: F401
+
+
+@dataclass
+class RuleRun:
+    findings: list[Finding]
+    errors: list[str] = field(default_factory=list)
+
+
+def evaluate(facts: Facts) -> RuleRun:
+    """All findings for ``facts``, most important first."""
+    found: list[Finding] = []
+    errors: list[str] = []
+    for name, func in registered_rules().items():
+        try:
+            out = func(facts)
+        except Exception as exc:  # a rule bug must never hide the other findings
+            errors.append(f"rule {name}: {type(exc).__name__}: {exc}")
+            continue
+        if out is None:
+            continue
+        if isinstance(out, Finding):
+            found.append(out)
+        else:
+            found.extend(out)
+    return RuleRun(order_findings(found), errors)
+
+
+def order_findings(findings: list[Finding]) -> list[Finding]:
+    """Severity first, then causal priority from the catalogue; then every root cause is moved ahead
+    of the findings it explains (a missing driver before "CUDA not available")."""
+    from gpuassist.knowledge import catalogue
+
+    cat = catalogue()
+
+    def key(f: Finding) -> tuple[int, int, str]:
+        entry = cat.get(f.id)
+        return (f.severity.rank, entry.priority if entry else 999, f.id)
+
+    ordered = sorted(findings, key=key)
+    # Stable pass: place each explainer before the first finding it explains.
+    changed = True
+    guard = 0
+    while changed and guard < len(ordered) ** 2 + 1:
+        changed = False
+        guard += 1
+        position = {f.id: i for i, f in enumerate(ordered)}
+        for i, f in enumerate(ordered):
+            targets = [position[x] for x in f.explains if x in position and position[x] < i]
+            if targets:
+                ordered.insert(min(targets), ordered.pop(i))
+                changed = True
+                break
+    return ordered

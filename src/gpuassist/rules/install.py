@@ -1,0 +1,221 @@
+"""Is the installed torch the right build: CUDA at all, kernels for this GPU, and the copy that imports?"""
+
+from __future__ import annotations
+
+import os
+import re
+
+from gpuassist.facts import Facts
+from gpuassist.findings import Finding, Severity
+from gpuassist.rules import fixes, view
+from gpuassist.rules.engine import rule
+from gpuassist.rules.hardware import no_nvidia_visible
+from gpuassist.rules.make import finding
+
+
+def _local_tag(facts: Facts) -> str | None:
+    version = str(facts.value("torch.version") or "")
+    return version.split("+", 1)[1] if "+" in version else None
+
+
+@rule("cpu_only_build")
+def cpu_only_build(facts: Facts) -> Finding | None:
+    if not view.torch_imported(facts) or view.is_macos(facts):
+        return None
+    if facts.value("torch.cuda_build") or facts.value("torch.hip_build"):
+        return None
+    if facts.value("xpu.available"):
+        return None
+    if not facts.known("torch.cuda_build") and _local_tag(facts) != "cpu":
+        return None
+    version = facts.value("torch.version")
+    conda_build = facts.value("torch.conda_build")
+    absent = no_nvidia_visible(facts)
+    gpus = view.nvidia_gpus(facts)
+    source_build = bool(re.search(r"a0\+git|\+git", str(version)))
+    how = "a CPU-only build"
+    if conda_build and "cpu" in str(conda_build):
+        how = f"the conda CPU-only package (build {conda_build})"
+    elif source_build:
+        how = "a build from source that was compiled without CUDA"
+    if absent:
+        return finding(
+            "cpu_only_build",
+            Severity.INFO,
+            title=f"torch {version} is a CPU-only build (fine here: there is no NVIDIA GPU)",
+            explanation=(
+                f"This interpreter has {how} of torch. On this machine that is the right choice; on a "
+                "machine with an NVIDIA GPU you would need a CUDA build."
+            ),
+            fix="Nothing to do on this machine. On a GPU machine install the CUDA build that "
+                "`gpuassist diagnose` recommends there.",
+            evidence=view.ev(facts, "torch.version", "torch.cuda_build", "torch.conda_build"),
+        )
+    wheel_fix, _ = fixes.cuda_wheel_fix(facts, gpus)
+    fix = wheel_fix
+    if conda_build and "cpu" in str(conda_build):
+        fix = ("This is a conda environment with the CPU-only PyTorch package. Remove it (and the `cpuonly` "
+               "package that pins it) first:\n  conda remove --force pytorch cpuonly pytorch-mutex\n") + wheel_fix
+    elif source_build:
+        fix = ("Rebuild with CUDA visible (USE_CUDA=1, CUDA toolkit on PATH, TORCH_CUDA_ARCH_LIST covering your "
+               "GPU), or install a prebuilt wheel instead:\n") + wheel_fix
+    elif view.is_windows(facts) and not _local_tag(facts):
+        fix = "On Windows, `pip install torch` from PyPI gives the CPU build. " + wheel_fix
+    where = (f" although {', '.join(g.name for g in gpus.gpus) or 'an NVIDIA GPU'} is present"
+             if gpus.count else "")
+    return finding(
+        "cpu_only_build",
+        Severity.ERROR,
+        title=f"torch {version} is a CPU-only build{where}",
+        explanation=(
+            f"This interpreter has {how} of torch (torch.version.cuda is None), so "
+            "torch.cuda.is_available() is always False and `.to('cuda')` raises \"Torch not compiled with "
+            "CUDA enabled\", whatever the driver and GPU."
+        ),
+        fix=fix,
+        evidence=view.ev(facts, "torch.version", "torch.cuda_build", "torch.hip_build", "torch.conda_build",
+                         *gpus.evidence_keys),
+    )
+
+
+def _arch_problem(facts: Facts) -> tuple[list[view.Gpu], list[view.Gpu], list[str]] | None:
+    """(GPUs newer than every arch in the build, GPUs older than every arch, arch list) or None."""
+    if facts.value("torch.hip_build") or (facts.known("torch.cuda_build") and not facts.value("torch.cuda_build")):
+        return None
+    arch_list = [str(a) for a in facts.value("torch.arch_list") or []]
+    if not arch_list:
+        return None
+    from gpuassist.knowledge.wheels import arch_covers
+
+    sm = sorted(int(a.split("_")[1]) for a in arch_list if re.fullmatch(r"(sm|compute)_\d+a?", a.rstrip("a")))
+    if not sm:
+        return None
+    too_new, too_old = [], []
+    for gpu in view.nvidia_gpus(facts).gpus:
+        if not gpu.capability or arch_covers(gpu.capability, arch_list):
+            continue
+        major, minor = (int(x) for x in gpu.capability.split("."))
+        if major * 10 + minor < sm[0]:
+            too_old.append(gpu)
+        else:
+            too_new.append(gpu)
+    return too_new, too_old, arch_list
+
+
+def _arch_warning(facts: Facts) -> str | None:
+    m = view.first_match(view.warnings_text(facts), r"[^\n]*CUDA capability sm_\d+ is not compatible[^\n]*")
+    return m.group(0).strip() if m else None
+
+
+def _gpu_desc(gpus: list[view.Gpu]) -> str:
+    return ", ".join(f"{g.name} (sm_{(g.capability or '?').replace('.', '')})" for g in gpus)
+
+
+@rule("gpu_arch_too_new_for_build")
+def gpu_arch_too_new_for_build(facts: Facts) -> Finding | None:
+    problem = _arch_problem(facts)
+    if not problem or not problem[0]:
+        return None
+    too_new, _, arch_list = problem
+    wheel_fix, _ = fixes.cuda_wheel_fix(facts)
+    warning = _arch_warning(facts)
+    return finding(
+        "gpu_arch_too_new_for_build",
+        Severity.ERROR,
+        title=f"torch {facts.value('torch.version')} has no kernels for {_gpu_desc(too_new)}",
+        explanation=(
+            f"This torch build contains code for {' '.join(arch_list)}, and {_gpu_desc(too_new)} is newer than "
+            "all of them. CUDA reports the GPU, but every kernel launch fails with \"no kernel image is "
+            "available for execution on the device\"." + (f' torch warns: "{warning}"' if warning else "")
+        ),
+        fix=wheel_fix,
+        evidence=view.ev(facts, "torch.version", "torch.arch_list", "nvml.gpus", "devices", "cuda.init_warnings"),
+    )
+
+
+@rule("gpu_arch_dropped_from_build")
+def gpu_arch_dropped_from_build(facts: Facts) -> Finding | None:
+    problem = _arch_problem(facts)
+    if not problem or not problem[1]:
+        return None
+    _, too_old, arch_list = problem
+    wheel_fix, _ = fixes.cuda_wheel_fix(facts)
+    return finding(
+        "gpu_arch_dropped_from_build",
+        Severity.ERROR,
+        title=f"torch {facts.value('torch.version')} no longer supports {_gpu_desc(too_old)}",
+        explanation=(
+            f"This torch build starts at {arch_list[0]}; {_gpu_desc(too_old)} is older. Recent CUDA 12.8+ and "
+            "13 builds dropped Maxwell, Pascal and (in places) Volta, so the GPU is visible but unusable. "
+            "The cu126 variant still carries these architectures; Kepler needs torch 2.7 or older with cu118."
+        ),
+        fix=wheel_fix,
+        evidence=view.ev(facts, "torch.version", "torch.arch_list", "nvml.gpus", "devices", "cuda.init_warnings"),
+    )
+
+
+def _norm(path: str) -> str:
+    return os.path.normpath(path).rstrip("/")
+
+
+@rule("stale_or_shadowed_torch")
+def stale_or_shadowed_torch(facts: Facts) -> Finding | None:
+    dists = [d for d in facts.value("torch.dists", []) or [] if isinstance(d, dict)]
+    imported_file = str(facts.value("torch.file") or facts.value("torch.spec_origin") or "")
+    imported_version = facts.value("torch.version")
+    problems: list[str] = []
+    severity = Severity.WARNING
+    if len(dists) > 1:
+        listing = "; ".join(f"{d.get('version')} in {d.get('location')}" for d in dists)
+        problems.append(f"{len(dists)} copies of torch are installed on this interpreter's path: {listing}")
+        imported_dist = None
+        if imported_file:
+            for d in dists:
+                loc = str(d.get("location") or "")
+                if loc and _norm(imported_file).startswith(_norm(loc) + "/"):
+                    imported_dist = d
+                    break
+        if imported_dist is not None:
+            others = [d for d in dists if d is not imported_dist]
+            problems.append(f"`import torch` loads {imported_dist.get('version')} from {imported_dist.get('location')}")
+            imp_tag = str(imported_dist.get("local_tag") or "")
+            if any(("cu" in str(o.get("local_tag") or "")) and "cu" not in imp_tag for o in others):
+                severity = Severity.ERROR
+                problems.append("a CUDA build is installed but a non-CUDA copy shadows it")
+        if facts.value("cuda.available") is False and facts.value("torch.cuda_build") is None:
+            severity = Severity.ERROR
+    if dists and imported_version:
+        versions = {str(d.get("version")) for d in dists}
+        if len(dists) == 1 and str(imported_version) not in versions:
+            problems.append(
+                f"the package metadata says torch {dists[0].get('version')} but the module that imports reports "
+                f"{imported_version}: files from another install are left over"
+            )
+            severity = Severity.ERROR
+    prefix = str(facts.value("python.prefix") or "")
+    user_site = str(facts.value("python.user_site") or "")
+    if imported_file and prefix and not _norm(imported_file).startswith(_norm(prefix) + "/"):
+        where = "your user site-packages (~/.local)" if user_site and _norm(imported_file).startswith(_norm(user_site)) \
+            else os.path.dirname(os.path.dirname(imported_file))
+        problems.append(f"torch is imported from {where}, outside this environment ({prefix})")
+    if not problems:
+        return None
+    pip = fixes.pip(facts)
+    py = fixes.quote(view.python_executable(facts))
+    fix = (
+        "Remove every copy, then install one:\n"
+        f"  {pip} uninstall -y torch   # repeat until the next line fails\n"
+        f"  {py} -c \"import torch\"\n"
+        "then install the build you want, e.g. the one gpuassist recommends for this machine, with "
+        "--force-reinstall. To ignore ~/.local packages run Python with -s (or export PYTHONNOUSERSITE=1); "
+        "check PYTHONPATH for stray directories."
+    )
+    return finding(
+        "stale_or_shadowed_torch",
+        severity,
+        explanation="; ".join(problems) + ". What you install is then not what your script runs.",
+        fix=fix,
+        evidence=view.ev(facts, "torch.dists", "torch.file", "torch.version", "python.prefix", "python.user_site",
+                         "env"),
+        explains=["cpu_only_build", "gpu_arch_too_new_for_build"],
+    )

@@ -1,0 +1,77 @@
+"""Platform facts that change the answer entirely: macOS has no CUDA (use MPS)."""
+
+from __future__ import annotations
+
+from gpuassist.facts import Facts
+from gpuassist.findings import Finding, Severity
+from gpuassist.rules import fixes, view
+from gpuassist.rules.engine import rule
+from gpuassist.rules.make import finding
+
+
+def _rosetta(facts: Facts) -> bool:
+    return facts.value("platform.rosetta") is True
+
+
+@rule("macos_no_cuda_use_mps")
+def macos_no_cuda_use_mps(facts: Facts) -> Finding | None:
+    if not view.is_macos(facts) or _rosetta(facts):
+        return None
+    mac_ver = facts.value("python.mac_ver") or facts.value("host.distro")
+    if facts.value("mps.available"):
+        return finding(
+            "macos_no_cuda_use_mps",
+            Severity.INFO,
+            title="macOS has no CUDA: use the Apple GPU through MPS",
+            explanation=(
+                "CUDA does not exist on macOS, so torch.cuda.is_available() is always False there. This "
+                "torch can use the Apple GPU through the MPS backend, and MPS is available."
+            ),
+            fix=(
+                "Use the MPS device:\n"
+                "  device = torch.device('mps' if torch.backends.mps.is_available() else 'cpu')\n"
+                "  model.to(device); x = x.to(device)\n"
+                "For operators MPS lacks, set PYTORCH_ENABLE_MPS_FALLBACK=1."
+            ),
+            evidence=view.ev(facts, "host.os", "mps.built", "mps.available", "python.mac_ver"),
+        )
+    if facts.value("torch.version") is None and not facts.known("mps.available"):
+        return None
+    why = "this torch was built without MPS" if facts.value("mps.built") is False else (
+        f"MPS needs Apple silicon and a recent macOS (this is {mac_ver or 'unknown'}); PyTorch's MPS support "
+        "targets macOS 14 (Sonoma) or later"
+    )
+    return finding(
+        "macos_no_cuda_use_mps",
+        Severity.ERROR,
+        title="macOS has no CUDA, and MPS is not available either",
+        explanation=f"CUDA does not exist on macOS; the Apple GPU is used through MPS, but {why}.",
+        fix=(
+            "On Apple silicon: update macOS to 14 or later and use a native arm64 Python, then\n"
+            f"  {fixes.pip(facts)} install --upgrade torch\n"
+            "Intel Macs cannot use the GPU with current PyTorch; use the CPU or a Linux/Windows machine "
+            "with an NVIDIA GPU."
+        ),
+        evidence=view.ev(facts, "host.os", "python.machine", "python.mac_ver", "mps.built", "mps.available"),
+    )
+
+
+@rule("macos_rosetta_x86_python")
+def macos_rosetta_x86_python(facts: Facts) -> Finding | None:
+    if not view.is_macos(facts) or not _rosetta(facts):
+        return None
+    return finding(
+        "macos_rosetta_x86_python",
+        Severity.ERROR,
+        explanation=(
+            "This Mac has Apple silicon, but the Python interpreter is an x86_64 build running under Rosetta. "
+            "x86_64 macOS has no current PyTorch wheels and no MPS acceleration."
+        ),
+        fix=(
+            "Install a native arm64 Python (python.org universal2 installer, Homebrew in /opt/homebrew, or "
+            "Miniforge arm64), create the environment again and reinstall torch there. Check with:\n"
+            "  python -c \"import platform; print(platform.machine())\"   # must print arm64"
+        ),
+        evidence=view.ev(facts, "platform.rosetta", "python.machine", "host.machine"),
+        explains=["macos_no_cuda_use_mps"],
+    )

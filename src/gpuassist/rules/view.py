@@ -1,0 +1,171 @@
+"""Derived views over the facts that several rules need (one place for "how many NVIDIA GPUs are there").
+
+Each view combines the sources gpuassist may have (NVML, /sys, the probe, a pasted collect_env) and
+returns the evidence it used, so a rule can cite exactly what it looked at.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from gpuassist.facts import Facts, NotCollected, is_known
+from gpuassist.findings import Evidence
+
+
+def ev(facts: Facts, *keys: str) -> list[Evidence]:
+    """Evidence entries for the given keys, as they are in the facts (NotCollected included)."""
+    return [Evidence(k, facts.get(k)) for k in keys if k in facts]
+
+
+def torch_imported(facts: Facts) -> bool:
+    return facts.known("torch.version") and bool(facts.value("torch.version"))
+
+
+def is_macos(facts: Facts) -> bool:
+    return facts.value("host.os") == "Darwin" or facts.value("python.platform") == "darwin"
+
+
+def is_windows(facts: Facts) -> bool:
+    return facts.value("host.os") == "Windows" or facts.value("python.platform") == "win32"
+
+
+def os_name(facts: Facts) -> str:
+    if is_macos(facts):
+        return "Darwin"
+    if is_windows(facts):
+        return "Windows"
+    return str(facts.value("host.os") or "Linux")
+
+
+def machine(facts: Facts) -> str:
+    return str(facts.value("python.machine") or facts.value("host.machine") or "x86_64")
+
+
+def python_executable(facts: Facts) -> str:
+    return str(facts.value("python.executable") or facts.value("probe.python") or "python")
+
+
+@dataclass
+class Gpu:
+    index: int
+    name: str
+    capability: str | None  # "8.9"
+    source: str  # "nvml", "torch", "name"
+
+
+@dataclass
+class GpuView:
+    """NVIDIA GPUs this machine has, as far as any source can tell."""
+
+    count: int | None  # None: nobody could tell
+    gpus: list[Gpu] = field(default_factory=list)
+    evidence_keys: list[str] = field(default_factory=list)
+
+
+def _cc_from_name(name: str) -> str | None:
+    from gpuassist.knowledge.wheels import capability_from_name
+
+    return capability_from_name(name)
+
+
+def nvidia_gpus(facts: Facts) -> GpuView:
+    keys: list[str] = []
+    gpus: list[Gpu] = []
+    count: int | None = None
+    nvml_gpus = facts.value("nvml.gpus")
+    if facts.value("nvml.status") == "ok" and isinstance(nvml_gpus, list):
+        keys += ["nvml.status", "nvml.gpus"]
+        count = len(nvml_gpus)
+        for i, g in enumerate(nvml_gpus):
+            name = str(g.get("name") or f"GPU {i}")
+            cc = g.get("compute_capability") or _cc_from_name(name)
+            gpus.append(Gpu(int(g.get("index", i)), name, cc, "nvml"))
+    torch_devices = [d for d in facts.value("devices", []) or [] if str(d.get("device", "")).startswith("cuda")]
+    if torch_devices and not facts.value("torch.hip_build"):
+        keys.append("devices")
+        if not gpus:
+            for i, d in enumerate(torch_devices):
+                gpus.append(Gpu(i, str(d.get("name")), d.get("capability"), "torch"))
+        count = max(count or 0, len(torch_devices))
+    pci = facts.value("pci.nvidia_gpu_count")
+    if isinstance(pci, int):
+        keys.append("pci.nvidia_gpu_count")
+        count = max(count or 0, pci)
+    reported = facts.value("reported.gpus")
+    if isinstance(reported, list) and reported:
+        keys.append("reported.gpus")
+        if not gpus:
+            for i, g in enumerate(reported):
+                name = str(g.get("name"))
+                gpus.append(Gpu(i, name, g.get("compute_capability") or _cc_from_name(name), "name"))
+        count = max(count or 0, len(reported))
+    if count is None and facts.value("cuda.available") is True:
+        count = int(facts.value("cuda.device_count") or 1)
+        keys.append("cuda.available")
+    return GpuView(count, gpus, keys)
+
+
+def capabilities(view: GpuView) -> list[str]:
+    return sorted({g.capability for g in view.gpus if g.capability})
+
+
+def driver_cuda(facts: Facts) -> tuple[int | None, list[str]]:
+    """The highest CUDA version the driver supports (12040 = 12.4), and the facts that said so."""
+    for key in ("driver.cuda_version", "cuda.driver_version"):
+        v = facts.value(key)
+        if isinstance(v, int) and v > 0:
+            return v, [key]
+    for text in facts.value("cuda.init_warnings", []) or []:
+        m = re.search(r"too old \(found version (\d+)\)", str(text))
+        if m:
+            return int(m.group(1)), ["cuda.init_warnings"]
+    version = facts.value("driver.version")
+    if isinstance(version, str) and version:
+        from gpuassist.knowledge.wheels import driver_max_cuda
+
+        cuda = driver_max_cuda(version, os_name(facts))
+        if cuda:
+            return cuda, ["driver.version"]
+    return None, []
+
+
+def driver_present(facts: Facts) -> bool | None:
+    """True: a loaded NVIDIA kernel driver was seen; False: looked and it is not loaded; None: unknown."""
+    if facts.value("nvml.status") == "ok":
+        return True
+    proc = facts.get("driver.proc_version")
+    if is_known(proc) and proc:
+        return True
+    modules = facts.value("kernel.modules")
+    if isinstance(modules, list) and "nvidia" in modules:
+        return True
+    if is_known(proc) and proc is None and facts.known("driver.proc_version"):
+        return False
+    return None
+
+
+def warnings_text(facts: Facts) -> list[str]:
+    out = [str(w) for w in facts.value("cuda.init_warnings", []) or []]
+    err = facts.value("cuda.init_error")
+    if err:
+        out.append(str(err))
+    return out
+
+
+def first_match(texts: list[str], pattern: str) -> re.Match[str] | None:
+    for t in texts:
+        m = re.search(pattern, t, re.IGNORECASE)
+        if m:
+            return m
+    return None
+
+
+def dev_nodes(facts: Facts, prefix: str = "/dev/nvidia") -> list[dict[str, Any]]:
+    nodes = facts.value("dev.nodes", []) or []
+    return [n for n in nodes if str(n.get("path", "")).startswith(prefix)]
+
+
+def unknown(value: Any) -> bool:
+    return isinstance(value, NotCollected)

@@ -1,0 +1,164 @@
+"""Simulated machines ("scenarios", design §4): how every GPU situation is reproduced without a GPU.
+
+A scenario is one JSON file in ``sim/scenarios/``; it feeds the *real* code paths:
+
+- ``host``: the files the collectors read (``files``: path → text, or ``{"text", "mode", "readable",
+  "link"}`` for device nodes and symlinks), recorded command outputs (``commands``), the environment
+  (``env``), recorded NVML answers (``nvml``, see :mod:`gpuassist.collect.nvml`) and ``os``. They go
+  through :func:`gpuassist.collect.collect_host` with a DictFS, a RecordedRunner and a RecordedNvml.
+- ``probe``: the probe's stream, compactly: ``stages`` (each ``{stage, seconds, facts, status}``) and
+  ``end`` (``{"status": "ok"}``, ``{"status": "crashed", "signal": "SIGSEGV", "stderr": ...}``,
+  ``{"status": "timeout"}`` or ``{"status": "interpreter_not_found", "error": ...}``). It is expanded to
+  the exact JSON-lines protocol with timings and replayed through the runner's own parser.
+- ``facts``: overrides applied last (for what no collector can observe here, e.g. macOS facts).
+- ``expect``: what the diagnosis must say (``first``, ``ids``, ``absent``, ``no_error``), checked by the
+  tests and by ``gpuassist scenarios --check``.
+- ``base``: the name of another scenario file to start from (deep-merged), so variations stay small.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+from gpuassist.facts import Facts
+from gpuassist.report.model import Report
+
+SCENARIO_DIR = "scenarios"
+
+
+class UnknownScenario(LookupError):
+    pass
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    description: str
+    data: dict[str, Any]
+
+    @property
+    def expect(self) -> dict[str, Any]:
+        return dict(self.data.get("expect") or {})
+
+
+def _files() -> dict[str, str]:
+    root = resources.files("gpuassist.sim").joinpath(SCENARIO_DIR)
+    return {p.name[:-5]: p.read_text(encoding="utf-8") for p in root.iterdir() if p.name.endswith(".json")}
+
+
+def _merge(base: Any, over: Any, path: str = "") -> Any:
+    if isinstance(base, dict) and isinstance(over, dict):
+        out = dict(base)
+        for k, v in over.items():
+            out[k] = _merge(base.get(k), v, f"{path}.{k}") if k in base else v
+        return out
+    if path.endswith("probe.stages") and isinstance(base, list) and isinstance(over, list):
+        stages = {s["stage"]: s for s in copy.deepcopy(base)}
+        order = [s["stage"] for s in base]
+        for s in over:
+            if s.get("drop"):
+                stages.pop(s["stage"], None)
+                continue
+            if s["stage"] not in stages:
+                order.append(s["stage"])
+            stages[s["stage"]] = _merge(stages.get(s["stage"], {}), s, path + "[]")
+        return [stages[n] for n in order if n in stages]
+    return over
+
+
+@lru_cache(maxsize=1)
+def _raw() -> dict[str, dict[str, Any]]:
+    return {name: json.loads(text) for name, text in _files().items()}
+
+
+def _resolve(name: str, seen: tuple[str, ...] = ()) -> dict[str, Any]:
+    raw = _raw()
+    if name not in raw:
+        raise UnknownScenario(f"unknown scenario {name!r}; `gpuassist scenarios` lists them")
+    data = copy.deepcopy(raw[name])
+    base = data.pop("base", None)
+    if base:
+        if base in seen:
+            raise ValueError(f"scenario {name}: circular base {base}")
+        data = _merge(_resolve(base, (*seen, name)), data)
+    return data
+
+
+def list_scenarios(include_bases: bool = False) -> list[Scenario]:
+    return [load_scenario(n) for n in sorted(_raw()) if include_bases or not n.startswith("_")]
+
+
+def load_scenario(name: str) -> Scenario:
+    data = _resolve(name)
+    return Scenario(name, str(data.get("description", "")), data)
+
+
+def probe_events(probe: dict[str, Any]) -> list[dict[str, Any]]:
+    """Expand a scenario's compact probe description into the probe's JSON-lines protocol."""
+    t = 0.0
+    events: list[dict[str, Any]] = []
+    end = probe.get("end") or {"status": "ok"}
+    stages = list(probe.get("stages") or [])
+    for i, s in enumerate(stages):
+        events.append({"event": "stage", "stage": s["stage"], "status": "start",
+                       "limit": s.get("limit", 30), "t": round(t, 3)})
+        last = i == len(stages) - 1
+        unfinished = last and end.get("status") in ("crashed", "timeout")
+        for key, value in (s.get("facts") or {}).items():
+            events.append({"event": "fact", "key": key, "value": value})
+        t += float(s.get("seconds", 0.01))
+        if not unfinished:
+            events.append({"event": "stage", "stage": s["stage"], "status": s.get("status", "end"),
+                           "t": round(t, 3)})
+    if end.get("status") == "ok":
+        events.append({"event": "done", "t": round(t, 3)})
+    return events
+
+
+def scenario_facts(scenario: Scenario) -> Facts:
+    from gpuassist.collect import collect_host
+    from gpuassist.collect.io import DictFS, RecordedRunner
+    from gpuassist.collect.nvml import RecordedNvml
+    from gpuassist.probe.runner import facts_from_events
+
+    host = scenario.data.get("host") or {}
+    facts = Facts(collect_host(
+        DictFS(host.get("files") or {}),
+        RecordedRunner(host.get("commands") or {}),
+        dict(host.get("env") or {}),
+        RecordedNvml(host.get("nvml") or {"init_error": "NVML_ERROR_LIBRARY_NOT_FOUND"}),
+        os_name=host.get("os", "Linux"),
+    ))
+    probe = scenario.data.get("probe") or {}
+    facts.update(facts_from_events(probe_events(probe), **_probe_end(probe)))
+    facts.update(scenario.data.get("facts") or {})
+    return facts
+
+
+def _probe_end(probe: dict[str, Any]) -> dict[str, Any]:
+    end = probe.get("end") or {"status": "ok"}
+    return {
+        "python": probe.get("python", "/usr/bin/python3"),
+        "status": end.get("status", "ok"),
+        "signal": end.get("signal"),
+        "stderr": end.get("stderr", ""),
+        "error": end.get("error"),
+        "limit": end.get("limit"),
+    }
+
+
+def simulate(name: str) -> Report:
+    from gpuassist.diagnose import build_report
+
+    scenario = load_scenario(name)
+    facts = scenario_facts(scenario)
+    return build_report(facts, source="simulated", meta={
+        "scenario": name,
+        "scenario_description": scenario.description,
+        "target": _probe_end(scenario.data.get("probe") or {})["python"],
+    })
