@@ -36,7 +36,7 @@ def load_text(text: str, *, label: str = "the input") -> Report:
         errors.merge(report, matches)
         return report
     if matches:
-        facts = Facts(errors.facts_from_matches(matches))
+        facts = Facts(errors.facts_from_text(lines, matches))
         report = build_report(facts, source="error_text", meta={
             "source_label": f"an error message ({label})",
             "missing_facts": ["the machine's own facts: run `gpuassist diagnose` on that machine to confirm"],

@@ -25,58 +25,72 @@ class Match:
     line_no: int
     line: str
     specific: bool
+    weight: float = 1.0
 
 
-def _compiled() -> list[tuple[str, re.Pattern[str], bool]]:
+def _compiled() -> list[tuple[str, re.Pattern[str], bool, float]]:
     from gpuassist.knowledge import symptom_patterns
 
-    return [(p.id, p.regex, p.specific) for p in symptom_patterns()]
+    return [(p.id, p.regex, p.specific, p.weight) for p in symptom_patterns()]
 
 
 def match_lines(lines: list[str]) -> list[Match]:
     """Every (id, line) pair whose pattern matches, first line per id kept."""
     found: dict[str, Match] = {}
     patterns = _compiled()
-    # Join wrapped lines too: a warning is often split over two lines in a paste.
-    windows = [(i, lines[i] + (" " + lines[i + 1].strip() if i + 1 < len(lines) else "")) for i in range(len(lines))]
-    for i, text in windows:
-        text = text[:MAX_LINE]
-        if not text.strip():
+
+    def consider(fid: str, line_no: int, text: str, specific: bool, weight: float) -> None:
+        prev = found.get(fid)
+        if prev is None or (specific, weight) > (prev.specific, prev.weight):
+            found[fid] = Match(fid, line_no, text[:500], specific, weight)
+
+    for i, line in enumerate(lines):
+        text = line.strip()[:MAX_LINE]
+        if not text:
             continue
-        for fid, regex, specific in patterns:
+        hit = False
+        for fid, regex, specific, weight in patterns:
             if regex.search(text):
-                prev = found.get(fid)
-                if prev is None or (specific and not prev.specific):
-                    found[fid] = Match(fid, i + 1, lines[i].strip()[:500], specific)
+                consider(fid, i + 1, text, specific, weight)
+                hit = True
+        # A message wrapped over two lines in a paste: try it joined, and cite both lines.
+        if not hit and i + 1 < len(lines) and lines[i + 1].strip():
+            joined = f"{text} {lines[i + 1].strip()}"[:MAX_LINE]
+            for fid, regex, specific, weight in patterns:
+                if regex.search(joined) and not regex.search(lines[i + 1]):
+                    consider(fid, i + 1, joined, specific, weight)
     return list(found.values())
 
 
-def facts_from_matches(matches: list[Match]) -> dict[str, Any]:
-    """Facts the matched lines state outright (nothing guessed)."""
-    facts: dict[str, Any] = {}
-    warnings = []
-    for m in matches:
-        line = m.line
-        warnings.append(line)
+def facts_from_text(lines: list[str], matches: list[Match]) -> dict[str, Any]:
+    """Facts the pasted text states outright (nothing guessed): the driver's CUDA version in "found
+    version NNNNN", the GPU and its sm_XY in the compatibility warning, the build's arch list."""
+    facts: dict[str, Any] = {"cuda.init_warnings": [m.line for m in matches]}
+    for line in lines:
         v = re.search(r"found version (\d{4,5})", line)
         if v:
             facts["cuda.driver_version"] = int(v.group(1))
-        cap = re.search(r"(?:NVIDIA )?(.+?) with CUDA capability sm_(\d+)(\d) is not compatible", line)
+        cap = re.search(r"([^:\n]+?) with CUDA capability sm_(\d+)(\d) is not compatible", line)
         if cap:
-            name = cap.group(1).split(":")[-1].strip()
-            facts["reported.gpus"] = [{"index": 0, "name": name, "compute_capability": f"{cap.group(2)}.{cap.group(3)}"}]
+            facts["reported.gpus"] = [{"index": 0, "name": cap.group(1).strip(),
+                                       "compute_capability": f"{cap.group(2)}.{cap.group(3)}"}]
         arch = re.search(r"supports CUDA capabilities ((?:sm_\d+a?\s*)+)", line)
         if arch:
             facts["torch.arch_list"] = arch.group(1).split()
-    facts["cuda.init_warnings"] = warnings
     return facts
+
+
+def _confirm(fid: str) -> str:
+    from gpuassist.knowledge import catalogue
+
+    return catalogue()[fid].confirm or "run `gpuassist diagnose` on that machine"
 
 
 def _catalogue_finding(m: Match) -> Finding:
     from gpuassist.knowledge import catalogue
 
     entry = catalogue()[m.id]
-    confirm = getattr(entry, "confirm", "") or "run `gpuassist diagnose` on that machine"
+    confirm = _confirm(m.id)
     if m.specific:
         severity, title = Severity.ERROR, entry.title
         lead = "The pasted text shows this cause directly."
@@ -101,12 +115,22 @@ def merge(report: Report, matches: list[Match]) -> None:
     by_id = {f.id: f for f in report.findings}
     for m in matches:
         if m.id in by_id:
-            by_id[m.id].evidence.append(Evidence("pasted.line", f"line {m.line_no}: {m.line}"))
+            f = by_id[m.id]
+            f.evidence.append(Evidence("pasted.line", f"line {m.line_no}: {m.line}"))
+            if report.meta.get("source") == "error_text" and "To confirm:" not in f.fix:
+                f.fix += f"\nTo confirm: {_confirm(m.id)}"
             continue
         if not m.specific and any(x.specific for x in matches):
             continue  # a specific match already names the cause; don't dilute it with generic guesses
         f = _catalogue_finding(m)
         report.findings.append(f)
         by_id[f.id] = f
-    report.findings[:] = order_findings(report.findings)
+    ordered = order_findings(report.findings)
+    # Among the guesses a generic message allows, the likeliest (highest pattern weight) goes first.
+    weight = {m.id: m.weight for m in matches if not m.specific}
+    guesses = sorted((f for f in ordered if f.id in weight and f.title.startswith("Possible cause")),
+                     key=lambda f: -weight[f.id])
+    it = iter(guesses)
+    report.findings[:] = [next(it) if (f.id in weight and f.title.startswith("Possible cause")) else f
+                          for f in ordered]
     report.steps[:] = step_summaries(report.findings, set())

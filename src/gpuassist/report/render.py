@@ -53,10 +53,7 @@ def format_value(value: Any, limit: int = 2000) -> str:
         return "none"
     if isinstance(value, bool):
         return "yes" if value else "no"
-    if isinstance(value, (dict, list)):
-        text = json.dumps(value, ensure_ascii=False, default=str)
-    else:
-        text = str(value)
+    text = json.dumps(value, ensure_ascii=False, default=str) if isinstance(value, (dict, list)) else str(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -77,7 +74,7 @@ def _env() -> Any:
 
     env = jinja2.Environment(
         loader=jinja2.PackageLoader("gpuassist.report", "templates"),
-        autoescape=jinja2.select_autoescape(["html"]),
+        autoescape=jinja2.select_autoescape(["html", "html.j2"], default_for_string=False),
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
@@ -96,6 +93,9 @@ def _context(report: Report) -> dict[str, Any]:
         "collect_env": collect_env_text(facts),
         "meta": report.meta,
         "steps": report.steps,
+        # Offline input (a paste, an error text) ran no step: list only the steps it speaks about.
+        "shown_steps": [s for s in report.steps if s.get("status") != "not_run"]
+        if report.meta.get("source") in ("collect_env", "error_text") else report.steps,
         "severity": {s.value: s for s in Severity},
         "ok_colour": OK_COLOUR,
         "ok_icon": OK_ICON,
@@ -144,10 +144,13 @@ def to_text(report: Report, *, width: int | None = None, colour: bool | None = N
                 ev.add_row(e.fact, format_value(e.value, 160))
             body.append(Text("\nEvidence:", style="bold"))
             body.append(ev)
-        console.print(Panel(Group(*body), title=Text(f"{f.severity.icon} {f.id}", style=f.severity.rich_style),
-                             subtitle=STEP_TITLES.get(f.step, f.step), title_align="left",
-                             border_style=f.severity.rich_style.replace("bold ", "")))
-        console.print(Text(f"  {f.title}", style="dim"))
+        console.print(Panel(
+            Group(*body),
+            title=Text(f"{f.severity.icon} {f.title}", style=f.severity.rich_style),
+            subtitle=Text(f"{f.id} · {STEP_TITLES.get(f.step, f.step)}", style="dim"),
+            title_align="left", subtitle_align="right",
+            border_style=f.severity.rich_style.replace("bold ", ""),
+        ))
     facts = report.facts
     table = Table(title="Key facts", show_header=False, title_justify="left", box=None, padding=(0, 1))
     table.add_column(style="bold")

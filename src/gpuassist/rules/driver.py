@@ -207,7 +207,8 @@ def driver_too_old(facts: Facts) -> Finding | None:
     return finding(
         "driver_too_old",
         Severity.ERROR,
-        title=f"The NVIDIA driver is too old for this torch (built with CUDA {build or '?'})",
+        title=(f"The NVIDIA driver is too old for this torch (built with CUDA {build})" if build
+               else "The NVIDIA driver is too old for this torch build"),
         explanation=(
             f"torch was built with CUDA {build or 'a newer version'}, but this machine has {driver_desc}. "
             "CUDA can bridge minor versions within one major version, never across major versions, so "

@@ -8,6 +8,8 @@ from gpuassist.facts import Facts
 from gpuassist.rules import view
 
 CPU_INDEX = "https://download.pytorch.org/whl/cpu"
+# Driver CUDA levels tried, oldest first, when the driver is unknown.
+ASSUMED_DRIVER_LEVELS = (11080, 12040, 12060, 12080, 13000, 13020)
 
 
 def quote(path: str) -> str:
@@ -41,17 +43,34 @@ def cuda_wheel_fix(facts: Facts, gpus: view.GpuView | None = None) -> tuple[str,
 
     gpus = gpus or view.nvidia_gpus(facts)
     driver_cuda, _ = view.driver_cuda(facts)
-    choice = recommend_wheel(
-        os=view.os_name(facts),
-        machine=view.machine(facts),
-        python_version=str(facts.value("python.version") or "3.11"),
-        driver_cuda=driver_cuda,
-        capabilities=view.capabilities(gpus),
-        current_release=current_release(facts),
-    )
+    common = {
+        "os": view.os_name(facts),
+        "machine": view.machine(facts),
+        "python_version": str(facts.value("python.version") or "3.11"),
+        "capabilities": view.capabilities(gpus),
+        "current_release": current_release(facts),
+    }
+    if driver_cuda:
+        choice = recommend_wheel(driver_cuda=driver_cuda, **common)
+    else:
+        # Driver unknown (a pasted error, no NVML): the build that asks the least of the driver.
+        choice = None
+        for assumed in ASSUMED_DRIVER_LEVELS:
+            choice = recommend_wheel(driver_cuda=assumed, **common)
+            if choice is not None and choice.variant:
+                break
     py = view.python_executable(facts)
     if choice is None or not getattr(choice, "variant", None):
         reason = getattr(choice, "reason", "") if choice is not None else ""
+        if "Python" in reason:
+            make_env = ("py -3.12 -m venv .venv && .venv\\Scripts\\python -m pip" if view.is_windows(facts)
+                        else "python3.12 -m venv .venv && .venv/bin/python -m pip")
+            return (
+                f"No PyTorch CUDA wheel in gpuassist's tables fits ({reason}). Create an environment with a "
+                "current Python (3.10 to 3.13), then install a CUDA build there, e.g.:\n"
+                f"  {make_env} install torch --index-url https://download.pytorch.org/whl/cu126",
+                None,
+            )
         return (
             "No published PyTorch CUDA wheel fits this driver and GPU"
             + (f" ({reason})" if reason else "")
@@ -65,6 +84,10 @@ def cuda_wheel_fix(facts: Facts, gpus: view.GpuView | None = None) -> tuple[str,
         from gpuassist.knowledge.wheels import cuda_int_to_str
 
         basis.append(f"your driver supports CUDA up to {cuda_int_to_str(driver_cuda)}")
+    else:
+        need = choice.min_driver or f"one supporting CUDA {choice.variant[2:-1]}.{choice.variant[-1]}"
+        basis.append(f"gpuassist could not read the driver version: this build needs driver {need} or newer; "
+                     "`nvidia-smi` shows yours (top right: CUDA Version)")
     caps = view.capabilities(gpus)
     if caps:
         basis.append("GPU compute capability " + ", ".join(f"sm_{c.replace('.', '')}" for c in caps))

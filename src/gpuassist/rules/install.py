@@ -107,6 +107,11 @@ def _arch_warning(facts: Facts) -> str | None:
     return m.group(0).strip() if m else None
 
 
+def _torch_name(facts: Facts) -> str:
+    version = facts.value("torch.version")
+    return f"torch {version}" if version else "This torch build"
+
+
 def _gpu_desc(gpus: list[view.Gpu]) -> str:
     return ", ".join(f"{g.name} (sm_{(g.capability or '?').replace('.', '')})" for g in gpus)
 
@@ -122,7 +127,7 @@ def gpu_arch_too_new_for_build(facts: Facts) -> Finding | None:
     return finding(
         "gpu_arch_too_new_for_build",
         Severity.ERROR,
-        title=f"torch {facts.value('torch.version')} has no kernels for {_gpu_desc(too_new)}",
+        title=f"{_torch_name(facts)} has no kernels for {_gpu_desc(too_new)}",
         explanation=(
             f"This torch build contains code for {' '.join(arch_list)}, and {_gpu_desc(too_new)} is newer than "
             "all of them. CUDA reports the GPU, but every kernel launch fails with \"no kernel image is "
@@ -143,7 +148,7 @@ def gpu_arch_dropped_from_build(facts: Facts) -> Finding | None:
     return finding(
         "gpu_arch_dropped_from_build",
         Severity.ERROR,
-        title=f"torch {facts.value('torch.version')} no longer supports {_gpu_desc(too_old)}",
+        title=f"{_torch_name(facts)} no longer supports {_gpu_desc(too_old)}",
         explanation=(
             f"This torch build starts at {arch_list[0]}; {_gpu_desc(too_old)} is older. Recent CUDA 12.8+ and "
             "13 builds dropped Maxwell, Pascal and (in places) Volta, so the GPU is visible but unusable. "

@@ -16,7 +16,7 @@ from gpuassist.findings import Evidence
 
 def ev(facts: Facts, *keys: str) -> list[Evidence]:
     """Evidence entries for the given keys, as they are in the facts (NotCollected included)."""
-    return [Evidence(k, facts.get(k)) for k in keys if k in facts]
+    return [Evidence(k, facts.get(k)) for k in dict.fromkeys(keys) if k in facts]
 
 
 def torch_imported(facts: Facts) -> bool:

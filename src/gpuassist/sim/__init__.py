@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import copy
 import json
+import signal
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -99,24 +100,59 @@ def load_scenario(name: str) -> Scenario:
 
 
 def probe_events(probe: dict[str, Any]) -> list[dict[str, Any]]:
-    """Expand a scenario's compact probe description into the probe's JSON-lines protocol."""
-    t = 0.0
-    events: list[dict[str, Any]] = []
+    """Expand a scenario's compact probe description into the runner's event stream (the probe's JSON
+    lines plus the runner's launch/killed/exit events, with timings): exactly what a live run records."""
+    from gpuassist.probe.runner import STAGES, StageLimits
+
+    limits = StageLimits()
+    python = str(probe.get("python", "/usr/bin/python3"))
     end = probe.get("end") or {"status": "ok"}
+    status = end.get("status", "ok")
+    events: list[dict[str, Any]] = [{"event": "launch", "python": python, "rt": 0.0}]
+    if status == "interpreter_not_found":
+        events.append({"event": "not_found", "reason": end.get("error", "it does not exist"), "rt": 0.001})
+        return events
+    startup = float(probe.get("startup_seconds", 0.03))
+    t = 0.0
     stages = list(probe.get("stages") or [])
+    if end.get("stage") == "startup":
+        stages = []
+    else:
+        events.append({"event": "hello", "protocol": 1, "nonce": "simulated", "pid": 0, "stages": list(STAGES),
+                       "t": 0.0, "rt": startup})
     for i, s in enumerate(stages):
-        events.append({"event": "stage", "stage": s["stage"], "status": "start",
-                       "limit": s.get("limit", 30), "t": round(t, 3)})
-        last = i == len(stages) - 1
-        unfinished = last and end.get("status") in ("crashed", "timeout")
+        name = s["stage"]
+        events.append({"event": "stage", "stage": name, "status": "start", "limit": limits.for_stage(name),
+                       "t": round(t, 4), "rt": round(startup + t, 4)})
         for key, value in (s.get("facts") or {}).items():
-            events.append({"event": "fact", "key": key, "value": value})
-        t += float(s.get("seconds", 0.01))
+            events.append({"event": "fact", "key": key, "value": value, "rt": round(startup + t, 4)})
+        t += float(s.get("seconds", 0.005))
+        unfinished = i == len(stages) - 1 and status in ("crashed", "timeout")
         if not unfinished:
-            events.append({"event": "stage", "stage": s["stage"], "status": s.get("status", "end"),
-                           "t": round(t, 3)})
-    if end.get("status") == "ok":
-        events.append({"event": "done", "t": round(t, 3)})
+            done: dict[str, Any] = {"event": "stage", "stage": name, "status": s.get("status", "end"),
+                                    "t": round(t, 4), "rt": round(startup + t, 4)}
+            if s.get("error"):
+                done["error"] = s["error"]
+            events.append(done)
+    stderr_tail = str(end.get("stderr", "")).splitlines()
+    rt = round(startup + t, 4)
+    if status == "ok":
+        events.append({"event": "done", "t": round(t, 4), "rt": rt})
+        events.append({"event": "exit", "returncode": 0, "signal": None, "stderr_tail": stderr_tail,
+                       "garbage_lines": 0, "rt": rt + 0.005})
+    elif status == "timeout":
+        stage = stages[-1]["stage"] if stages else "startup"
+        limit = float(end.get("limit", limits.for_stage(stage) if stages else limits.startup))
+        events.append({"event": "killed", "reason": "timeout", "stage": stage, "limit": limit, "rt": rt + limit})
+        events.append({"event": "exit", "returncode": -15, "signal": "SIGTERM", "stderr_tail": stderr_tail,
+                       "garbage_lines": 0, "rt": rt + limit + 0.05})
+    elif status == "crashed":
+        sig = str(end.get("signal", "SIGSEGV"))
+        num = int(getattr(signal, sig, 11))
+        events.append({"event": "exit", "returncode": -num, "signal": sig, "stderr_tail": stderr_tail,
+                       "garbage_lines": 0, "rt": rt})
+    else:
+        raise ValueError(f"unknown probe end status {status!r}")
     return events
 
 
@@ -134,22 +170,9 @@ def scenario_facts(scenario: Scenario) -> Facts:
         RecordedNvml(host.get("nvml") or {"init_error": "NVML_ERROR_LIBRARY_NOT_FOUND"}),
         os_name=host.get("os", "Linux"),
     ))
-    probe = scenario.data.get("probe") or {}
-    facts.update(facts_from_events(probe_events(probe), **_probe_end(probe)))
+    facts.update(facts_from_events(probe_events(scenario.data.get("probe") or {})))
     facts.update(scenario.data.get("facts") or {})
     return facts
-
-
-def _probe_end(probe: dict[str, Any]) -> dict[str, Any]:
-    end = probe.get("end") or {"status": "ok"}
-    return {
-        "python": probe.get("python", "/usr/bin/python3"),
-        "status": end.get("status", "ok"),
-        "signal": end.get("signal"),
-        "stderr": end.get("stderr", ""),
-        "error": end.get("error"),
-        "limit": end.get("limit"),
-    }
 
 
 def simulate(name: str) -> Report:
@@ -160,5 +183,5 @@ def simulate(name: str) -> Report:
     return build_report(facts, source="simulated", meta={
         "scenario": name,
         "scenario_description": scenario.description,
-        "target": _probe_end(scenario.data.get("probe") or {})["python"],
+        "target": (scenario.data.get("probe") or {}).get("python"),
     })
