@@ -74,8 +74,9 @@ def main() -> int:
     printed = {line.split(":", 1)[0].strip() for line in ce_text.splitlines() if ":" in line}
     missing = [f for f, keys in COUNTERPARTS.items() if f in printed and not any(k in facts for k in keys)]
     extra = len(facts)
-    print(f"collect_env fields with a gpuassist counterpart: {len([f for f in COUNTERPARTS if f in printed]) - len(missing)}"
-          f"/{len([f for f in COUNTERPARTS if f in printed])}; gpuassist facts: {extra}")
+    present = [f for f in COUNTERPARTS if f in printed]
+    print(f"collect_env fields with a gpuassist counterpart: {len(present) - len(missing)}/{len(present)}; "
+          f"gpuassist facts: {extra}")
     if missing:
         print("missing counterparts: " + ", ".join(missing))
     ok = d_med < c_med and not missing

@@ -80,7 +80,8 @@ BAD_INPUTS = {
     "prose.txt": b"hello world\nthis is not a report\n",
     "deep.json": b'{"a":' * 100000,
     "no-findings.json": b'{"schema": "gpuassist.report/1", "facts": {}}',
-    "bad-severity.json": b'{"schema": "gpuassist.report/1", "facts": {}, "findings": [{"id": "x", "severity": "fatal"}]}',
+    "bad-severity.json": b'{"schema": "gpuassist.report/1", "facts": {}, '
+                         b'"findings": [{"id": "x", "severity": "fatal"}]}',
 }
 
 

@@ -4,7 +4,9 @@ import os
 import sys
 
 if __name__ == "__main__":
-    if len(sys.argv) == 1 and (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY") or sys.platform in ("win32", "darwin")):
+    has_display = bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+    has_display = has_display or sys.platform in ("win32", "darwin")
+    if len(sys.argv) == 1 and has_display:
         from gpuassist.gui_entry import main as gui_main
 
         sys.exit(gui_main())

@@ -131,18 +131,22 @@ def cmd_scenarios(_: argparse.Namespace) -> int:
 
 def cmd_explain(args: argparse.Namespace) -> int:
     from gpuassist.knowledge import catalogue
+    from gpuassist.knowledge.docs import how_detected
 
     cat = catalogue()
     if not args.id:
         for item in cat.values():
             print(f"{item.id:38} {item.summary}")
         return 0
-    entry = cat.get(args.id)
+    entry = cat.get(args.id.strip().strip("`").lower())
     if entry is None:
         close = [i for i in cat if args.id.lower() in i]
         hint = f"; did you mean {', '.join(close[:3])}?" if close else "; `gpuassist explain` lists them"
         raise UsageError(f"unknown finding id {args.id!r}{hint}")
-    print(f"{entry.id}: {entry.title}\n")
+    print(f"{entry.id}: {entry.title}")
+    print(f"layer: {entry.layer} · step: {entry.step}{' · core' if entry.core else ''} · "
+          f"detected from: {how_detected(entry.id)}\n")
+    print(entry.summary + "\n")
     print(entry.explanation + "\n")
     if entry.symptoms:
         print("What you see:")
@@ -150,7 +154,10 @@ def cmd_explain(args: argparse.Namespace) -> int:
             print(f"  {s}")
         print()
     print(f"How gpuassist detects it: {entry.detection}\n")
-    print(f"Fix:\n{entry.fix}")
+    print(f"Fix:\n{entry.fix}\n")
+    print(f"To confirm: {entry.confirm}")
+    if entry.sources:
+        print("\nSources: " + "; ".join(entry.sources))
     return 0
 
 

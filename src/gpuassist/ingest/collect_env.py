@@ -40,9 +40,16 @@ FIELDS: dict[str, str] = {
     "is xpu available": "xpu_available",
     "caching allocator config": "allocator",
     "is cuda available?": "cuda_available",
+    # vLLM's collect_env.py prints these extra sections (and the torch fields in "Label   : value" form).
+    "rocm version": "vllm_rocm",
+    "neuron sdk version": "vllm_neuron",
+    "vllm version": "vllm_version",
+    "vllm build flags": "vllm_build_flags",
+    "gpu topology": "vllm_topology",
 }
 # Fields that only collect_env prints: one of them makes a text "collect_env output".
-DISTINCTIVE = {"torch_version", "cuda_build", "cuda_available", "gpus", "driver", "cudnn", "rocm_build", "debug"}
+DISTINCTIVE = {"torch_version", "cuda_build", "cuda_available", "gpus", "driver", "cudnn", "rocm_build", "debug",
+               "hip_runtime", "miopen", "cuda_module_loading", "vllm_version", "vllm_neuron", "vllm_build_flags"}
 # Facts worth saying are missing when absent from a paste.
 EXPECTED = {
     "torch_version": "PyTorch version",
@@ -54,8 +61,13 @@ EXPECTED = {
     "python_version": "Python version",
     "libraries": "Versions of relevant libraries",
 }
-NOT_COLLECTED = {"could not collect", "n/a", "na", "unknown", ""}
+NOT_COLLECTED = {"could not collect", "n/a", "na", "unknown", "", "no cuda"}
 LABEL = re.compile(r"^\s*(?:[-*]\s+)?(?P<label>[A-Za-z][A-Za-z0-9_ ./?()-]*?)\s*:\s*(?P<value>.*)$")
+# Hand-retyped pastes sometimes drop the colon: "PyTorch version 1.5.0".
+NO_COLON = re.compile(r"^\s*(?P<label>PyTorch version|CUDA used to build PyTorch|Is CUDA available|"
+                      r"Nvidia driver version)\s+(?P<value>\S.*)$", re.IGNORECASE)
+# Markdown emphasis and inline-code marks around a line ("**Is CUDA available: Yes", "`Collecting ...`").
+EMPHASIS = re.compile(r"^[*_`]+|[*_`]+$")
 WARNING_LINE = re.compile(
     r"CUDA initialization:|is not compatible with the current PyTorch installation|found version \d+|"
     r"Found no NVIDIA driver|no kernel image is available|Torch not compiled with CUDA|Driver/library version mismatch",
@@ -69,6 +81,9 @@ class CollectEnvParse:
     gpu_lines: list[str] = field(default_factory=list)
     libraries: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    cudnn_files: list[str] = field(default_factory=list)
+    #: 1-based numbers of the lines that are collect_env fields (not prose, not a warning torch printed).
+    field_lines: set[int] = field(default_factory=set)
 
     @property
     def recognised(self) -> bool:
@@ -76,15 +91,39 @@ class CollectEnvParse:
 
     @property
     def missing(self) -> list[str]:
+        """Facts the paste does not give: absent labels (truncated or trimmed pastes) by their bare label,
+        then labels present whose value collect_env could not collect."""
         have = set(self.fields) | ({"libraries"} if self.libraries else set())
-        return [label for key, label in EXPECTED.items() if key not in have]
+        out = [label for key, label in EXPECTED.items() if key not in have]
+        if self.libraries and not any(re.match(r"^\[(pip\d?\]\s+torch==|conda\]\s+(py)?torch\s)", lib)
+                                      for lib in self.libraries):
+            out.append("the torch line of 'Versions of relevant libraries' (list cut short or trimmed)")
+        for key, label in EXPECTED.items():
+            value = self.fields.get(key)
+            if value is not None and value.strip().lower() in NOT_COLLECTED and not (key == "gpus" and self.gpu_lines):
+                out.append(f"{label} (printed as '{value.strip() or 'empty'}')")
+        return out
+
+
+def _label(line: str) -> tuple[str, str] | None:
+    m = LABEL.match(line) or NO_COLON.match(line)
+    if not m:
+        return None
+    name = FIELDS.get(re.sub(r"\s+", " ", m.group("label").strip().lower()))
+    return (name, m.group("value").strip()) if name else None
+
+
+def field_name(line: str) -> str | None:
+    """The internal name of the collect_env field on this line, or None."""
+    labelled = _label(EMPHASIS.sub("", line.strip()).strip())
+    return labelled[0] if labelled else None
 
 
 def parse(lines: list[str]) -> CollectEnvParse:
     out = CollectEnvParse()
     section: str | None = None
-    for line in lines:
-        stripped = line.strip()
+    for no, line in enumerate(lines, start=1):
+        stripped = EMPHASIS.sub("", line.strip()).strip()
         if WARNING_LINE.search(stripped):
             out.warnings.append(stripped)
         if not stripped:
@@ -93,21 +132,28 @@ def parse(lines: list[str]) -> CollectEnvParse:
         lib = re.match(r"^\[(pip\d?|conda)\]\s+(.*)$", stripped)
         if lib:
             out.libraries.append(f"[{lib.group(1)}] {lib.group(2).strip()}")
+            out.field_lines.add(no)
             continue
         if section == "gpus" and re.match(r"^(GPU \d+|MIG \S+ Device \d+)\s*:", stripped):
             out.gpu_lines.append(stripped)
+            out.field_lines.add(no)
             continue
-        m = LABEL.match(stripped)
-        if m:
-            name = FIELDS.get(re.sub(r"\s+", " ", m.group("label").strip().lower()))
-            if name:
-                if name not in out.fields:  # first occurrence wins (vLLM repeats some labels in other sections)
-                    out.fields[name] = m.group("value").strip()
-                section = "gpus" if name == "gpus" else None
-                if name == "gpus" and re.match(r"^GPU \d+\s*:", out.fields[name]):
-                    out.gpu_lines.append(out.fields[name])
-                continue
-        section = None if section == "gpus" and not stripped.startswith("GPU") else section
+        if section == "cudnn" and re.match(r"^(/|[A-Za-z]:\\)\S*cudnn", stripped, re.IGNORECASE):
+            out.cudnn_files.append(stripped)
+            out.field_lines.add(no)
+            continue
+        labelled = _label(stripped)
+        if labelled:
+            name, value = labelled
+            out.field_lines.add(no)
+            if name not in out.fields:  # first occurrence wins (vLLM repeats some labels in other sections)
+                out.fields[name] = value
+            section = name if name in ("gpus", "cudnn") else None
+            if name == "gpus" and re.match(r"^(GPU \d+|MIG \S+ Device \d+)\s*:", value):
+                out.gpu_lines.append(value)
+            continue
+        if section == "cudnn" or (section == "gpus" and not stripped.startswith(("GPU", "MIG"))):
+            section = None
     return out
 
 
@@ -122,6 +168,10 @@ def _bool(text: str) -> bool | None:
 
 def _missing(label: str) -> NotCollected:
     return NotCollected(f"'{label}' is not in the pasted text")
+
+
+def _missing_value(label: str, value: str) -> NotCollected:
+    return NotCollected(f"collect_env printed '{label}: {value.strip()}' (it could not find out)")
 
 
 def to_facts(p: CollectEnvParse) -> dict[str, Any]:
@@ -175,8 +225,9 @@ def to_facts(p: CollectEnvParse) -> dict[str, Any]:
     driver = f.get("driver", "")
     if driver:
         m = re.search(r"\d{3,}\.\d+(?:\.\d+)?", driver)
-        facts["driver.version"] = m.group(0) if m else _missing("Nvidia driver version") if \
-            driver.lower() in NOT_COLLECTED else None
+        # "Could not collect" / "No CUDA" / "N/A": nvidia-smi gave no answer. That is not proof of no driver
+        # (nvidia-smi may be off PATH, or fail for another reason), so it stays "could not look".
+        facts["driver.version"] = m.group(0) if m else _missing_value("Nvidia driver version", driver)
         if m:
             facts["driver.version_source"] = "collect_env"
     if p.gpu_lines:
@@ -189,9 +240,21 @@ def to_facts(p: CollectEnvParse) -> dict[str, Any]:
         mig = [line for line in p.gpu_lines if line.startswith("MIG")]
         if mig:
             facts["reported.mig_devices"] = mig
+    # collect_env's cuDNN line lists the *system* libcudnn it found (ldconfig / CUDA_PATH), not the one torch
+    # loads, so it is kept as reported text and never becomes torch.cudnn_version.
     cudnn = f.get("cudnn", "")
-    if cudnn and cudnn.lower() not in NOT_COLLECTED:
-        facts["torch.cudnn_version"] = cudnn
+    if p.cudnn_files:
+        facts["reported.cudnn"] = p.cudnn_files
+    elif cudnn and cudnn.lower() not in NOT_COLLECTED and not cudnn.lower().startswith("probably"):
+        facts["reported.cudnn"] = [cudnn]
+    gpu_text = f.get("gpus", "")
+    if gpu_text and not p.gpu_lines and gpu_text.lower() not in NOT_COLLECTED:
+        facts["reported.gpu_models"] = gpu_text  # e.g. "AMD Instinct MI100 (gfx908:sramecc+:xnack-)"
+    elif gpu_text.lower() in NOT_COLLECTED and "gpus" in f and not p.gpu_lines:
+        facts["reported.gpus"] = _missing_value("GPU models and configuration", gpu_text)
+    for key, name in (("vllm_version", "reported.vllm_version"), ("vllm_rocm", "reported.vllm_rocm_version")):
+        if f.get(key):
+            facts[name] = f[key]
     if p.libraries:
         dists = []
         conda_build = None
@@ -202,7 +265,10 @@ def to_facts(p: CollectEnvParse) -> dict[str, Any]:
                               "local_tag": pipm.group(1).partition("+")[2] or None})
                 continue
             cm = re.match(r"^\[conda\]\s+(pytorch|torch)\s+(\S+)\s+(\S+)(?:\s+(\S+))?", lib)
-            if cm and cm.group(3) not in ("pypi_0", "<pip>") and (cm.group(4) or "") != "pypi":
+            # "<pip>" / "pypi_0 pypi" / "dev_0 <develop>" rows are conda listing the pip (or `setup.py
+            # develop`) install that the [pip] lines already show: the same copy, not a second one.
+            if cm and cm.group(3) not in ("pypi_0", "<pip>", "<develop>") and \
+                    (cm.group(4) or "") not in ("pypi", "<develop>", "<pip>") and not cm.group(3).startswith("dev_"):
                 conda_build = cm.group(3)
                 dists.append({"version": cm.group(2), "location": None, "installer": "conda",
                               "local_tag": None, "build": cm.group(3)})

@@ -59,7 +59,49 @@ def match_lines(lines: list[str]) -> list[Match]:
             for fid, regex, specific, weight in patterns:
                 if regex.search(joined) and not regex.search(lines[i + 1]):
                     consider(fid, i + 1, joined, specific, weight)
-    return list(found.values())
+    return _weigh_by_gpu_named(lines, list(found.values()))
+
+
+ARCH_IDS = ("gpu_arch_too_new_for_build", "gpu_arch_dropped_from_build")
+
+
+def _weigh_by_gpu_named(lines: list[str], matches: list[Match]) -> list[Match]:
+    """"no kernel image is available" fits a GPU too new *and* one too old for the build. When the text names
+    a GPU whose compute capability is known (the user's prose "tesla K80", a log line), make the fitting
+    cause the likelier guess. A guess stays a guess: only the weight changes."""
+    if not any(m.id in ARCH_IDS and not m.specific for m in matches):
+        return matches
+    from gpuassist.knowledge.wheels import capability_from_name
+
+    caps = []
+    for line in lines:
+        cc = capability_from_name(line[:MAX_LINE])
+        if cc:
+            caps.append(float(cc))
+    if not caps:
+        return matches
+    likely = "gpu_arch_dropped_from_build" if min(caps) < 7.0 else \
+        "gpu_arch_too_new_for_build" if max(caps) >= 10.0 else None
+    if likely is None:
+        return matches
+    return [Match(m.id, m.line_no, m.line, m.specific, m.weight + 0.2) if (m.id == likely and not m.specific) else m
+            for m in matches]
+
+
+def unavailable_guesses(parsed_fields: dict[str, str], field_line: tuple[int, str] | None,
+                        has_gpu_lines: bool) -> list[Match]:
+    """collect_env says a CUDA build cannot use CUDA but no rule could tell why: list the likely causes as
+    possibilities (weights from what the paste does say), citing the "Is CUDA available" line."""
+    if field_line is None:
+        return []
+    no, line = field_line
+    if has_gpu_lines:  # nvidia-smi saw the GPUs, so a driver is loaded
+        guesses = {"cuda_visible_devices_hides_gpus": 0.4, "uvm_wedged_after_suspend": 0.3,
+                   "driver_library_mismatch": 0.2}
+    else:  # nvidia-smi gave nothing: no driver, no GPU, or no access to it
+        guesses = {"no_nvidia_driver": 0.5, "no_nvidia_gpu": 0.4, "nvidia_module_not_loaded": 0.3,
+                   "docker_no_gpu_runtime": 0.2}
+    return [Match(fid, no, line, False, w) for fid, w in guesses.items()]
 
 
 def facts_from_text(lines: list[str], matches: list[Match]) -> dict[str, Any]:

@@ -11,6 +11,7 @@ import codecs
 import re
 
 MAX_BYTES = 20 * 1024 * 1024
+BINARY = "the input is binary data, not text (expected a report, collect_env output or an error message)"
 
 
 class UnreadableInput(ValueError):
@@ -29,14 +30,14 @@ def decode(data: bytes) -> str:
     if len(data) >= 4 and data[1::2].count(0) > len(data) // 4 and data[0::2].count(0) < len(data) // 16:
         return data.decode("utf-16-le", "replace")
     if data.count(0) > 0:
-        raise UnreadableInput("the input is binary data, not text (expected a report, collect_env output or an error message)")
+        raise UnreadableInput(BINARY)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         text = data.decode("latin-1")
     printable = sum(ch.isprintable() or ch in "\r\n\t" for ch in text)
     if printable < 0.9 * len(text):
-        raise UnreadableInput("the input is binary data, not text (expected a report, collect_env output or an error message)")
+        raise UnreadableInput(BINARY)
     return text
 
 
@@ -51,5 +52,6 @@ def clean_lines(text: str) -> list[str]:
         line = QUOTE.sub("", raw).rstrip()
         if FENCE.match(line):
             continue
-        lines.append(line.replace("\u00a0", " "))
+        # Non-breaking spaces and full-width colons ("GPU 0： Tesla P100", typed with a CJK input method).
+        lines.append(line.replace("\u00a0", " ").replace("\uff1a", ": "))
     return lines

@@ -19,6 +19,13 @@ are not protocol, are ignored and counted) plus the ones the runner adds:
 
 Facts are derived from the events by :func:`facts_from_events` only, so a recorded stream (JSON-dumped
 events) replays into exactly the facts the live run produced.
+
+The machinery is not specific to the probe: :func:`run_script` runs any script of this package that speaks
+the same protocol (``runtime_script.py``, the placement / DataLoader / CNN measurements, also emits
+``{"event": "progress", ...}`` lines, which are passed through untouched). :func:`run_probe` is
+``run_script`` with the probe's script, stages and defaults; ``facts_from_events`` takes the outcome-key
+prefix and the per-stage keys, so a runtime stream yields ``placement.outcome`` ... instead of
+``probe.outcome`` ... and never overwrites the diagnosis's facts.
 """
 
 from __future__ import annotations
@@ -78,11 +85,14 @@ class StageLimits:
     overall: float = 120.0  # whole run, whatever the stages say
     grace: float = 1.0  # SIGTERM → SIGKILL
 
-    def for_stage(self, stage: str, announced: Any = None) -> float:
+    def for_stage(self, stage: str, announced: Any = None, defaults: Mapping[str, float] | None = None) -> float:
+        """The limit for ``stage``: ours, else the script's default table (the probe's unless given), else
+        what the script announced when the stage started, else 30 s."""
         if stage in self.stages:
             return float(self.stages[stage])
-        if stage in probe_script.DEFAULT_LIMITS:
-            return probe_script.DEFAULT_LIMITS[stage]
+        table = probe_script.DEFAULT_LIMITS if defaults is None else defaults
+        if stage in table:
+            return float(table[stage])
         if isinstance(announced, (int, float)) and announced > 0:
             return float(announced)
         return 30.0
@@ -110,14 +120,18 @@ def probe_script_path() -> Path:
 
 
 @contextlib.contextmanager
-def _probe_file() -> Iterator[Path]:
-    path = probe_script_path()
+def _script_file(name: str = "probe_script.py") -> Iterator[Path]:
+    """A real file for script ``name`` of this package (materialised when installed inside a zip)."""
+    path = Path(probe_script.__file__).resolve().with_name(name)
     if path.is_file():
         yield path
         return
-    # installed inside a zip: materialise it for the other interpreter
-    with importlib.resources.as_file(importlib.resources.files("gpuassist.probe") / "probe_script.py") as p:
+    with importlib.resources.as_file(importlib.resources.files("gpuassist.probe") / name) as p:
         yield p
+
+
+def _probe_file() -> contextlib.AbstractContextManager[Path]:
+    return _script_file("probe_script.py")
 
 
 def build_command(python: str, script: Path, *, limits: StageLimits, stages: Sequence[str] | None,
@@ -180,9 +194,11 @@ class _Run:
     """One live probe process: reading, deadlines, killing. Not reusable."""
 
     def __init__(self, proc: subprocess.Popen[bytes], limits: StageLimits, nonce: str, started: float,
-                 emit: Callable[[Event], None], cancel: threading.Event | None) -> None:
+                 emit: Callable[[Event], None], cancel: threading.Event | None,
+                 defaults: Mapping[str, float] | None = None) -> None:
         self.proc = proc
         self.limits = limits
+        self.defaults = defaults
         self.nonce = nonce
         self.started = started
         self.emit = emit
@@ -249,7 +265,7 @@ class _Run:
             status = event.get("status")
             if status == "start":
                 name = str(event.get("stage"))
-                self._set_deadline(name, self.limits.for_stage(name, event.get("limit")), now)
+                self._set_deadline(name, self.limits.for_stage(name, event.get("limit"), self.defaults), now)
             elif status in ("end", "failed", "skipped"):
                 self._set_deadline(None, self.limits.between, now)
         elif kind == "done":
@@ -455,6 +471,35 @@ def run_probe(
     about a second. ``stages`` restricts the stages; ``device_tests=False`` skips work on the devices.
     """
     limits = limits or StageLimits()
+
+    def command(path: str, script: Path, nonce: str) -> list[str]:
+        return build_command(path, script, limits=limits, stages=stages, device_tests=device_tests, nonce=nonce)
+
+    return run_script(python, "probe_script.py", command, limits=limits, on_event=on_event, cancel=cancel,
+                      env=env, to_facts=facts_from_events)
+
+
+def run_script(
+    python: str | None,
+    script_name: str,
+    command: Callable[[str, Path, str], list[str]],
+    *,
+    limits: StageLimits,
+    defaults: Mapping[str, float] | None = None,
+    on_event: OnEvent | None = None,
+    cancel: threading.Event | None = None,
+    env: Mapping[str, str] | None = None,
+    to_facts: Callable[[Sequence[Event]], dict[str, Any]] | None = None,
+) -> ProbeResult:
+    """Run ``script_name`` (a protocol-speaking script of this package) under ``python`` and return the
+    facts ``to_facts`` derives from its events; never raises for anything the target interpreter does.
+
+    ``command(resolved_python, script_path, nonce)`` builds the command line. ``defaults`` are the
+    script's per-stage limits (``None``: the probe's). The process runs in its own process group, which
+    is killed on a stage timeout, the overall cap, or ``cancel``. ``to_facts`` defaults to
+    :func:`facts_from_events` (the probe's keys).
+    """
+    to_facts = to_facts or facts_from_events
     requested = python or sys.executable
     run_env = {k: v for k, v in os.environ.items() if k != FAULT_ENV} if env is None else dict(env)
     events: list[Event] = []
@@ -466,9 +511,9 @@ def run_probe(
         if on_event is not None:
             try:
                 on_event(event)
-            except Exception:  # a broken display must not stop the probe, nor leave it running
+            except Exception:  # a broken display must not stop the script, nor leave it running
                 if not callback_failed:
-                    log.exception("probe on_event callback failed")
+                    log.exception("%s on_event callback failed", script_name)
                 callback_failed = True
 
     started = time.monotonic()
@@ -476,11 +521,10 @@ def run_probe(
     path, reason = _resolve(requested, run_env)
     if path is None:
         emit({"event": "not_found", "reason": reason, "rt": round(time.monotonic() - started, 4)})
-        return ProbeResult(facts_from_events(events), events)
+        return ProbeResult(to_facts(events), events)
     nonce = secrets.token_hex(8)
-    with _probe_file() as script:
-        cmd = build_command(path, script, limits=limits, stages=stages, device_tests=device_tests,
-                            nonce=nonce)
+    with _script_file(script_name) as script:
+        cmd = command(path, script, nonce)
         popen_kw: dict[str, Any] = {}
         if os.name == "nt":
             popen_kw["creationflags"] = getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0)
@@ -493,16 +537,16 @@ def run_probe(
             why = exc.strerror or str(exc)
             emit({"event": "not_found", "reason": f"it could not be started ({why})",
                   "rt": round(time.monotonic() - started, 4)})
-            return ProbeResult(facts_from_events(events), events)
-        run = _Run(proc, limits, nonce, started, emit, cancel)
+            return ProbeResult(to_facts(events), events)
+        run = _Run(proc, limits, nonce, started, emit, cancel, defaults)
         try:
             run.run()
         except BaseException:
-            run._signal_group(hard=True)  # never leave a probe behind, whatever happened here
+            run._signal_group(hard=True)  # never leave a process behind, whatever happened here
             with contextlib.suppress(Exception):
                 proc.wait(timeout=5)
             raise
-    return ProbeResult(facts_from_events(events), events)
+    return ProbeResult(to_facts(events), events)
 
 
 # ---- events → facts -----------------------------------------------------------------------------------
@@ -543,8 +587,15 @@ def parse_fault_traceback(lines: Sequence[str], limit: int = 60) -> str | None:
     return "\n".join(out[:limit]).strip() or None
 
 
-def facts_from_events(events: Sequence[Event]) -> dict[str, Any]:
-    """The probe facts for a stream of events (live or recorded): the one place outcomes are decided."""
+def facts_from_events(events: Sequence[Event], *, prefix: str = "probe",
+                      stage_keys: Mapping[str, Sequence[str]] | None = None) -> dict[str, Any]:
+    """The facts for a stream of events (live or recorded): the one place outcomes are decided.
+
+    ``prefix`` names the outcome keys (``probe.outcome``, ``probe.stages`` ...; a runtime test uses its
+    own, e.g. ``placement``); ``stage_keys`` maps each stage to the fact keys it delivers, which become
+    NotCollected (with the reason) when that stage did not finish (default: the probe's)."""
+    stage_keys = STAGE_KEYS if stage_keys is None else stage_keys
+    what = "the probe" if prefix == "probe" else f"the {prefix} test"
     facts: dict[str, Any] = {}
     python: str | None = None
     not_found: str | None = None
@@ -595,48 +646,48 @@ def facts_from_events(events: Sequence[Event]) -> dict[str, Any]:
     rc = exit_event.get("returncode") if exit_event else None
     sig = exit_event.get("signal") if exit_event else None
     stderr_lines = [str(s) for s in (exit_event.get("stderr_tail") or [])] if exit_event else []
-    facts["probe.python"] = python
-    facts["probe.returncode"] = rc
-    facts["probe.signal"] = None
-    facts["probe.failed_stage"] = None
-    facts["probe.limit_seconds"] = None
-    facts["probe.fault_traceback"] = None
-    facts["probe.stderr_tail"] = "\n".join(stderr_lines[-STDERR_TAIL_LINES:]) or None
-    facts["probe.error"] = None
-    facts["probe.garbage_lines"] = exit_event.get("garbage_lines", 0) if exit_event else 0
+    facts[f"{prefix}.python"] = python
+    facts[f"{prefix}.returncode"] = rc
+    facts[f"{prefix}.signal"] = None
+    facts[f"{prefix}.failed_stage"] = None
+    facts[f"{prefix}.limit_seconds"] = None
+    facts[f"{prefix}.fault_traceback"] = None
+    facts[f"{prefix}.stderr_tail"] = "\n".join(stderr_lines[-STDERR_TAIL_LINES:]) or None
+    facts[f"{prefix}.error"] = None
+    facts[f"{prefix}.garbage_lines"] = exit_event.get("garbage_lines", 0) if exit_event else 0
 
     in_progress = current if greeted else "startup"
     if not_found is not None:
         outcome = "interpreter_not_found"
-        facts["probe.error"] = not_found
+        facts[f"{prefix}.error"] = not_found
     elif killed is not None and killed.get("reason") != "exit_timeout":
         reason = killed.get("reason")
         outcome = "cancelled" if reason == "cancelled" else "timeout"
-        facts["probe.failed_stage"] = killed.get("stage") or in_progress
-        facts["probe.limit_seconds"] = killed.get("limit") if outcome == "timeout" else None
-        facts["probe.fault_traceback"] = parse_fault_traceback(stderr_lines)
-        facts["probe.error"] = ("stopped by the user" if outcome == "cancelled"
+        facts[f"{prefix}.failed_stage"] = killed.get("stage") or in_progress
+        facts[f"{prefix}.limit_seconds"] = killed.get("limit") if outcome == "timeout" else None
+        facts[f"{prefix}.fault_traceback"] = parse_fault_traceback(stderr_lines)
+        facts[f"{prefix}.error"] = ("stopped by the user" if outcome == "cancelled"
                                 else f"no progress within {killed.get('limit')} s")
     elif done:
         outcome = "ok"
     elif sig is not None:
         outcome = "crashed"
-        facts["probe.signal"] = sig
-        facts["probe.failed_stage"] = in_progress
-        facts["probe.fault_traceback"] = parse_fault_traceback(stderr_lines)
+        facts[f"{prefix}.signal"] = sig
+        facts[f"{prefix}.failed_stage"] = in_progress
+        facts[f"{prefix}.fault_traceback"] = parse_fault_traceback(stderr_lines)
     elif not greeted:
         outcome = "interpreter_not_found"
         last = next((s.strip() for s in reversed(stderr_lines) if s.strip()), "")
-        facts["probe.error"] = (
+        facts[f"{prefix}.error"] = (
             f"it exited with status {rc} without running the probe, so it is not a working Python 3.8+ "
             "interpreter" + (f" (it said: {last[:200]})" if last else "")
         )
     else:
         outcome = "failed"
-        facts["probe.failed_stage"] = in_progress
-        facts["probe.error"] = f"the probe exited with status {rc} before finishing"
-        facts["probe.fault_traceback"] = parse_fault_traceback(stderr_lines)
-    facts["probe.outcome"] = outcome
+        facts[f"{prefix}.failed_stage"] = in_progress
+        facts[f"{prefix}.error"] = f"{what} exited with status {rc} before finishing"
+        facts[f"{prefix}.fault_traceback"] = parse_fault_traceback(stderr_lines)
+    facts[f"{prefix}.outcome"] = outcome
 
     # stage table: the one in progress ended the way the process did; the rest never ran
     status_for_current = outcome if outcome in ("timeout", "cancelled", "crashed") else "failed"
@@ -653,18 +704,18 @@ def facts_from_events(events: Sequence[Event]) -> dict[str, Any]:
             if isinstance(rt0, (int, float)) and end_rt is not None:
                 entry["seconds"] = round(end_rt - rt0, 4)
         table.append(entry)
-    facts["probe.stages"] = table
+    facts[f"{prefix}.stages"] = table
 
     # keys of stages that did not deliver them: "could not collect", with the reason
     why = {
-        "interpreter_not_found": f"the interpreter could not be run: {facts['probe.error']}",
-        "timeout": f"the probe timed out in stage {facts['probe.failed_stage']}",
-        "crashed": f"the probe crashed ({facts['probe.signal']}) in stage {facts['probe.failed_stage']}",
-        "cancelled": "the probe was stopped before it got there",
-        "failed": facts["probe.error"] or "the probe did not finish",
+        "interpreter_not_found": f"the interpreter could not be run: {facts[f'{prefix}.error']}",
+        "timeout": f"{what} timed out in stage {facts[f'{prefix}.failed_stage']}",
+        "crashed": f"{what} crashed ({facts[f'{prefix}.signal']}) in stage {facts[f'{prefix}.failed_stage']}",
+        "cancelled": f"{what} was stopped before it got there",
+        "failed": facts[f"{prefix}.error"] or f"{what} did not finish",
     }.get(outcome, "")
     import_error = facts.get("torch.import_error")
-    for name in STAGES:
+    for name in stage_keys:
         ran = stages.get(name)
         status = ran.get("status") if ran else None
         if status == "ok":
@@ -677,7 +728,7 @@ def facts_from_events(events: Sequence[Event]) -> dict[str, Any]:
             reason = f"stage {name} was not run"
         else:
             reason = why
-        for key in STAGE_KEYS[name]:
+        for key in stage_keys[name]:
             facts.setdefault(key, NotCollected(reason))
     return facts
 

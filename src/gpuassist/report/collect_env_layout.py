@@ -49,7 +49,7 @@ def collect_env_text(facts: Facts) -> str:
     lines = [
         f"PyTorch version: {_v(facts, 'torch.version', 'N/A')}",
         f"Is debug build: {_v(facts, 'torch.debug', COULD_NOT)}",
-        f"CUDA used to build PyTorch: {cuda_build if cuda_build else ('None' if facts.known('torch.cuda_build') else COULD_NOT)}",
+        f"CUDA used to build PyTorch: {cuda_build or ('None' if facts.known('torch.cuda_build') else COULD_NOT)}",
         f"ROCM used to build PyTorch: {hip if hip else 'N/A'}",
         "",
         f"OS: {distro + (f' ({arch})' if arch else '') if distro else COULD_NOT}",

@@ -125,6 +125,7 @@ def redact_report(data: dict[str, Any], *, personal: bool = True, redactor: Reda
     previous = (data.get("meta") or {}).get("redaction") or {}
     applied = Counter({str(k): int(v) for k, v in (previous.get("applied") or {}).items()})
     applied.update({k: n for k, n in r.counts.items() if n})
-    meta["redaction"] = {"personal": personal or bool(previous.get("personal")), "applied": dict(sorted(applied.items()))}
+    meta["redaction"] = {"personal": personal or bool(previous.get("personal")),
+                         "applied": dict(sorted(applied.items()))}
     out["meta"] = meta
     return out

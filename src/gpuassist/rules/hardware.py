@@ -50,12 +50,15 @@ def no_nvidia_gpu(facts: Facts) -> Finding | None:
         "machine (or cloud instance type) that has an NVIDIA GPU.",
         "Make code portable: device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')",
     ]
+    # With a torch already installed, `pip install torch` says "Requirement already satisfied": remove it first.
+    replace = f"{fixes.pip(facts)} uninstall -y torch\n  " if view.torch_imported(facts) or facts.value("torch.dists") \
+        else ""
     if "AMD" in vendors and view.os_name(facts) == "Linux":
-        fix.append(f"This machine has an AMD GPU: use the ROCm build instead:\n  {fixes.pip(facts)} install torch "
-                   f"--index-url {ROCM_INDEX}")
+        fix.append(f"This machine has an AMD GPU: use the ROCm build instead:\n  {replace}{fixes.pip(facts)} install "
+                   f"torch --index-url {ROCM_INDEX}")
     if "Intel" in vendors:
-        fix.append(f"Intel GPUs are supported by the XPU build:\n  {fixes.pip(facts)} install torch --index-url "
-                   f"{XPU_INDEX}")
+        fix.append(f"Intel GPUs are supported by the XPU build:\n  {replace}{fixes.pip(facts)} install torch "
+                   f"--index-url {XPU_INDEX}")
     explains = ["cpu_only_build", "no_nvidia_driver", "nvidia_module_not_loaded"]
     return finding(
         "no_nvidia_gpu",

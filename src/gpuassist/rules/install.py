@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-import os
+import ntpath
+import posixpath
 import re
+from types import ModuleType
 
 from gpuassist.facts import Facts
 from gpuassist.findings import Finding, Severity
@@ -159,8 +161,18 @@ def gpu_arch_dropped_from_build(facts: Facts) -> Finding | None:
     )
 
 
+def _pathmod(path: str) -> ModuleType:
+    """Path rules of the machine the path comes from (a Windows report is often read on Linux)."""
+    return ntpath if "\\" in path or re.match(r"[A-Za-z]:", path) else posixpath
+
+
 def _norm(path: str) -> str:
-    return os.path.normpath(path).rstrip("/")
+    mod = _pathmod(path)
+    return mod.normcase(mod.normpath(path)).rstrip(mod.sep)
+
+
+def _inside(path: str, root: str) -> bool:
+    return _norm(path).startswith(_norm(root) + _pathmod(path).sep)
 
 
 @rule("stale_or_shadowed_torch")
@@ -177,7 +189,7 @@ def stale_or_shadowed_torch(facts: Facts) -> Finding | None:
         if imported_file:
             for d in dists:
                 loc = str(d.get("location") or "")
-                if loc and _norm(imported_file).startswith(_norm(loc) + "/"):
+                if loc and _inside(imported_file, loc):
                     imported_dist = d
                     break
         if imported_dist is not None:
@@ -199,9 +211,9 @@ def stale_or_shadowed_torch(facts: Facts) -> Finding | None:
             severity = Severity.ERROR
     prefix = str(facts.value("python.prefix") or "")
     user_site = str(facts.value("python.user_site") or "")
-    if imported_file and prefix and not _norm(imported_file).startswith(_norm(prefix) + "/"):
-        where = "your user site-packages (~/.local)" if user_site and _norm(imported_file).startswith(_norm(user_site)) \
-            else os.path.dirname(os.path.dirname(imported_file))
+    if imported_file and prefix and not _inside(imported_file, prefix):
+        where = "your user site-packages (~/.local)" if user_site and _inside(imported_file, user_site) \
+            else _pathmod(imported_file).dirname(_pathmod(imported_file).dirname(imported_file))
         problems.append(f"torch is imported from {where}, outside this environment ({prefix})")
     if not problems:
         return None

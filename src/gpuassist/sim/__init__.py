@@ -12,8 +12,13 @@ A scenario is one JSON file in ``sim/scenarios/``; it feeds the *real* code path
   the exact JSON-lines protocol with timings and replayed through the runner's own parser.
 - ``facts``: overrides applied last (for what no collector can observe here, e.g. macOS facts).
 - ``expect``: what the diagnosis must say (``first``, ``ids``, ``absent``, ``no_error``), checked by the
-  tests and by ``gpuassist scenarios --check``.
-- ``base``: the name of another scenario file to start from (deep-merged), so variations stay small.
+  tests (tests/test_scenarios.py).
+- ``base``: the name of another scenario file to start from (deep-merged, except ``expect``, which is
+  always the scenario's own), so variations stay small.
+  A ``null`` in ``host.files``, ``host.env`` or ``host.commands`` removes what the base has there (a
+  machine without ``/proc/driver/nvidia/version``, without ``VIRTUAL_ENV``); in ``probe.stages`` a stage
+  ``{"stage": ..., "drop": true}`` removes a stage, and ``{"stage": ..., "status": "skipped"}`` is sent
+  the way the probe sends a stage it skipped (no start, no facts).
 """
 
 from __future__ import annotations
@@ -49,6 +54,8 @@ class Scenario:
 
 def _files() -> dict[str, str]:
     root = resources.files("gpuassist.sim").joinpath(SCENARIO_DIR)
+    if not root.is_dir():
+        return {}
     return {p.name[:-5]: p.read_text(encoding="utf-8") for p in root.iterdir() if p.name.endswith(".json")}
 
 
@@ -87,6 +94,7 @@ def _resolve(name: str, seen: tuple[str, ...] = ()) -> dict[str, Any]:
         if base in seen:
             raise ValueError(f"scenario {name}: circular base {base}")
         data = _merge(_resolve(base, (*seen, name)), data)
+        data["expect"] = raw[name].get("expect") or {}  # a variation is another diagnosis: never inherited
     return data
 
 
@@ -122,6 +130,11 @@ def probe_events(probe: dict[str, Any]) -> list[dict[str, Any]]:
                        "t": 0.0, "rt": startup})
     for i, s in enumerate(stages):
         name = s["stage"]
+        if s.get("status") == "skipped":  # the probe sends only this line for a stage it skips
+            events.append({"event": "stage", "stage": name, "status": "skipped",
+                           "reason": s.get("reason", "import torch failed"), "t": round(t, 4),
+                           "rt": round(startup + t, 4)})
+            continue
         events.append({"event": "stage", "stage": name, "status": "start", "limit": limits.for_stage(name),
                        "t": round(t, 4), "rt": round(startup + t, 4)})
         for key, value in (s.get("facts") or {}).items():
@@ -163,10 +176,14 @@ def scenario_facts(scenario: Scenario) -> Facts:
     from gpuassist.probe.runner import facts_from_events
 
     host = scenario.data.get("host") or {}
+
+    def present(section: str) -> dict[str, Any]:  # null = "this machine does not have what the base has"
+        return {k: v for k, v in (host.get(section) or {}).items() if v is not None}
+
     facts = Facts(collect_host(
-        DictFS(host.get("files") or {}),
-        RecordedRunner(host.get("commands") or {}),
-        dict(host.get("env") or {}),
+        DictFS(present("files")),
+        RecordedRunner(present("commands")),
+        present("env"),
         RecordedNvml(host.get("nvml") or {"init_error": "NVML_ERROR_LIBRARY_NOT_FOUND"}),
         os_name=host.get("os", "Linux"),
     ))

@@ -1,0 +1,92 @@
+"""How often gpuassist names the right cause: every simulated scenario and every real paste / error text.
+
+    .venv/bin/python benchmarks/verdict_accuracy.py [--verbose]
+
+Scenarios (gpuassist.sim) are checked against their own ``expect`` (first id, ids, absent, no_error); the
+corpora tests/data/pastes and tests/data/errors against their index.json (the verdict each public thread
+established). Prints one row per expected id: how many cases of each kind expect it and how many came out
+right ("healthy" = cases where no error may be claimed), then the totals and every miss.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+from gpuassist.ingest.corpus import check, entries
+
+ROOT = Path(__file__).resolve().parents[1]
+KINDS = ("scenarios", "pastes", "errors")
+
+
+def _scenarios() -> list[tuple[str, bool, str]]:
+    from gpuassist.findings import Severity
+    from gpuassist.sim import list_scenarios, simulate
+
+    out = []
+    for s in list_scenarios():
+        exp = s.expect
+        key = exp.get("first") or "(healthy)"
+        try:
+            report = simulate(s.name)
+        except Exception as exc:  # a broken scenario is a miss, not a crash of the benchmark
+            out.append((key, False, f"{s.name}: {type(exc).__name__}: {exc}"))
+            continue
+        ids = [f.id for f in report.findings]
+        problems = []
+        if exp.get("first") and (not ids or ids[0] != exp["first"]):
+            problems.append(f"first {ids[:3]}")
+        problems += [f"missing {i}" for i in exp.get("ids", []) if i not in ids]
+        problems += [f"claims {i}" for i in exp.get("absent", []) if i in ids]
+        if exp.get("no_error") and any(f.severity is Severity.ERROR for f in report.findings):
+            problems.append("claims an error")
+        out.append((key, not problems, f"{s.name}: {', '.join(problems)}"))
+    return out
+
+
+def _corpus(name: str) -> list[tuple[str, bool, str]]:
+    directory = ROOT / "tests" / "data" / name
+    out = []
+    for e in entries(directory):
+        v = check(directory, e)
+        key = e.get("expect_first") or ("(rejected)" if e.get("reject") else "(healthy)")
+        note = "; ".join(v.problems) + (f" [known rule bug: {v.known_rule_bug}]" if v.known_rule_bug else "")
+        out.append((key, v.ok, f"{e['file']}: {note}"))
+    return out
+
+
+def main(argv: list[str]) -> int:
+    results = {"scenarios": _scenarios(), "pastes": _corpus("pastes"), "errors": _corpus("errors")}
+    table: dict[str, dict[str, list[int]]] = defaultdict(lambda: {k: [0, 0] for k in KINDS})
+    for kind, rows in results.items():
+        for key, ok, _ in rows:
+            table[key][kind][0] += 1
+            table[key][kind][1] += int(ok)
+
+    def cell(c: list[int]) -> str:
+        return f"{c[1]}/{c[0]}" if c[0] else "-"
+
+    width = max(len(k) for k in table) + 2
+    print(f"{'expected first id':{width}} {'scenarios':>10} {'pastes':>8} {'errors':>8} {'right':>8}")
+    print("-" * (width + 38))
+    for key in sorted(table, key=lambda k: (k.startswith("("), k)):
+        row = table[key]
+        total = [sum(row[k][0] for k in KINDS), sum(row[k][1] for k in KINDS)]
+        print(f"{key:{width}} {cell(row['scenarios']):>10} {cell(row['pastes']):>8} {cell(row['errors']):>8} "
+              f"{cell(total):>8}")
+    print("-" * (width + 38))
+    totals = {k: [len(results[k]), sum(ok for _, ok, _ in results[k])] for k in KINDS}
+    grand = [sum(t[0] for t in totals.values()), sum(t[1] for t in totals.values())]
+    print(f"{'total':{width}} {cell(totals['scenarios']):>10} {cell(totals['pastes']):>8} "
+          f"{cell(totals['errors']):>8} {cell(grand):>8}")
+    misses = [(kind, note) for kind, rows in results.items() for _, ok, note in rows if not ok]
+    if misses:
+        print("\nmisses:")
+        for kind, note in misses:
+            print(f"  [{kind}] {note}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,156 @@
+"""`gpuassist-gui`: build the QApplication, the wizard flow, the monitor and the main window.
+
+Start-up stays lean (design §5: ≤ 1.3 × a bare PySide6 window with one pyqtgraph plot): nothing heavy is
+imported before the window shows — no torch ever in this process, NVML is opened on the sampler thread,
+scenarios/ingest/renderers load when first used.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+import time
+import traceback
+from collections.abc import Sequence
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+log = logging.getLogger("gpuassist.ui")
+
+STARTUP_ENV = "GPUASSIST_STARTUP_PROBE"  # benchmarks: print a line when the window is shown, then quit
+
+
+def parse_args(argv: Sequence[str]) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="gpuassist-gui", description="Why is PyTorch not using my GPU?")
+    src = p.add_mutually_exclusive_group()
+    src.add_argument("--simulate", metavar="NAME", help="run the app on a simulated machine (gpuassist scenarios)")
+    src.add_argument("--python", metavar="PATH", help="interpreter to diagnose (default: this one)")
+    src.add_argument("--report", metavar="FILE", help="open a gpuassist JSON report, collect_env output or error log")
+    p.add_argument("--run", action="store_true", help="start Run all right away")
+    p.add_argument("--page", metavar="STEP", help="show this step's page first (environment … summary)")
+    p.add_argument("--replay-speed", type=float, default=1.0, help=argparse.SUPPRESS)
+    return p.parse_args(list(argv))
+
+
+def _log_file() -> Path:
+    base = os.environ.get("XDG_STATE_HOME") or os.path.join(Path.home(), ".local", "state")
+    return Path(base) / "gpuassist" / "gui.log"
+
+
+def setup_logging() -> Path | None:
+    path = _log_file()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        logging.basicConfig(filename=str(path), level=logging.INFO,
+                            format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+        return path
+    except OSError:
+        logging.basicConfig(level=logging.WARNING)
+        return None
+
+
+def install_excepthook(log_path: Path | None) -> None:
+    """An exception escaping a Qt slot becomes one line in a message box; the traceback goes to the log."""
+
+    def hook(kind: type[BaseException], exc: BaseException, tb: TracebackType | None) -> None:
+        if issubclass(kind, KeyboardInterrupt):
+            sys.__excepthook__(kind, exc, tb)
+            return
+        log.error("unhandled exception:\n%s", "".join(traceback.format_exception(kind, exc, tb)))
+        first = (str(exc).strip().splitlines() or [""])[0]
+        message = f"Something went wrong: {kind.__name__}{': ' + first if first else ''}"
+        if log_path is not None:
+            message += f"\n(details in {log_path})"
+        try:
+            from PySide6.QtWidgets import QApplication, QMessageBox
+
+            if QApplication.instance() is not None and not os.environ.get("GPUASSIST_NO_DIALOGS"):
+                QMessageBox.warning(None, "gpuassist", message)
+                return
+        except Exception:
+            pass
+        print(f"gpuassist: {message}", file=sys.stderr)
+
+    sys.excepthook = hook
+
+
+def make_monitor(scenario: Any) -> Any:
+    from gpuassist.monitor import LiveSource, Monitor, TraceSource
+
+    data = scenario.data.get("monitor") if scenario is not None else None
+    if data:
+        try:
+            return Monitor(TraceSource(data, label=f"recorded trace of scenario {scenario.name} (SIMULATED)"))
+        except (ValueError, KeyError, TypeError) as exc:
+            log.warning("scenario %s: unusable monitor trace (%s); showing this machine", scenario.name, exc)
+    return Monitor(LiveSource(label="this machine" if scenario is None else "this machine's CPU"))
+
+
+def build_window(args: argparse.Namespace, settings: Any) -> Any:
+    """The window for parsed arguments (shared by main() and the tests)."""
+    from gpuassist.ui.main_window import MainWindow
+    from gpuassist.wizard import StepContext, build_flow
+
+    scenario = None
+    label = ""
+    if args.simulate:
+        from gpuassist.sim import load_scenario
+
+        scenario = load_scenario(args.simulate)  # UnknownScenario: handled by the caller
+        label = scenario.description
+    target = args.python
+    if scenario is not None:
+        target = (scenario.data.get("probe") or {}).get("python")
+    ctx = StepContext(target=target, scenario=args.simulate, replay_speed=args.replay_speed)
+    flow = build_flow(ctx)
+    monitor = make_monitor(scenario)
+    window = MainWindow(flow, monitor, settings, scenario_label=label)
+    monitor.start()
+    if args.python:
+        window.set_target(args.python)
+    return window
+
+
+def main(argv: Sequence[str]) -> int:
+    t0 = time.perf_counter()
+    try:
+        args = parse_args(argv)
+    except SystemExit as exc:
+        return int(exc.code or 0)
+    if args.python and not os.path.exists(args.python):
+        print(f"gpuassist: --python {args.python}: no such file", file=sys.stderr)
+        return 2
+    log_path = setup_logging()
+    from PySide6.QtCore import QSettings, QTimer
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance() or QApplication([sys.argv[0] if sys.argv else "gpuassist-gui"])
+    app.setOrganizationName("gpuassist")
+    app.setApplicationName("gpuassist")
+    install_excepthook(log_path)
+    settings = QSettings()
+    try:
+        window = build_window(args, settings)
+    except LookupError as exc:  # unknown scenario
+        print(f"gpuassist: {exc.args[0] if exc.args else exc}", file=sys.stderr)
+        return 2
+    window.show()
+    if os.environ.get(STARTUP_ENV):
+        def shown() -> None:
+            print(f"window-shown {time.perf_counter() - t0:.4f} torch={'torch' in sys.modules}", flush=True)
+            window.close()
+            app.quit()
+
+        QTimer.singleShot(0, shown)
+    if args.report:
+        QTimer.singleShot(0, lambda: window.open_report_file(args.report))
+    elif args.run:
+        QTimer.singleShot(0, lambda: window.run(None))
+    if args.page:
+        QTimer.singleShot(0, lambda: window.go(args.page))
+    code = app.exec()
+    window.shutdown()
+    return int(code)

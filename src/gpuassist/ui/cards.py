@@ -1,0 +1,126 @@
+"""Finding cards: severity (colour + icon), plain explanation, the fix with Copy, evidence that expands.
+
+A card renders one :class:`~gpuassist.findings.Finding` and nothing else; the words come from the rules.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import (
+    QFrame,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QSizePolicy,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from gpuassist.findings import Finding
+from gpuassist.report.render import format_value
+from gpuassist.ui.style import BORDER, mono_font
+
+
+def wrap_label(text: str, name: str = "", *, selectable: bool = True, rich: bool = False) -> QLabel:
+    label = QLabel(text)
+    label.setWordWrap(True)
+    label.setTextFormat(Qt.TextFormat.RichText if rich else Qt.TextFormat.PlainText)
+    if selectable:
+        label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    if name:
+        label.setObjectName(name)
+    label.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Minimum)
+    return label
+
+
+class FindingCard(QFrame):
+    """One finding. ``compact`` (summary page, secondary findings) starts with the evidence collapsed and
+    leaves out nothing else: the fix is the point of a card."""
+
+    def __init__(self, finding: Finding, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.finding = finding
+        self.setObjectName("card")
+        colour = finding.severity.colour
+        self.setStyleSheet(f"QFrame#card {{ border: 1px solid {BORDER}; border-left: 5px solid {colour}; "
+                           f"border-radius: 6px; background: white; }}")
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(14, 10, 14, 12)
+        outer.setSpacing(8)
+
+        head = QHBoxLayout()
+        head.setSpacing(8)
+        icon = QLabel(finding.severity.icon)
+        icon.setStyleSheet(f"color: {colour}; font-size: 14pt; font-weight: 700;")
+        icon.setAlignment(Qt.AlignmentFlag.AlignTop)
+        title = wrap_label(finding.title, "cardTitle")
+        ident = QLabel(f"{finding.severity.value} · {finding.id}")
+        ident.setObjectName("cardId")
+        ident.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop)
+        head.addWidget(icon, 0, Qt.AlignmentFlag.AlignTop)
+        head.addWidget(title, 1)
+        head.addWidget(ident, 0, Qt.AlignmentFlag.AlignTop)
+        outer.addLayout(head)
+
+        if finding.explanation:
+            outer.addWidget(wrap_label(finding.explanation, "explanationText"))
+
+        if finding.fix:
+            fix_head = QHBoxLayout()
+            fix_label = QLabel("Fix")
+            fix_label.setObjectName("fixLabel")
+            self.copy_button = QPushButton("Copy")
+            self.copy_button.setToolTip("Copy the fix to the clipboard")
+            self.copy_button.clicked.connect(self.copy_fix)
+            fix_head.addWidget(fix_label)
+            fix_head.addStretch(1)
+            fix_head.addWidget(self.copy_button)
+            outer.addLayout(fix_head)
+            fix = wrap_label(finding.fix, "fix")
+            fix.setFont(mono_font())
+            outer.addWidget(fix)
+
+        self.evidence_box: QWidget | None = None
+        if finding.evidence:
+            self.toggle = QToolButton()
+            self.toggle.setObjectName("evidenceToggle")
+            self.toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+            self.toggle.setArrowType(Qt.ArrowType.RightArrow)
+            self.toggle.setText(f"Evidence ({len(finding.evidence)})")
+            self.toggle.setCheckable(True)
+            self.toggle.setAutoRaise(True)
+            self.toggle.toggled.connect(self.set_evidence_visible)
+            outer.addWidget(self.toggle, 0, Qt.AlignmentFlag.AlignLeft)
+            box = QWidget()
+            grid = QGridLayout(box)
+            grid.setContentsMargins(18, 0, 0, 0)
+            grid.setHorizontalSpacing(14)
+            grid.setVerticalSpacing(4)
+            for row, ev in enumerate(finding.evidence):
+                key = QLabel(ev.fact)
+                key.setObjectName("evidenceKey")
+                key.setFont(mono_font())
+                key.setAlignment(Qt.AlignmentFlag.AlignTop)
+                key.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+                value = wrap_label(format_value(ev.value, 600), "evidenceValue")
+                value.setFont(mono_font())
+                grid.addWidget(key, row, 0, Qt.AlignmentFlag.AlignTop)
+                grid.addWidget(value, row, 1)
+            grid.setColumnStretch(1, 1)
+            box.setVisible(False)
+            outer.addWidget(box)
+            self.evidence_box = box
+
+    def set_evidence_visible(self, visible: bool) -> None:
+        if self.evidence_box is not None:
+            self.evidence_box.setVisible(visible)
+            self.toggle.setArrowType(Qt.ArrowType.DownArrow if visible else Qt.ArrowType.RightArrow)
+            if self.toggle.isChecked() != visible:
+                self.toggle.setChecked(visible)
+
+    def copy_fix(self) -> None:
+        QGuiApplication.clipboard().setText(self.finding.fix)
+        self.copy_button.setText("Copied ✓")

@@ -1,0 +1,596 @@
+"""The main window (design §7): target bar, step list, page stack, live monitor strip.
+
+The window owns no logic of its own: it renders the :class:`~gpuassist.wizard.Flow`, starts
+``flow.execute`` on a worker, and turns worker events into page updates. Dialogs are thin wrappers around
+methods tests call directly (``open_report_file``, ``load_pasted_text``, ``export_to``).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QSettings, Qt, QTimer, Signal
+from PySide6.QtGui import QCloseEvent, QColor, QFont, QIcon, QKeySequence, QPainter, QPen, QPixmap, QShortcut
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QMainWindow,
+    QMenu,
+    QMessageBox,
+    QPlainTextEdit,
+    QPushButton,
+    QSplitter,
+    QStackedWidget,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from gpuassist.monitor import Monitor
+from gpuassist.report.model import Report
+from gpuassist.ui import style
+from gpuassist.ui.monitor_view import MonitorView
+from gpuassist.ui.pages import StepPage, SummaryPage
+from gpuassist.ui.workers import WorkerHandle, start_worker
+from gpuassist.wizard import SUMMARY, Flow, StepStatus
+
+log = logging.getLogger(__name__)
+
+CLOSE_BUDGET_S = 1.6  # of the 2 s the user waits after closing mid-run (design §6)
+EXPORT_FILTERS = {"html": "HTML report (*.html)", "markdown": "Markdown (*.md)", "json": "JSON report (*.json)",
+                  "csv": "Monitor traces (*.csv)"}
+EXPORT_SUFFIX = {"html": ".html", "markdown": ".md", "json": ".json", "csv": ".csv"}
+
+
+class PasteDialog(QDialog):
+    """A box to paste `python -m torch.utils.collect_env` output (or an error message) into."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Paste collect_env output")
+        self.resize(760, 520)
+        lay = QVBoxLayout(self)
+        lay.addWidget(QLabel("Paste the output of  python -m torch.utils.collect_env  (any torch version), or an "
+                             "error message or traceback:"))
+        self.text = QPlainTextEdit()
+        self.text.setFont(style.mono_font())
+        lay.addWidget(self.text, 1)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Diagnose")
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        lay.addWidget(buttons)
+
+
+class MainWindow(QMainWindow):
+    """See module docstring. ``settings`` persists geometry, last target and the redaction choice."""
+
+    run_finished = Signal()
+
+    def __init__(self, flow: Flow, monitor: Monitor, settings: QSettings, *, scenario_label: str = "") -> None:
+        super().__init__()
+        self.flow = flow
+        self.monitor = monitor
+        self.settings = settings
+        self.scenario_label = scenario_label
+        self.worker: WorkerHandle | None = None
+        self.last_error: str | None = None
+        self.last_export: Path | None = None
+        self._closing = False
+        self._live_flow_factory: Any = None
+        self.setWindowTitle("gpuassist — why is PyTorch not using my GPU?")
+        self.setStyleSheet(style.STYLESHEET)
+
+        central = QWidget()
+        central.setObjectName("central")
+        root = QVBoxLayout(central)
+        root.setContentsMargins(0, 0, 0, 0)
+        root.setSpacing(0)
+        root.addWidget(self._build_topbar())
+        self.banner = QLabel()
+        self.banner.setObjectName("banner")
+        self.banner.setVisible(False)
+        root.addWidget(self.banner)
+
+        self.steps_list = QListWidget()
+        self.steps_list.setObjectName("steps")
+        self.steps_list.setMinimumWidth(210)
+        self.steps_list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.steps_list.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.steps_list.currentRowChanged.connect(self._on_row)
+        self.stack = QStackedWidget()
+        self.pages: dict[str, StepPage | SummaryPage] = {}
+        total = len(flow.steps)
+        for n, step in enumerate(flow.steps, 1):
+            item = QListWidgetItem(f"{n}  {step.title}")
+            self.steps_list.addItem(item)
+            page: StepPage | SummaryPage
+            if step.id == SUMMARY:
+                page = SummaryPage(n, total)
+                page.export_requested.connect(self.export_dialog)
+                page.redact_changed.connect(self._on_redact)
+            else:
+                page = StepPage(step.id, step.title, step.explanation, n, total)
+                page.run_requested.connect(lambda sid: self.run([sid]))
+                page.next_requested.connect(self.go_next)
+            page.back_requested.connect(self.go_back)
+            self.pages[step.id] = page
+            self.stack.addWidget(page)
+        self.summary.redact.setChecked(self.redact)
+
+        upper = QSplitter(Qt.Orientation.Horizontal)
+        upper.addWidget(self.steps_list)
+        upper.addWidget(self.stack)
+        upper.setStretchFactor(1, 1)
+        upper.setSizes([220, 980])
+        upper.setChildrenCollapsible(False)
+        self.monitor_view = MonitorView(monitor, simulated=flow.context.simulated)
+        self.monitor_view.export_csv_requested.connect(lambda: self.export_dialog("csv"))
+        self.vsplit = QSplitter(Qt.Orientation.Vertical)
+        self.vsplit.addWidget(upper)
+        self.vsplit.addWidget(self.monitor_view)
+        self.vsplit.setStretchFactor(0, 1)
+        self.vsplit.setChildrenCollapsible(False)
+        self.vsplit.setSizes([620, 230])
+        root.addWidget(self.vsplit, 1)
+        self.setCentralWidget(central)
+        self.statusBar().showMessage("Ready. Press Run all ▶ to diagnose the target interpreter.")
+        QShortcut(QKeySequence("Ctrl+R"), self, activated=lambda: self.run(None))
+        QShortcut(QKeySequence("Esc"), self, activated=self.stop)
+
+        geometry = settings.value("geometry")
+        if geometry is not None:
+            self.restoreGeometry(geometry)
+        else:
+            screen = self.screen().availableGeometry() if self.screen() is not None else None
+            w, h = (screen.width(), screen.height()) if screen is not None else (1400, 920)
+            self.resize(min(1400, int(w * 0.92)), min(920, int(h * 0.92)))
+        self._update_banner()
+        self.refresh()
+        self.steps_list.setCurrentRow(0)
+
+    # -- building ----------------------------------------------------------------------------------------
+    def _build_topbar(self) -> QWidget:
+        bar = QWidget()
+        bar.setObjectName("topbar")
+        bar.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
+        lay = QHBoxLayout(bar)
+        lay.setContentsMargins(12, 8, 12, 8)
+        lay.setSpacing(8)
+        title = QLabel("gpuassist")
+        title.setObjectName("appTitle")
+        lay.addWidget(title)
+        lay.addSpacing(8)
+        lay.addWidget(QLabel("Target:"))
+        self.target_combo = QComboBox()
+        self.target_combo.setMinimumContentsLength(28)
+        self.target_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.target_combo.setToolTip("The Python interpreter to diagnose: the one your training script runs with")
+        self._fill_targets()
+        self.target_combo.activated.connect(self._on_target_activated)
+        lay.addWidget(self.target_combo, 1)
+        self.browse_button = QPushButton("Browse…")
+        self.browse_button.clicked.connect(self.browse_target)
+        lay.addWidget(self.browse_button)
+        self.target_info = QLabel("")
+        self.target_info.setObjectName("targetInfo")
+        lay.addWidget(self.target_info)
+        lay.addStretch(0)
+        self.run_button = QPushButton("Run all  ▶")
+        self.run_button.setObjectName("primary")
+        self.run_button.setToolTip("Run every step in order (Ctrl+R)")
+        self.run_button.clicked.connect(lambda: self.run(None))
+        self.stop_button = QPushButton("Stop  ■")
+        self.stop_button.setObjectName("danger")
+        self.stop_button.setToolTip("Stop the running step (Esc); the probe process is killed")
+        self.stop_button.clicked.connect(self.stop)
+        self.export_button = QToolButton()
+        self.export_button.setText("Export  ⤓")
+        self.export_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        menu = QMenu(self.export_button)
+        for fmt, text in (("html", "HTML report (with plots)…"), ("markdown", "Markdown…"), ("json", "JSON…"),
+                          ("csv", "Monitor traces (CSV)…")):
+            menu.addAction(text, lambda fmt=fmt: self.export_dialog(fmt))
+        self.export_button.setMenu(menu)
+        self.open_button = QPushButton("Open report…")
+        self.open_button.clicked.connect(self.open_report_dialog)
+        self.paste_button = QPushButton("Paste collect_env…")
+        self.paste_button.clicked.connect(self.paste_dialog)
+        for w in (self.run_button, self.stop_button, self.export_button, self.open_button, self.paste_button):
+            lay.addWidget(w)
+        return bar
+
+    def _fill_targets(self) -> None:
+        from gpuassist.diagnose import python_candidates
+
+        combo = self.target_combo
+        combo.clear()
+        if self.flow.context.simulated:
+            combo.addItem(f"{self.flow.context.target or 'python'}  (simulated)", self.flow.context.target)
+            combo.setEnabled(False)
+            return
+        last = self.settings.value("target")
+        recent = [str(p) for p in (self.settings.value("recent_targets") or []) if p]
+        seen: list[str] = []
+        for p in [*python_candidates(os.environ), *recent]:
+            if p not in seen and (p == sys.executable or os.path.exists(p)):
+                seen.append(p)
+        for p in seen:
+            combo.addItem(p + ("  (this app's Python)" if p == sys.executable else ""), p)
+        wanted = self.flow.context.target or (str(last) if last and os.path.exists(str(last)) else None)
+        if wanted and wanted not in seen:
+            combo.addItem(wanted, wanted)
+        idx = combo.findData(wanted or sys.executable)
+        combo.setCurrentIndex(max(0, idx))
+        self.flow.context.target = combo.currentData()
+
+    @property
+    def summary(self) -> SummaryPage:
+        page = self.pages[SUMMARY]
+        assert isinstance(page, SummaryPage)
+        return page
+
+    @property
+    def redact(self) -> bool:
+        value = self.settings.value("redact", True)
+        return value not in (False, "false", "0", 0)
+
+    @property
+    def busy(self) -> bool:
+        return self.worker is not None and self.worker.running
+
+    # -- navigation -----------------------------------------------------------------------------------------
+    def _on_row(self, row: int) -> None:
+        if 0 <= row < len(self.flow.steps):
+            self.flow.go(self.flow.steps[row].id)
+            self.stack.setCurrentIndex(row)
+
+    def go(self, step_id: str) -> None:
+        self.steps_list.setCurrentRow(self.flow.ids.index(step_id))
+
+    def go_next(self) -> None:
+        self.go(self.flow.go_next().id)
+
+    def go_back(self) -> None:
+        self.go(self.flow.go_back().id)
+
+    @property
+    def current_page(self) -> QWidget:
+        return self.stack.currentWidget()
+
+    # -- rendering ------------------------------------------------------------------------------------------
+    def refresh(self) -> None:
+        """Re-render list items, pages, buttons from the flow (called after every state change)."""
+        busy = self.busy
+        running = self.flow.running
+        for row, st in enumerate(self.flow.states()):
+            item = self.steps_list.item(row)
+            status = StepStatus.RUNNING if st.step.id == running else st.status
+            item.setText(f"{row + 1}   {st.step.title}")
+            item.setIcon(status_icon(status))
+            item.setForeground(QColor("#5f6b7a" if status is StepStatus.PENDING else "#1f2933"))
+            item.setData(Qt.ItemDataRole.ToolTipRole, f"{st.step.title}: {status.label}"
+                         + (f" — {st.reason}" if st.reason else ""))
+            item.setData(Qt.ItemDataRole.UserRole, status.value)
+            page = self.pages[st.step.id]
+            if isinstance(page, StepPage) and status is not StepStatus.RUNNING:
+                page.show_state(st, busy=busy, interactive=self.flow.interactive,
+                                facts=self.flow.key_facts(st.step.id))
+        self.refresh_summary()
+        interactive = self.flow.interactive
+        self.run_button.setEnabled(interactive and not busy)
+        self.stop_button.setEnabled(busy)
+        self.target_combo.setEnabled(interactive and not busy and not self.flow.context.simulated)
+        self.browse_button.setEnabled(interactive and not busy and not self.flow.context.simulated)
+        self.open_button.setEnabled(not busy)
+        self.paste_button.setEnabled(not busy)
+        self.export_button.setEnabled(not busy)
+        report = self.flow.report()
+        if report is not None:
+            torch = report.facts.value("torch.version")
+            self.target_info.setText(f"torch {torch}" if torch else "torch not importable")
+        else:
+            self.target_info.setText("")
+
+    def refresh_summary(self) -> None:
+        report = self.flow.report()
+        meta = report.meta if report else {}
+        if self.flow.source == "report":
+            line = f"Read from {meta.get('reopened_from') or meta.get('source_label') or 'a report'}"
+            if meta.get("generated_at"):
+                line += f" · generated {meta['generated_at']}"
+        elif self.flow.context.simulated:
+            line = f"SIMULATED machine: scenario {self.flow.context.scenario} — not this machine"
+        else:
+            line = f"This machine · target {self.flow.context.target or sys.executable}"
+        self.summary.show_report(report, self.flow.states(), context_line=line)
+
+    def _update_banner(self) -> None:
+        if self.flow.context.simulated:
+            self.banner.setText(f"SIMULATED — scenario {self.flow.context.scenario}"
+                                + (f": {self.scenario_label}" if self.scenario_label else "")
+                                + ". Nothing shown here was measured on this machine.")
+            self.banner.setStyleSheet(f"background: {style.SIMULATED_BG}; color: {style.SIMULATED_FG};")
+            self.banner.setVisible(True)
+        elif self.flow.source == "report":
+            label = (self.flow.loaded_report.meta.get("reopened_from") or
+                     self.flow.loaded_report.meta.get("source_label")) if self.flow.loaded_report else ""
+            sim = " (a SIMULATED machine)" if self.flow.loaded_report and self.flow.loaded_report.simulated else ""
+            self.banner.setText(f"Reading {label}{sim} — not this machine. Run all is off; "
+                                "restart gpuassist to diagnose this machine.")
+            colour = style.SIMULATED_BG if sim else style.REPORT_BG
+            self.banner.setStyleSheet(f"background: {colour}; color: #0d2b4e;")
+            self.banner.setVisible(True)
+        else:
+            self.banner.setVisible(False)
+
+    # -- running --------------------------------------------------------------------------------------------
+    def run(self, step_ids: list[str] | None) -> bool:
+        """Run all (None) or the given steps (plus unfinished dependencies) on a worker thread."""
+        if self.busy or not self.flow.interactive or self._closing:
+            return False
+        flow = self.flow
+        plan = flow.plan(step_ids)
+        self.statusBar().showMessage("Running: " + ", ".join(flow.step(s).title for s in plan))
+        self._run_started = time.monotonic()
+
+        def work(emit: Any, cancel: Any) -> list[str]:
+            return flow.execute(step_ids, emit, cancel)
+
+        self.worker = start_worker(work, on_progress=self._on_event, on_errored=self._on_worker_error,
+                                   on_done=self._on_done)
+        self.refresh()
+        return True
+
+    def stop(self) -> None:
+        if self.worker is not None and self.worker.running:
+            self.worker.cancel()
+            self.statusBar().showMessage("Stopping…")
+
+    def _on_event(self, ev: dict[str, Any]) -> None:
+        sid = ev.get("step")
+        if not isinstance(sid, str) or sid not in self.pages:
+            return
+        if ev.get("event") == "step":
+            status = ev.get("status")
+            if status == "start":
+                step = self.flow.step(sid)
+                self.monitor.mark_start(sid, "Diagnosis" if step.group else step.title)
+                for page_id in self._group_of(sid):
+                    page = self.pages[page_id]
+                    if isinstance(page, StepPage):
+                        shared = "Environment, Driver and Wheel" if step.group else None
+                        page.show_running(shared_with=shared)
+                if sid != SUMMARY and self.flow.index < self.flow.ids.index(sid):
+                    self.go(sid)  # follow the run, but never jump back over what the user is reading
+            else:
+                self.monitor.mark_end(sid)
+            self.refresh()
+            return
+        for page_id in self._group_of(sid):
+            page = self.pages[page_id]
+            if isinstance(page, StepPage):
+                page.progress.on_event(ev)
+
+    def _group_of(self, sid: str) -> list[str]:
+        step = self.flow.step(sid)
+        if not step.group:
+            return [sid]
+        return [s.id for s in self.flow.steps if s.group == step.group]
+
+    def _on_worker_error(self, message: str) -> None:
+        self.show_error(f"The run stopped: {message}")
+
+    def _on_done(self) -> None:
+        self.worker = None
+        seconds = time.monotonic() - getattr(self, "_run_started", time.monotonic())
+        if not self._closing:
+            self.refresh()
+            worst = self.flow.summary_status()
+            self.statusBar().showMessage(f"Done in {seconds:.1f} s — {worst.label}. See Summary for the verdict.")
+        self.run_finished.emit()
+
+    # -- target -----------------------------------------------------------------------------------------------
+    def _on_target_activated(self, index: int) -> None:
+        self.set_target(self.target_combo.itemData(index))
+
+    def set_target(self, path: str | None) -> None:
+        """Change the interpreter diagnosed; re-run what had run against the old one."""
+        if path and self.target_combo.findData(path) < 0:
+            self.target_combo.addItem(path, path)
+        if path:
+            self.target_combo.setCurrentIndex(self.target_combo.findData(path))
+            self.settings.setValue("target", path)
+            recent = [str(p) for p in (self.settings.value("recent_targets") or []) if p and p != path]
+            self.settings.setValue("recent_targets", [path, *recent][:8])
+        rerun = self.flow.set_target(path)
+        self.refresh()
+        if rerun:
+            self.run(rerun)
+
+    def browse_target(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Choose the Python interpreter to diagnose",
+                                              os.path.dirname(self.flow.context.target or sys.executable))
+        if path:
+            self.set_target(path)
+
+    # -- reports in -------------------------------------------------------------------------------------------
+    def open_report_dialog(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Open a gpuassist report, collect_env output or error log",
+                                              str(Path.home()), "Reports (*.json *.txt *.log);;All files (*)")
+        if path:
+            self.open_report_file(path)
+
+    def open_report_file(self, path: str | os.PathLike[str]) -> bool:
+        from gpuassist.ingest import UnreadableInput, load
+
+        p = Path(path)
+        try:
+            data = p.read_bytes()
+        except OSError as exc:
+            self.show_error(f"Cannot read {p.name}: {exc.strerror or exc}")
+            return False
+        try:
+            report = load(data, label=p.name)
+        except UnreadableInput as exc:
+            self.show_error(f"Cannot diagnose {p.name}: {exc}")
+            return False
+        self.show_loaded(report)
+        return True
+
+    def paste_dialog(self) -> None:
+        dialog = PasteDialog(self)
+        if dialog.exec() == QDialog.DialogCode.Accepted:
+            self.load_pasted_text(dialog.text.toPlainText())
+
+    def load_pasted_text(self, text: str) -> bool:
+        from gpuassist.ingest import UnreadableInput, load_text
+
+        if not text.strip():
+            self.show_error("Nothing was pasted.")
+            return False
+        try:
+            report = load_text(text, label="pasted text")
+        except UnreadableInput as exc:
+            self.show_error(f"Cannot diagnose the pasted text: {exc}")
+            return False
+        self.show_loaded(report)
+        return True
+
+    def show_loaded(self, report: Report) -> None:
+        if self.busy:
+            self.show_error("Stop the running step first.")
+            return
+        self.flow.load_report(report)
+        self._update_banner()
+        self.refresh()
+        self.go(SUMMARY)
+        self.statusBar().showMessage(f"Showing {report.meta.get('source_label') or 'a report'}")
+
+    # -- reports out ------------------------------------------------------------------------------------------
+    def _on_redact(self, value: bool) -> None:
+        self.settings.setValue("redact", bool(value))
+
+    def export_dialog(self, fmt: str) -> None:
+        if fmt != "csv" and self.flow.report() is None:
+            self.show_error("Nothing to export yet: run the diagnosis first (Run all ▶).")
+            return
+        stem = "gpuassist-monitor" if fmt == "csv" else "gpuassist-report"
+        start = str(Path(str(self.settings.value("export_dir") or Path.home())) / (stem + EXPORT_SUFFIX[fmt]))
+        path, _ = QFileDialog.getSaveFileName(self, "Export", start, EXPORT_FILTERS[fmt])
+        if path:
+            self.settings.setValue("export_dir", str(Path(path).parent))
+            self.export_to(fmt, path)
+
+    def export_text(self, fmt: str) -> str:
+        """The exported document: the CLI's renderer over the same report, redacted as chosen; HTML gets
+        the monitor plots as PNG images, JSON the monitor traces."""
+        from gpuassist.monitor import trace_to_csv
+        from gpuassist.report.redact import redact_report
+        from gpuassist.report.render import render
+
+        if fmt == "csv":
+            return trace_to_csv(self.monitor.snapshot())
+        report = self.flow.report()
+        if report is None:
+            raise ValueError("nothing to export yet")
+        data = report.to_json()
+        if self.flow.source != "report":
+            data["monitor"] = self.monitor.snapshot().to_dict(max_points=1200)
+        data["meta"] = dict(data["meta"])
+        if fmt == "html" and self.flow.source != "report":
+            data["meta"]["plots"] = self.monitor_view.plots_for_report()
+        redacted = Report.from_json(redact_report(data, personal=self.summary.redact.isChecked()))
+        return render(redacted, fmt)
+
+    def export_to(self, fmt: str, path: str | os.PathLike[str]) -> bool:
+        try:
+            text = self.export_text(fmt)
+            Path(path).write_text(text, encoding="utf-8")
+        except (OSError, ValueError) as exc:
+            msg = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            self.show_error(f"Cannot export to {path}: {msg}")
+            return False
+        self.last_export = Path(path)
+        self.statusBar().showMessage(f"Exported {fmt.upper()} to {path}")
+        return True
+
+    # -- errors and closing -----------------------------------------------------------------------------------
+    def show_error(self, message: str) -> None:
+        """One line to the user, never a traceback (design §6)."""
+        self.last_error = message
+        log.warning("%s", message)
+        self.statusBar().showMessage(message)
+        if os.environ.get("GPUASSIST_NO_DIALOGS"):
+            return
+        box = QMessageBox(QMessageBox.Icon.Warning, "gpuassist", message, QMessageBox.StandardButton.Ok, self)
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        box.open()
+
+    def shutdown(self, budget: float = CLOSE_BUDGET_S) -> bool:
+        """Cancel the run (the probe's process group is killed), join the worker and the sampler."""
+        self._closing = True
+        started = time.monotonic()
+        ok = True
+        if self.worker is not None:
+            self.worker.cancel()
+            ok = self.worker.wait(budget)
+            if not ok:
+                log.error("worker did not stop within %.1f s", budget)
+        self.monitor_view.stop()
+        ok = self.monitor.stop(max(0.1, budget - (time.monotonic() - started))) and ok
+        return ok
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        self.settings.setValue("geometry", self.saveGeometry())
+        self.settings.setValue("redact", self.summary.redact.isChecked())
+        self.settings.sync()
+        self.shutdown()
+        event.accept()
+
+
+_ICONS: dict[str, QIcon] = {}
+
+
+def status_icon(status: StepStatus) -> QIcon:
+    """The step list's status mark: the status glyph in white on a disc of the status colour (the same
+    glyphs and colours as the finding cards and the HTML report)."""
+    if status.value not in _ICONS:
+        size = 64  # drawn large, scaled down: crisp at 100 % and 200 %
+        pm = QPixmap(size, size)
+        pm.fill(Qt.GlobalColor.transparent)
+        p = QPainter(pm)
+        p.setRenderHint(QPainter.RenderHint.Antialiasing)
+        p.setRenderHint(QPainter.RenderHint.TextAntialiasing)
+        colour = QColor(status.colour)
+        if status is StepStatus.PENDING:
+            p.setPen(QPen(colour, 5))
+            p.setBrush(Qt.BrushStyle.NoBrush)
+            p.drawEllipse(4, 4, size - 8, size - 8)
+        else:
+            p.setPen(Qt.PenStyle.NoPen)
+            p.setBrush(colour)
+            p.drawEllipse(2, 2, size - 4, size - 4)
+            font = QFont()
+            font.setPixelSize(34)
+            font.setBold(True)
+            p.setFont(font)
+            p.setPen(QColor("white"))
+            p.drawText(pm.rect(), Qt.AlignmentFlag.AlignCenter, status.icon)
+        p.end()
+        icon = QIcon()
+        for mode in (QIcon.Mode.Normal, QIcon.Mode.Selected, QIcon.Mode.Active):
+            icon.addPixmap(pm, mode)
+        _ICONS[status.value] = icon
+    return _ICONS[status.value]

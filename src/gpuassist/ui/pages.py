@@ -1,0 +1,403 @@
+"""The wizard's pages: thin views of a :class:`~gpuassist.wizard.StepState` (all logic is in the wizard).
+
+Each step page reads, top to bottom: title and status (the verdict for this step), the question it
+answers and why, progress while it runs, the reason when it was skipped or is unavailable, then the
+finding cards, worst first. The summary page leads with the verdict and the root cause's fix.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QFrame,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QScrollArea,
+    QVBoxLayout,
+    QWidget,
+)
+
+from gpuassist.report.model import Report
+from gpuassist.ui.cards import FindingCard, wrap_label
+from gpuassist.ui.style import mono_font
+from gpuassist.wizard import StepState, StepStatus
+from gpuassist.wizard.steps import QUESTIONS
+
+STAGE_NAMES = {
+    "interpreter": "Starting the target interpreter",
+    "torch_dist": "Finding the installed torch",
+    "import_torch": "import torch",
+    "build": "Reading how torch was built",
+    "accel_init": "Initialising CUDA",
+    "devices": "Listing devices",
+    "smoke": "Running a small test on each device",
+    "libraries": "Checking which CUDA libraries were loaded",
+}
+
+
+def clear_layout(layout: Any) -> None:
+    while layout.count():
+        item = layout.takeAt(0)
+        w = item.widget()
+        if w is not None:
+            w.deleteLater()
+        elif item.layout() is not None:
+            clear_layout(item.layout())
+
+
+def status_chip(status: StepStatus) -> QLabel:
+    chip = QLabel(f"{status.icon}  {status.label}")
+    chip.setObjectName("statusChip")
+    chip.setStyleSheet(f"background: {status.colour};")
+    return chip
+
+
+def note_box(text: str) -> QFrame:
+    box = QFrame()
+    box.setObjectName("note")
+    lay = QVBoxLayout(box)
+    lay.setContentsMargins(12, 8, 12, 8)
+    lay.addWidget(wrap_label(text, "noteText"))
+    return box
+
+
+def facts_table(rows: list[tuple[str, str]], title: str = "What was found") -> QFrame:
+    """Label/value grid of the facts a step's verdict rests on (values selectable, monospace)."""
+    box = QFrame()
+    box.setObjectName("card")
+    grid = QGridLayout(box)
+    grid.setContentsMargins(14, 10, 14, 12)
+    grid.setHorizontalSpacing(16)
+    grid.setVerticalSpacing(5)
+    head = QLabel(title)
+    head.setObjectName("evidenceHeader")
+    grid.addWidget(head, 0, 0, 1, 2)
+    for row, (label, value) in enumerate(rows, 1):
+        key = QLabel(label)
+        key.setObjectName("evidenceKey")
+        key.setAlignment(Qt.AlignmentFlag.AlignTop)
+        val = wrap_label(value, "factValue")
+        val.setFont(mono_font())
+        grid.addWidget(key, row, 0, Qt.AlignmentFlag.AlignTop)
+        grid.addWidget(val, row, 1)
+    grid.setColumnStretch(1, 1)
+    return box
+
+
+class Progress(QWidget):
+    """Progress bar + the stage in progress, fed by the probe's (or a runtime test's) events."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.setSpacing(4)
+        self.bar = QProgressBar()
+        self.bar.setTextVisible(False)
+        self.stage = QLabel("Starting…")
+        self.stage.setObjectName("explanation")
+        lay.addWidget(self.bar)
+        lay.addWidget(self.stage)
+        self.stages: list[str] = []
+        self.done = 0
+        self.reset()
+
+    def reset(self) -> None:
+        self.stages, self.done = [], 0
+        self.bar.setRange(0, 0)  # busy until the probe says how many stages there are
+        self.stage.setText("Starting…")
+
+    def on_event(self, ev: dict[str, Any]) -> None:
+        kind = ev.get("event")
+        if kind == "launch":
+            self.reset()
+            self.stage.setText(f"Starting {ev.get('python')}")
+        elif kind == "hello":
+            self.stages = [str(s) for s in ev.get("stages") or []]
+            self.bar.setRange(0, max(1, len(self.stages)))
+            self.bar.setValue(0)
+        elif kind == "stage":
+            name = str(ev.get("stage"))
+            if ev.get("status") == "start":
+                pos = self.stages.index(name) + 1 if name in self.stages else 0
+                where = f" (stage {pos} of {len(self.stages)})" if pos else ""
+                self.stage.setText(f"{STAGE_NAMES.get(name, name)}…{where}")
+            else:
+                self.done += 1
+                if self.stages:
+                    self.bar.setValue(min(self.done, len(self.stages)))
+        elif kind in ("done", "exit"):
+            if self.stages:
+                self.bar.setValue(len(self.stages))
+            self.stage.setText("Checking the host and applying the rules…")
+        elif kind == "killed":
+            self.stage.setText(f"Stopping the probe ({ev.get('reason')})…")
+        elif isinstance(ev.get("progress"), (int, float)):  # runtime tests: fraction done + message
+            self.bar.setRange(0, 1000)
+            self.bar.setValue(int(1000 * float(ev["progress"])))
+            if ev.get("message"):
+                self.stage.setText(str(ev["message"]))
+
+
+class StepPage(QWidget):
+    """One wizard step."""
+
+    run_requested = Signal(str)
+    back_requested = Signal()
+    next_requested = Signal()
+
+    def __init__(self, step_id: str, title: str, explanation: str, number: int, total: int) -> None:
+        super().__init__()
+        self.step_id = step_id
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.setSpacing(0)
+        scroll = QScrollArea()
+        scroll.setObjectName("pageScroll")
+        scroll.setWidgetResizable(True)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        body = QWidget()
+        body.setObjectName("pageBody")
+        self.body = QVBoxLayout(body)
+        self.body.setContentsMargins(24, 18, 24, 18)
+        self.body.setSpacing(10)
+        scroll.setWidget(body)
+        outer.addWidget(scroll, 1)
+
+        head = QHBoxLayout()
+        self.title = QLabel(title)
+        self.title.setObjectName("pageTitle")
+        self.chip = status_chip(StepStatus.PENDING)
+        step_of = QLabel(f"Step {number} of {total}")
+        step_of.setObjectName("stepOf")
+        head.addWidget(self.title)
+        head.addSpacing(10)
+        head.addWidget(self.chip, 0, Qt.AlignmentFlag.AlignVCenter)
+        head.addStretch(1)
+        head.addWidget(step_of)
+        self.body.addLayout(head)
+        question = QUESTIONS.get(step_id)
+        if question:
+            self.body.addWidget(wrap_label(question, "question"))
+        self.body.addWidget(wrap_label(explanation, "explanation"))
+        self.progress = Progress()
+        self.progress.setVisible(False)
+        self.body.addWidget(self.progress)
+        self.content = QVBoxLayout()
+        self.content.setSpacing(10)
+        self.body.addLayout(self.content)
+        self.body.addStretch(1)
+
+        nav = QWidget()
+        nav.setObjectName("nav")
+        nav_lay = QHBoxLayout(nav)
+        nav_lay.setContentsMargins(24, 8, 24, 12)
+        self.back = QPushButton("◀  Back")
+        self.run = QPushButton("Run this step")
+        self.next = QPushButton("Next  ▶")
+        self.back.clicked.connect(self.back_requested.emit)
+        self.next.clicked.connect(self.next_requested.emit)
+        self.run.clicked.connect(lambda: self.run_requested.emit(self.step_id))
+        nav_lay.addWidget(self.back)
+        nav_lay.addStretch(1)
+        nav_lay.addWidget(self.run)
+        nav_lay.addWidget(self.next)
+        outer.addWidget(nav)
+        self.back.setEnabled(number > 1)
+        self.next.setEnabled(number < total)
+        self.cards: list[FindingCard] = []
+        self.status = StepStatus.PENDING
+
+    def set_chip(self, status: StepStatus) -> None:
+        self.status = status
+        self.chip.setText(f"{status.icon}  {status.label}")
+        self.chip.setStyleSheet(f"background: {status.colour};")
+
+    def show_running(self, shared_with: str | None = None) -> None:
+        clear_layout(self.content)
+        self.cards = []
+        self.set_chip(StepStatus.RUNNING)
+        self.progress.reset()
+        self.progress.setVisible(True)
+        if shared_with:
+            self.content.addWidget(note_box(f"Runs together with {shared_with}: one probe of the target "
+                                            "interpreter answers all three."))
+
+    def show_state(self, state: StepState, *, busy: bool, interactive: bool,
+                   facts: list[tuple[str, str]] | None = None) -> None:
+        """Render a finished (or pending) step; ``busy`` = some step is running (buttons disabled)."""
+        if state.status is StepStatus.RUNNING:
+            return
+        self.progress.setVisible(False)
+        clear_layout(self.content)
+        self.cards = []
+        self.set_chip(state.status)
+        self.run.setVisible(interactive)
+        self.run.setEnabled(not busy)
+        self.run.setText("Run this step" if state.status is StepStatus.PENDING else "Run again")
+        if state.status is StepStatus.PENDING:
+            text = "Not run yet. Press Run this step, or Run all ▶ at the top."
+            if state.note:
+                text = f"Needs to run again: {state.note}. " + text
+            self.content.addWidget(note_box(text))
+            return
+        if state.reason:
+            self.content.addWidget(note_box(state.reason[0].upper() + state.reason[1:]))
+        if state.status is StepStatus.OK and not state.findings:
+            self.content.addWidget(note_box("✔  Nothing to fix here."))
+        seconds = state.result.seconds if state.result else None
+        for f in sorted(state.findings, key=lambda f: f.severity.rank):
+            card = FindingCard(f)
+            self.cards.append(card)
+            self.content.addWidget(card)
+        if facts:
+            self.content.addWidget(facts_table(facts))
+        if seconds is not None and state.status not in (StepStatus.SKIPPED, StepStatus.UNAVAILABLE):
+            took = QLabel(f"Took {seconds:.1f} s.")
+            took.setObjectName("explanation")
+            self.content.addWidget(took)
+
+
+class SummaryPage(QWidget):
+    """Verdict first, then the root cause and its fix, the rest, and the exports."""
+
+    export_requested = Signal(str)  # html | markdown | json | csv
+    back_requested = Signal()
+    redact_changed = Signal(bool)
+
+    def __init__(self, number: int, total: int) -> None:
+        super().__init__()
+        self.step_id = "summary"
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        scroll = QScrollArea()
+        scroll.setObjectName("pageScroll")
+        scroll.setWidgetResizable(True)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        body = QWidget()
+        body.setObjectName("pageBody")
+        self.body = QVBoxLayout(body)
+        self.body.setContentsMargins(24, 18, 24, 18)
+        self.body.setSpacing(10)
+        scroll.setWidget(body)
+        outer.addWidget(scroll, 1)
+
+        head = QHBoxLayout()
+        title = QLabel("Summary")
+        title.setObjectName("pageTitle")
+        step_of = QLabel(f"Step {number} of {total}")
+        step_of.setObjectName("stepOf")
+        head.addWidget(title)
+        head.addStretch(1)
+        head.addWidget(step_of)
+        self.body.addLayout(head)
+        self.content = QVBoxLayout()
+        self.content.setSpacing(10)
+        self.body.addLayout(self.content)
+        self.body.addStretch(1)
+
+        bar = QWidget()
+        bar_lay = QHBoxLayout(bar)
+        bar_lay.setContentsMargins(24, 8, 24, 12)
+        back = QPushButton("◀  Back")
+        back.clicked.connect(self.back_requested.emit)
+        bar_lay.addWidget(back)
+        bar_lay.addStretch(1)
+        self.redact = QCheckBox("Redact home, user and host names")
+        self.redact.setChecked(True)
+        self.redact.setToolTip("Secrets, tokens and GPU serials are always removed; this also hides personal names")
+        self.redact.toggled.connect(self.redact_changed.emit)
+        bar_lay.addWidget(self.redact)
+        self.export_buttons: dict[str, QPushButton] = {}
+        for fmt, text in (("html", "Export HTML…"), ("markdown", "Markdown…"), ("json", "JSON…"),
+                          ("csv", "Monitor CSV…")):
+            b = QPushButton(text)
+            b.clicked.connect(lambda _=False, fmt=fmt: self.export_requested.emit(fmt))
+            bar_lay.addWidget(b)
+            self.export_buttons[fmt] = b
+        self.export_buttons["html"].setObjectName("primary")
+        outer.addWidget(bar)
+        self.verdict_headline = ""
+        self.cards: list[FindingCard] = []
+
+    def show_report(self, report: Report | None, states: list[StepState], *, context_line: str) -> None:
+        from gpuassist.report.render import verdict
+
+        clear_layout(self.content)
+        self.cards = []
+        for b in self.export_buttons.values():
+            b.setEnabled(report is not None)
+        if report is None:
+            self.verdict_headline = ""
+            self.content.addWidget(note_box("Nothing has been diagnosed yet. Press Run all ▶ at the top, or open "
+                                            "a report or paste collect_env output to read someone else's."))
+            return
+        v = verdict(report)
+        self.verdict_headline = v.headline
+        box = QFrame()
+        box.setObjectName("verdict")
+        box.setStyleSheet(f"QFrame#verdict {{ border-left: 6px solid {v.colour}; }}")
+        lay = QGridLayout(box)
+        lay.setContentsMargins(16, 12, 16, 14)
+        lay.setHorizontalSpacing(12)
+        icon = QLabel(v.icon)
+        icon.setStyleSheet(f"color: {v.colour}; font-size: 24pt; font-weight: 700;")
+        headline = wrap_label(v.headline, "verdictHeadline")
+        headline.setStyleSheet(f"color: {v.colour};")
+        lay.addWidget(icon, 0, 0, 2, 1, Qt.AlignmentFlag.AlignTop)
+        lay.addWidget(headline, 0, 1)
+        findings = list(report.findings)
+        top = findings[0] if findings and findings[0].severity.rank <= 1 else None
+        if v.detail and top is None:  # with a root cause, its card below carries the explanation
+            lay.addWidget(wrap_label(v.detail, "verdictDetail"), 1, 1)
+        src = wrap_label(context_line, "explanation")
+        lay.addWidget(src, 2, 1)
+        lay.setColumnStretch(1, 1)
+        self.content.addWidget(box)
+        if top is not None:
+            self.content.addWidget(self._section("Root cause and fix"))
+            card = FindingCard(top)
+            self.cards.append(card)
+            self.content.addWidget(card)
+        rest = [f for f in findings if f is not top]
+        if rest:
+            self.content.addWidget(self._section("Also found" if top else "Findings"))
+            for f in rest:
+                card = FindingCard(f)
+                self.cards.append(card)
+                self.content.addWidget(card)
+
+        self.content.addWidget(self._section("Steps"))
+        grid_box = QFrame()
+        grid_box.setObjectName("card")
+        grid = QGridLayout(grid_box)
+        grid.setContentsMargins(14, 10, 14, 10)
+        grid.setHorizontalSpacing(14)
+        grid.setVerticalSpacing(6)
+        for row, st in enumerate(s for s in states if s.step.id != "summary"):
+            icon_l = QLabel(st.status.icon)
+            icon_l.setStyleSheet(f"color: {st.status.colour}; font-weight: 700;")
+            icon_l.setAlignment(Qt.AlignmentFlag.AlignCenter)
+            name = QLabel(st.step.title)
+            what = st.status.label
+            if st.findings:
+                what += " — " + ", ".join(f.id for f in st.findings)
+            elif st.reason:
+                what += " — " + st.reason
+            grid.addWidget(icon_l, row, 0, Qt.AlignmentFlag.AlignTop)
+            grid.addWidget(name, row, 1, Qt.AlignmentFlag.AlignTop)
+            grid.addWidget(wrap_label(what, "explanation"), row, 2)
+        grid.setColumnStretch(2, 1)
+        self.content.addWidget(grid_box)
+
+    @staticmethod
+    def _section(text: str) -> QLabel:
+        label = QLabel(text)
+        label.setObjectName("sectionTitle")
+        return label

@@ -1,0 +1,141 @@
+"""Background workers: run a blocking function on a QThread, report back through queued signals.
+
+Why: the probe subprocess, host collection and the runtime tests block for seconds; the UI thread must
+keep drawing (budget: event-loop latency p99 < 50 ms). Cancel is cooperative: the function receives a
+``threading.Event`` that the probe runner polls (it then kills the probe's process group).
+
+Every started QThread is kept in :data:`LIVE_THREADS` until it has finished, so nothing is destroyed
+while running and tests can check that no worker outlives the window.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import QObject, QThread, Signal, Slot
+
+log = logging.getLogger(__name__)
+
+WorkFn = Callable[[Callable[[dict[str, Any]], None], threading.Event], Any]
+LIVE_THREADS: dict[QThread, WorkerHandle] = {}  # thread → handle (keeps worker and relay alive)
+
+
+def one_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
+
+
+class Worker(QObject):
+    """Runs ``fn(emit, cancel)`` once. Signals arrive on the receiver's (UI) thread."""
+
+    started = Signal()
+    progress = Signal(object)  # an event dict
+    returned = Signal(object)  # fn's return value
+    errored = Signal(str)  # one line, never a traceback
+    done = Signal()  # after returned/errored, always
+
+    def __init__(self, fn: WorkFn) -> None:
+        super().__init__()
+        self.fn = fn
+        self.cancel = threading.Event()
+
+    @Slot()
+    def run(self) -> None:
+        self.started.emit()
+        try:
+            value = self.fn(self.progress.emit, self.cancel)
+        except Exception as exc:  # shown as one line; the traceback goes to the log
+            log.exception("worker failed")
+            self.errored.emit(one_line(exc))
+        else:
+            self.returned.emit(value)
+        finally:
+            self.done.emit()
+
+
+class WorkerHandle:
+    """A started worker: cancel it, wait for it, ask whether it still runs."""
+
+    def __init__(self, thread: QThread, worker: Worker) -> None:
+        self.thread = thread
+        self.worker = worker
+        self.relay: QObject | None = None
+
+    @property
+    def running(self) -> bool:
+        return self.thread in LIVE_THREADS
+
+    def cancel(self) -> None:
+        self.worker.cancel.set()
+
+    def wait(self, timeout: float) -> bool:
+        """Block up to ``timeout`` s for the thread to end (used on close); True when it ended."""
+        deadline = time.monotonic() + timeout
+        ok = self.thread.wait(max(1, int(timeout * 1000)))
+        if ok:
+            _forget(self.thread)
+        return ok and time.monotonic() <= deadline + 0.05
+
+
+def _forget(thread: QThread) -> None:
+    LIVE_THREADS.pop(thread, None)
+
+
+class _Relay(QObject):
+    """Lives on the UI thread: worker signals connected to its slots are queued to the UI thread (a plain
+    lambda has no thread affinity and could run on the worker thread)."""
+
+    def __init__(self, thread: QThread, on_progress: Callable[[dict[str, Any]], None] | None,
+                 on_returned: Callable[[Any], None] | None, on_errored: Callable[[str], None] | None,
+                 on_done: Callable[[], None] | None) -> None:
+        super().__init__()
+        self.thread = thread
+        self.cbs = (on_progress, on_returned, on_errored, on_done)
+
+    @Slot(object)
+    def progress(self, event: dict[str, Any]) -> None:
+        if self.cbs[0] is not None:
+            self.cbs[0](event)
+
+    @Slot(object)
+    def returned(self, value: Any) -> None:
+        if self.cbs[1] is not None:
+            self.cbs[1](value)
+
+    @Slot(str)
+    def errored(self, message: str) -> None:
+        if self.cbs[2] is not None:
+            self.cbs[2](message)
+
+    @Slot()
+    def finished(self) -> None:
+        self.thread.wait()  # returns at once: the thread emitted finished on its way out
+        _forget(self.thread)
+        if self.cbs[3] is not None:
+            self.cbs[3]()
+
+
+def start_worker(fn: WorkFn, *, on_progress: Callable[[dict[str, Any]], None] | None = None,
+                 on_returned: Callable[[Any], None] | None = None, on_errored: Callable[[str], None] | None = None,
+                 on_done: Callable[[], None] | None = None) -> WorkerHandle:
+    """Start ``fn`` on a new QThread; callbacks run on the calling (UI) thread, ``on_done`` last."""
+    thread = QThread()
+    thread.setObjectName("gpuassist-worker")
+    worker = Worker(fn)
+    worker.moveToThread(thread)
+    relay = _Relay(thread, on_progress, on_returned, on_errored, on_done)
+    handle = WorkerHandle(thread, worker)
+    handle.relay = relay
+    worker.progress.connect(relay.progress)
+    worker.returned.connect(relay.returned)
+    worker.errored.connect(relay.errored)
+    thread.started.connect(worker.run)
+    worker.done.connect(thread.quit)
+    thread.finished.connect(relay.finished)
+    LIVE_THREADS[thread] = handle
+    thread.start()
+    return handle

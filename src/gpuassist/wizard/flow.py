@@ -1,0 +1,346 @@
+"""The wizard as data: steps, who depends on whom, statuses, navigation, and running a plan.
+
+Everything a page shows (status, reason, findings) comes from :meth:`Flow.state`; everything a button
+does (Run all, run one step, Back/Next, change target, open a report) is a method here, so the whole
+wizard is tested without a GUI. :meth:`Flow.execute` runs on a worker thread in the app; state is
+guarded by a lock and read as copies.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from gpuassist.facts import Facts
+from gpuassist.findings import Finding
+from gpuassist.report.model import STEPS, Report, step_summaries
+from gpuassist.wizard.model import Event, OnEvent, Step, StepContext, StepResult, StepStatus
+
+log = logging.getLogger(__name__)
+
+SUMMARY = "summary"
+
+
+@dataclass(frozen=True)
+class StepState:
+    """A snapshot of one step for display."""
+
+    step: Step
+    status: StepStatus = StepStatus.PENDING
+    result: StepResult | None = None
+    note: str = ""  # why it is pending again ("the target changed"), or the blocked reason
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def reason(self) -> str:
+        return (self.result.reason if self.result and self.result.reason else "") or self.note
+
+
+class Flow:
+    """Electrum-style wizard flow: an ordered list of steps with dependencies and a cursor."""
+
+    def __init__(self, steps: Sequence[Step], context: StepContext | None = None) -> None:
+        ids = [s.id for s in steps]
+        if len(set(ids)) != len(ids):
+            raise ValueError("step ids must be unique")
+        for s in steps:
+            for d in s.depends_on:
+                if d not in ids or ids.index(d) >= ids.index(s.id):
+                    raise ValueError(f"step {s.id} depends on {d}, which must be an earlier step")
+        self.steps = list(steps)
+        self.context = context or StepContext()
+        self.index = 0
+        self.source = "simulated" if self.context.simulated else "live"  # or "report"
+        self.loaded_report: Report | None = None
+        self._lock = threading.RLock()
+        self._states: dict[str, StepState] = {s.id: StepState(s) for s in steps}
+
+    # -- lookup ---------------------------------------------------------------------------------------
+    def step(self, step_id: str) -> Step:
+        return self._states[step_id].step
+
+    def state(self, step_id: str) -> StepState:
+        with self._lock:
+            return self._states[step_id]
+
+    def states(self) -> list[StepState]:
+        with self._lock:
+            return [self._states[s.id] for s in self.steps]
+
+    @property
+    def ids(self) -> list[str]:
+        return [s.id for s in self.steps]
+
+    @property
+    def running(self) -> str | None:
+        with self._lock:
+            return next((s.step.id for s in self._states.values() if s.status is StepStatus.RUNNING), None)
+
+    @property
+    def interactive(self) -> bool:
+        """False for a reopened report: there is nothing to run, only to read."""
+        return self.source != "report"
+
+    # -- navigation (Back / Next / click in the list) --------------------------------------------------
+    @property
+    def current(self) -> Step:
+        return self.steps[self.index]
+
+    @property
+    def can_back(self) -> bool:
+        return self.index > 0
+
+    @property
+    def can_next(self) -> bool:
+        return self.index < len(self.steps) - 1
+
+    def go_back(self) -> Step:
+        self.index = max(0, self.index - 1)
+        return self.current
+
+    def go_next(self) -> Step:
+        self.index = min(len(self.steps) - 1, self.index + 1)
+        return self.current
+
+    def go(self, step_id: str) -> Step:
+        self.index = self.ids.index(step_id)
+        return self.current
+
+    # -- dependencies ---------------------------------------------------------------------------------
+    def dependencies(self, step_id: str) -> list[str]:
+        """All steps ``step_id`` needs, transitively, in flow order."""
+        need: set[str] = set()
+        todo = list(self.step(step_id).depends_on)
+        while todo:
+            d = todo.pop()
+            if d not in need:
+                need.add(d)
+                todo.extend(self.step(d).depends_on)
+        return [i for i in self.ids if i in need]
+
+    def dependents(self, step_id: str) -> list[str]:
+        """All steps that need ``step_id``, transitively, in flow order (the summary needs everything)."""
+        out = [i for i in self.ids if step_id in self.dependencies(i)]
+        if step_id != SUMMARY and SUMMARY in self._states and SUMMARY not in out:
+            out.append(SUMMARY)
+        return out
+
+    def blocked_reason(self, step_id: str) -> tuple[StepStatus, str] | None:
+        """(UNAVAILABLE | SKIPPED, why) when the step cannot run now, else None."""
+        step = self.step(step_id)
+        why = step.available(self.context)
+        if why:
+            return StepStatus.UNAVAILABLE, why
+        with self._lock:
+            for d in step.depends_on:
+                st = self._states[d]
+                if st.status.failed:
+                    verb = {StepStatus.ERROR: "found a problem", StepStatus.SKIPPED: "was skipped",
+                            StepStatus.UNAVAILABLE: "is not available",
+                            StepStatus.CANCELLED: "was stopped"}[st.status]
+                    return StepStatus.SKIPPED, f"skipped because {st.step.title} {verb}"
+        return None
+
+    def plan(self, step_ids: Iterable[str] | None = None) -> list[str]:
+        """What to run for a request: the steps asked for plus their dependencies not yet finished, in
+        flow order. ``None`` = Run all."""
+        if step_ids is None:
+            return list(self.ids)
+        wanted: set[str] = set()
+        with self._lock:
+            for sid in step_ids:
+                wanted.add(sid)
+                wanted.update(d for d in self.dependencies(sid) if not self._states[d].status.finished)
+        return [i for i in self.ids if i in wanted]
+
+    # -- changing what is diagnosed -------------------------------------------------------------------
+    def invalidate(self, step_id: str, note: str) -> list[str]:
+        """Reset ``step_id`` and everything depending on it; returns the ids that had a result."""
+        had: list[str] = []
+        with self._lock:
+            for sid in [step_id, *self.dependents(step_id)]:
+                st = self._states[sid]
+                if st.status.finished:
+                    had.append(sid)
+                self._states[sid] = StepState(st.step, note=note)
+        return had
+
+    def set_target(self, target: str | None) -> list[str]:
+        """Diagnose another interpreter: steps that use the target (and their dependents) go back to
+        pending. Returns the ids that had results, i.e. what the UI re-runs."""
+        if target == self.context.target:
+            return []
+        self.context.target = target
+        self.context.diagnosis = None
+        had: list[str] = []
+        for s in self.steps:
+            if s.uses_target:
+                had += [i for i in self.invalidate(s.id, "the target interpreter changed") if i not in had]
+        return [i for i in self.ids if i in had]
+
+    # -- results --------------------------------------------------------------------------------------
+    def _set(self, step_id: str, status: StepStatus, result: StepResult | None = None, note: str = "") -> None:
+        with self._lock:
+            st = self._states[step_id]
+            findings = list(result.findings) if result else []
+            self._states[step_id] = StepState(st.step, status, result, note, findings)
+
+    def record(self, step_id: str, result: StepResult) -> None:
+        """Store a result; a shared diagnosis report also fills in the other steps of its group."""
+        self._set(step_id, result.status, result)
+        step = self.step(step_id)
+        if result.report is not None and step.group:
+            for sib in self.steps:
+                if sib.group == step.group and sib.id != step_id:
+                    self._set(sib.id, *_split(result.report, sib.id, result.seconds))
+
+    def execute(self, step_ids: Iterable[str] | None, on_event: OnEvent | None = None,
+                cancel: threading.Event | None = None) -> list[str]:
+        """Run a plan (see :meth:`plan`) on the calling thread; returns the ids that ran or were decided.
+
+        Emits ``{"event": "step", "step": id, "status": "start" | <final status>}`` around each step and
+        forwards the step's own events with ``"step"`` added. Never raises for a step's failure.
+        """
+        cancel = cancel or threading.Event()
+        emit = on_event or (lambda e: None)
+        done: list[str] = []
+        refreshed_groups: set[str] = set()
+        for sid in self.plan(step_ids):
+            step = self.step(sid)
+            if cancel.is_set():
+                break
+            if step.group and step.group in refreshed_groups:
+                done.append(sid)  # filled in by the shared run a moment ago
+                emit({"event": "step", "step": sid, "status": self.state(sid).status.value})
+                continue
+            blocked = self.blocked_reason(sid)
+            if blocked is not None:
+                self._set(sid, blocked[0], StepResult(blocked[0], reason=blocked[1]))
+                done.append(sid)
+                emit({"event": "step", "step": sid, "status": blocked[0].value, "reason": blocked[1]})
+                continue
+            self._set(sid, StepStatus.RUNNING)
+            emit({"event": "step", "step": sid, "status": "start", "title": step.title})
+
+            def forward(ev: Event, sid: str = sid) -> None:
+                emit({**ev, "step": sid})
+
+            started = time.perf_counter()
+            try:
+                result = step.run(self.context, forward, cancel)
+            except Exception as exc:  # a broken step is a result on its page, never a crash
+                log.exception("step %s failed", sid)
+                result = StepResult(StepStatus.ERROR, reason=f"this step failed unexpectedly: "
+                                                             f"{type(exc).__name__}: {exc}")
+            if result.seconds is None:
+                result = replace(result, seconds=round(time.perf_counter() - started, 3))
+            if cancel.is_set() and result.status is not StepStatus.UNAVAILABLE:
+                result = StepResult(StepStatus.CANCELLED, reason="stopped before it finished")
+            self.record(sid, result)
+            if result.report is not None and step.group:
+                refreshed_groups.add(step.group)
+            done.append(sid)
+            emit({"event": "step", "step": sid, "status": result.status.value, "reason": result.reason})
+        # whatever was left running by a cancel is stopped, not "running" forever
+        with self._lock:
+            for sid, st in list(self._states.items()):
+                if st.status is StepStatus.RUNNING:
+                    self._states[sid] = StepState(st.step, StepStatus.CANCELLED,
+                                                  StepResult(StepStatus.CANCELLED, reason="stopped"))
+        return done
+
+    # -- the report every export and the summary page are made of -------------------------------------
+    def report(self) -> Report | None:
+        """One Report for everything run so far (None before anything produced facts or findings)."""
+        if self.loaded_report is not None:
+            return self.loaded_report
+        with self._lock:
+            states = [self._states[s.id] for s in self.steps]
+        base = next((st.result.report for st in states if st.result and st.result.report), None)
+        if base is None:
+            base = self.context.diagnosis
+        if base is None and not any(st.findings for st in states):
+            return None
+        facts = Facts(dict(base.facts.items()) if base else {})
+        findings = list(base.findings) if base else []
+        meta: dict[str, Any] = dict(base.meta) if base else {}
+        shared_ids = {s.id for s in self.steps if s.group}
+        extra: list[Finding] = []
+        for st in states:
+            if st.result is None or st.step.id in shared_ids:
+                continue
+            facts.update(st.result.facts)
+            extra += st.findings
+        findings += sorted(extra, key=lambda f: f.severity.rank)
+        known = {sid for sid, _, _ in STEPS}
+        ran = {st.step.id for st in states if st.step.id in known and st.status.finished
+               and st.status not in (StepStatus.SKIPPED, StepStatus.UNAVAILABLE, StepStatus.CANCELLED)}
+        steps = step_summaries(findings, ran)
+        for entry in steps:
+            st = self._states.get(entry["id"])
+            if st is not None and st.status in (StepStatus.SKIPPED, StepStatus.UNAVAILABLE, StepStatus.CANCELLED):
+                entry["note"] = st.reason
+        return Report(facts, findings, steps, {}, meta)
+
+    def key_facts(self, step_id: str) -> list[tuple[str, str]]:
+        """(label, shown value) of the facts a step's page lists, from the report so far; keys nobody
+        collected are left out (a paste may not say everything)."""
+        from gpuassist.report.render import format_value
+        from gpuassist.wizard.steps import KEY_FACTS
+
+        if self.state(step_id).status in (StepStatus.PENDING, StepStatus.RUNNING):
+            return []
+        report = self.report()
+        if report is None:
+            return []
+        return [(label, format_value(report.facts[key], 300)) for label, key in KEY_FACTS.get(step_id, [])
+                if key in report.facts]
+
+    def summary_status(self) -> StepStatus:
+        with self._lock:
+            finished = [st for st in self._states.values() if st.step.id != SUMMARY and st.status.finished]
+        worst = [st.status for st in finished if st.status.value in ("error", "warning", "info", "ok")]
+        for s in (StepStatus.ERROR, StepStatus.WARNING, StepStatus.INFO, StepStatus.OK):
+            if s in worst:
+                return s
+        return StepStatus.PENDING
+
+    # -- reading a report (support engineer) ----------------------------------------------------------
+    def load_report(self, report: Report) -> None:
+        """Show a report made elsewhere: every step's status and findings as recorded, nothing to run."""
+        self.source = "report"
+        self.loaded_report = report
+        recorded = {s.get("id"): s for s in report.steps}
+        for s in self.steps:
+            if s.id == SUMMARY:
+                continue
+            mine = [f for f in report.findings if f.step == s.id]
+            entry = recorded.get(s.id) or {}
+            status_text = str(entry.get("status", "not_run"))
+            if mine:
+                status = StepStatus.from_findings(mine)
+            elif status_text == "ok":
+                status = StepStatus.OK
+            else:
+                status = StepStatus.UNAVAILABLE
+            reason = "" if status is not StepStatus.UNAVAILABLE else str(
+                entry.get("note") or "this step is not in the report (it was not run, or the input could "
+                                     "not tell)")
+            self._set(s.id, status, StepResult(status, mine, reason=reason))
+        if SUMMARY in self._states:
+            self._set(SUMMARY, self.summary_status(), StepResult(self.summary_status(), report=None))
+
+
+def _split(report: Report, step_id: str, seconds: float | None) -> tuple[StepStatus, StepResult]:
+    mine = [f for f in report.findings if f.step == step_id]
+    status = StepStatus.from_findings(mine)
+    return status, StepResult(status, mine, seconds=seconds)
+
+
+def split_report(report: Report, step_id: str) -> StepResult:
+    """The part of a shared diagnosis that belongs to one step (its findings, by ``Finding.step``)."""
+    return _split(report, step_id, None)[1]

@@ -1,0 +1,118 @@
+"""The wizard's vocabulary: a step, its result and its status — plain data, no Qt.
+
+A step is one page of the wizard. Its ``run`` is an ordinary function ``run(context, on_event, cancel)``
+returning a :class:`StepResult`; the GUI calls it on a worker thread, tests call it directly. New steps
+(the runtime tests) plug in by providing such a function; nothing else needs to change.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+from gpuassist.findings import OK_COLOUR, OK_ICON, Finding, Severity
+from gpuassist.report.model import Report
+
+Event = dict[str, Any]
+OnEvent = Callable[[Event], None]
+
+
+class StepStatus(str, Enum):
+    """Where a step stands. Finished statuses mirror the worst finding's severity (or ok)."""
+
+    PENDING = "pending"
+    RUNNING = "running"
+    OK = "ok"
+    INFO = "info"
+    WARNING = "warning"
+    ERROR = "error"
+    SKIPPED = "skipped"  # a step it depends on failed
+    UNAVAILABLE = "unavailable"  # cannot run here / in this version (reason says why)
+    CANCELLED = "cancelled"
+
+    @property
+    def finished(self) -> bool:
+        return self not in (StepStatus.PENDING, StepStatus.RUNNING)
+
+    @property
+    def failed(self) -> bool:
+        """A dependent step cannot trust this one's outcome."""
+        return self in (StepStatus.ERROR, StepStatus.SKIPPED, StepStatus.UNAVAILABLE, StepStatus.CANCELLED)
+
+    @property
+    def icon(self) -> str:
+        if self.value in ("error", "warning", "info"):
+            return Severity(self.value).icon
+        return {"ok": OK_ICON, "pending": "–", "running": "…", "skipped": "⤼", "unavailable": "○",
+                "cancelled": "■"}[self.value]
+
+    @property
+    def colour(self) -> str:
+        """One colour per outcome everywhere (design §7): severities come from findings.Severity."""
+        if self.value in ("error", "warning", "info"):
+            return Severity(self.value).colour
+        return {"ok": OK_COLOUR, "running": "#1565c0"}.get(self.value, "#6b7280")
+
+    @property
+    def label(self) -> str:
+        return {"pending": "not run yet", "running": "running", "ok": "passed", "info": "passed (notes)",
+                "warning": "warning", "error": "problem found", "skipped": "skipped",
+                "unavailable": "not available", "cancelled": "stopped"}[self.value]
+
+    @classmethod
+    def from_findings(cls, findings: list[Finding]) -> StepStatus:
+        worst = min((f.severity for f in findings), key=lambda s: s.rank, default=None)
+        return cls.OK if worst is None else cls(worst.value)
+
+
+@dataclass
+class StepResult:
+    """What one run of a step produced. ``reason`` explains SKIPPED / UNAVAILABLE / CANCELLED / crashes.
+
+    ``report`` is set by steps that ran the shared diagnosis (Environment, Driver, Wheel): the flow uses
+    it to fill in the sibling steps of that one run.
+    """
+
+    status: StepStatus
+    findings: list[Finding] = field(default_factory=list)
+    facts: dict[str, Any] = field(default_factory=dict)
+    reason: str = ""
+    report: Report | None = None
+    seconds: float | None = None
+
+
+@dataclass
+class StepContext:
+    """What steps run against. ``target`` None = the interpreter running gpuassist; ``scenario`` set =
+    a simulated machine (replayed with its recorded timing times ``replay_speed``)."""
+
+    target: str | None = None
+    scenario: str | None = None
+    replay_speed: float = 1.0
+    diagnosis: Report | None = None
+    shared: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def simulated(self) -> bool:
+        return self.scenario is not None
+
+
+StepFn = Callable[[StepContext, OnEvent, threading.Event], StepResult]
+
+
+@dataclass(frozen=True)
+class Step:
+    """One wizard page. ``group``: steps filled in by one shared run (the diagnosis). ``uses_target``:
+    changing the interpreter makes its result stale. ``available`` returns None or why it cannot run."""
+
+    id: str
+    title: str
+    explanation: str
+    run: StepFn
+    depends_on: tuple[str, ...] = ()
+    group: str | None = None
+    uses_target: bool = True
+    available: Callable[[StepContext], str | None] = field(default=lambda ctx: None)

@@ -1,0 +1,173 @@
+"""The seven steps of the wizard and the functions that run them.
+
+Environment, Driver and Wheel share one diagnosis (probe + host collection, :func:`diagnose_live`, or a
+scenario replayed with its recorded timing) and each shows the findings whose ``step`` is theirs.
+Device placement, DataLoader sweep and CNN benchmark call ``gpuassist.runtime.run_placement`` /
+``run_sweep`` / ``run_bench`` when that package is present; otherwise they say they are not available in
+this version — never a made-up result.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import inspect
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from gpuassist.findings import Finding
+from gpuassist.report.model import STEPS, Report
+from gpuassist.wizard.flow import SUMMARY, Flow, split_report
+from gpuassist.wizard.model import OnEvent, Step, StepContext, StepResult, StepStatus
+
+QUESTIONS = {sid: q for sid, _, q in STEPS}
+
+EXPLANATIONS = {
+    "environment": "Finds out which Python and which torch the target interpreter really uses, by running a "
+                   "small probe inside it — the app's own Python is often not the one your script runs.",
+    "driver": "Checks that an NVIDIA GPU is present and that its driver is loaded, answering, and new "
+              "enough: without a working driver no build of torch can use the GPU.",
+    "wheel": "Checks that the installed torch was built with CUDA for this GPU and driver, and that it "
+             "initialises CUDA and runs a small test on every device.",
+    "placement": "Moves tensors and a small model to the device and back, to confirm work really lands on "
+                 "the GPU and to measure how fast host↔device copies are.",
+    "dataloader": "Tries DataLoader settings (workers, pinned memory, batch size) to find one that keeps "
+                  "the device busy instead of waiting for data.",
+    "benchmark": "Times a small CNN training step on each device, with warm-up and device synchronisation "
+                 "done right, so the numbers compare fairly.",
+    SUMMARY: "The verdict: the root cause first, with its fix, then everything found, ready to export as "
+             "a report for yourself or a support ticket.",
+}
+
+# What each page lists under "What was found" (label, fact key): the facts its verdict rests on.
+KEY_FACTS: dict[str, list[tuple[str, str]]] = {
+    "environment": [("Python", "python.executable"), ("Python version", "python.version"),
+                    ("Environment kind", "python.env_kind"), ("torch", "torch.version"),
+                    ("torch imported from", "torch.file"), ("import torch took (s)", "torch.import_seconds"),
+                    ("import error", "torch.import_error"), ("probe outcome", "probe.outcome")],
+    "driver": [("NVIDIA GPUs on the PCI bus", "pci.nvidia_gpu_count"), ("Driver version", "driver.version"),
+               ("Driver supports CUDA up to", "driver.cuda_version"), ("NVML", "nvml.status"),
+               ("nvidia-smi", "smi.status"), ("Operating system", "host.distro"), ("Kernel", "host.kernel"),
+               ("Container", "platform.container"), ("WSL", "platform.wsl")],
+    "wheel": [("torch", "torch.version"), ("Built for CUDA", "torch.cuda_build"),
+              ("GPU architectures in the build", "torch.arch_list"), ("cuDNN", "torch.cudnn_version"),
+              ("torch.cuda.is_available()", "cuda.available"), ("CUDA devices", "cuda.device_count"),
+              ("CUDA init error", "cuda.init_error"), ("Apple MPS available", "mps.available")],
+}
+
+RUNTIME_FUNCS = {"placement": "run_placement", "dataloader": "run_sweep", "benchmark": "run_bench"}
+
+
+# -- the shared diagnosis ----------------------------------------------------------------------------------
+
+def run_diagnosis(ctx: StepContext, on_event: OnEvent, cancel: threading.Event) -> Report | None:
+    """One probe run + host collection for the target (or a scenario replay); None when cancelled."""
+    if ctx.scenario is not None:
+        from gpuassist.probe.runner import replay_events
+        from gpuassist.sim import load_scenario, probe_events, simulate
+
+        scenario = load_scenario(ctx.scenario)
+        replay_events(probe_events(scenario.data.get("probe") or {}), on_event, speed=ctx.replay_speed,
+                      cancel=cancel)
+        return None if cancel.is_set() else simulate(ctx.scenario)
+    from gpuassist.diagnose import diagnose_live
+
+    report = diagnose_live(ctx.target, on_event=on_event, cancel=cancel)
+    return None if cancel.is_set() else report
+
+
+def diagnosis_step(step_id: str) -> Callable[[StepContext, OnEvent, threading.Event], StepResult]:
+    def run(ctx: StepContext, on_event: OnEvent, cancel: threading.Event) -> StepResult:
+        report = run_diagnosis(ctx, on_event, cancel)
+        if report is None:
+            return StepResult(StepStatus.CANCELLED, reason="stopped before the diagnosis finished")
+        ctx.diagnosis = report
+        result = split_report(report, step_id)
+        result.report = report
+        return result
+
+    return run
+
+
+# -- the runtime tests (another package; plugged in when present) -----------------------------------------
+
+def runtime_available(step_id: str) -> Callable[[StepContext], str | None]:
+    def available(ctx: StepContext) -> str | None:
+        if importlib.util.find_spec("gpuassist.runtime") is None:
+            return "not available in this version: the runtime tests (gpuassist.runtime) are not installed"
+        if ctx.simulated:
+            return "not available for a simulated machine: the scenario has no recorded results for this step"
+        return None
+
+    return available
+
+
+def coerce_result(value: Any) -> StepResult:
+    """Accept what a runtime function returns: a StepResult, a Report, an object or dict with
+    ``findings`` (and ``facts``)."""
+    if isinstance(value, StepResult):
+        return value
+    if isinstance(value, Report):
+        return StepResult(StepStatus.from_findings(value.findings), list(value.findings), dict(value.facts.items()))
+    if isinstance(value, dict):
+        findings, facts = value.get("findings"), value.get("facts")
+    else:
+        findings, facts = getattr(value, "findings", None), getattr(value, "facts", None)
+    items = [f if isinstance(f, Finding) else Finding.from_json(f) for f in (findings or [])]
+    return StepResult(StepStatus.from_findings(items), items, dict(facts or {}))
+
+
+def runtime_step(step_id: str) -> Callable[[StepContext, OnEvent, threading.Event], StepResult]:
+    def run(ctx: StepContext, on_event: OnEvent, cancel: threading.Event) -> StepResult:
+        module = importlib.import_module("gpuassist.runtime")
+        fn = getattr(module, RUNTIME_FUNCS[step_id], None)
+        if fn is None:
+            return StepResult(StepStatus.UNAVAILABLE, reason=f"not available in this version: "
+                                                             f"gpuassist.runtime has no {RUNTIME_FUNCS[step_id]}")
+        kwargs: dict[str, Any] = {"on_event": on_event, "cancel": cancel}
+        params = inspect.signature(fn).parameters
+        if "facts" in params and ctx.diagnosis is not None:
+            kwargs["facts"] = ctx.diagnosis.facts
+        result = coerce_result(fn(ctx.target, **{k: v for k, v in kwargs.items() if k in params}))
+        for f in result.findings:
+            f.step = step_id if f.step == "environment" else f.step
+        return result
+
+    return run
+
+
+# -- the summary --------------------------------------------------------------------------------------------
+
+def run_summary(ctx: StepContext, on_event: OnEvent, cancel: threading.Event) -> StepResult:
+    flow = ctx.shared.get("flow")
+    status = flow.summary_status() if isinstance(flow, Flow) else StepStatus.PENDING
+    if status is StepStatus.PENDING:
+        return StepResult(StepStatus.UNAVAILABLE, reason="nothing has been run yet")
+    return StepResult(status)
+
+
+def build_steps() -> list[Step]:
+    titles = {sid: title for sid, title, _ in STEPS}
+    steps = [
+        Step("environment", titles["environment"], EXPLANATIONS["environment"], diagnosis_step("environment"),
+             group="diagnosis"),
+        Step("driver", titles["driver"], EXPLANATIONS["driver"], diagnosis_step("driver"),
+             group="diagnosis", uses_target=False),
+        Step("wheel", titles["wheel"], EXPLANATIONS["wheel"], diagnosis_step("wheel"), group="diagnosis"),
+        Step("placement", titles["placement"], EXPLANATIONS["placement"], runtime_step("placement"),
+             depends_on=("environment", "wheel"), available=runtime_available("placement")),
+        Step("dataloader", titles["dataloader"], EXPLANATIONS["dataloader"], runtime_step("dataloader"),
+             depends_on=("environment",), available=runtime_available("dataloader")),
+        Step("benchmark", titles["benchmark"], EXPLANATIONS["benchmark"], runtime_step("benchmark"),
+             depends_on=("placement",), available=runtime_available("benchmark")),
+        Step(SUMMARY, "Summary", EXPLANATIONS[SUMMARY], run_summary, uses_target=False),
+    ]
+    return steps
+
+
+def build_flow(context: StepContext | None = None, steps: list[Step] | None = None) -> Flow:
+    """The wizard as the app uses it."""
+    flow = Flow(steps if steps is not None else build_steps(), context)
+    flow.context.shared["flow"] = flow
+    return flow

@@ -1,0 +1,126 @@
+"""Real collect_env pastes and error texts from public threads (tests/data/pastes, tests/data/errors),
+each checked against the verdict its thread established (index.json)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gpuassist.ingest import load
+from gpuassist.ingest.corpus import check, entries
+
+DATA = Path(__file__).parent / "data"
+PASTES = DATA / "pastes"
+ERRORS = DATA / "errors"
+
+
+def _params(directory: Path) -> list[object]:
+    out: list[object] = []
+    for e in entries(directory):
+        marks = [pytest.mark.xfail(reason=e["known_rule_bug"], strict=True)] if e.get("known_rule_bug") else []
+        out.append(pytest.param(e, id=e["file"].removesuffix(".txt"), marks=marks))
+    return out
+
+
+@pytest.mark.parametrize("entry", _params(PASTES))
+def test_collect_env_paste(entry: dict[str, object]) -> None:
+    verdict = check(PASTES, entry)
+    assert verdict.ok, verdict.problems
+
+
+@pytest.mark.parametrize("entry", _params(ERRORS))
+def test_error_text(entry: dict[str, object]) -> None:
+    verdict = check(ERRORS, entry)
+    assert verdict.ok, verdict.problems
+
+
+@pytest.mark.parametrize("directory", [PASTES, ERRORS])
+def test_corpus_is_indexed_and_sourced(directory: Path) -> None:
+    indexed = {e["file"] for e in entries(directory)}
+    on_disk = {p.name for p in directory.glob("*.txt")}
+    assert indexed == on_disk
+    for e in entries(directory):
+        assert str(e["source"]).startswith(("https://github.com/", "this machine")), e
+
+
+def test_corpus_size() -> None:
+    assert len(entries(PASTES)) >= 25 and len(entries(ERRORS)) >= 25
+
+
+@pytest.mark.parametrize("entry", [e for e in entries(ERRORS) if e.get("expect_first")],
+                         ids=lambda e: e["file"].removesuffix(".txt"))
+def test_error_finding_cites_line_fix_and_confirm(entry: dict[str, str]) -> None:
+    report = load((ERRORS / entry["file"]).read_bytes(), label=entry["file"])
+    first = report.findings[0]
+    assert first.id == entry["expect_first"]
+    lines = [e.value for e in first.evidence if e.fact == "pasted.line"]
+    assert lines and all(str(v).startswith("line ") for v in lines)
+    assert "To confirm:" in first.fix
+    assert report.meta["source"] == "error_text"
+    assert report.meta["missing_facts"]
+
+
+def test_truncated_pastes_list_missing_facts() -> None:
+    report = load((PASTES / "microsoft-WSL-9254-wsl2-cu111-truncated.txt").read_bytes())
+    missing = report.meta["missing_facts"]
+    assert "Is CUDA available" in missing and "GPU models and configuration" in missing
+    assert not report.has_error  # cut before the verdict line: nothing to claim
+
+
+def test_vllm_only_sections_are_collect_env() -> None:
+    report = load((PASTES / "vllm-22372-vllm-sections-gpu-topology.txt").read_bytes())
+    assert report.meta["source"] == "collect_env"
+    assert "PyTorch version" in report.meta["missing_facts"]
+    assert report.facts["reported.vllm_version"].startswith("0.1.dev1")
+
+
+def test_hand_retyped_fullwidth_colons_and_no_colon_label() -> None:
+    report = load((PASTES / "pytorch-37212-p100-driver-410-cu102-retyped.txt").read_bytes())
+    assert report.facts["torch.version"] == "1.5.0"
+    assert [g["name"] for g in report.facts["reported.gpus"]] == ["Tesla P100-PCIE-16GB"] * 4
+
+
+def test_markdown_bold_fields() -> None:
+    report = load((PASTES / "pytorch-32369-conda-env1-cuda100-bold.txt").read_bytes())
+    assert report.facts["torch.cuda_build"] == "10.0.130"
+    assert report.facts["cuda.available"] is True
+
+
+def test_conda_develop_row_is_not_a_second_copy() -> None:
+    report = load((PASTES / "pytorch-16999-macos-cuda-source-build.txt").read_bytes())
+    assert len(report.facts["torch.dists"]) == 1
+
+
+def test_cudnn_probably_list_is_system_cudnn_not_torch() -> None:
+    report = load((PASTES / "vllm-13497-rtx4090-cudnn-probably.txt").read_bytes())
+    assert len(report.facts["reported.cudnn"]) == 7
+    assert "torch.cudnn_version" not in report.facts.to_json()
+
+
+def test_no_cuda_fields_are_not_collected_not_absent() -> None:
+    report = load((PASTES / "vllm-6635-aws-neuron-no-cuda.txt").read_bytes())
+    assert not report.facts.known("driver.version")
+    assert not report.has_error
+    first = report.findings[0]
+    assert first.title.startswith("Possible cause") and "Is CUDA available: False" in first.evidence[0].value
+
+
+@pytest.mark.parametrize("text", [
+    "I installed cuda 12.1 and my GPU is still not used by pytorch, any idea?",
+    "torch.cuda.is_available() returns False on my laptop with an RTX 3060",
+    "Warning: torch.cuda.is_available() returned False.\nFalling back to CPU mode.",
+    "Driver Version: 535.54 CUDA Version: 12.2",
+])
+def test_prose_about_cuda_is_rejected(text: str) -> None:
+    from gpuassist.ingest import UnreadableInput, load_text
+
+    with pytest.raises(UnreadableInput, match="collect_env"):
+        load_text(text)
+
+
+def test_generic_no_kernel_image_prefers_the_gpu_named() -> None:
+    report = load((ERRORS / "pytorch-44828-k80-no-kernel-image.txt").read_bytes())
+    ids = [f.id for f in report.findings]
+    assert ids[0] == "gpu_arch_dropped_from_build" and "gpu_arch_too_new_for_build" in ids
+    assert all(f.severity.value == "warning" for f in report.findings)  # a guess, not a verdict
