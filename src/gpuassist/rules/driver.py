@@ -53,7 +53,8 @@ def no_nvidia_driver(facts: Facts) -> Finding | None:
     if variant:
         from gpuassist.knowledge.wheels import min_driver_for_variant
 
-        min_driver = min_driver_for_variant("cu" + str(variant).replace(".", ""), view.os_name(facts))
+        cu = view.cuda_variant(variant)
+        min_driver = min_driver_for_variant(cu, view.os_name(facts)) if cu else None
     gpus = view.nvidia_gpus(facts)
     names = ", ".join(g.name for g in gpus.gpus) or f"{gpus.count} NVIDIA device(s)"
     nouveau = "nouveau" in (facts.value("kernel.modules") or [])
@@ -177,7 +178,7 @@ def driver_too_old(facts: Facts) -> Finding | None:
     if not driver_cuda or not build:
         if not warn:
             return None
-    variant = "cu" + str(build).replace(".", "") if build else None
+    variant = view.cuda_variant(build)
     compat = driver_supports_variant(driver_cuda, variant) if (driver_cuda and variant) else None
     if compat is not None and compat.ok and compat.via != "minor_version_compat" and not warn:
         return None

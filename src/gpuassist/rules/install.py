@@ -203,7 +203,11 @@ def stale_or_shadowed_torch(facts: Facts) -> Finding | None:
             severity = Severity.ERROR
     if dists and imported_version:
         versions = {str(d.get("version")) for d in dists}
-        if len(dists) == 1 and str(imported_version) not in versions:
+        # A source build's metadata lacks the +git local part its __version__ carries: not a stale copy.
+        base_versions = {v.split("+")[0] for v in versions}
+        if len(dists) == 1 and str(imported_version) not in versions and not (
+            str(imported_version).split("+")[0] in base_versions and "+" not in next(iter(versions))
+        ):
             problems.append(
                 f"the package metadata says torch {dists[0].get('version')} but the module that imports reports "
                 f"{imported_version}: files from another install are left over"

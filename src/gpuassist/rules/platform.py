@@ -15,8 +15,8 @@ def _rosetta(facts: Facts) -> bool:
 
 @rule("macos_no_cuda_use_mps")
 def macos_no_cuda_use_mps(facts: Facts) -> Finding | None:
-    if not view.is_macos(facts) or _rosetta(facts):
-        return None
+    if not view.is_macos(facts) or _rosetta(facts) or facts.value("cuda.available"):
+        return None  # old macOS CUDA builds (up to torch 1.x on 10.13) did work
     mac_ver = facts.value("python.mac_ver") or facts.value("host.distro")
     if facts.value("mps.available"):
         return finding(

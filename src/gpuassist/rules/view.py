@@ -19,6 +19,14 @@ def ev(facts: Facts, *keys: str) -> list[Evidence]:
     return [Evidence(k, facts.get(k)) for k in dict.fromkeys(keys) if k in facts]
 
 
+def cuda_variant(build: object) -> str | None:
+    """torch.version.cuda ("12.4", or "10.1.243" in old builds) → the wheel variant name ("cu124")."""
+    parts = str(build or "").split(".")
+    if len(parts) < 2 or not parts[0].isdigit() or not parts[1].isdigit():
+        return None
+    return f"cu{parts[0]}{parts[1]}"
+
+
 def torch_imported(facts: Facts) -> bool:
     return facts.known("torch.version") and bool(facts.value("torch.version"))
 
