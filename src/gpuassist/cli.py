@@ -1,4 +1,8 @@
-"""Command line: ``gpuassist diagnose | scenarios | explain`` (contract in design §3).
+"""Command line: ``gpuassist diagnose | scenarios | explain | placement | sweep | bench`` (contract in design §3).
+
+``placement``, ``sweep`` and ``bench`` run the runtime tests (``gpuassist.runtime``) in the target
+interpreter with a progress bar on a terminal; their report holds only the steps they measured
+(``diagnose`` stays env/driver/wheel only, for speed).
 
 Exit status: 0 no error-severity finding; 1 at least one; 2 bad usage or unreadable input (one line on
 stderr, never a traceback); 3 an internal error (one line; set GPUASSIST_DEBUG=1 for the traceback);
@@ -12,7 +16,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from gpuassist import __version__
 
@@ -49,6 +53,24 @@ def build_parser() -> argparse.ArgumentParser:
 
     e = sub.add_parser("explain", help="explain a finding id from the catalogue")
     e.add_argument("id", nargs="?", help="finding id (omit to list them all)")
+
+    helps = {"placement": "device placement, copy bandwidth (pageable/pinned) and the cost of moving batches",
+             "sweep": "find the DataLoader settings that keep the device fed (adaptive search)",
+             "bench": "small CNN training benchmark on the CPU and every accelerator"}
+    for name, text in helps.items():
+        r = sub.add_parser(name, help=text)
+        r.add_argument("--python", metavar="PATH",
+                       help="interpreter to measure in (default: the one running gpuassist)")
+        r.add_argument("--device", metavar="DEV", help="only these devices, comma-separated (cuda:1, cpu, mps)")
+        r.add_argument("--format", choices=("text", "json"), default="text")
+        r.add_argument("--size", choices=("default", "small", "tiny"), default=None,
+                       help="measurement size (default: $GPUASSIST_RUNTIME_SIZE or 'default')")
+        r.add_argument("--output", metavar="FILE", help="write the report to FILE instead of standard output")
+        r.add_argument("--no-redact", action="store_true", help="keep home directory, user and host names")
+        r.add_argument("--no-progress", action="store_true", help="no progress bar even on a terminal")
+        if name == "sweep":
+            r.add_argument("--mode", choices=("adaptive", "grid", "both"), default="adaptive",
+                           help="adaptive search (default), the full grid, or both to compare them")
     return parser
 
 
@@ -121,6 +143,85 @@ def _terminal_width() -> int:
         return 100
 
 
+class _Progress:
+    """A rich progress bar on stderr fed by runtime events (stage starts, progress lines)."""
+
+    def __init__(self, test: str, enabled: bool) -> None:
+        self.progress: Any = None
+        self.task: Any = None
+        if not enabled:
+            return
+        from rich.console import Console
+        from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+        self.progress = Progress(TextColumn(f"[bold]{test}[/bold] {{task.description}}"), BarColumn(),
+                                 TextColumn("{task.completed}/{task.total}"), TimeElapsedColumn(),
+                                 console=Console(stderr=True), transient=True)
+        self.task = self.progress.add_task("starting", total=None)
+        self.progress.start()
+
+    def __call__(self, event: dict[str, Any]) -> None:
+        if self.progress is None:
+            return
+        kind = event.get("event")
+        if kind == "stage" and event.get("status") == "start":
+            self.progress.update(self.task, description=str(event.get("stage")), completed=0, total=None)
+        elif kind == "progress":
+            self.progress.update(self.task, description=f"{event.get('stage')}: {event.get('message', '')}"[:70],
+                                 completed=event.get("done", 0), total=event.get("total") or None)
+
+    def stop(self) -> None:
+        if self.progress is not None:
+            self.progress.stop()
+
+
+def cmd_runtime(args: argparse.Namespace) -> int:
+    import threading
+
+    from gpuassist.collect import collect_this_machine
+    from gpuassist.report.model import Report
+    from gpuassist.report.redact import redact_report
+    from gpuassist.report.render import render
+    from gpuassist.runtime import common, run_bench, run_placement, run_sweep
+    from gpuassist.runtime.summary import summary_text
+
+    test = args.command
+    try:
+        size = common.size_preset(args.size)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    devices = [d.strip() for d in (args.device or "").split(",") if d.strip()] or None
+    host: dict[str, Any] = {}
+    collector = threading.Thread(target=lambda: host.update(collect_this_machine()), daemon=True,
+                                 name="gpuassist-host-facts")
+    collector.start()  # host facts (NVML PCIe link, WSL) are gathered while the test runs
+    bar = _Progress(test, sys.stderr.isatty() and not args.no_progress)
+    kwargs: dict[str, Any] = {"device": devices, "size": size, "on_event": bar}
+    try:
+        if test == "placement":
+            result = run_placement(args.python, **kwargs)
+        elif test == "sweep":
+            result = run_sweep(args.python, mode=args.mode, **kwargs)
+        else:
+            result = run_bench(args.python, **kwargs)
+    finally:
+        bar.stop()
+    collector.join(timeout=30)
+    if result.facts.get(f"{test}.outcome") == "interpreter_not_found":
+        raise UsageError(f"cannot run {args.python or sys.executable}: {result.facts.get(f'{test}.error')}")
+    report = common.runtime_report([result], host, meta={"target": args.python or sys.executable, "test": test,
+                                                          "size": size})
+    redacted = Report.from_json(redact_report(report.to_json(), personal=not args.no_redact))
+    if args.format == "json":
+        text = render(redacted, "json")
+    else:
+        to_terminal = args.output is None and sys.stdout.isatty()
+        text = summary_text(redacted.facts, test) + "\n" + render(
+            redacted, "text", colour=to_terminal, width=_terminal_width() if to_terminal else 100)
+    _write_output(text, args.output)
+    return 1 if redacted.has_error else 0
+
+
 def cmd_scenarios(_: argparse.Namespace) -> int:
     from gpuassist.sim import list_scenarios
 
@@ -167,7 +268,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return 2
-    handlers = {"diagnose": cmd_diagnose, "scenarios": cmd_scenarios, "explain": cmd_explain}
+    handlers = {"diagnose": cmd_diagnose, "scenarios": cmd_scenarios, "explain": cmd_explain,
+                "placement": cmd_runtime, "sweep": cmd_runtime, "bench": cmd_runtime}
     try:
         return handlers[args.command](args)
     except UsageError as exc:

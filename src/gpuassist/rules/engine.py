@@ -37,7 +37,7 @@ def registered_rules() -> dict[str, RuleFunc]:
 
 def _load_rule_modules() -> None:
     # Importing the modules registers their rules; kept here so `evaluate` is the single entry point.
-    from gpuassist.rules import driver, env, hardware, install, platform, probe_outcome  # noqa: F401
+    from gpuassist.rules import driver, env, hardware, install, platform, probe_outcome, runtime  # noqa: F401
 
 
 @dataclass
