@@ -302,7 +302,9 @@ class Monitor:
 
     # -- lifecycle ------------------------------------------------------------------------------------
     def start(self) -> None:
-        if self._thread is not None:
+        """Start sampling; a no-op when already started or already stopped (a deferred start after a
+        quick close must not leave a thread behind)."""
+        if self._thread is not None or self._stop.is_set():
             return
         self._t0 = self._clock()
         self._thread = threading.Thread(target=self._run, name="gpuassist-monitor", daemon=True)

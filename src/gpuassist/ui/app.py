@@ -86,7 +86,7 @@ def make_monitor(scenario: Any) -> Any:
             return Monitor(TraceSource(data, label=f"recorded trace of scenario {scenario.name} (SIMULATED)"))
         except (ValueError, KeyError, TypeError) as exc:
             log.warning("scenario %s: unusable monitor trace (%s); showing this machine", scenario.name, exc)
-    return Monitor(LiveSource(label="this machine" if scenario is None else "this machine's CPU"))
+    return Monitor(LiveSource(label="this machine" if scenario is None else "this machine, not the simulated one"))
 
 
 def build_window(args: argparse.Namespace, settings: Any) -> Any:
@@ -108,7 +108,10 @@ def build_window(args: argparse.Namespace, settings: Any) -> Any:
     flow = build_flow(ctx)
     monitor = make_monitor(scenario)
     window = MainWindow(flow, monitor, settings, scenario_label=label)
-    monitor.start()
+    # sampling starts once the window is up: its first imports (psutil, NVML) would compete with start-up
+    from PySide6.QtCore import QTimer
+
+    QTimer.singleShot(50, monitor.start)
     if args.python:
         window.set_target(args.python)
     return window
@@ -128,6 +131,12 @@ def main(argv: Sequence[str]) -> int:
     from PySide6.QtWidgets import QApplication
 
     app = QApplication.instance() or QApplication([sys.argv[0] if sys.argv else "gpuassist-gui"])
+    from gpuassist.ui.qtcompat import unsound_bindings_message
+
+    problem = unsound_bindings_message()
+    if problem:
+        print(f"gpuassist: {problem}", file=sys.stderr)
+        return 2
     app.setOrganizationName("gpuassist")
     app.setApplicationName("gpuassist")
     install_excepthook(log_path)
@@ -151,6 +160,8 @@ def main(argv: Sequence[str]) -> int:
         QTimer.singleShot(0, lambda: window.run(None))
     if args.page:
         QTimer.singleShot(0, lambda: window.go(args.page))
+        if args.run:  # the run follows the step in progress; come back to the asked page at the end
+            window.run_finished.connect(lambda: window.go(args.page))
     code = app.exec()
     window.shutdown()
     return int(code)

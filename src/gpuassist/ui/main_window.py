@@ -7,6 +7,7 @@ methods tests call directly (``open_report_file``, ``load_pasted_text``, ``expor
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import sys
@@ -14,7 +15,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QSettings, Qt, QTimer, Signal
+from PySide6.QtCore import QSettings, Qt, Signal
 from PySide6.QtGui import QCloseEvent, QColor, QFont, QIcon, QKeySequence, QPainter, QPen, QPixmap, QShortcut
 from PySide6.QtWidgets import (
     QComboBox,
@@ -122,7 +123,7 @@ class MainWindow(QMainWindow):
                 page.redact_changed.connect(self._on_redact)
             else:
                 page = StepPage(step.id, step.title, step.explanation, n, total)
-                page.run_requested.connect(lambda sid: self.run([sid]))
+                page.run_requested.connect(self.run_step)
                 page.next_requested.connect(self.go_next)
             page.back_requested.connect(self.go_back)
             self.pages[step.id] = page
@@ -146,8 +147,8 @@ class MainWindow(QMainWindow):
         root.addWidget(self.vsplit, 1)
         self.setCentralWidget(central)
         self.statusBar().showMessage("Ready. Press Run all ▶ to diagnose the target interpreter.")
-        QShortcut(QKeySequence("Ctrl+R"), self, activated=lambda: self.run(None))
-        QShortcut(QKeySequence("Esc"), self, activated=self.stop)
+        QShortcut(QKeySequence("Ctrl+R"), self).activated.connect(self.run_all)
+        QShortcut(QKeySequence("Esc"), self).activated.connect(self.stop)
 
         geometry = settings.value("geometry")
         if geometry is not None:
@@ -190,7 +191,7 @@ class MainWindow(QMainWindow):
         self.run_button = QPushButton("Run all  ▶")
         self.run_button.setObjectName("primary")
         self.run_button.setToolTip("Run every step in order (Ctrl+R)")
-        self.run_button.clicked.connect(lambda: self.run(None))
+        self.run_button.clicked.connect(self.run_all)
         self.stop_button = QPushButton("Stop  ■")
         self.stop_button.setObjectName("danger")
         self.stop_button.setToolTip("Stop the running step (Esc); the probe process is killed")
@@ -201,7 +202,7 @@ class MainWindow(QMainWindow):
         menu = QMenu(self.export_button)
         for fmt, text in (("html", "HTML report (with plots)…"), ("markdown", "Markdown…"), ("json", "JSON…"),
                           ("csv", "Monitor traces (CSV)…")):
-            menu.addAction(text, lambda fmt=fmt: self.export_dialog(fmt))
+            menu.addAction(text, functools.partial(self.export_dialog, fmt))
         self.export_button.setMenu(menu)
         self.open_button = QPushButton("Open report…")
         self.open_button.clicked.connect(self.open_report_dialog)
@@ -221,7 +222,7 @@ class MainWindow(QMainWindow):
             combo.setEnabled(False)
             return
         last = self.settings.value("target")
-        recent = [str(p) for p in (self.settings.value("recent_targets") or []) if p]
+        recent = self._recent_targets()
         seen: list[str] = []
         for p in [*python_candidates(os.environ), *recent]:
             if p not in seen and (p == sys.executable or os.path.exists(p)):
@@ -235,6 +236,10 @@ class MainWindow(QMainWindow):
         combo.setCurrentIndex(max(0, idx))
         self.flow.context.target = combo.currentData()
 
+    def _recent_targets(self) -> list[str]:
+        """Interpreters chosen before (newest first), stored as one newline-separated string."""
+        return [p for p in str(self.settings.value("recent_targets", "") or "").splitlines() if p]
+
     @property
     def summary(self) -> SummaryPage:
         page = self.pages[SUMMARY]
@@ -243,8 +248,8 @@ class MainWindow(QMainWindow):
 
     @property
     def redact(self) -> bool:
-        value = self.settings.value("redact", True)
-        return value not in (False, "false", "0", 0)
+        # stored as text: bools through QSettings/QVariant hit a refcount bug in PySide6 at exit
+        return str(self.settings.value("redact", "1")) not in ("0", "false")
 
     @property
     def busy(self) -> bool:
@@ -266,7 +271,7 @@ class MainWindow(QMainWindow):
         self.go(self.flow.go_back().id)
 
     @property
-    def current_page(self) -> QWidget:
+    def current_page(self) -> QWidget | None:
         return self.stack.currentWidget()
 
     # -- rendering ------------------------------------------------------------------------------------------
@@ -353,6 +358,13 @@ class MainWindow(QMainWindow):
         self.refresh()
         return True
 
+    def run_all(self) -> bool:
+        return self.run(None)
+
+    def run_step(self, step_id: str) -> bool:
+        """Re-run one step (and whatever unfinished step it needs)."""
+        return self.run([step_id])
+
     def stop(self) -> None:
         if self.worker is not None and self.worker.running:
             self.worker.cancel()
@@ -366,7 +378,8 @@ class MainWindow(QMainWindow):
             status = ev.get("status")
             if status == "start":
                 step = self.flow.step(sid)
-                self.monitor.mark_start(sid, "Diagnosis" if step.group else step.title)
+                if sid != SUMMARY:  # the summary takes no time: no band on the time axis
+                    self.monitor.mark_start(sid, "Diagnosis" if step.group else step.title)
                 for page_id in self._group_of(sid):
                     page = self.pages[page_id]
                     if isinstance(page, StepPage):
@@ -412,8 +425,8 @@ class MainWindow(QMainWindow):
         if path:
             self.target_combo.setCurrentIndex(self.target_combo.findData(path))
             self.settings.setValue("target", path)
-            recent = [str(p) for p in (self.settings.value("recent_targets") or []) if p and p != path]
-            self.settings.setValue("recent_targets", [path, *recent][:8])
+            recent = [p for p in self._recent_targets() if p != path]
+            self.settings.setValue("recent_targets", "\n".join([path, *recent][:8]))
         rerun = self.flow.set_target(path)
         self.refresh()
         if rerun:
@@ -480,7 +493,7 @@ class MainWindow(QMainWindow):
 
     # -- reports out ------------------------------------------------------------------------------------------
     def _on_redact(self, value: bool) -> None:
-        self.settings.setValue("redact", bool(value))
+        self.settings.setValue("redact", "1" if value else "0")
 
     def export_dialog(self, fmt: str) -> None:
         if fmt != "csv" and self.flow.report() is None:
@@ -518,7 +531,8 @@ class MainWindow(QMainWindow):
         try:
             text = self.export_text(fmt)
             Path(path).write_text(text, encoding="utf-8")
-        except (OSError, ValueError) as exc:
+        except Exception as exc:  # whatever failed, the user gets one line (details in the log)
+            log.exception("export to %s failed", path)
             msg = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
             self.show_error(f"Cannot export to {path}: {msg}")
             return False
@@ -529,6 +543,7 @@ class MainWindow(QMainWindow):
     # -- errors and closing -----------------------------------------------------------------------------------
     def show_error(self, message: str) -> None:
         """One line to the user, never a traceback (design §6)."""
+        message = (message.strip().splitlines() or [""])[0]
         self.last_error = message
         log.warning("%s", message)
         self.statusBar().showMessage(message)
@@ -554,7 +569,7 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self.settings.setValue("geometry", self.saveGeometry())
-        self.settings.setValue("redact", self.summary.redact.isChecked())
+        self.settings.setValue("redact", "1" if self.summary.redact.isChecked() else "0")
         self.settings.sync()
         self.shutdown()
         event.accept()

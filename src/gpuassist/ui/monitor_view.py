@@ -104,7 +104,12 @@ class MonitorView(QWidget):
     def _build_gpu_plots(self, trace: Trace) -> None:
         self._gpu_built = True
         if not trace.gpus:
-            self.gpu_note.setText(f"No NVIDIA GPU plot: {trace.gpu_reason or 'no GPU found'}")
+            reason = trace.gpu_reason or "no GPU found"
+            if self.simulated and "recorded" not in trace.label:
+                text = f"No GPU plot: the scenario has no recorded trace; here: {reason}"
+            else:
+                text = f"No NVIDIA GPU plot: {reason}"
+            self.gpu_note.setText(text)
             self.gpu_note.setStyleSheet("color: #b26a00;")
             return
         names = ", ".join(f"GPU{g.index} {g.name}" for g in trace.gpus)
@@ -146,10 +151,7 @@ class MonitorView(QWidget):
         trace = m.snapshot()
         if not self._gpu_built:
             self._build_gpu_plots(trace)
-            label = trace.label
-            if self.simulated and "recorded" not in label:
-                label += " (live CPU of this machine; the scenario has no recorded trace)"
-            self.title.setText(f"Live monitor — {label}")
+            self.title.setText(f"Live monitor — {trace.label}")
         if m.error and not len(trace):
             self.info.setText(m.error)
             return
@@ -209,16 +211,24 @@ class MonitorView(QWidget):
             items, label = self.regions[key]
             for region in items:
                 region.setRegion((mk.start, end))
-            label.setPos(mk.start, 100)
-        # keep labels from piling up: show a label only if its band is at least ~ as wide as its text
+        # labels never overlap: a label that would collide with an earlier one drops to the next row
         view = self.cpu_plot.getViewBox()
         px = view.viewPixelSize()[0] if view is not None else 0.1
-        placed_until = -1e9
+        row_px = label_height = 14.0
+        if view is not None:
+            label_height = row_px * view.viewPixelSize()[1]
+        rows: list[float] = []  # where each row is free again (x, data units)
         for (_step, start), (_items, label) in sorted(self.regions.items(), key=lambda kv: kv[0][1]):
-            width = len(label.textItem.toPlainText()) * 6.5 * px
-            label.setVisible(start >= placed_until)
-            if start >= placed_until:
-                placed_until = start + width
+            width = (len(label.textItem.toPlainText()) * 7.0 + 8) * px
+            row = next((i for i, free in enumerate(rows) if start >= free), len(rows))
+            if row >= 4:
+                label.setVisible(False)
+                continue
+            if row == len(rows):
+                rows.append(0.0)
+            rows[row] = start + width
+            label.setVisible(True)
+            label.setPos(start, 100 - row * label_height)
 
     # -- export ----------------------------------------------------------------------------------------
     def plot_png(self, width: int = 1400) -> bytes:
@@ -234,7 +244,7 @@ class MonitorView(QWidget):
         data = QByteArray()
         buf = QBuffer(data)
         buf.open(QIODevice.OpenModeFlag.WriteOnly)
-        image.save(buf, "PNG")
+        image.save(buf, "PNG")  # type: ignore[call-overload]  # the stubs want bytes; PySide6 wants str
         buf.close()
         return bytes(data.data())
 

@@ -240,7 +240,8 @@ class StepPage(QWidget):
         self.set_chip(state.status)
         self.run.setVisible(interactive)
         self.run.setEnabled(not busy)
-        self.run.setText("Run this step" if state.status is StepStatus.PENDING else "Run again")
+        self.run.setText({StepStatus.PENDING: "Run this step", StepStatus.UNAVAILABLE: "Check again"}.get(
+            state.status, "Run again"))
         if state.status is StepStatus.PENDING:
             text = "Not run yet. Press Run this step, or Run all ▶ at the top."
             if state.note:
@@ -389,7 +390,7 @@ class SummaryPage(QWidget):
             if st.findings:
                 what += " — " + ", ".join(f.id for f in st.findings)
             elif st.reason:
-                what += " — " + st.reason
+                what = st.reason if st.reason.startswith(what) else f"{what} — {st.reason}"
             grid.addWidget(icon_l, row, 0, Qt.AlignmentFlag.AlignTop)
             grid.addWidget(name, row, 1, Qt.AlignmentFlag.AlignTop)
             grid.addWidget(wrap_label(what, "explanation"), row, 2)

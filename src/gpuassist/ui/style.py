@@ -50,6 +50,7 @@ QPushButton#primary {{ background: #1a73e8; color: white; border: 1px solid #166
     font-weight: 600; padding: 5px 14px; }}
 QPushButton#primary:disabled {{ background: #9bbcf0; border-color: #9bbcf0; }}
 QPushButton#danger {{ color: #c62828; }}
+QPushButton#danger:disabled {{ color: #aab2bd; }}
 QProgressBar {{ border: 1px solid {BORDER}; border-radius: 4px; background: {SURFACE}; height: 14px;
     text-align: center; }}
 QProgressBar::chunk {{ background: #1a73e8; border-radius: 3px; }}

@@ -11,12 +11,13 @@ while running and tests can check that no worker outlives the window.
 from __future__ import annotations
 
 import logging
+import queue
 import threading
 import time
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QObject, QThread, Signal, Slot
+from PySide6.QtCore import QObject, Qt, QThread, Signal, Slot
 
 log = logging.getLogger(__name__)
 
@@ -30,11 +31,17 @@ def one_line(exc: BaseException) -> str:
 
 
 class Worker(QObject):
-    """Runs ``fn(emit, cancel)`` once. Signals arrive on the receiver's (UI) thread."""
+    """Runs ``fn(emit, cancel)`` once. Signals arrive on the receiver's (UI) thread.
+
+    Python objects travel through ``events`` (a thread-safe queue) and ``value``, not as signal
+    arguments: PySide6 6.12 mis-counts references of Python objects sent through queued ``Signal(object)``
+    connections (the fact dicts' True/False were freed, aborting the interpreter). Signals only say
+    "look now".
+    """
 
     started = Signal()
-    progress = Signal(object)  # an event dict
-    returned = Signal(object)  # fn's return value
+    progress = Signal()  # new events in ``events``
+    returned = Signal()  # ``value`` holds fn's return value
     errored = Signal(str)  # one line, never a traceback
     done = Signal()  # after returned/errored, always
 
@@ -42,17 +49,24 @@ class Worker(QObject):
         super().__init__()
         self.fn = fn
         self.cancel = threading.Event()
+        self.events: queue.SimpleQueue[dict[str, Any]] = queue.SimpleQueue()
+        self.value: Any = None
+
+    def post(self, event: dict[str, Any]) -> None:
+        """Called on the worker thread for each event."""
+        self.events.put(event)
+        self.progress.emit()
 
     @Slot()
     def run(self) -> None:
         self.started.emit()
         try:
-            value = self.fn(self.progress.emit, self.cancel)
+            self.value = self.fn(self.post, self.cancel)
         except Exception as exc:  # shown as one line; the traceback goes to the log
             log.exception("worker failed")
             self.errored.emit(one_line(exc))
         else:
-            self.returned.emit(value)
+            self.returned.emit()
         finally:
             self.done.emit()
 
@@ -89,22 +103,29 @@ class _Relay(QObject):
     """Lives on the UI thread: worker signals connected to its slots are queued to the UI thread (a plain
     lambda has no thread affinity and could run on the worker thread)."""
 
-    def __init__(self, thread: QThread, on_progress: Callable[[dict[str, Any]], None] | None,
+    def __init__(self, thread: QThread, worker: Worker, on_progress: Callable[[dict[str, Any]], None] | None,
                  on_returned: Callable[[Any], None] | None, on_errored: Callable[[str], None] | None,
                  on_done: Callable[[], None] | None) -> None:
         super().__init__()
-        self.thread = thread
+        self.qthread = thread
+        self.worker = worker
         self.cbs = (on_progress, on_returned, on_errored, on_done)
 
-    @Slot(object)
-    def progress(self, event: dict[str, Any]) -> None:
-        if self.cbs[0] is not None:
-            self.cbs[0](event)
+    @Slot()
+    def progress(self) -> None:
+        while True:
+            try:
+                event = self.worker.events.get_nowait()
+            except queue.Empty:
+                return
+            if self.cbs[0] is not None:
+                self.cbs[0](event)
 
-    @Slot(object)
-    def returned(self, value: Any) -> None:
+    @Slot()
+    def returned(self) -> None:
+        self.progress()  # every event before the result
         if self.cbs[1] is not None:
-            self.cbs[1](value)
+            self.cbs[1](self.worker.value)
 
     @Slot(str)
     def errored(self, message: str) -> None:
@@ -113,8 +134,9 @@ class _Relay(QObject):
 
     @Slot()
     def finished(self) -> None:
-        self.thread.wait()  # returns at once: the thread emitted finished on its way out
-        _forget(self.thread)
+        self.progress()
+        self.qthread.wait()  # returns at once: the thread emitted finished on its way out
+        _forget(self.qthread)
         if self.cbs[3] is not None:
             self.cbs[3]()
 
@@ -127,14 +149,15 @@ def start_worker(fn: WorkFn, *, on_progress: Callable[[dict[str, Any]], None] | 
     thread.setObjectName("gpuassist-worker")
     worker = Worker(fn)
     worker.moveToThread(thread)
-    relay = _Relay(thread, on_progress, on_returned, on_errored, on_done)
+    relay = _Relay(thread, worker, on_progress, on_returned, on_errored, on_done)
     handle = WorkerHandle(thread, worker)
     handle.relay = relay
     worker.progress.connect(relay.progress)
     worker.returned.connect(relay.returned)
     worker.errored.connect(relay.errored)
     thread.started.connect(worker.run)
-    worker.done.connect(thread.quit)
+    # direct: the QThread object lives on the UI thread, which may be blocked in wait() on close
+    worker.done.connect(thread.quit, Qt.ConnectionType.DirectConnection)
     thread.finished.connect(relay.finished)
     LIVE_THREADS[thread] = handle
     thread.start()

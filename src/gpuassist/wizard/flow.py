@@ -281,9 +281,10 @@ class Flow:
                and st.status not in (StepStatus.SKIPPED, StepStatus.UNAVAILABLE, StepStatus.CANCELLED)}
         steps = step_summaries(findings, ran)
         for entry in steps:
-            st = self._states.get(entry["id"])
-            if st is not None and st.status in (StepStatus.SKIPPED, StepStatus.UNAVAILABLE, StepStatus.CANCELLED):
-                entry["note"] = st.reason
+            known_state = self._states.get(entry["id"])
+            if known_state is not None and known_state.status in (StepStatus.SKIPPED, StepStatus.UNAVAILABLE,
+                                                                  StepStatus.CANCELLED):
+                entry["note"] = known_state.reason
         return Report(facts, findings, steps, {}, meta)
 
     def key_facts(self, step_id: str) -> list[tuple[str, str]]:

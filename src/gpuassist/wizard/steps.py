@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-import inspect
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -54,6 +53,15 @@ KEY_FACTS: dict[str, list[tuple[str, str]]] = {
               ("GPU architectures in the build", "torch.arch_list"), ("cuDNN", "torch.cudnn_version"),
               ("torch.cuda.is_available()", "cuda.available"), ("CUDA devices", "cuda.device_count"),
               ("CUDA init error", "cuda.init_error"), ("Apple MPS available", "mps.available")],
+    "placement": [("Devices tested", "placement.tested_devices"), ("CUDA available", "placement.cuda_available"),
+                  ("Host→device copies", "placement.transfer"), ("Host memcpy (GB/s)", "bandwidth.host_memcpy_gbps"),
+                  ("Outcome", "placement.outcome")],
+    "dataloader": [("Best setting found", "sweep.dataloader_line"), ("Bottleneck", "sweep.bound"),
+                   ("Speed-up over the default", "sweep.speedup_vs_default"),
+                   ("Loading per batch (s)", "sweep.load_seconds_per_batch"),
+                   ("Compute per batch (s)", "sweep.compute_seconds_per_batch"), ("Outcome", "sweep.outcome")],
+    "benchmark": [("Results", "bench.results"), ("Speed-up of variants", "bench.speedup"),
+                  ("Outcome", "bench.outcome")],
 }
 
 RUNTIME_FUNCS = {"placement": "run_placement", "dataloader": "run_sweep", "benchmark": "run_bench"}
@@ -119,19 +127,25 @@ def coerce_result(value: Any) -> StepResult:
 
 
 def runtime_step(step_id: str) -> Callable[[StepContext, OnEvent, threading.Event], StepResult]:
+    """Run ``gpuassist.runtime.<fn>`` in the target and judge its facts with the rules, together with the
+    diagnosis's host facts (``runtime_report``), keeping the findings that belong to this step."""
+
     def run(ctx: StepContext, on_event: OnEvent, cancel: threading.Event) -> StepResult:
         module = importlib.import_module("gpuassist.runtime")
         fn = getattr(module, RUNTIME_FUNCS[step_id], None)
         if fn is None:
             return StepResult(StepStatus.UNAVAILABLE, reason=f"not available in this version: "
                                                              f"gpuassist.runtime has no {RUNTIME_FUNCS[step_id]}")
-        kwargs: dict[str, Any] = {"on_event": on_event, "cancel": cancel}
-        params = inspect.signature(fn).parameters
-        if "facts" in params and ctx.diagnosis is not None:
-            kwargs["facts"] = ctx.diagnosis.facts
-        result = coerce_result(fn(ctx.target, **{k: v for k, v in kwargs.items() if k in params}))
-        for f in result.findings:
-            f.step = step_id if f.step == "environment" else f.step
+        value = fn(ctx.target, on_event=on_event, cancel=cancel)
+        if cancel.is_set():
+            return StepResult(StepStatus.CANCELLED, reason="stopped before it finished")
+        to_report = getattr(module, "runtime_report", None)
+        if to_report is not None and hasattr(value, "test") and not hasattr(value, "findings"):
+            host = dict(ctx.diagnosis.facts.items()) if ctx.diagnosis is not None else {}
+            value = to_report([value], host)
+        result = coerce_result(value)
+        result.findings = [f for f in result.findings if f.step == step_id]
+        result.status = StepStatus.from_findings(result.findings)
         return result
 
     return run
