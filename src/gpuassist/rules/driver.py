@@ -91,7 +91,8 @@ def nvidia_module_not_loaded(facts: Facts) -> Finding | None:
         reasons.append("the open-source nouveau driver has claimed the GPU")
         steps += [
             "Blacklist nouveau and rebuild the initramfs:",
-            "  echo -e 'blacklist nouveau\\noptions nouveau modeset=0' | sudo tee /etc/modprobe.d/blacklist-nouveau.conf",
+            "  echo -e 'blacklist nouveau\\noptions nouveau modeset=0' | "
+            "sudo tee /etc/modprobe.d/blacklist-nouveau.conf",
             "  sudo update-initramfs -u   # Fedora/RHEL: sudo dracut --force",
         ]
     if facts.value("kernel.secure_boot") is True:
@@ -130,7 +131,9 @@ def nvidia_module_not_loaded(facts: Facts) -> Finding | None:
 def driver_library_mismatch(facts: Facts) -> Finding | None:
     texts = [str(facts.value("smi.message") or ""), str(facts.value("nvml.error") or ""), *view.warnings_text(facts)]
     nvml_says = facts.value("nvml.status") == "lib_rm_version_mismatch"
-    text_hit = view.first_match(texts, r"Driver/library version mismatch|Error 803|unsupported display driver / cuda driver")
+    text_hit = view.first_match(
+        texts, r"Driver/library version mismatch|Error 803|unsupported display driver / cuda driver"
+    )
     kernel_ver = None
     proc = facts.value("driver.proc_version")
     if proc:
@@ -142,7 +145,8 @@ def driver_library_mismatch(facts: Facts) -> Finding | None:
         return None
     detail = ""
     if kernel_ver and user_vers:
-        detail = f" The loaded kernel module is {kernel_ver}; the libraries on disk are {', '.join(sorted(set(user_vers)))}."
+        on_disk = ", ".join(sorted(set(user_vers)))
+        detail = f" The loaded kernel module is {kernel_ver}; the libraries on disk are {on_disk}."
     return finding(
         "driver_library_mismatch",
         Severity.ERROR,
@@ -167,7 +171,9 @@ def driver_library_mismatch(facts: Facts) -> Finding | None:
 @rule("driver_too_old")
 def driver_too_old(facts: Facts) -> Finding | None:
     build = facts.value("torch.cuda_build")
-    warn = view.first_match(view.warnings_text(facts), r"NVIDIA driver on your system is too old \(found version (\d+)\)")
+    warn = view.first_match(
+        view.warnings_text(facts), r"NVIDIA driver on your system is too old \(found version (\d+)\)"
+    )
     if not build and not warn:
         return None
     from gpuassist.knowledge.wheels import cuda_int_to_str, driver_supports_variant, min_driver_for_variant
@@ -175,9 +181,8 @@ def driver_too_old(facts: Facts) -> Finding | None:
     driver_cuda, keys = view.driver_cuda(facts)
     if warn and not driver_cuda:
         driver_cuda, keys = int(warn.group(1)), ["cuda.init_warnings"]
-    if not driver_cuda or not build:
-        if not warn:
-            return None
+    if (not driver_cuda or not build) and not warn:
+        return None
     variant = view.cuda_variant(build)
     compat = driver_supports_variant(driver_cuda, variant) if (driver_cuda and variant) else None
     if compat is not None and compat.ok and compat.via != "minor_version_compat" and not warn:
@@ -187,7 +192,8 @@ def driver_too_old(facts: Facts) -> Finding | None:
     wheel_fix, chosen = fixes.cuda_wheel_fix(facts)
     driver_str = f"CUDA {cuda_int_to_str(driver_cuda)}" if driver_cuda else "an older CUDA"
     version = facts.value("driver.version")
-    driver_desc = f"driver {version} (supports up to {driver_str})" if version else f"a driver that supports up to {driver_str}"
+    driver_desc = (f"driver {version} (supports up to {driver_str})" if version
+                   else f"a driver that supports up to {driver_str}")
     fix = "Option 1, update the driver. " + fixes.driver_install_command(facts, need)
     if chosen:
         fix += "\nOption 2, keep the driver. " + wheel_fix

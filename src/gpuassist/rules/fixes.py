@@ -39,29 +39,29 @@ def cuda_wheel_fix(facts: Facts, gpus: view.GpuView | None = None) -> tuple[str,
 
     Falls back to an honest explanation when no published wheel fits (driver too old for every
     variant, Jetson, macOS)."""
-    from gpuassist.knowledge.wheels import recommend_wheel
+    from gpuassist.knowledge.wheels import WheelChoice, recommend_wheel
 
     gpus = gpus or view.nvidia_gpus(facts)
     driver_cuda, _ = view.driver_cuda(facts)
-    common = {
-        "os": view.os_name(facts),
-        "machine": view.machine(facts),
-        "python_version": str(facts.value("python.version") or "3.11"),
-        "capabilities": view.capabilities(gpus),
-        "current_release": current_release(facts),
-    }
+    def recommend(cuda: int) -> WheelChoice | None:
+        return recommend_wheel(
+            os=view.os_name(facts), machine=view.machine(facts),
+            python_version=str(facts.value("python.version") or "3.11"), driver_cuda=cuda,
+            capabilities=view.capabilities(gpus), current_release=current_release(facts),
+        )
+
     if driver_cuda:
-        choice = recommend_wheel(driver_cuda=driver_cuda, **common)
+        choice = recommend(driver_cuda)
     else:
         # Driver unknown (a pasted error, no NVML): the build that asks the least of the driver.
         choice = None
         for assumed in ASSUMED_DRIVER_LEVELS:
-            choice = recommend_wheel(driver_cuda=assumed, **common)
+            choice = recommend(assumed)
             if choice is not None and choice.variant:
                 break
     py = view.python_executable(facts)
-    if choice is None or not getattr(choice, "variant", None):
-        reason = getattr(choice, "reason", "") if choice is not None else ""
+    if choice is None or not choice.variant:
+        reason = choice.reason if choice is not None else ""
         if "Python" in reason:
             make_env = ("py -3.12 -m venv .venv && .venv\\Scripts\\python -m pip" if view.is_windows(facts)
                         else "python3.12 -m venv .venv && .venv/bin/python -m pip")

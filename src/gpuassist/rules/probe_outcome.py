@@ -126,7 +126,8 @@ def torch_not_installed(facts: Facts) -> Finding | None:
 # Import failure message → (what it means, fix template). First match wins; {pip} is filled in.
 IMPORT_ERROR_FIXES: list[tuple[str, str, str]] = [
     (
-        r"compiled using NumPy 1\.x cannot be run in\s+NumPy 2|_ARRAY_API not found|numpy\.core\.multiarray failed to import",
+        r"compiled using NumPy 1\.x cannot be run in\s+NumPy 2|_ARRAY_API not found"
+        r"|numpy\.core\.multiarray failed to import",
         "this torch was built against NumPy 1.x and NumPy 2 is installed",
         '{pip} install "numpy<2"   # or upgrade torch to a release built for NumPy 2',
     ),
@@ -216,7 +217,8 @@ def probe_crashed(facts: Facts) -> Finding | None:
         fix_lines.append("Check the kernel log for NVIDIA Xid errors: sudo dmesg | grep -i -E 'NVRM|Xid'")
         fix_lines.append("Reboot after a driver update; make sure LD_LIBRARY_PATH does not point at another libcuda")
     elif stage == "import_torch":
-        fix_lines.append("Try with a clean library path: env -u LD_LIBRARY_PATH -u LD_PRELOAD <python> -c 'import torch'")
+        fix_lines.append("Try with a clean library path: "
+                         "env -u LD_LIBRARY_PATH -u LD_PRELOAD <python> -c 'import torch'")
     return finding(
         "probe_crashed",
         Severity.ERROR,
