@@ -40,7 +40,7 @@ class FindingCard(QFrame):
     """One finding. ``compact`` (summary page, secondary findings) starts with the evidence collapsed and
     leaves out nothing else: the fix is the point of a card."""
 
-    def __init__(self, finding: Finding, parent: QWidget | None = None) -> None:
+    def __init__(self, finding: Finding, parent: QWidget | None = None, *, show_title: bool = True) -> None:
         super().__init__(parent)
         self.finding = finding
         self.setObjectName("card")
@@ -56,7 +56,8 @@ class FindingCard(QFrame):
         icon = QLabel(finding.severity.icon)
         icon.setStyleSheet(f"color: {colour}; font-size: 14pt; font-weight: 700;")
         icon.setAlignment(Qt.AlignmentFlag.AlignTop)
-        title = wrap_label(finding.title, "cardTitle")
+        # The summary's root-cause card sits under a verdict that already says the title.
+        title = wrap_label(finding.title if show_title else "Why, and what to do", "cardTitle")
         ident = QLabel(f"{finding.severity.value} · {finding.id}")
         ident.setObjectName("cardId")
         ident.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop)

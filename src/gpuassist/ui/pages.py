@@ -363,7 +363,7 @@ class SummaryPage(QWidget):
         self.content.addWidget(box)
         if top is not None:
             self.content.addWidget(self._section("Root cause and fix"))
-            card = FindingCard(top)
+            card = FindingCard(top, show_title=top.title != v.headline)
             self.cards.append(card)
             self.content.addWidget(card)
         rest = [f for f in findings if f is not top]

@@ -290,7 +290,7 @@ class Flow:
     def key_facts(self, step_id: str) -> list[tuple[str, str]]:
         """(label, shown value) of the facts a step's page lists, from the report so far; keys nobody
         collected are left out (a paste may not say everything)."""
-        from gpuassist.report.render import format_value
+        from gpuassist.wizard.display import show
         from gpuassist.wizard.steps import KEY_FACTS
 
         if self.state(step_id).status in (StepStatus.PENDING, StepStatus.RUNNING):
@@ -298,7 +298,7 @@ class Flow:
         report = self.report()
         if report is None:
             return []
-        return [(label, format_value(report.facts[key], 300)) for label, key in KEY_FACTS.get(step_id, [])
+        return [(label, show(key, report.facts[key])) for label, key in KEY_FACTS.get(step_id, [])
                 if key in report.facts]
 
     def summary_status(self) -> StepStatus:

@@ -59,9 +59,10 @@ KEY_FACTS: dict[str, list[tuple[str, str]]] = {
     "dataloader": [("Best setting found", "sweep.dataloader_line"), ("Bottleneck", "sweep.bound"),
                    ("Speed-up over the default", "sweep.speedup_vs_default"),
                    ("Loading per batch (s)", "sweep.load_seconds_per_batch"),
-                   ("Compute per batch (s)", "sweep.compute_seconds_per_batch"), ("Outcome", "sweep.outcome")],
-    "benchmark": [("Results", "bench.results"), ("Speed-up of variants", "bench.speedup"),
-                  ("Outcome", "bench.outcome")],
+                   ("Compute per batch (s)", "sweep.compute_seconds_per_batch"),
+                   ("Settings tried (→ best)", "sweep.trials"), ("Outcome", "sweep.outcome")],
+    "benchmark": [("Training step", "bench.results"), ("Batch-size scaling", "bench.scaling"),
+                  ("Speed-ups", "bench.speedup"), ("Outcome", "bench.outcome")],
 }
 
 RUNTIME_FUNCS = {"placement": "run_placement", "dataloader": "run_sweep", "benchmark": "run_bench"}
