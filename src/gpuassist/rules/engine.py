@@ -37,7 +37,16 @@ def registered_rules() -> dict[str, RuleFunc]:
 
 def _load_rule_modules() -> None:
     # Importing the modules registers their rules; kept here so `evaluate` is the single entry point.
-    from gpuassist.rules import driver, env, hardware, install, platform, probe_outcome, runtime  # noqa: F401
+    from gpuassist.rules import (  # noqa: F401
+        container,
+        driver,
+        env,
+        hardware,
+        install,
+        platform,
+        probe_outcome,
+        runtime,
+    )
 
 
 @dataclass
