@@ -46,6 +46,7 @@ def _load_rule_modules() -> None:
         platform,
         probe_outcome,
         runtime,
+        wsl,
     )
 
 
