@@ -306,7 +306,9 @@ class Monitor:
         quick close must not leave a thread behind)."""
         if self._thread is not None or self._stop.is_set():
             return
-        self._t0 = self._clock()
+        with self._lock:
+            if not self._markers:  # a step marked before sampling began keeps its place on the axis
+                self._t0 = self._clock()
         self._thread = threading.Thread(target=self._run, name="gpuassist-monitor", daemon=True)
         self._thread.start()
 

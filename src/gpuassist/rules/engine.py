@@ -40,12 +40,19 @@ def _load_rule_modules() -> None:
     from gpuassist.rules import (  # noqa: F401
         container,
         driver,
+        driver_state,
         env,
+
         hardware,
+        health,
         install,
+        installs,
+        libraries,
         platform,
+        platforms,
         probe_outcome,
         runtime,
+        visibility,
         wsl,
     )
 

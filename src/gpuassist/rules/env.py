@@ -38,7 +38,9 @@ def parse_visible(value: str, gpu_count: int, uuids: list[str]) -> tuple[int, st
                 return seen, f"entry {entry!r} is not a GPU index on this machine (it has {gpu_count})"
             seen += 1
         elif entry.startswith(("GPU-", "MIG-")):
-            if uuids and not any(u.startswith(entry) or entry.startswith(u) for u in uuids):
+            # NVML lists GPU- UUIDs only: a MIG- entry can only be checked against MIG UUIDs, if any were read.
+            known = [u for u in uuids if u.startswith(entry[:4])]
+            if known and not any(u.startswith(entry) or entry.startswith(u) for u in known):
                 return seen, f"UUID {entry!r} matches no GPU"
             seen += 1
         else:

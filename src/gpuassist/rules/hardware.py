@@ -40,6 +40,8 @@ def no_nvidia_visible(facts: Facts) -> bool | None:
 def no_nvidia_gpu(facts: Facts) -> Finding | None:
     if view.is_macos(facts) or no_nvidia_visible(facts) is not True or other_accelerator_works(facts):
         return None
+    if facts.value("torch.hip_build"):
+        return None  # an AMD (ROCm) setup: rocm_gpu_unsupported_or_no_access judges it
     displays = facts.value("pci.display_devices") or []
     vendors = sorted({str(d.get("vendor")) for d in displays if d.get("vendor")})
     names = ", ".join(f"{d.get('vendor')} {d.get('device_id', '')}".strip() for d in displays)
