@@ -54,6 +54,15 @@ def build_parser() -> argparse.ArgumentParser:
     e = sub.add_parser("explain", help="explain a finding id from the catalogue")
     e.add_argument("id", nargs="?", help="finding id (omit to list them all)")
 
+    v = sub.add_parser("envs", help="every Python environment here: its torch, and which one your code runs")
+    v.add_argument("--script", metavar="FILE", help="the interpreter FILE runs with (shebang) is the target")
+    v.add_argument("--python", metavar="PATH", help="the interpreter your code runs with (default: --script's, "
+                                                    "else `python` on PATH)")
+    v.add_argument("--format", choices=("text", "json"), default="text")
+    v.add_argument("--timeout", type=float, default=5.0, metavar="S", help="seconds per interpreter (default 5)")
+    v.add_argument("--output", metavar="FILE", help="write to FILE instead of standard output")
+    v.add_argument("--no-redact", action="store_true", help="keep home directory, user and host names")
+
     helps = {"placement": "device placement, copy bandwidth (pageable/pinned) and the cost of moving batches",
              "sweep": "find the DataLoader settings that keep the device fed (adaptive search)",
              "bench": "small CNN training benchmark on the CPU and every accelerator"}
@@ -222,6 +231,38 @@ def cmd_runtime(args: argparse.Namespace) -> int:
     return 1 if redacted.has_error else 0
 
 
+def cmd_envs(args: argparse.Namespace) -> int:
+    import threading
+
+    from gpuassist.collect import collect_this_machine
+    from gpuassist.envs import inventory
+    from gpuassist.envs.report import envs_report, render_text
+    from gpuassist.report.model import Report
+    from gpuassist.report.redact import redact_report
+
+    if args.script is not None and not os.path.isfile(args.script):
+        raise UsageError(f"cannot read {args.script}: no such file")
+    if args.timeout <= 0:
+        raise UsageError("--timeout must be positive")
+    host: dict[str, Any] = {}
+    collector = threading.Thread(target=lambda: host.update(collect_this_machine()), daemon=True,
+                                 name="gpuassist-host-facts")
+    collector.start()  # host facts say whether there is a GPU at all; gathered while interpreters run
+    inv = inventory(script=args.script, target=args.python, timeout=args.timeout)
+    collector.join(timeout=10)
+    report = envs_report(inv, host)
+    redacted = Report.from_json(redact_report(report.to_json(), personal=not args.no_redact))
+    if args.format == "json":
+        from gpuassist.report.render import render
+
+        text = render(redacted, "json")
+    else:
+        to_terminal = args.output is None and sys.stdout.isatty()
+        text = render_text(redacted, colour=to_terminal, width=_terminal_width() if to_terminal else 140)
+    _write_output(text, args.output)
+    return 1 if redacted.has_error else 0
+
+
 def cmd_scenarios(_: argparse.Namespace) -> int:
     from gpuassist.sim import list_scenarios
 
@@ -269,7 +310,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 2
     handlers = {"diagnose": cmd_diagnose, "scenarios": cmd_scenarios, "explain": cmd_explain,
-                "placement": cmd_runtime, "sweep": cmd_runtime, "bench": cmd_runtime}
+                "envs": cmd_envs, "placement": cmd_runtime, "sweep": cmd_runtime, "bench": cmd_runtime}
     try:
         return handlers[args.command](args)
     except UsageError as exc:

@@ -42,7 +42,7 @@ def _load_rule_modules() -> None:
         driver,
         driver_state,
         env,
-
+        environments,
         hardware,
         health,
         install,

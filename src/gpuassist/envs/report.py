@@ -1,0 +1,116 @@
+"""`gpuassist envs` output: the inventory as a Report (JSON, reopenable like any gpuassist report) and as a
+terminal table. The table is rendered from the (redacted) report's facts, not from live objects, so what
+the terminal shows is exactly what the JSON carries."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Mapping
+from typing import Any
+
+from gpuassist.envs.inspect import OK, EnvRow, Inventory
+from gpuassist.facts import Facts
+from gpuassist.findings import Finding
+from gpuassist.report.model import Report
+
+MARKS = (("▶", "target: what your code runs"), ("★", "gpuassist's own"), ("●", "active env"),
+         ("K", "a Jupyter kernel launches it"))
+
+
+def envs_report(inv: Inventory, host: Mapping[str, Any] | None = None, *,
+                meta: Mapping[str, Any] | None = None) -> Report:
+    """A report holding the ``envs.*`` facts (plus host facts, which say whether a GPU exists) and the
+    cross-environment findings."""
+    from datetime import datetime, timezone
+
+    from gpuassist import __version__
+    from gpuassist.report.model import step_summaries
+    from gpuassist.rules.environments import environment_findings
+
+    facts = Facts(dict(host or {}))
+    facts.update(inv.facts())
+    findings = environment_findings(facts)  # only these: the other rules need the full probe
+    full_meta: dict[str, Any] = {
+        "generated_at": datetime.now(timezone.utc).replace(microsecond=0).isoformat(),
+        "gpuassist_version": __version__, "source": "envs", "simulated": False, "target": inv.target,
+    }
+    full_meta.update(meta or {})
+    return Report(facts, findings, step_summaries(findings, {"environment"}), {}, full_meta)
+
+
+def _marks(row: EnvRow) -> str:
+    return "".join(m for m, on in zip("▶★●K", (row.is_target, row.is_self, row.is_active, bool(row.kernels)),
+                                       strict=True) if on)
+
+
+def _torch_cell(row: EnvRow) -> tuple[str, str]:
+    if row.status != OK:
+        error = row.error or ""
+        short = "not a working Python 3.8+" if "not a working Python" in error else error.split(" (it said")[0]
+        return f"✖ {row.status}: {short}"[:60], "red"
+    if row.torch_version is None:
+        return ("module without metadata" if row.torch_origin else "—"), "dim"
+    text = row.torch_version
+    if len(row.torch) > 1:
+        text += f" (+{len(row.torch) - 1} more copy)" if len(row.torch) == 2 else f" (+{len(row.torch) - 1} copies)"
+    style = "green" if row.gpu_build else ("yellow" if row.flavour == "cpu" else "")
+    return text, ("bold yellow" if len(row.torch) > 1 else style)
+
+
+def _found_as(row: EnvRow) -> str:
+    return "; ".join(dict.fromkeys(o.label for o in row.origins))
+
+
+def render_text(report: Report, *, colour: bool = False, width: int = 120) -> str:
+    """The table, the kernels and script lines, then each finding with its fix."""
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    facts = report.facts
+    rows = [EnvRow.from_json(d) for d in facts.value("envs.inventory") or [] if isinstance(d, dict)]
+    buf = io.StringIO()
+    console = Console(file=buf, width=width, force_terminal=colour, no_color=not colour, highlight=False,
+                      soft_wrap=False)
+    seconds = facts.value("envs.seconds")
+    console.print(Text(f"Python environments: {len(rows)} found"
+                       + (f" in {seconds:.1f} s" if isinstance(seconds, (int, float)) else ""), style="bold"))
+    table = Table(show_edge=False, pad_edge=False, box=None, header_style="bold")
+    for name, kw in (("", {"no_wrap": True}), ("environment", {"overflow": "fold"}), ("python", {"no_wrap": True}),
+                     ("torch", {"overflow": "fold"}), ("build", {"overflow": "fold"}), ("installer", {}),
+                     ("found as", {"overflow": "fold", "ratio": 2}), ("interpreter", {"overflow": "fold", "ratio": 2})):
+        table.add_column(name, **kw)
+    for r in rows:
+        torch_text, torch_style = _torch_cell(r)
+        table.add_row(_marks(r), Text(r.name, style="bold" if r.is_target else ""), r.python_version or "?",
+                      Text(torch_text, style=torch_style), r.build or "", r.installer or "", _found_as(r), r.python)
+    console.print(table)
+    console.print(Text("  ".join(f"{m} {what}" for m, what in MARKS), style="dim"))
+    kernels = [k for k in facts.value("envs.kernels") or [] if isinstance(k, dict)]
+    if kernels:
+        console.print(Text("\nJupyter kernels:", style="bold"))
+        for k in kernels:
+            state = "" if k.get("exists") else "  ✖ missing" if k.get("python") else f"  ? {k.get('how')}"
+            console.print(f"  '{k.get('name')}' (\"{k.get('display_name')}\") → {k.get('python') or '?'}{state}")
+    script = facts.value("envs.script")
+    if isinstance(script, dict):
+        console.print(Text("\nScript: ", style="bold") + Text(f"{script.get('script')} runs with "
+                                                              f"{script.get('python') or '?'} ({script.get('how')})"))
+    for note in facts.value("envs.notes") or []:
+        console.print(Text(f"note: {note}", style="dim"))
+    console.print()
+    if not report.findings:
+        console.print(Text("✔ No problem across environments.", style="bold green"))
+    for f in report.findings:
+        _print_finding(console, f)
+    return buf.getvalue()
+
+
+def _print_finding(console: Any, f: Finding) -> None:
+    from rich.text import Text
+
+    console.print(Text(f"{f.severity.icon} {f.title}", style=f.severity.rich_style) + Text(f"  [{f.id}]", style="dim"))
+    console.print(Text(f.explanation))
+    console.print(Text("Fix:", style="bold"))
+    console.print(Text(f.fix))
+    console.print()
