@@ -20,8 +20,8 @@ from PySide6.QtWidgets import (
 )
 
 from gpuassist.findings import Finding
-from gpuassist.report.render import format_value
 from gpuassist.ui.style import BORDER, mono_font
+from gpuassist.wizard.display import show
 
 
 def wrap_label(text: str, name: str = "", *, selectable: bool = True, rich: bool = False) -> QLabel:
@@ -40,32 +40,40 @@ class FindingCard(QFrame):
     """One finding. ``compact`` (summary page, secondary findings) starts with the evidence collapsed and
     leaves out nothing else: the fix is the point of a card."""
 
-    def __init__(self, finding: Finding, parent: QWidget | None = None, *, show_title: bool = True) -> None:
+    def __init__(self, finding: Finding, parent: QWidget | None = None, *, embedded: bool = False) -> None:
         super().__init__(parent)
         self.finding = finding
-        self.setObjectName("card")
+        self.setObjectName("embeddedCard" if embedded else "card")
         colour = finding.severity.colour
-        self.setStyleSheet(f"QFrame#card {{ border: 1px solid {BORDER}; border-left: 5px solid {colour}; "
-                           f"border-radius: 6px; background: white; }}")
+        if not embedded:
+            self.setStyleSheet(f"QFrame#card {{ border: 1px solid {BORDER}; border-left: 5px solid {colour}; "
+                               f"border-radius: 6px; background: white; }}")
         outer = QVBoxLayout(self)
-        outer.setContentsMargins(14, 10, 14, 12)
+        if embedded:
+            outer.setContentsMargins(0, 4, 0, 0)
+        else:
+            outer.setContentsMargins(14, 10, 14, 12)
         outer.setSpacing(8)
+        if not embedded:
+            outer.addLayout(self._head(finding, colour))
+        self._body(finding, outer)
 
+    def _head(self, finding: Finding, colour: str) -> QHBoxLayout:
         head = QHBoxLayout()
         head.setSpacing(8)
         icon = QLabel(finding.severity.icon)
         icon.setStyleSheet(f"color: {colour}; font-size: 14pt; font-weight: 700;")
         icon.setAlignment(Qt.AlignmentFlag.AlignTop)
-        # The summary's root-cause card sits under a verdict that already says the title.
-        title = wrap_label(finding.title if show_title else "Why, and what to do", "cardTitle")
+        title = wrap_label(finding.title, "cardTitle")
         ident = QLabel(f"{finding.severity.value} · {finding.id}")
         ident.setObjectName("cardId")
         ident.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop)
         head.addWidget(icon, 0, Qt.AlignmentFlag.AlignTop)
         head.addWidget(title, 1)
         head.addWidget(ident, 0, Qt.AlignmentFlag.AlignTop)
-        outer.addLayout(head)
+        return head
 
+    def _body(self, finding: Finding, outer: QVBoxLayout) -> None:
         if finding.explanation:
             outer.addWidget(wrap_label(finding.explanation, "explanationText"))
 
@@ -106,7 +114,7 @@ class FindingCard(QFrame):
                 key.setFont(mono_font())
                 key.setAlignment(Qt.AlignmentFlag.AlignTop)
                 key.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-                value = wrap_label(format_value(ev.value, 600), "evidenceValue")
+                value = wrap_label(show(ev.fact, ev.value), "evidenceValue")
                 value.setFont(mono_font())
                 grid.addWidget(key, row, 0, Qt.AlignmentFlag.AlignTop)
                 grid.addWidget(value, row, 1)

@@ -143,7 +143,7 @@ class MainWindow(QMainWindow):
         self.vsplit.addWidget(self.monitor_view)
         self.vsplit.setStretchFactor(0, 1)
         self.vsplit.setChildrenCollapsible(False)
-        self.vsplit.setSizes([620, 230])
+        self.vsplit.setSizes([600, 270])
         root.addWidget(self.vsplit, 1)
         self.setCentralWidget(central)
         self.statusBar().showMessage("Ready. Press Run all ▶ to diagnose the target interpreter.")
@@ -160,6 +160,15 @@ class MainWindow(QMainWindow):
         self._update_banner()
         self.refresh()
         self.steps_list.setCurrentRow(0)
+
+    def showEvent(self, event: Any) -> None:
+        super().showEvent(event)
+        if not getattr(self, "_split_done", False):  # the monitor keeps ~30 % of the height, pages the rest
+            self._split_done = True
+            h = self.vsplit.height()
+            strip = max(200, min(300, int(h * 0.3)))
+            if h > strip + 200:
+                self.vsplit.setSizes([h - strip, strip])
 
     # -- building ----------------------------------------------------------------------------------------
     def _build_topbar(self) -> QWidget:
@@ -290,8 +299,11 @@ class MainWindow(QMainWindow):
             item.setData(Qt.ItemDataRole.UserRole, status.value)
             page = self.pages[st.step.id]
             if isinstance(page, StepPage) and status is not StepStatus.RUNNING:
-                page.show_state(st, busy=busy, interactive=self.flow.interactive,
-                                facts=self.flow.key_facts(st.step.id))
+                if page.needs_render(st, self.flow.interactive):
+                    page.show_state(st, busy=busy, interactive=self.flow.interactive,
+                                    blocks=self.flow.details(st.step.id))
+                else:
+                    page.update_buttons(busy=busy, interactive=self.flow.interactive)
         self.refresh_summary()
         interactive = self.flow.interactive
         self.run_button.setEnabled(interactive and not busy)
@@ -309,6 +321,11 @@ class MainWindow(QMainWindow):
             self.target_info.setText("")
 
     def refresh_summary(self) -> None:
+        states = self.flow.states()
+        key = (*states, self.flow.loaded_report, self.flow.source, self.flow.context.target)
+        old = self.summary.rendered_key
+        if old is not None and len(old) == len(key) and all(a is b for a, b in zip(old, key, strict=True)):
+            return  # the summary already shows exactly these states
         report = self.flow.report()
         meta = report.meta if report else {}
         if self.flow.source == "report":
@@ -319,7 +336,8 @@ class MainWindow(QMainWindow):
             line = f"SIMULATED machine: scenario {self.flow.context.scenario} — not this machine"
         else:
             line = f"This machine · target {self.flow.context.target or sys.executable}"
-        self.summary.show_report(report, self.flow.states(), context_line=line)
+        self.summary.show_report(report, states, context_line=line)
+        self.summary.rendered_key = key
 
     def _update_banner(self) -> None:
         if self.flow.context.simulated:
@@ -487,9 +505,24 @@ class MainWindow(QMainWindow):
             return
         self.flow.load_report(report)
         self._update_banner()
+        self.show_report_monitor(report)
         self.refresh()
         self.go(SUMMARY)
         self.statusBar().showMessage(f"Showing {report.meta.get('source_label') or 'a report'}")
+
+    def show_report_monitor(self, report: Report) -> None:
+        """The monitor strip shows the trace stored in the report (``report.monitor``) when it has one."""
+        from gpuassist.monitor import Trace
+
+        trace = None
+        if report.monitor:
+            try:
+                trace = Trace.from_dict(report.monitor)
+            except (ValueError, KeyError, TypeError) as exc:
+                log.warning("report monitor trace unusable: %s", exc)
+            if trace is not None and not len(trace):
+                trace = None
+        self.monitor_view.show_trace(trace, source="" if trace else "the report")
 
     # -- reports out ------------------------------------------------------------------------------------------
     def _on_redact(self, value: bool) -> None:

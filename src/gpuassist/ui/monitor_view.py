@@ -1,8 +1,10 @@
 """The live monitor strip: CPU (total + per core), RAM and per-GPU utilisation, memory, power, temperature
-on one shared time axis, with a shaded, labelled region for each wizard step.
+on one shared time axis, with a shaded band for each wizard step (titled inside when wide enough, always
+named in the legend row under the plots). The x axis follows the data (:mod:`gpuassist.monitor.layout`).
 
 Drawn from :meth:`Monitor.snapshot` on a QTimer at a steady 5 Hz; the sampler thread never touches Qt.
-With no GPU the strip says why instead of showing an empty GPU plot.
+With no GPU the strip says why instead of showing an empty GPU plot. :meth:`MonitorView.show_trace` shows a
+recorded trace instead (the one stored in an opened report).
 """
 
 from __future__ import annotations
@@ -17,10 +19,10 @@ from PySide6.QtGui import QColor, QImage
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from gpuassist.monitor import Monitor, Trace
+from gpuassist.monitor.layout import Band, bands, fitting_labels, x_range
 
 REDRAW_MS = 200
-WINDOW_S = (60.0, 300.0)  # shown time span grows from 60 s up to 300 s, then scrolls
-STEP_COLOURS = ["#1a73e8", "#8e24aa", "#00897b", "#f4511e", "#6d4c41", "#3949ab", "#c0ca33"]
+STEP_COLOURS = ["#1a73e8", "#8e24aa", "#00897b", "#f4511e", "#6d4c41", "#3949ab", "#c0ca33", "#5d4037"]
 CPU_COLOUR = "#1a73e8"
 GPU_COLOURS = ["#2e7d32", "#ef6c00", "#6a1b9a", "#00838f"]
 
@@ -55,28 +57,35 @@ class MonitorView(QWidget):
         self.gpu_note.setObjectName("monitorInfo")
         self.csv_button = QPushButton("Export CSV…")
         self.csv_button.clicked.connect(self.export_csv_requested.emit)
+        self.gpu_note.setWordWrap(False)
         head.addWidget(self.title)
         head.addSpacing(12)
         head.addWidget(self.info, 1)
-        head.addWidget(self.gpu_note)
         head.addSpacing(12)
         head.addWidget(self.csv_button)
         lay.addLayout(head)
+        lay.addWidget(self.gpu_note)
+        self.gpu_note.setVisible(False)
         self.graphics = pg.GraphicsLayoutWidget()
-        self.graphics.setMinimumHeight(150)
+        self.graphics.setMinimumHeight(130)
         self.graphics.ci.setContentsMargins(0, 0, 0, 0)
         self.graphics.ci.setSpacing(6)
         lay.addWidget(self.graphics, 1)
+        self.legend = QLabel("")
+        self.legend.setObjectName("monitorLegend")
+        self.legend.setTextFormat(Qt.TextFormat.RichText)
+        self.legend.setWordWrap(True)
+        lay.addWidget(self.legend)
 
         self.plots: dict[str, pg.PlotItem] = {}
         self.curves: dict[str, Any] = {}
         self.core_curves: list[Any] = []
         self.regions: dict[tuple[str, float], tuple[list[Any], Any]] = {}
+        self.band_list: list[Band] = []
+        self.label_shown: dict[str, bool] = {}  # band title → drawn inside its band
+        self.static: Trace | None = None  # a recorded trace shown instead of the live one
         self._gpu_built = False
-        self.cpu_plot = self._plot("cpu", "CPU %", (0, 100))
-        self.curves["cpu"] = self.cpu_plot.plot(pen=pg.mkPen(CPU_COLOUR, width=2), name="total")
-        self.ram_plot = self._plot("ram", "RAM %", (0, 100))
-        self.curves["ram"] = self.ram_plot.plot(pen=pg.mkPen("#00897b", width=2))
+        self._build_base_plots()
         self.redraws = 0
         self.timer = QTimer(self)
         self.timer.setInterval(REDRAW_MS)
@@ -84,6 +93,34 @@ class MonitorView(QWidget):
         self.timer.start()
 
     # -- building --------------------------------------------------------------------------------------
+    def _build_base_plots(self) -> None:
+        self.cpu_plot = self._plot("cpu", "CPU %", (0, 100))
+        self.curves["cpu"] = self.cpu_plot.plot(pen=pg.mkPen(CPU_COLOUR, width=2), name="total")
+        self.ram_plot = self._plot("ram", "RAM %", (0, 100))
+        self.curves["ram"] = self.ram_plot.plot(pen=pg.mkPen("#00897b", width=2))
+
+    def _reset_plots(self) -> None:
+        self.graphics.clear()
+        self.plots, self.curves, self.core_curves, self.regions = {}, {}, [], {}
+        self._gpu_built = False
+        self._build_base_plots()
+
+    def show_trace(self, trace: Trace | None, *, source: str = "") -> None:
+        """Show a recorded trace (an opened report's ``monitor``) instead of this machine's live one;
+        ``None`` with ``source`` says that the report had none (the live trace stays)."""
+        if trace is None:
+            if self.static is not None:
+                self.static = None
+                self._reset_plots()
+            self.title.setText(f"Live monitor — {self.monitor.label}"
+                               + (f" ({source} has no recorded trace)" if source else ""))
+            self.timer.start()
+            return
+        self.static = trace
+        self._reset_plots()
+        self._redraw()
+        self.timer.stop()  # nothing changes: drawn once
+
     def _plot(self, key: str, title: str, yrange: tuple[float, float] | None) -> pg.PlotItem:
         p = self.graphics.addPlot(title=f"<span style='font-size:9pt'>{title}</span>")
         p.hideButtons()
@@ -104,16 +141,24 @@ class MonitorView(QWidget):
     def _build_gpu_plots(self, trace: Trace) -> None:
         self._gpu_built = True
         if not trace.gpus:
-            reason = trace.gpu_reason or "no GPU found"
-            if self.simulated and "recorded" not in trace.label:
-                text = f"No GPU plot: the scenario has no recorded trace; here: {reason}"
+            reason = trace.gpu_reason or "no GPU readings"
+            if self.static is not None:
+                text = f"No GPU plot: the recorded trace has no GPU readings ({reason})"
+            elif self.simulated and "recorded" not in trace.label:
+                text = (f"No GPU plot: the simulated machine has no recorded monitor trace, and this machine "
+                        f"has no GPU to show instead ({reason})")
             else:
                 text = f"No NVIDIA GPU plot: {reason}"
-            self.gpu_note.setText(text)
-            self.gpu_note.setStyleSheet("color: #b26a00;")
+            self.gpu_note.setText(f"{text}. CPU and RAM are shown.")
+            self.gpu_note.setObjectName("gpuNote")
+            self.gpu_note.setStyleSheet("color: #8a5300; background: #fff4e0; border: 1px solid #f3d9a4; "
+                                        "border-radius: 4px; padding: 2px 8px;")
+            self.gpu_note.setVisible(True)
             return
+        self.gpu_note.setVisible(False)
         names = ", ".join(f"GPU{g.index} {g.name}" for g in trace.gpus)
         self.gpu_note.setText(names)
+        self.gpu_note.setObjectName("monitorInfo")
         specs = [("util", "GPU util %", (0, 100)), ("mem_used_gib", "GPU memory GiB", None),
                  ("power_w", "Power W", None), ("temp_c", "Temp °C", None)]
         for field, title, yr in specs:
@@ -146,15 +191,21 @@ class MonitorView(QWidget):
 
     def _redraw(self) -> None:
         m = self.monitor
-        if not m.opened:
-            return
-        trace = m.snapshot()
-        if not self._gpu_built:
-            self._build_gpu_plots(trace)
-            self.title.setText(f"Live monitor — {trace.label}")
-        if m.error and not len(trace):
-            self.info.setText(m.error)
-            return
+        if self.static is not None:
+            trace = self.static
+            if not self._gpu_built:
+                self._build_gpu_plots(trace)
+                self.title.setText(f"Monitor trace recorded with the report — {trace.label}")
+        else:
+            if not m.opened:
+                return
+            trace = m.snapshot()
+            if not self._gpu_built:
+                self._build_gpu_plots(trace)
+                self.title.setText(f"Live monitor — {trace.label}")
+            if m.error and not len(trace):
+                self.info.setText(m.error)
+                return
         self.redraws += 1
         if not len(trace):
             return
@@ -169,10 +220,12 @@ class MonitorView(QWidget):
                 curve = self.curves.get(f"gpu{gi}.{field}")
                 if curve is not None:
                     curve.setData(t, trace.gpu[:, gi, k], connect="finite")
+        if trace.gpus:
+            self._honest_y(trace)
         now = float(t[-1])
-        span = min(max(now, WINDOW_S[0]), WINDOW_S[1])
-        self.cpu_plot.setXRange(max(0.0, now - span), max(now, span), padding=0)
-        self._draw_markers(trace, now)
+        x0, x1 = x_range(t, markers=trace.markers)
+        self.cpu_plot.setXRange(x0, x1, padding=0)
+        self._draw_markers(trace, now, x0, x1)
         parts = [f"CPU {trace.cpu[-1]:.0f} %", f"RAM {trace.ram[-1]:.0f} %"]
         for gi, g in enumerate(trace.gpus):
             u, mem, pw, tc = (float(x) for x in trace.gpu[-1, gi])
@@ -185,50 +238,65 @@ class MonitorView(QWidget):
                 bits.append(f"{pw:.0f} W")
             parts.append(" ".join(bits))
         running = next((mk.title for mk in reversed(trace.markers) if mk.end is None), None)
-        if running:
+        if running and self.static is None:
             parts.append(f"running: {running}")
-        self.info.setText("   ·   ".join(parts))
+        prefix = f"{float(t[-1] - t[0]):.0f} s recorded; at the end: " if self.static is not None else ""
+        self.info.setText(prefix + "   ·   ".join(parts))
 
-    def _draw_markers(self, trace: Trace, now: float) -> None:
-        order = {m.step: i for i, m in enumerate(trace.markers)}
-        for mk in trace.markers:
-            key = (mk.step, round(mk.start, 3))
-            end = mk.end if mk.end is not None else now
-            end = max(end, mk.start + 0.15)  # a quick step stays visible as a thin band
+    def _honest_y(self, trace: Trace) -> None:
+        """Power from 0 W and temperature over a sane band: a 1-W wobble must not look like a spike."""
+        import numpy as np
+
+        for field, k, floor, ceiling in (("power_w", 2, 0.0, 100.0), ("temp_c", 3, 20.0, 90.0)):
+            plot = self.plots.get(field)
+            column = trace.gpu[:, :, k]
+            if plot is None or not np.isfinite(column).any():
+                continue
+            top = max(ceiling, float(np.nanmax(column)) * 1.1)
+            bottom = min(floor, float(np.nanmin(column)) - 5) if field == "temp_c" else floor
+            plot.setYRange(bottom, top, padding=0)
+
+    def _draw_markers(self, trace: Trace, now: float, x0: float, x1: float) -> None:
+        self.band_list = bands(trace.markers, now)
+        for band in self.band_list:
+            key = (band.step, round(band.start, 3))
+            colour = STEP_COLOURS[band.colour % len(STEP_COLOURS)]
             if key not in self.regions:
-                colour = STEP_COLOURS[order[mk.step] % len(STEP_COLOURS)]
                 items = []
                 for p in self.plots.values():
-                    region = pg.LinearRegionItem((mk.start, end), movable=False, brush=_region_brush(colour),
+                    region = pg.LinearRegionItem((band.start, band.end), movable=False, brush=_region_brush(colour),
                                                  pen=pg.mkPen(QColor(colour), width=1))
                     region.setZValue(-10)
                     p.addItem(region)
                     items.append(region)
-                label = pg.TextItem(mk.title, color=colour, anchor=(0, 0))
+                label = pg.TextItem(band.title, color=colour, anchor=(0, 0), fill=pg.mkBrush(255, 255, 255, 210))
                 label.setZValue(5)
                 self.cpu_plot.addItem(label)
                 self.regions[key] = (items, label)
             items, label = self.regions[key]
             for region in items:
-                region.setRegion((mk.start, end))
-        # labels never overlap: a label that would collide with an earlier one drops to the next row
+                region.setRegion((band.start, band.end))
+                region.setToolTip(band.legend)
+        # a title goes inside its band only when it fits there; every band is named in the legend row
         view = self.cpu_plot.getViewBox()
-        px = view.viewPixelSize()[0] if view is not None else 0.1
-        row_px = label_height = 14.0
-        if view is not None:
-            label_height = row_px * view.viewPixelSize()[1]
-        rows: list[float] = []  # where each row is free again (x, data units)
-        for (_step, start), (_items, label) in sorted(self.regions.items(), key=lambda kv: kv[0][1]):
-            width = (len(label.textItem.toPlainText()) * 7.0 + 8) * px
-            row = next((i for i, free in enumerate(rows) if start >= free), len(rows))
-            if row >= 4:
-                label.setVisible(False)
-                continue
-            if row == len(rows):
-                rows.append(0.0)
-            rows[row] = start + width
-            label.setVisible(True)
-            label.setPos(start, 100 - row * label_height)
+        width_px = float(view.width()) if view is not None else 0.0
+        seconds_per_px = (x1 - x0) / width_px if width_px > 1 else 0.0
+        labels = [self.regions[(b.step, round(b.start, 3))][1] for b in self.band_list]
+        fits = fitting_labels(self.band_list, seconds_per_px,
+                              [float(lb.textItem.boundingRect().width()) for lb in labels], x0=x0)
+        self.label_shown = {}
+        for band, label, fit in zip(self.band_list, labels, fits, strict=True):
+            label.setVisible(fit)
+            label.setPos(max(band.start, x0), 100)
+            self.label_shown[band.title] = fit
+        legend_html = "    ".join(
+            f"<span style='color:{STEP_COLOURS[b.colour % len(STEP_COLOURS)]}'>■</span> {b.legend}"
+            for b in self.band_list)
+        text = (f"<span style='color:#5f6b7a'>Steps:</span>    {legend_html}" if legend_html else
+                "<span style='color:#5f6b7a'>Shaded bands mark the wizard steps on this time axis once they "
+                "run.</span>")
+        if text != self.legend.text():  # a relayout every 200 ms would cost the UI thread for nothing
+            self.legend.setText(text)
 
     # -- export ----------------------------------------------------------------------------------------
     def plot_png(self, width: int = 1400) -> bytes:

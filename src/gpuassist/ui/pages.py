@@ -24,9 +24,10 @@ from PySide6.QtWidgets import (
 )
 
 from gpuassist.report.model import Report
+from gpuassist.ui.blocks import widget_for
 from gpuassist.ui.cards import FindingCard, wrap_label
-from gpuassist.ui.style import mono_font
 from gpuassist.wizard import StepState, StepStatus
+from gpuassist.wizard.display import Block
 from gpuassist.wizard.steps import QUESTIONS
 
 STAGE_NAMES = {
@@ -46,6 +47,7 @@ def clear_layout(layout: Any) -> None:
         item = layout.takeAt(0)
         w = item.widget()
         if w is not None:
+            w.hide()  # out of the layout it would keep painting at its old place until deleted
             w.deleteLater()
         elif item.layout() is not None:
             clear_layout(item.layout())
@@ -64,29 +66,6 @@ def note_box(text: str) -> QFrame:
     lay = QVBoxLayout(box)
     lay.setContentsMargins(12, 8, 12, 8)
     lay.addWidget(wrap_label(text, "noteText"))
-    return box
-
-
-def facts_table(rows: list[tuple[str, str]], title: str = "What was found") -> QFrame:
-    """Label/value grid of the facts a step's verdict rests on (values selectable, monospace)."""
-    box = QFrame()
-    box.setObjectName("card")
-    grid = QGridLayout(box)
-    grid.setContentsMargins(14, 10, 14, 12)
-    grid.setHorizontalSpacing(16)
-    grid.setVerticalSpacing(5)
-    head = QLabel(title)
-    head.setObjectName("evidenceHeader")
-    grid.addWidget(head, 0, 0, 1, 2)
-    for row, (label, value) in enumerate(rows, 1):
-        key = QLabel(label)
-        key.setObjectName("evidenceKey")
-        key.setAlignment(Qt.AlignmentFlag.AlignTop)
-        val = wrap_label(value, "factValue")
-        val.setFont(mono_font())
-        grid.addWidget(key, row, 0, Qt.AlignmentFlag.AlignTop)
-        grid.addWidget(val, row, 1)
-    grid.setColumnStretch(1, 1)
     return box
 
 
@@ -212,14 +191,27 @@ class StepPage(QWidget):
         self.back.setEnabled(number > 1)
         self.next.setEnabled(number < total)
         self.cards: list[FindingCard] = []
+        self.blocks: list[Block] = []
         self.status = StepStatus.PENDING
+        self.rendered: StepState | None = None
+        self.rendered_interactive = True
 
     def set_chip(self, status: StepStatus) -> None:
         self.status = status
         self.chip.setText(f"{status.icon}  {status.label}")
         self.chip.setStyleSheet(f"background: {status.colour};")
 
+    def needs_render(self, state: StepState, interactive: bool) -> bool:
+        """False when the page already shows this very state (re-rendering tables on every event of a
+        run would cost the UI thread tens of milliseconds each time)."""
+        return self.rendered is not state or self.rendered_interactive is not interactive
+
+    def update_buttons(self, *, busy: bool, interactive: bool) -> None:
+        self.run.setVisible(interactive)
+        self.run.setEnabled(not busy)
+
     def show_running(self, shared_with: str | None = None) -> None:
+        self.rendered = None
         clear_layout(self.content)
         self.cards = []
         self.set_chip(StepStatus.RUNNING)
@@ -230,10 +222,11 @@ class StepPage(QWidget):
                                             "interpreter answers all three."))
 
     def show_state(self, state: StepState, *, busy: bool, interactive: bool,
-                   facts: list[tuple[str, str]] | None = None) -> None:
+                   blocks: list[Block] | None = None) -> None:
         """Render a finished (or pending) step; ``busy`` = some step is running (buttons disabled)."""
         if state.status is StepStatus.RUNNING:
             return
+        self.rendered, self.rendered_interactive = state, interactive
         self.progress.setVisible(False)
         clear_layout(self.content)
         self.cards = []
@@ -257,8 +250,10 @@ class StepPage(QWidget):
             card = FindingCard(f)
             self.cards.append(card)
             self.content.addWidget(card)
-        if facts:
-            self.content.addWidget(facts_table(facts))
+        if blocks and state.status is not StepStatus.PENDING:
+            for block in blocks:
+                self.content.addWidget(widget_for(block))
+        self.blocks = list(blocks or [])
         if seconds is not None and state.status not in (StepStatus.SKIPPED, StepStatus.UNAVAILABLE):
             took = QLabel(f"Took {seconds:.1f} s.")
             took.setObjectName("explanation")
@@ -325,6 +320,7 @@ class SummaryPage(QWidget):
         self.export_buttons["html"].setObjectName("primary")
         outer.addWidget(bar)
         self.verdict_headline = ""
+        self.rendered_key: Any = None
         self.cards: list[FindingCard] = []
 
     def show_report(self, report: Report | None, states: list[StepState], *, context_line: str) -> None:
@@ -341,31 +337,36 @@ class SummaryPage(QWidget):
             return
         v = verdict(report)
         self.verdict_headline = v.headline
+        findings = list(report.findings)
+        top = findings[0] if findings and findings[0].severity.rank <= 1 else None
+        # One box, read first and once: the headline, where it comes from, then (with a root cause) its
+        # explanation, fix and evidence inside the same box — no second heading repeating the headline.
         box = QFrame()
         box.setObjectName("verdict")
         box.setStyleSheet(f"QFrame#verdict {{ border-left: 6px solid {v.colour}; }}")
         lay = QGridLayout(box)
         lay.setContentsMargins(16, 12, 16, 14)
         lay.setHorizontalSpacing(12)
+        lay.setVerticalSpacing(6)
         icon = QLabel(v.icon)
-        icon.setStyleSheet(f"color: {v.colour}; font-size: 24pt; font-weight: 700;")
+        icon.setStyleSheet(f"color: {v.colour}; font-size: 22pt; font-weight: 700;")
         headline = wrap_label(v.headline, "verdictHeadline")
         headline.setStyleSheet(f"color: {v.colour};")
-        lay.addWidget(icon, 0, 0, 2, 1, Qt.AlignmentFlag.AlignTop)
+        lay.addWidget(icon, 0, 0, Qt.AlignmentFlag.AlignTop)
         lay.addWidget(headline, 0, 1)
-        findings = list(report.findings)
-        top = findings[0] if findings and findings[0].severity.rank <= 1 else None
-        if v.detail and top is None:  # with a root cause, its card below carries the explanation
-            lay.addWidget(wrap_label(v.detail, "verdictDetail"), 1, 1)
-        src = wrap_label(context_line, "explanation")
-        lay.addWidget(src, 2, 1)
+        if top is not None:
+            ident = QLabel(f"{top.severity.value} · {top.id}")
+            ident.setObjectName("cardId")
+            lay.addWidget(ident, 0, 2, Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignRight)
+        lay.addWidget(wrap_label(context_line, "explanation"), 1, 1, 1, 2)
+        if top is not None:
+            card = FindingCard(top, embedded=True)
+            self.cards.append(card)
+            lay.addWidget(card, 2, 1, 1, 2)
+        elif v.detail:
+            lay.addWidget(wrap_label(v.detail, "verdictDetail"), 2, 1, 1, 2)
         lay.setColumnStretch(1, 1)
         self.content.addWidget(box)
-        if top is not None:
-            self.content.addWidget(self._section("Root cause and fix"))
-            card = FindingCard(top, show_title=top.title != v.headline)
-            self.cards.append(card)
-            self.content.addWidget(card)
         rest = [f for f in findings if f is not top]
         if rest:
             self.content.addWidget(self._section("Also found" if top else "Findings"))

@@ -38,6 +38,11 @@ QFrame#card {{ background: {SURFACE}; border: 1px solid {BORDER}; border-radius:
 QLabel#cardTitle {{ font-size: 11pt; font-weight: 600; }}
 QLabel#cardId {{ color: {MUTED}; }}
 QLabel#fixLabel, QLabel#evidenceHeader {{ font-weight: 600; }}
+QFrame#embeddedCard {{ background: transparent; border: none; }}
+QFrame#absent {{ background: #eef1f4; border: 1px solid {BORDER}; border-radius: 6px; }}
+QLabel#th {{ font-weight: 600; color: {MUTED}; padding: 4px 10px; border-bottom: 1px solid {BORDER}; }}
+QLabel#td {{ padding: 4px 10px; border-bottom: 1px solid #eef1f4; }}
+QLabel#tdHi {{ padding: 4px 10px; background: #e8f0fe; font-weight: 600; border-bottom: 1px solid #c6dafc; }}
 QLabel#fix {{ background: #f6f8fa; border: 1px solid {BORDER}; border-radius: 4px; padding: 6px 8px; }}
 QLabel#evidenceKey {{ color: {MUTED}; }}
 QFrame#verdict {{ background: {SURFACE}; border: 1px solid {BORDER}; border-radius: 8px; }}
@@ -45,6 +50,7 @@ QLabel#verdictHeadline {{ font-size: 17pt; font-weight: 700; }}
 QLabel#sectionTitle {{ font-size: 12pt; font-weight: 600; margin-top: 6px; }}
 QWidget#monitor {{ background: {SURFACE}; border-top: 1px solid {BORDER}; }}
 QLabel#monitorInfo {{ color: {MUTED}; }}
+QLabel#monitorLegend {{ color: #1f2933; padding: 0 2px; }}
 QPushButton {{ padding: 5px 12px; }}
 QPushButton#primary {{ background: #1a73e8; color: white; border: 1px solid #1666cc; border-radius: 4px;
     font-weight: 600; padding: 5px 14px; }}

@@ -1,91 +1,608 @@
-"""How a fact reads on a wizard page: numbers and tables in words, never raw JSON or "{}".
+"""How facts read on a wizard page: numbers, tables and plain words, never raw JSON, "{}" or "[]".
 
-Qt-free, so the pages stay thin and the wording is tested without a GUI.
+Qt-free, so the pages stay thin and the wording is tested without a GUI. A page asks
+:func:`step_blocks` for what to show under its findings and renders each block generically:
+
+* :class:`KeyValues` — a label/value list ("What was found"),
+* :class:`Table` — columns and rows of text, one row optionally highlighted (the chosen setting),
+* :class:`Code` — a line to copy (the DataLoader(...) line, a fix),
+* :class:`Absent` — what is not there and why ("variants are measured on accelerators only"),
+* :class:`Series` — a small x/y plot (batch-size scaling), always paired with a table of the same numbers.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import json
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from gpuassist.facts import NotCollected, from_jsonable
+
+# --------------------------------------------------------------------------------------------------------
+# blocks
+
+
+@dataclass(frozen=True)
+class KeyValues:
+    title: str
+    rows: list[tuple[str, str]]
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Table:
+    title: str
+    columns: list[str]
+    rows: list[list[str]]
+    highlight: int | None = None  # row index shown as the chosen/best row
+    numeric: tuple[int, ...] = ()  # column indices aligned right
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Code:
+    title: str
+    text: str
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Absent:
+    title: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Series:
+    title: str
+    x_label: str
+    y_label: str
+    lines: dict[str, list[tuple[float, float]]] = field(default_factory=dict)
+    log_x: bool = False
+
+
+Block = KeyValues | Table | Code | Absent | Series
+
+
+def block_texts(block: Block) -> list[str]:
+    """Every string a block puts on screen (tests: no raw JSON anywhere)."""
+    if isinstance(block, KeyValues):
+        return [block.title, block.note, *(s for row in block.rows for s in row)]
+    if isinstance(block, Table):
+        return [block.title, block.note, *block.columns, *(s for row in block.rows for s in row)]
+    if isinstance(block, Code):
+        return [block.title, block.text, block.note]
+    if isinstance(block, Absent):
+        return [block.title, block.text]
+    return [block.title, block.x_label, block.y_label, *block.lines]
+
+
+# --------------------------------------------------------------------------------------------------------
+# single values
+
+
+def _num(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return None if math.isnan(value) else float(value)
+
+
+def fmt_num(value: Any, digits: int = 1, unit: str = "") -> str:
+    x = _num(value)
+    if x is None:
+        return "—"
+    text = f"{x:,.{digits}f}"
+    return f"{text} {unit}" if unit else text
+
+
+def fmt_bool(value: Any) -> str:
+    if value is None:
+        return "—"
+    return "yes" if value else "no"
+
+
+def fmt_bytes(n: Any) -> str:
+    x = _num(n)
+    if x is None:
+        return "—"
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if x < 1024 or unit == "GiB":
+            return f"{x:.0f} {unit}" if x == int(x) else f"{x:.1f} {unit}"
+        x /= 1024
+    return f"{x:.1f} GiB"
+
+
+def _plain(value: Any) -> str:
+    """Any value in words: lists joined, dicts as "key: value" pairs; never JSON brackets."""
+    value = from_jsonable(value)
+    if isinstance(value, NotCollected):
+        return str(value)
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return fmt_bool(value)
+    if isinstance(value, float):
+        return f"{value:g}"
+    if isinstance(value, (list, tuple)):
+        return ", ".join(_plain(v) for v in value) if value else "none"
+    if isinstance(value, Mapping):
+        if not value:
+            return "none"
+        return "; ".join(f"{k}: {_plain(v)}" for k, v in value.items())
+    text = str(value)
+    return text if len(text) <= 600 else text[:599] + "…"
 
 
 def _cuda(value: Any) -> str:
     from gpuassist.knowledge.wheels import cuda_int_to_str
 
-    return f"CUDA {cuda_int_to_str(value)}" if isinstance(value, int) and value > 0 else "unknown"
+    if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+        return cuda_int_to_str(value)
+    if isinstance(value, str) and value:
+        return value
+    return "unknown"
 
 
-def _bench_rows(value: Any) -> str:
-    rows = [r for r in value or [] if isinstance(r, dict)]
-    if not rows:
-        return "no measurement"
-    return "\n".join(
-        f"{r.get('device')} {r.get('variant', 'fp32')}, batch {r.get('batch_size')}: "
-        f"{float(r.get('images_per_s') or 0):,.0f} images/s ({float(r.get('step_ms') or 0):.1f} ms per step, "
-        f"±{float(r.get('spread_pct') or 0):.0f} %)"
-        for r in rows
-    )
+def _cudnn(value: Any) -> str:
+    if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+        if value >= 10000:  # cuDNN 9+: major*10000 + minor*100 + patch
+            return f"{value // 10000}.{(value % 10000) // 100}.{value % 100}"
+        return f"{value // 1000}.{(value % 1000) // 100}.{value % 100}"
+    return _plain(value)
 
 
-def _speedups(value: Any) -> str:
-    if not isinstance(value, dict) or not value:
-        return "not measured: speed-ups are measured on accelerators (GPU vs CPU, AMP, channels_last)"
-    return "\n".join(f"{name}: {float(x):.2f}×" if isinstance(x, (int, float)) else f"{name}: {x}"
-                     for name, x in value.items())
+def _status_words(value: Any) -> str:
+    if value == "ok":
+        return "ok"
+    return str(value).replace("_", " ") if isinstance(value, str) else _plain(value)
 
 
-def _trials(value: Any) -> str:
-    rows = [r for r in value or [] if isinstance(r, dict)]
-    if not rows:
-        return "no trial ran"
-    best = max(rows, key=lambda r: float(r.get("samples_per_s") or 0))
-    out = []
-    for r in rows:
-        mark = "→ " if r is best else "  "
-        prefetch = r.get("prefetch_factor")
-        out.append(
-            f"{mark}num_workers={r.get('num_workers')}, pin_memory={r.get('pin_memory')}, "
-            f"persistent_workers={r.get('persistent_workers')}"
-            + (f", prefetch_factor={prefetch}" if prefetch is not None else "")
-            + f": {float(r.get('samples_per_s') or 0):,.0f} samples/s"
-        )
-    return "\n".join(out)
+def _seconds(value: Any) -> str:
+    x = _num(value)
+    return "—" if x is None else (f"{x * 1000:.2f} ms" if x < 0.1 else f"{x:.2f} s")
 
 
 def _times(value: Any) -> str:
-    return f"{float(value):.2f}×" if isinstance(value, (int, float)) else str(value)
+    x = _num(value)
+    return f"{x:.2f}×" if x is not None else _plain(value)
 
 
-def _devices(value: Any) -> str:
-    return ", ".join(str(v) for v in value) if isinstance(value, list) and value else "none"
+def _bound(value: Any) -> str:
+    return {"loader": "loader-bound: the model waits for data",
+            "compute": "compute-bound: data arrives as fast as the model can use it"}.get(str(value), _plain(value))
 
+
+# What None means for a key: "looked, found nothing" in the words of that fact.
+NONE_WORDS = {
+    "driver.version": "not found (no NVIDIA driver answered)",
+    "driver.cuda_version": "unknown (no driver answered)",
+    "cuda.driver_version": "unknown",
+    "torch.cuda_build": "none: a CPU-only build",
+    "torch.arch_list": "none: a CPU-only build",
+    "torch.cudnn_version": "none",
+    "torch.import_error": "no error",
+    "cuda.init_error": "no error",
+    "platform.container": "no",
+    "platform.wsl": "no",
+    "torch.version": "not installed",
+}
 
 FORMATTERS: dict[str, Callable[[Any], str]] = {
     "driver.cuda_version": _cuda,
     "cuda.driver_version": _cuda,
-    "bench.results": _bench_rows,
-    "bench.scaling": _bench_rows,
-    "bench.speedup": _speedups,
-    "sweep.trials": _trials,
+    "nvml.cuda_driver_version": _cuda,
+    "torch.cudnn_version": _cudnn,
+    "nvml.status": _status_words,
+    "smi.status": _status_words,
+    "probe.outcome": _status_words,
     "sweep.speedup_vs_default": _times,
-    "placement.tested_devices": _devices,
+    "sweep.bound": _bound,
+    "sweep.load_seconds_per_batch": _seconds,
+    "sweep.compute_seconds_per_batch": _seconds,
+    "bandwidth.host_memcpy_gbps": lambda v: fmt_num(v, 1, "GB/s"),
+    "torch.import_seconds": lambda v: fmt_num(v, 2, "s"),
 }
 
 
 def show(key: str, value: Any) -> str:
-    """The text a page shows for one fact."""
-    from gpuassist.report.render import format_value
-
+    """The text a page shows for one fact: NotCollected as "could not collect (why)", booleans as yes/no,
+    None in the words of that fact, versions decoded (12040 → "12.4")."""
     value = from_jsonable(value)
     if isinstance(value, NotCollected):
         return str(value)
+    if value is None:
+        return NONE_WORDS.get(key, "none")
     formatter = FORMATTERS.get(key)
     if formatter is not None:
         return formatter(value)
-    if isinstance(value, list) and not value:
-        return "none"
-    if isinstance(value, dict) and not value:
-        return "none"
-    return format_value(value, 300)
+    return _plain(value)
+
+
+# --------------------------------------------------------------------------------------------------------
+# per-step views
+
+
+def _get(facts: Mapping[str, Any], key: str) -> Any:
+    return from_jsonable(facts[key]) if key in facts else None
+
+
+def _rows(value: Any) -> list[dict[str, Any]]:
+    return [r for r in value if isinstance(r, dict)] if isinstance(value, list) else []
+
+
+def _outcome_block(facts: Mapping[str, Any], test: str) -> list[Block]:
+    outcome = _get(facts, f"{test}.outcome")
+    if outcome in (None, "ok"):
+        return []
+    rows = [("Outcome", _status_words(outcome))]
+    for label, key in (("Failed at stage", "failed_stage"), ("Error", "error"), ("Import error", "import_error"),
+                       ("Time limit (s)", "limit_seconds")):
+        v = _get(facts, f"{test}.{key}")
+        if v not in (None, "", []) and not isinstance(v, NotCollected):
+            rows.append((label, _plain(v)))
+    return [KeyValues("How the test ended", rows)]
+
+
+def _norm_bus(bus: Any) -> str:
+    """"00000000:01:00.0" (NVML) and "0000:01:00.0" (torch) name the same device."""
+    if not isinstance(bus, str) or ":" not in bus:
+        return ""
+    domain, rest = bus.lower().split(":", 1)
+    return f"{int(domain, 16) if domain.strip() else 0:x}:{rest}"
+
+
+def theoretical_gbps(facts: Mapping[str, Any]) -> dict[str, tuple[float, str]]:
+    """{device: (theoretical GB/s per direction, "PCIe Gen4 x16")} from NVML's maximum link, matched by
+    PCI bus id (evidence-only, as in the rules' ``pcie.theoretical_gbps``)."""
+    from gpuassist.runtime.placement import pcie_theoretical_gbps
+
+    gpus = _get(facts, "nvml.gpus")
+    devices = _rows(_get(facts, "placement.devices"))
+    by_bus = {_norm_bus(g.get("pci_bus_id")): g for g in _rows(gpus)}
+    out: dict[str, tuple[float, str]] = {}
+    for d in devices:
+        g = by_bus.get(_norm_bus(d.get("pci_bus_id")))
+        if g is None:
+            continue
+        gen, width = g.get("pcie_gen_max"), g.get("pcie_width_max")
+        rate = pcie_theoretical_gbps(gen, width)
+        if rate:
+            out[str(d.get("device"))] = (rate, f"PCIe Gen{gen} x{width}")
+    return out
+
+
+def placement_blocks(facts: Mapping[str, Any]) -> list[Block]:
+    out: list[Block] = _outcome_block(facts, "placement")
+    checks = _rows(_get(facts, "placement.checks"))
+
+    def check(c: Any) -> str:
+        if not isinstance(c, dict):
+            return "—"
+        mark = "✔" if c.get("ok") else "✖"
+        err = _num(c.get("max_abs_err"))
+        return f"{mark} on {c.get('device', '?')}" + (f", max error {err:.1g}" if err is not None else "")
+
+    if checks:
+        rows = [[str(c.get("device")), check(c.get("tensor")), check(c.get("model")), str(c.get("param_device") or "—"),
+                 fmt_num((_num(c.get("seconds")) or 0) * 1000, 1), "✔ correct" if c.get("ok") else
+                 f"✖ {c.get('error') or 'wrong result'}"] for c in checks]
+        out.append(Table("Correctness on each device", ["Device", "Matrix multiply", "Small conv model",
+                                                       "Model parameters on", "Time (ms)", "Result"], rows,
+                         numeric=(4,), note="Each result is compared with the CPU's (tolerance 1 % relative)."))
+    elif "placement.checks" in facts:
+        out.append(Absent("Correctness on each device", show("placement.checks", facts["placement.checks"])))
+    default = _get(facts, "placement.default_device")
+    if isinstance(default, dict):
+        accel = default.get("accelerators") or []
+        out.append(KeyValues("Where new tensors land by default", [
+            ("torch.ones(2)", str(default.get("tensor_device") or "—")),
+            ("new nn.Linear parameters", str(default.get("model_param_device") or "—")),
+            ("torch default device", str(default.get("default_device") or "—")),
+            ("accelerators torch offers", ", ".join(map(str, accel)) if accel else "none"),
+        ], note="Nothing moves to a GPU by itself: code must call .to(device)." if accel else ""))
+
+    rows_bw = _rows(_get(facts, "bandwidth.rows"))
+    theo = theoretical_gbps(facts)
+    if rows_bw:
+        combos = [("h2d", "pageable"), ("h2d", "pinned"), ("d2h", "pageable"), ("d2h", "pinned")]
+        cells: dict[tuple[str, int], dict[tuple[str, str], dict[str, Any]]] = {}
+        for r in rows_bw:
+            cells.setdefault((str(r.get("device")), int(_num(r.get("bytes")) or 0)), {})[
+                (str(r.get("direction")), str(r.get("memory")))] = r
+        table_rows = []
+        for (dev, size), by in cells.items():
+            rate = theo.get(dev)
+            row = [dev, fmt_bytes(size)]
+            for combo in combos:
+                cr = by.get(combo)
+                gbps = _num(cr.get("gbps")) if cr else None
+                if cr is None:
+                    row.append("—")
+                elif cr.get("error"):
+                    row.append(f"✖ {cr.get('error')}")
+                else:
+                    row.append(fmt_num(gbps, 1) + (f"  ({100 * gbps / rate[0]:.0f} %)" if rate and gbps else ""))
+            table_rows.append(row)
+        links = "; ".join(f"{dev}: {name} = {rate:.1f} GB/s per direction" for dev, (rate, name) in theo.items())
+        note = "GB/s, best of repeats" + (f"; (%) of the theoretical link rate — {links}." if links else
+                                          "; theoretical rate unknown: NVML did not report the PCIe link.")
+        memcpy = _num(_get(facts, "bandwidth.host_memcpy_gbps"))
+        if memcpy is not None:
+            note += f" Host memcpy (CPU → CPU) for reference: {memcpy:.1f} GB/s."
+        out.append(Table("Host ↔ device copy bandwidth (GB/s)",
+                         ["Device", "Size", "host → device pageable", "host → device pinned",
+                          "device → host pageable", "device → host pinned"],
+                         table_rows, numeric=(1, 2, 3, 4, 5), note=note))
+    elif "bandwidth.rows" in facts or "bandwidth.skipped" in facts:
+        why = _get(facts, "bandwidth.skipped") or "no accelerator was tested"
+        memcpy = _num(_get(facts, "bandwidth.host_memcpy_gbps"))
+        text = f"No host ↔ device copies measured: {why}."
+        if memcpy is not None:
+            text += f" Host memcpy (CPU → CPU): {memcpy:.1f} GB/s."
+        out.append(Absent("Host ↔ device copy bandwidth", text.replace("..", ".")))
+
+    transfer = _get(facts, "placement.transfer")
+    if isinstance(transfer, list) and _rows(transfer):
+        rows = [[str(t.get("device")), "×".join(map(str, t.get("batch_shape") or [])) or "—",
+                 fmt_bytes(t.get("batch_bytes")), fmt_num(t.get("resident_ms"), 2), fmt_num(t.get("pageable_ms"), 2),
+                 fmt_num(t.get("pinned_ms"), 2), fmt_num(t.get("pinned_non_blocking_ms"), 2),
+                 fmt_num(t.get("move_overhead_pct"), 0, "%")] for t in _rows(transfer)]
+        out.append(Table("Cost of copying each batch (ms per forward step)",
+                         ["Device", "Batch", "Size", "Already on device", "Pageable copy", "Pinned copy",
+                          "Pinned, non_blocking", "Copy overhead"], rows, numeric=(2, 3, 4, 5, 6, 7)))
+    elif isinstance(transfer, NotCollected):
+        out.append(Absent("Cost of copying each batch", f"Not measured: {transfer.reason}."))
+
+    mismatch = _get(facts, "placement.mismatch")
+    if isinstance(mismatch, dict):
+        mm: list[tuple[str, str]] = [("What was run", str(mismatch.get("operation") or "—")),
+                                       ("Reproduced", fmt_bool(mismatch.get("reproduced")))]
+        if mismatch.get("error_text"):
+            mm.append(("Error raised here", f"{mismatch.get('error_type') or 'Error'}: {mismatch['error_text']}"))
+        if mismatch.get("typical_text"):
+            mm.append(("What it looks like on a GPU", str(mismatch["typical_text"])))
+        if mismatch.get("after_fix_device"):
+            mm.append(("After the fix, the output is on", str(mismatch["after_fix_device"])))
+        note = ("No accelerator here: PyTorch's 'meta' device stood in for the GPU, so the error text differs "
+                "from what a GPU machine shows.") if mismatch.get("stand_in") else ""
+        out.append(KeyValues("The device-mismatch error, reproduced on purpose", mm, note=note))
+        # its fix (with Copy) is on the tensors_on_different_devices finding card above
+    return out
+
+
+def sweep_blocks(facts: Mapping[str, Any]) -> list[Block]:
+    out: list[Block] = _outcome_block(facts, "sweep")
+    line = _get(facts, "sweep.dataloader_line")
+    speedup = _num(_get(facts, "sweep.speedup_vs_default"))
+    bound = _get(facts, "sweep.bound")
+    load = _num(_get(facts, "sweep.load_seconds_per_batch"))
+    compute = _num(_get(facts, "sweep.compute_seconds_per_batch"))
+    if isinstance(line, str) and line:
+        bits = []
+        if speedup is not None:
+            bits.append(f"{speedup:.2f}× the default DataLoader (num_workers=0)" +
+                        (": the default is already the fastest here" if speedup < 1.05 else ""))
+        if bound in ("loader", "compute"):
+            bits.append(_bound(bound))
+        note = "; ".join(bits)
+        out.append(Code("Use this DataLoader", line, note=note[:1].upper() + note[1:] + "." if note else ""))
+    rows_kv = []
+    if bound is not None:
+        rows_kv.append(("Bottleneck", _bound(bound)))
+    if load is not None:
+        rows_kv.append(("Building one batch (main process)", _seconds(load)))
+    if compute is not None:
+        rows_kv.append(("One model step (batch on the device)", _seconds(compute)))
+    if speedup is not None:
+        rows_kv.append(("Speed-up over the default", f"{speedup:.2f}×"))
+    if rows_kv:
+        out.append(KeyValues("Loader or compute?", rows_kv))
+
+    trials = _rows(_get(facts, "sweep.trials"))
+    raw_config = _get(facts, "sweep.config")
+    config: dict[str, Any] = raw_config if isinstance(raw_config, dict) else {}
+    batch = _num(config.get("batch_size"))
+    best = _get(facts, "sweep.best")
+    keys = ("num_workers", "pin_memory", "persistent_workers", "prefetch_factor")
+
+    def same(a: Any, b: Any) -> bool:
+        return isinstance(a, dict) and isinstance(b, dict) and all(a.get(k) == b.get(k) for k in keys)
+
+    if trials:
+        default = _get(facts, "sweep.default")
+        base = _num(default.get("samples_per_s")) if isinstance(default, dict) else None
+        order = sorted(trials, key=lambda r: -(_num(r.get("samples_per_s")) or 0))
+        rows = []
+        highlight = None
+        for i, r in enumerate(order):
+            rate = _num(r.get("samples_per_s"))
+            approx = "≈ " if r.get("aborted") else ""
+            pf = r.get("prefetch_factor")
+            rows.append([
+                str(r.get("num_workers")), fmt_bool(r.get("pin_memory")), fmt_bool(r.get("persistent_workers")),
+                "—" if pf is None else str(pf),
+                approx + (fmt_num(rate / batch, 1) if rate is not None and batch else "—"),
+                approx + fmt_num(rate, 0),
+                _seconds(r.get("first_batch_s")),
+                f"{rate / base:.2f}×" if rate is not None and base else "—",
+            ])
+            if highlight is None and same(r, best):
+                highlight = i
+        note = "The highlighted row is the setting chosen (the fastest complete trial)."
+        if any(r.get("aborted") for r in trials):
+            note += " ≈ abandoned after one epoch because it was clearly slower (rate projected)."
+        search = _get(facts, "sweep.search")
+        if isinstance(search, dict) and search.get("mode") == "adaptive" and isinstance(search.get("adaptive"), dict):
+            a = search["adaptive"]
+            note += (f" Adaptive search: {a.get('trials')} of {search.get('grid_size')} settings tried in "
+                     f"{fmt_num(a.get('seconds'), 2)} s.")
+        out.append(Table("Settings tried", ["num_workers", "pin_memory", "persistent_workers", "prefetch_factor",
+                                            "batches/s", "samples/s", "first batch", "vs default"],
+                         rows, highlight=highlight, numeric=(0, 3, 4, 5, 6, 7), note=note))
+    elif "sweep.trials" in facts:
+        out.append(Absent("Settings tried", show("sweep.trials", facts["sweep.trials"])
+                          if isinstance(_get(facts, "sweep.trials"), NotCollected) else "No trial finished."))
+    if config:
+        shape = config.get("sample_shape")
+        out.append(KeyValues("How it was measured", [
+            ("Device", str(config.get("device") or "—")),
+            ("Dataset", f"{config.get('samples')} samples of shape {'×'.join(map(str, shape or [])) or '—'}, "
+                        f"batch size {config.get('batch_size')}"),
+            ("CPU cores / workers tried up to", f"{config.get('cpu_count')} / {config.get('max_workers')}"),
+            ("Worker start method", str(config.get("start_method") or "—")),
+        ]))
+    return out
+
+
+def _variant_name(v: Any) -> str:
+    return {"fp32": "fp32", "channels_last": "channels_last", "amp": "AMP (fp16 autocast)",
+            "cudnn_benchmark": "cudnn.benchmark", "sync_each_step": "loss.item() every step"}.get(str(v), str(v))
+
+
+def bench_blocks(facts: Mapping[str, Any]) -> list[Block]:
+    out: list[Block] = _outcome_block(facts, "bench")
+    raw_config = _get(facts, "bench.config")
+    config: dict[str, Any] = raw_config if isinstance(raw_config, dict) else {}
+    results = _rows(_get(facts, "bench.results"))
+    variants = _rows(_get(facts, "bench.variants"))
+    devices = [str(d) for d in config.get("devices") or []]
+    accelerators = [d for d in devices if d != "cpu"]
+    cpu_rate = next((_num(r.get("images_per_s")) for r in results if r.get("device") == "cpu"), None)
+    rows_all = results + variants
+    if rows_all:
+        fastest = max(range(len(rows_all)), key=lambda i: _num(rows_all[i].get("images_per_s")) or 0)
+        rows = []
+        vs_cpu = bool(variants)
+        for r in rows_all:
+            rate = _num(r.get("images_per_s"))
+            rows.append([str(r.get("device")), _variant_name(r.get("variant", "fp32")), str(r.get("batch_size")),
+                         fmt_num(rate, 0), fmt_num(r.get("step_ms"), 2), f"± {fmt_num(r.get('spread_pct'), 0)} %"]
+                        + ([f"{rate / cpu_rate:.2f}×" if rate is not None and cpu_rate else "—"] if vs_cpu else []))
+        note = ("Median of block means after warm-up, with the device synchronised; the highlighted row is the "
+                "fastest.")
+        out.append(Table("Training step, per device and variant", ["Device", "Variant", "Batch", "images/s",
+                                                                   "ms per step", "spread"]
+                         + (["vs CPU"] if vs_cpu else []),
+                         rows, highlight=fastest if len(rows) > 1 else None, numeric=(2, 3, 4, 5, 6), note=note))
+    elif "bench.results" in facts:
+        out.append(Absent("Training step", "No measurement finished."))
+
+    speedup = _get(facts, "bench.speedup")
+    why = ("no accelerator was tested (devices: " + (", ".join(devices) or "cpu") + ")") if not accelerators \
+        else "the accelerator run did not finish"
+    measured = "bench.speedup" in facts or "bench.results" in facts
+    if isinstance(speedup, dict) and speedup:
+        out.append(KeyValues("Accelerator vs CPU (fp32, same batch)",
+                             [(str(dev), f"{x:.1f}× the CPU's images/s" if (x := _num(v)) is not None else _plain(v))
+                              for dev, v in speedup.items()]))
+    elif measured and not variants:
+        out.append(Absent("Accelerator vs CPU, and the variants",
+                          f"Not measured: {why}. The speed-up over the CPU and the variants (channels_last, AMP, "
+                          "cudnn.benchmark, loss.item() every step) are measured on accelerators only."))
+    elif measured:
+        out.append(Absent("Accelerator vs CPU", f"Not measured: {why}."))
+    if not variants and isinstance(speedup, dict) and speedup:
+        out.append(Absent("Variants (channels_last, AMP, cudnn.benchmark, loss.item() every step)",
+                          "Not measured: the accelerator's variant runs did not finish."))
+
+    scaling = _rows(_get(facts, "bench.scaling"))
+    if scaling:
+        devs = list(dict.fromkeys(str(r.get("device")) for r in scaling))
+        sizes = sorted({int(b) for r in scaling if (b := _num(r.get("batch_size"))) is not None})
+        cell = {(str(r.get("device")), int(_num(r.get("batch_size")) or 0)): r for r in scaling}
+        rows = []
+        for b in sizes:
+            row = [str(b)]
+            for d in devs:
+                cr = cell.get((d, b))
+                row += [fmt_num(cr.get("images_per_s"), 0), fmt_num(cr.get("step_ms"), 2)] if cr else ["—", "—"]
+            rows.append(row)
+        columns = ["Batch size"] + [c for d in devs for c in (f"{d} images/s", f"{d} ms/step")]
+        lines = {d: [(float(b), float(_num(cell[(d, b)].get("images_per_s")) or 0)) for b in sizes if (d, b) in cell]
+                 for d in devs}
+        out.append(Series("Batch-size scaling", "batch size", "images/s", lines, log_x=len(sizes) > 2))
+        out.append(Table("Batch-size scaling", columns, rows, numeric=tuple(range(len(columns)))))
+    elif "bench.scaling" in facts:
+        out.append(Absent("Batch-size scaling", "Not measured."))
+
+    profile = _get(facts, "bench.profile")
+    if isinstance(profile, dict) and _rows(profile.get("top_cpu_ops")):
+        dev = str(profile.get("device") or "?")
+        on_accel = dev != "cpu"
+        rows = [[str(o.get("name")), str(o.get("count")), fmt_num(o.get("self_cpu_ms"), 2)]
+                + ([fmt_num(o.get("self_device_ms"), 2)] if on_accel else [])
+                for o in _rows(profile.get("top_cpu_ops"))]
+        cpu_only = [str(x) for x in profile.get("cpu_only_ops") or []]
+        syncs = _rows(profile.get("sync_ops"))
+        notes = [f"torch.profiler over {profile.get('steps')} step(s) of batch {profile.get('batch_size')}; "
+                 f"total self CPU time {fmt_num(profile.get('self_cpu_ms_total'), 2)} ms."]
+        if on_accel:
+            notes.append("Compute operators that launched no device kernel: " + (", ".join(cpu_only) if cpu_only
+                                                                                 else "none") + ".")
+            notes.append("Synchronising calls per step: " + (", ".join(
+                f"{s.get('name')} ×{fmt_num(s.get('per_step'), 1)}" for s in syncs) if syncs else "none") + ".")
+        else:
+            notes.append("No accelerator: profiled on the CPU, so there is no device time to compare.")
+        title = f"CPU operators during the {dev} run" if on_accel else "CPU operators (profiled on the CPU)"
+        columns = ["Operator", "Calls", "Self CPU (ms)"] + (["Self device (ms)"] if on_accel else [])
+        out.append(Table(title, columns, rows, numeric=(1, 2, 3), note=" ".join(notes)))
+    elif isinstance(profile, NotCollected):
+        out.append(Absent("Profiler summary", str(profile).capitalize() + "."))
+
+    settings = _rows(_get(facts, "bench.settings"))
+    if settings:
+        rows = [[str(s.get("device")), fmt_bool(s.get("cudnn_benchmark")), fmt_bool(s.get("cuda_matmul_allow_tf32")),
+                 fmt_bool(s.get("cudnn_allow_tf32")), str(s.get("float32_matmul_precision") or "—")]
+                for s in settings]
+        out.append(Table("Settings your code would start with", ["Device", "cudnn.benchmark", "TF32 matmul",
+                                                                 "TF32 cuDNN", "float32 matmul precision"], rows))
+    if config:
+        shape = "×".join(map(str, config.get("input") or []))
+        how = []
+        if config.get("model"):
+            how.append(("Model", f"{config['model']}, {fmt_num(config.get('parameters'), 0)} parameters"
+                                 + (f", input {shape}" if shape else "")))
+        if config.get("optimizer") or config.get("batch_size"):
+            how.append(("Optimizer / batch", f"{config.get('optimizer') or '—'}, batch {config.get('batch_size')}"))
+        if config.get("warmup") is not None:
+            how.append(("Warm-up / minimum time", f"{config.get('warmup')} step(s) / "
+                                                  f"{fmt_num(config.get('min_seconds'), 2)} s per measurement"))
+        if config.get("cpu_threads") is not None:
+            how.append(("CPU threads", str(config.get("cpu_threads"))))
+        if how:
+            out.append(KeyValues("How it was measured", how))
+    return out
+
+
+STEP_VIEWS: dict[str, Callable[[Mapping[str, Any]], list[Block]]] = {
+    "placement": placement_blocks,
+    "dataloader": sweep_blocks,
+    "benchmark": bench_blocks,
+}
+
+
+def step_blocks(step_id: str, facts: Mapping[str, Any], key_facts: list[tuple[str, str]]) -> list[Block]:
+    """What a step's page shows under its findings: the detailed view when the step has one (runtime tests),
+    else the "What was found" list of its key facts."""
+    view = STEP_VIEWS.get(step_id)
+    if view is not None:
+        blocks = view(facts)
+        if blocks:
+            return blocks
+    return [KeyValues("What was found", key_facts)] if key_facts else []
+
+
+def looks_raw(text: str) -> bool:
+    """True for text that is raw JSON or an empty container ("{}", "[]", '[{"device": …')."""
+    t = text.strip()
+    if t in ("{}", "[]", "None", "null"):
+        return True
+    if t[:1] in "[{" and t[-1:] in "]}":
+        try:
+            json.loads(t)
+            return True
+        except ValueError:
+            return False
+    return '{"' in t or "[{" in t

@@ -301,6 +301,17 @@ class Flow:
         return [(label, show(key, report.facts[key])) for label, key in KEY_FACTS.get(step_id, [])
                 if key in report.facts]
 
+    def details(self, step_id: str) -> list[Any]:
+        """What the step's page shows under its findings (:mod:`gpuassist.wizard.display` blocks: tables of
+        the measurements, what is absent and why), from the report so far."""
+        from gpuassist.wizard.display import step_blocks
+
+        facts = self.key_facts(step_id)
+        report = self.report()
+        if report is None or self.state(step_id).status in (StepStatus.PENDING, StepStatus.RUNNING):
+            return []
+        return step_blocks(step_id, report.facts, facts)
+
     def summary_status(self) -> StepStatus:
         with self._lock:
             finished = [st for st in self._states.values() if st.step.id != SUMMARY and st.status.finished]
