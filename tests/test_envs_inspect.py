@@ -75,8 +75,13 @@ def test_a_hanging_interpreter_becomes_a_timeout_row_and_is_killed(tmp_path: Pat
     hang = write(tmp_path / "hang" / "bin" / "python", f'#!/bin/sh\necho $$ > "{pidfile}"\nexec sleep 60\n',
                  executable=True)
     crash = write(tmp_path / "crash" / "bin" / "python", "#!/bin/sh\nkill -SEGV $$\n", executable=True)
+    started = time.monotonic()
     rows = inspect_all([cand(hang, "hang"), cand(crash, "crash"), cand(venvs["cpu"], "cpu"),
                         cand(tmp_path / "gone" / "bin" / "python", "gone")], timeout=1.0)
+    elapsed = time.monotonic() - started
+    # not a speed budget: the hanging interpreter sleeps 60 s, so anything far below that proves the
+    # inventory stopped waiting for it at its time limit instead of when it exited
+    assert elapsed < 30.0, f"a hanging interpreter held the table for {elapsed:.1f} s (limit 1 s)"
     by = {r.name: r for r in rows}
     assert by["hang"].status == "timeout" and "no answer within 1.0 s" in (by["hang"].error or "")
     assert by["crash"].status == "crashed" and "SIGSEGV" in (by["crash"].error or "")
@@ -143,6 +148,10 @@ def test_findings_name_the_cuda_env_with_the_exact_commands(workstation: tuple[C
     assert str(venvs["cpu"]) in kernel_finding.explanation and cuda_python in kernel_finding.fix
     text = render_text(report, width=200)
     assert "2.5.1+cu124" in text and "▶" in text and "Jupyter kernels:" in text
+    wide = render_text(report, width=1000)  # no folding: the torch location column shows site-packages
+    locations = {r.imported.location for r in inv.rows if r.imported is not None}
+    assert str(site_packages(venvs["base"] / "cpu")) in locations and len(locations) == 2
+    assert all(loc.endswith("site-packages") and loc in wide for loc in locations)
     assert report.has_error
 
 

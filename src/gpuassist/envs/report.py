@@ -5,6 +5,7 @@ the terminal shows is exactly what the JSON carries."""
 from __future__ import annotations
 
 import io
+import os
 from collections.abc import Mapping
 from typing import Any
 
@@ -57,6 +58,20 @@ def _torch_cell(row: EnvRow) -> tuple[str, str]:
     return text, ("bold yellow" if len(row.torch) > 1 else style)
 
 
+def _torch_location(row: EnvRow) -> str:
+    """Where the torch that `import torch` loads lives (its site-packages), else the first copy's."""
+    if row.status != OK:
+        return ""
+    copy = row.imported or (row.torch[0] if row.torch else None)
+    if copy is not None:
+        return copy.location
+    if not row.torch_origin:
+        return ""
+    if row.torch_origin.startswith("namespace:"):  # a directory called torch without __init__.py
+        return os.path.dirname(row.torch_origin[len("namespace:"):].split(",")[0])
+    return os.path.dirname(os.path.dirname(row.torch_origin))  # .../site-packages/torch/__init__.py
+
+
 def _found_as(row: EnvRow) -> str:
     return "; ".join(dict.fromkeys(o.label for o in row.origins))
 
@@ -78,12 +93,14 @@ def render_text(report: Report, *, colour: bool = False, width: int = 120) -> st
     table = Table(show_edge=False, pad_edge=False, box=None, header_style="bold")
     for name, kw in (("", {"no_wrap": True}), ("environment", {"overflow": "fold"}), ("python", {"no_wrap": True}),
                      ("torch", {"overflow": "fold"}), ("build", {"overflow": "fold"}), ("installer", {}),
+                     ("torch location", {"overflow": "fold", "ratio": 2}),
                      ("found as", {"overflow": "fold", "ratio": 2}), ("interpreter", {"overflow": "fold", "ratio": 2})):
         table.add_column(name, **kw)
     for r in rows:
         torch_text, torch_style = _torch_cell(r)
         table.add_row(_marks(r), Text(r.name, style="bold" if r.is_target else ""), r.python_version or "?",
-                      Text(torch_text, style=torch_style), r.build or "", r.installer or "", _found_as(r), r.python)
+                      Text(torch_text, style=torch_style), r.build or "", r.installer or "",
+                      Text(_torch_location(r), style="dim"), _found_as(r), r.python)
     console.print(table)
     console.print(Text("  ".join(f"{m} {what}" for m, what in MARKS), style="dim"))
     kernels = [k for k in facts.value("envs.kernels") or [] if isinstance(k, dict)]

@@ -1,5 +1,5 @@
-"""Findings across the machine's Python environments (facts ``envs.*``, gathered by `gpuassist envs` or
-`gpuassist diagnose --envs`, never by a plain diagnosis).
+"""Findings across the machine's Python environments (facts ``envs.*``, gathered by `gpuassist envs` and the
+GUI's environment table through :func:`gpuassist.envs.inventory`, never by a plain diagnosis).
 
 The single most common "installed the CUDA build but PyTorch still uses the CPU" story is that the
 script, notebook or IDE runs another interpreter than the one the user installed into. These rules
