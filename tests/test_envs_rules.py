@@ -94,3 +94,23 @@ def test_rules_are_registered_and_a_plain_diagnosis_gathers_no_inventory() -> No
     report = simulate("healthy-wsl2-rtx3080-laptop")
     assert not report.facts.with_prefix("envs.")
     assert not any(f.title.startswith("Jupyter kernel") for f in report.findings)
+
+
+def test_the_shell_env_rule_and_the_inventory_rule_say_it_once_in_a_full_diagnosis() -> None:
+    """A diagnosis of /home/u/app (CPU torch) from a shell with /home/u/gpu active, plus the environment table:
+    both rules would report wrong_interpreter_or_kernel; the report keeps the inventory's (it names the
+    environment to switch to) and the shell evidence."""
+    from gpuassist.rules import evaluate
+
+    diagnosis = {**GPU_HOST, "probe.outcome": "ok", "torch.version": "2.5.1+cpu", "torch.import_error": None,
+                 "cuda.available": False, "python.executable": "/home/u/app/bin/python",
+                 "python.prefix": "/home/u/app", "python.env_kind": "venv",
+                 "env": {"VIRTUAL_ENV": "/home/u/gpu"}}
+    shell_only = [f for f in evaluate(Facts(diagnosis)).findings if f.id == "wrong_interpreter_or_kernel"]
+    assert len(shell_only) == 1 and "active in your shell" in shell_only[0].title  # it fires on its own
+    rows = [row("app", "2.5.1+cpu", target=True), row("gpu", "2.5.1+cu124")]
+    both = evaluate(Facts({**diagnosis, "envs.inventory": rows, "envs.target": "/home/u/app/bin/python"}))
+    wrong = [f for f in both.findings if f.id == "wrong_interpreter_or_kernel"]
+    assert len(wrong) == 1, [f.title for f in wrong]
+    assert "gpu has the cu124 build" in wrong[0].title
+    assert {e.fact for e in wrong[0].evidence} >= {"envs.inventory", "env", "python.executable"}

@@ -3,6 +3,11 @@
 A rule is a pure function ``Facts -> Finding | list[Finding] | None`` registered with :func:`rule`. The
 engine never lets a buggy rule take the diagnosis down: its exception becomes an entry in
 ``RuleRun.errors`` (shown in the report's meta), and the other rules still run.
+
+Two rules can tell the same story about the same subject from different facts (the shell's active env vs.
+the full environment inventory, both ``wrong_interpreter_or_kernel`` about the target interpreter). The
+better-informed one declares ``supersedes``: when it fires, the other's findings with the same id are
+dropped and their evidence is kept on the surviving finding, so the report says it once.
 """
 
 from __future__ import annotations
@@ -16,15 +21,19 @@ from gpuassist.findings import Finding
 RuleFunc = Callable[[Facts], "Finding | Iterable[Finding] | None"]
 
 _RULES: dict[str, RuleFunc] = {}
+_SUPERSEDES: dict[str, tuple[str, ...]] = {}
 
 
-def rule(name: str) -> Callable[[RuleFunc], RuleFunc]:
-    """Register a rule under ``name`` (usually the catalogue id it detects)."""
+def rule(name: str, *, supersedes: tuple[str, ...] = ()) -> Callable[[RuleFunc], RuleFunc]:
+    """Register a rule under ``name`` (usually the catalogue id it detects). ``supersedes``: names of rules
+    whose same-id findings this rule's findings replace (see the module docstring)."""
 
     def register(func: RuleFunc) -> RuleFunc:
         if name in _RULES:
             raise ValueError(f"rule {name!r} registered twice")
         _RULES[name] = func
+        if supersedes:
+            _SUPERSEDES[name] = tuple(supersedes)
         return func
 
     return register
@@ -65,7 +74,7 @@ class RuleRun:
 
 def evaluate(facts: Facts) -> RuleRun:
     """All findings for ``facts``, most important first."""
-    found: list[Finding] = []
+    by_rule: dict[str, list[Finding]] = {}
     errors: list[str] = []
     for name, func in registered_rules().items():
         try:
@@ -73,13 +82,27 @@ def evaluate(facts: Facts) -> RuleRun:
         except Exception as exc:  # a rule bug must never hide the other findings
             errors.append(f"rule {name}: {type(exc).__name__}: {exc}")
             continue
-        if out is None:
+        if out is not None:
+            by_rule[name] = [out] if isinstance(out, Finding) else list(out)
+    drop_superseded(by_rule)
+    return RuleRun(order_findings([f for found in by_rule.values() for f in found]), errors)
+
+
+def drop_superseded(by_rule: dict[str, list[Finding]]) -> None:
+    """Remove the findings a better-informed rule replaces (in place), keeping their evidence."""
+    for name, older in _SUPERSEDES.items():
+        kept = by_rule.get(name)
+        if not kept:
             continue
-        if isinstance(out, Finding):
-            found.append(out)
-        else:
-            found.extend(out)
-    return RuleRun(order_findings(found), errors)
+        for other in older:
+            same, rest = [], []
+            for f in by_rule.get(other, []):
+                (same if any(k.id == f.id for k in kept) else rest).append(f)
+            for f in same:
+                target = next(k for k in kept if k.id == f.id)
+                target.evidence += [e for e in f.evidence if e not in target.evidence]
+            if other in by_rule:
+                by_rule[other] = rest
 
 
 def order_findings(findings: list[Finding]) -> list[Finding]:

@@ -117,7 +117,7 @@ def _severity(facts: Facts) -> Severity:
     return Severity.ERROR if view.nvidia_gpus(facts).count else Severity.WARNING
 
 
-@rule("envs_target_lacks_gpu_build")
+@rule("envs_target_lacks_gpu_build", supersedes=("wrong_interpreter_or_kernel",))  # the shell-env rule
 def target_lacks_gpu_build(facts: Facts) -> Finding | None:
     """The interpreter the user's code runs has no torch or a CPU-only one, while another has a GPU build."""
     inventory = rows(facts)
