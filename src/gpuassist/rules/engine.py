@@ -95,7 +95,8 @@ def drop_superseded(by_rule: dict[str, list[Finding]]) -> None:
         if not kept:
             continue
         for other in older:
-            same, rest = [], []
+            same: list[Finding] = []
+            rest: list[Finding] = []
             for f in by_rule.get(other, []):
                 (same if any(k.id == f.id for k in kept) else rest).append(f)
             for f in same:
