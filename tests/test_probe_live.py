@@ -195,13 +195,17 @@ def test_two_torch_copies_on_the_path_are_both_found(tmp_path: Path, truth: dict
 
 
 def test_probe_script_stays_python38_compatible() -> None:
-    source = probe_script_path().read_text()
-    ast.parse(source, feature_version=(3, 8))
-    tree = ast.parse(source)
-    imported = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
-    imported |= {n.module.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
-    assert "gpuassist" not in imported
-    assert imported <= set(sys.stdlib_module_names) | {"__future__", "torch"}
+    for name in ("probe_script.py", "channel.py"):  # channel.py: loaded by path next to the script
+        source = probe_script_path().with_name(name).read_text()
+        ast.parse(source, feature_version=(3, 8))
+        tree = ast.parse(source)
+        imported = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+        imported |= {n.module.split(".")[0] for n in ast.walk(tree)
+                     if isinstance(n, ast.ImportFrom) and n.module and n.level == 0}
+        siblings = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.level > 0}
+        assert "gpuassist" not in imported
+        assert imported <= set(sys.stdlib_module_names) | {"__future__", "torch"}
+        assert siblings <= {"channel"}, "only channel.py is shipped next to the script"
 
 
 def test_docs_list_every_probe_fact() -> None:

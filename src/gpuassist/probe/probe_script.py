@@ -5,7 +5,8 @@ Run as ``<python> -X faulthandler probe_script.py [--stages a,b] [--device-tests
 diagnosis. Standard library only, Python 3.8+, and it never imports gpuassist (the target interpreter does
 not have it).
 
-Protocol: one JSON object per line on the *original* stdout, flushed after each line:
+Protocol (the stream itself is ``channel.py``, shared with the other in-target scripts): one JSON object
+per line on the *original* stdout, flushed after each line:
 
     {"event": "hello", "protocol": 1, "nonce": TOKEN, "pid": N, "stages": [...], "t": 0.0}
     {"event": "stage", "stage": NAME, "status": "start", "limit": SECONDS, "t": T}
@@ -30,16 +31,25 @@ prints to stdout through Python and through fd 1, which must not reach the proto
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import re
 import sys
 import time
 import traceback
 import warnings
-from typing import Any, Callable, Dict, List, Optional
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional
 
-T0 = time.perf_counter()
+if TYPE_CHECKING or __package__:  # imported as part of gpuassist (host side, tests)
+    from .channel import Channel
+else:  # run as a script in the target interpreter: the file next to this one, loaded by its path
+    import importlib.util as _util
+
+    _spec = _util.spec_from_file_location(
+        "_gpuassist_probe_channel", os.path.join(os.path.dirname(os.path.abspath(__file__)), "channel.py"))
+    _channel = _util.module_from_spec(_spec)
+    _spec.loader.exec_module(_channel)
+    Channel = _channel.Channel
+
 PROTOCOL = 1
 FAULT_ENV = "GPUASSIST_PROBE_TEST_FAULT"
 
@@ -99,32 +109,6 @@ def not_collected(reason: str) -> Dict[str, str]:
 
 def error_text(exc: BaseException) -> str:
     return "%s: %s" % (type(exc).__name__, exc)
-
-
-class Channel:
-    """The protocol stream: a private duplicate of the original stdout."""
-
-    def __init__(self) -> None:
-        with contextlib.suppress(Exception):
-            sys.stdout.flush()  # output the user's code produced so far goes where it was headed
-        self.fd = os.dup(1)  # not inheritable: child processes cannot write to it
-        with contextlib.suppress(OSError):
-            os.dup2(2, 1)  # from now on fd 1 (print, C printf) ends up on stderr
-        self.first = True
-
-    def send(self, obj: Dict[str, Any]) -> None:
-        data = json.dumps(obj, default=repr, separators=(",", ":")) + "\n"
-        if self.first:
-            # a partial line the user's code left on stdout must not swallow our first event
-            data = "\n" + data
-            self.first = False
-        raw = data.encode("utf-8", "replace")
-        while raw:
-            n = os.write(self.fd, raw)
-            raw = raw[n:]
-
-    def t(self) -> float:
-        return round(time.perf_counter() - T0, 4)
 
 
 class Probe:

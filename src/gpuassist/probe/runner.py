@@ -41,6 +41,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections import deque
@@ -119,15 +120,23 @@ def probe_script_path() -> Path:
     return Path(probe_script.__file__).resolve()
 
 
+# Files a script run in the target interpreter loads from its own directory.
+SCRIPT_SIBLINGS = ("channel.py",)
+
+
 @contextlib.contextmanager
 def _script_file(name: str = "probe_script.py") -> Iterator[Path]:
-    """A real file for script ``name`` of this package (materialised when installed inside a zip)."""
+    """A real file for script ``name`` of this package, next to the files it loads (materialised together
+    in a temporary directory when the package is installed inside a zip)."""
     path = Path(probe_script.__file__).resolve().with_name(name)
     if path.is_file():
         yield path
         return
-    with importlib.resources.as_file(importlib.resources.files("gpuassist.probe") / name) as p:
-        yield p
+    package = importlib.resources.files("gpuassist.probe")
+    with tempfile.TemporaryDirectory(prefix="gpuassist-probe-") as tmp:
+        for needed in (name, *SCRIPT_SIBLINGS):
+            (Path(tmp) / needed).write_bytes((package / needed).read_bytes())
+        yield Path(tmp) / name
 
 
 def _probe_file() -> contextlib.AbstractContextManager[Path]:

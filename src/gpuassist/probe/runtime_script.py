@@ -42,9 +42,20 @@ import sys
 import time
 import traceback
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-T0 = time.perf_counter()
+if TYPE_CHECKING or __package__:  # imported as part of gpuassist (host side, tests)
+    from .channel import Channel, NullChannel
+else:  # run as a script in the target interpreter: the file next to this one, loaded by its path
+    import importlib.util as _util
+
+    _spec = _util.spec_from_file_location(
+        "_gpuassist_probe_channel", os.path.join(os.path.dirname(os.path.abspath(__file__)), "channel.py"))
+    _channel = _util.module_from_spec(_spec)
+    _spec.loader.exec_module(_channel)
+    Channel = _channel.Channel
+    NullChannel = _channel.NullChannel
+
 PROTOCOL = 1
 
 TESTS: dict[str, tuple[str, ...]] = {
@@ -135,45 +146,6 @@ def error_text(exc: BaseException) -> str:
 
 class Stopped(Exception):
     """Raised inside a loop when ``State.should_stop()`` says so."""
-
-
-class Channel:
-    """The protocol stream: a private duplicate of the original stdout (user output goes to stderr)."""
-
-    def __init__(self, fd: int | None = None) -> None:
-        if fd is None:
-            with contextlib.suppress(Exception):
-                sys.stdout.flush()
-            fd = os.dup(1)
-            with contextlib.suppress(OSError):
-                os.dup2(2, 1)
-        self.fd = fd
-        self.first = True
-
-    def send(self, obj: dict[str, Any]) -> None:
-        data = json.dumps(obj, default=repr, separators=(",", ":")) + "\n"
-        if self.first:
-            data = "\n" + data
-            self.first = False
-        raw = data.encode("utf-8", "replace")
-        while raw:
-            n = os.write(self.fd, raw)
-            raw = raw[n:]
-
-    def t(self) -> float:
-        return round(time.perf_counter() - T0, 4)
-
-
-class NullChannel(Channel):
-    """Swallows events: lets the stage functions run in-process (tests, benchmarks)."""
-
-    def __init__(self) -> None:
-        self.fd = -1
-        self.first = False
-        self.sent: list[dict[str, Any]] = []
-
-    def send(self, obj: dict[str, Any]) -> None:
-        self.sent.append(obj)
 
 
 class State:

@@ -1,0 +1,70 @@
+"""The protocol stream of the scripts that run inside the target interpreter (probe, runtime tests, audit run).
+
+Standard library only, Python 3.8+, and it never imports gpuassist. Run as scripts, they load this file by
+its path (``importlib.util.spec_from_file_location``), not through ``sys.path``: a module of the same name
+in the user's project, or one a ``sitecustomize`` imported first, can never stand in for it, and nothing
+is left in ``sys.modules`` under a name the user's code could import. Imported as part of the package
+(host side, tests), they import ``gpuassist.probe.channel`` like any module.
+
+One JSON object per line on a private duplicate of the original stdout, flushed by the write itself.
+Once a :class:`Channel` exists, fd 1 points at stderr: whatever torch, a C library or the user's script
+prints ends up there and cannot corrupt the stream. Sending is serialised by a lock, so a watchdog
+thread and the main thread can both report without interleaving their lines.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sys
+import threading
+import time
+from typing import Any
+
+T0 = time.perf_counter()
+
+
+class Channel:
+    """The protocol stream: a private duplicate of the original stdout (user output goes to stderr)."""
+
+    def __init__(self, fd: int | None = None) -> None:
+        if fd is None:
+            with contextlib.suppress(Exception):
+                sys.stdout.flush()  # output produced so far goes where it was headed
+            fd = os.dup(1)  # not inheritable: child processes cannot write to it
+            with contextlib.suppress(OSError):
+                os.dup2(2, 1)  # from now on fd 1 (print, C printf) ends up on stderr
+        self.fd = fd
+        self.first = True
+        self.lock = threading.Lock()
+
+    def send(self, obj: dict[str, Any]) -> None:
+        data = json.dumps(obj, default=repr, separators=(",", ":")) + "\n"
+        with self.lock:
+            if self.first:
+                # a partial line printed before the channel existed must not swallow the first event
+                data = "\n" + data
+                self.first = False
+            raw = data.encode("utf-8", "replace")
+            while raw:
+                n = os.write(self.fd, raw)
+                raw = raw[n:]
+
+    def t(self) -> float:
+        """Seconds since the script started (this module is loaded first thing)."""
+        return round(time.perf_counter() - T0, 4)
+
+
+class NullChannel(Channel):
+    """Keeps events in memory: lets stage functions run in-process (tests, benchmarks)."""
+
+    def __init__(self) -> None:
+        self.fd = -1
+        self.first = False
+        self.lock = threading.Lock()
+        self.sent: list[dict[str, Any]] = []
+
+    def send(self, obj: dict[str, Any]) -> None:
+        self.sent.append(obj)
+
