@@ -12,7 +12,7 @@ dropped and their evidence is kept on the surviving finding, so the report says 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from gpuassist.facts import Facts
@@ -24,14 +24,17 @@ _RULES: dict[str, RuleFunc] = {}
 _SUPERSEDES: dict[str, tuple[str, ...]] = {}
 
 
-def rule(name: str, *, supersedes: tuple[str, ...] = ()) -> Callable[[RuleFunc], RuleFunc]:
+def rule(name: str, *, supersedes: tuple[str, ...] = (),
+         registry: dict[str, RuleFunc] | None = None) -> Callable[[RuleFunc], RuleFunc]:
     """Register a rule under ``name`` (usually the catalogue id it detects). ``supersedes``: names of rules
-    whose same-id findings this rule's findings replace (see the module docstring)."""
+    whose same-id findings this rule's findings replace (see the module docstring). ``registry``: a rule
+    set of its own (e.g. the audit run's, judged apart from a diagnosis) instead of the diagnosis's."""
 
     def register(func: RuleFunc) -> RuleFunc:
-        if name in _RULES:
+        rules = _RULES if registry is None else registry
+        if name in rules:
             raise ValueError(f"rule {name!r} registered twice")
-        _RULES[name] = func
+        rules[name] = func
         if supersedes:
             _SUPERSEDES[name] = tuple(supersedes)
         return func
@@ -72,11 +75,11 @@ class RuleRun:
     errors: list[str] = field(default_factory=list)
 
 
-def evaluate(facts: Facts) -> RuleRun:
-    """All findings for ``facts``, most important first."""
+def evaluate(facts: Facts, rules: Mapping[str, RuleFunc] | None = None) -> RuleRun:
+    """All findings for ``facts`` from ``rules`` (default: every rule of the diagnosis), most important first."""
     by_rule: dict[str, list[Finding]] = {}
     errors: list[str] = []
-    for name, func in registered_rules().items():
+    for name, func in (registered_rules() if rules is None else rules).items():
         try:
             out = func(facts)
         except Exception as exc:  # a rule bug must never hide the other findings
