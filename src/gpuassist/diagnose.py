@@ -40,11 +40,12 @@ def python_candidates(env: Mapping[str, str]) -> list[str]:
 
 
 def build_report(facts: Facts, *, source: str, meta: Mapping[str, Any] | None = None,
-                 ran: set[str] | None = None) -> Report:
-    """Run the rules over ``facts`` and wrap everything in a Report."""
+                 ran: set[str] | None = None, rules: Mapping[str, Any] | None = None) -> Report:
+    """Run the rules (default: the diagnosis's; ``rules``: a rule set of its own) over ``facts`` and wrap
+    everything in a Report."""
     from gpuassist.rules import evaluate
 
-    run = evaluate(facts)
+    run = evaluate(facts, rules)
     full_meta: dict[str, Any] = {
         "generated_at": datetime.now(timezone.utc).replace(microsecond=0).isoformat(),
         "gpuassist_version": __version__,

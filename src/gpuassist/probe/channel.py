@@ -68,3 +68,14 @@ class NullChannel(Channel):
     def send(self, obj: dict[str, Any]) -> None:
         self.sent.append(obj)
 
+
+
+def dump_stacks_on_sigterm() -> None:
+    """The runner stops a hung script with SIGTERM: leave the Python stack of every thread on stderr first
+    (faulthandler, chained to the default action). Not available on Windows."""
+    import faulthandler
+    import signal
+
+    if hasattr(faulthandler, "register") and hasattr(signal, "SIGTERM"):
+        with contextlib.suppress(Exception):
+            faulthandler.register(signal.SIGTERM, all_threads=True, chain=True)

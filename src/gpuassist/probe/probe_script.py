@@ -40,7 +40,7 @@ import warnings
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional
 
 if TYPE_CHECKING or __package__:  # imported as part of gpuassist (host side, tests)
-    from .channel import Channel
+    from .channel import Channel, dump_stacks_on_sigterm
 else:  # run as a script in the target interpreter: the file next to this one, loaded by its path
     import importlib.util as _util
 
@@ -49,6 +49,7 @@ else:  # run as a script in the target interpreter: the file next to this one, l
     _channel = _util.module_from_spec(_spec)
     _spec.loader.exec_module(_channel)
     Channel = _channel.Channel
+    dump_stacks_on_sigterm = _channel.dump_stacks_on_sigterm
 
 PROTOCOL = 1
 FAULT_ENV = "GPUASSIST_PROBE_TEST_FAULT"
@@ -595,13 +596,7 @@ def main(argv: Optional[List[str]] = None) -> None:
         del sys.path[0]
     args = parse_args(sys.argv[1:] if argv is None else argv)
     channel = Channel()
-    import faulthandler
-    import signal
-
-    if hasattr(faulthandler, "register") and hasattr(signal, "SIGTERM"):  # not on Windows
-        # the runner stops a hung stage with SIGTERM: leave the Python stack of the hang on stderr
-        with contextlib.suppress(Exception):
-            faulthandler.register(signal.SIGTERM, all_threads=True, chain=True)
+    dump_stacks_on_sigterm()
     limits = dict(DEFAULT_LIMITS)
     for item in args.limit:
         name, _, value = item.partition("=")

@@ -45,7 +45,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING or __package__:  # imported as part of gpuassist (host side, tests)
-    from .channel import Channel, NullChannel
+    from .channel import Channel, NullChannel, dump_stacks_on_sigterm
 else:  # run as a script in the target interpreter: the file next to this one, loaded by its path
     import importlib.util as _util
 
@@ -54,6 +54,7 @@ else:  # run as a script in the target interpreter: the file next to this one, l
     _channel = _util.module_from_spec(_spec)
     _spec.loader.exec_module(_channel)
     Channel = _channel.Channel
+    dump_stacks_on_sigterm = _channel.dump_stacks_on_sigterm
     NullChannel = _channel.NullChannel
 
 PROTOCOL = 1
@@ -1222,12 +1223,7 @@ def main(argv: list[str] | None = None) -> None:
         del sys.path[0]  # this directory is not part of the user's environment
     args = parse_args(sys.argv[1:] if argv is None else argv)
     channel = Channel()
-    import faulthandler
-    import signal
-
-    if hasattr(faulthandler, "register") and hasattr(signal, "SIGTERM"):
-        with contextlib.suppress(Exception):
-            faulthandler.register(signal.SIGTERM, all_threads=True, chain=True)
+    dump_stacks_on_sigterm()
     limits: dict[str, float] = {}
     for item in args.limit:
         name, _, value = item.partition("=")
