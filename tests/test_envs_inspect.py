@@ -15,6 +15,7 @@ from envs_layouts import bin_path, kernelspec, marker_python, real_venv, site_pa
 from gpuassist.cli import main
 from gpuassist.envs import Context, discover, inspect_all, inspect_one, inventory
 from gpuassist.envs.discovery import Candidate
+from gpuassist.envs.inspect import Inventory
 from gpuassist.envs.report import envs_report, render_text
 from gpuassist.facts import Facts
 from gpuassist.rules.environments import environment_findings
@@ -178,3 +179,15 @@ def test_cli_envs_json_is_a_reopenable_report(tmp_path: Path, venvs: dict[str, P
     assert "wrong_interpreter_or_kernel" in ids
     assert rc == (1 if any(f["severity"] == "error" for f in data["findings"]) else 0)
     assert main(["envs", "--script", str(tmp_path / "nope.py")]) == 2
+
+
+def test_a_python_too_old_for_torch_is_a_row_with_its_version(tmp_path: Path) -> None:
+    """An old CPython (2.7, 3.6) cannot run the inspection, but it is a real interpreter: the table says
+    which version it is and that no torch fits it, not that it is broken."""
+    old = write(tmp_path / "py36" / "bin" / "python",
+                '#!/bin/sh\nif [ "$1" = "-c" ]; then printf 3.6.15; exit 0; fi\n'
+                'echo "SyntaxError: future feature annotations is not defined" >&2\nexit 1\n', executable=True)
+    row = inspect_one(cand(old, "py36"), timeout=2.0)
+    assert (row.status, row.python_version) == ("too_old", "3.6.15")
+    assert "needs Python 3.8" in (row.error or "")
+    assert "too old for any torch" in render_text(envs_report(Inventory([row]), {}), width=200)

@@ -13,7 +13,7 @@ from typing import Any
 import psutil
 import pytest
 
-from gpuassist.facts import NotCollected
+from gpuassist.facts import Facts, NotCollected
 from gpuassist.probe.runner import (
     FAULT_ENV,
     ProbeResult,
@@ -109,6 +109,29 @@ def test_program_that_is_not_a_python(tmp_path: Path) -> None:
     assert "usage: chatty" in run_probe(str(chatty), limits=SHORT).facts["probe.error"]
     no_format = script(tmp_path, "binary", "\x7fELF garbage")
     assert run_probe(str(no_format)).facts["probe.outcome"] == "interpreter_not_found"
+
+
+def test_python_too_old_for_the_probe_is_named_with_its_version(tmp_path: Path) -> None:
+    """Python 2.7 / 3.6 cannot even parse the probe; the verdict must be "too old for PyTorch", never
+    "not a Python". The fake answers the runner's version query the way an old CPython does."""
+    old = script(tmp_path, "python3.6",
+                 '#!/bin/sh\nif [ "$1" = "-c" ]; then printf 3.6.15; exit 0; fi\n'
+                 'echo "  File \\"$3\\", line 31" >&2\necho "SyntaxError: future feature annotations is not '
+                 'defined" >&2\nexit 1\n')
+    result = run_probe(str(old), limits=SHORT)
+    f = result.facts
+    assert f["probe.outcome"] == "python_too_old"
+    assert f["python.version"] == "3.6.15" and "needs Python 3.8" in f["probe.error"]
+    assert_nothing_left(result)
+    assert_replays(result)
+
+    from gpuassist.diagnose import build_report
+
+    ids = [x.id for x in build_report(Facts(f), source="live").findings]
+    assert "no_wheel_for_platform" in ids and "interpreter_not_found" not in ids
+
+    liar = script(tmp_path, "liar", "#!/bin/sh\nif [ \"$1\" = \"-c\" ]; then echo not-a-version; fi\nexit 1\n")
+    assert run_probe(str(liar), limits=SHORT).facts["probe.outcome"] == "interpreter_not_found"
 
 
 def test_shell_script_that_segfaults(tmp_path: Path) -> None:

@@ -216,7 +216,7 @@ def cmd_runtime(args: argparse.Namespace) -> int:
     finally:
         bar.stop()
     collector.join(timeout=30)
-    if result.facts.get(f"{test}.outcome") == "interpreter_not_found":
+    if result.facts.get(f"{test}.outcome") in ("interpreter_not_found", "python_too_old"):
         raise UsageError(f"cannot run {args.python or sys.executable}: {result.facts.get(f'{test}.error')}")
     report = common.runtime_report([result], host, meta={"target": args.python or sys.executable, "test": test,
                                                           "size": size})

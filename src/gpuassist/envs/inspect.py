@@ -38,8 +38,9 @@ STAGES = ("interpreter", "torch_dist")
 # Row status values.
 OK = "ok"
 MISSING = "missing"  # the path does not exist / is not executable: nothing was started
-ERROR = "error"  # it ran but is not a working Python 3.8+ (or the probe failed)
+ERROR = "error"  # it ran but is not a Python (or the probe failed)
 TIMEOUT = "timeout"
+TOO_OLD = "too_old"  # a real Python, older than any PyTorch release supports (and than the probe needs)
 CRASHED = "crashed"
 CANCELLED = "cancelled"
 
@@ -223,7 +224,7 @@ def row_from_facts(cand: Candidate, facts: Mapping[str, Any], seconds: float | N
     """An inventory row from a probe run's facts (``interpreter`` and ``torch_dist`` stages)."""
     outcome = facts.get("probe.outcome")
     status = {"ok": OK, "interpreter_not_found": MISSING if not cand.exists else ERROR, "timeout": TIMEOUT,
-              "crashed": CRASHED, "cancelled": CANCELLED}.get(str(outcome), ERROR)
+              "crashed": CRASHED, "cancelled": CANCELLED, "python_too_old": TOO_OLD}.get(str(outcome), ERROR)
     error = facts.get("probe.error")
     if status == CRASHED:
         error = f"crashed ({facts.get('probe.signal')}) in stage {facts.get('probe.failed_stage')}"

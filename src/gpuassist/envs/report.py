@@ -9,7 +9,7 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-from gpuassist.envs.inspect import OK, EnvRow, Inventory
+from gpuassist.envs.inspect import OK, TOO_OLD, EnvRow, Inventory
 from gpuassist.facts import Facts
 from gpuassist.findings import Finding
 from gpuassist.report.model import Report
@@ -45,6 +45,8 @@ def _marks(row: EnvRow) -> str:
 
 
 def _torch_cell(row: EnvRow) -> tuple[str, str]:
+    if row.status == TOO_OLD:
+        return "✖ too old for any torch", "red"
     if row.status != OK:
         error = row.error or ""
         short = "not a working Python 3.8+" if "not a working Python" in error else error.split(" (it said")[0]

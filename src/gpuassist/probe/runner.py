@@ -16,6 +16,8 @@ are not protocol, are ignored and counted) plus the ones the runner adds:
      "stage": STAGE_OR_startup, "limit": SECONDS, "rt": ...}
     {"event": "exit", "returncode": N, "signal": "SIGSEGV" | None, "stderr_tail": [LINES],
      "garbage_lines": N, "rt": ...}
+    {"event": "python_version", "version": "3.6.15", "rt": ...}   (it exited without a hello, yet answers
+                                                                    as a Python too old for the script)
 
 Facts are derived from the events by :func:`facts_from_events` only, so a recorded stream (JSON-dumped
 events) replays into exactly the facts the live run produced.
@@ -35,6 +37,7 @@ import importlib.resources
 import json
 import logging
 import os
+import re
 import secrets
 import selectors
 import shutil
@@ -61,6 +64,7 @@ OnEvent = Callable[[Event], None]
 STAGES: tuple[str, ...] = probe_script.STAGES
 STAGE_KEYS: Mapping[str, tuple[str, ...]] = probe_script.STAGE_KEYS
 FAULT_ENV = probe_script.FAULT_ENV
+MIN_PYTHON = "3.8"  # the oldest Python the in-target scripts run on
 
 STDERR_LIMIT = 256 * 1024  # bytes of stderr kept (the tail: faulthandler output comes last)
 STDERR_TAIL_LINES = 30  # lines of stderr put into probe.stderr_tail
@@ -555,7 +559,30 @@ def run_script(
             with contextlib.suppress(Exception):
                 proc.wait(timeout=5)
             raise
+    if not run.greeted and run.kill_reason is None and proc.returncode is not None and proc.returncode > 0:
+        version = python_version_of(path, run_env)
+        if version is not None:
+            emit({"event": "python_version", "version": version, "rt": round(time.monotonic() - started, 4)})
     return ProbeResult(to_facts(events), events)
+
+
+# Valid in every Python from 2.6 on: an interpreter too old for the probe still says which version it is.
+_VERSION_SNIPPET = "import sys; sys.stdout.write('%d.%d.%d' % tuple(sys.version_info[:3]))"
+_VERSION_RE = re.compile(r"\d+\.\d+\.\d+")
+
+
+def python_version_of(python: str, env: Mapping[str, str], timeout: float = 5.0) -> str | None:
+    """The version of a Python the probe could not run in (e.g. 2.7 or 3.6, older than the probe's 3.8),
+    so the verdict is "this Python is too old for PyTorch" rather than "this is not a Python".
+    None when it does not answer like a Python within ``timeout``."""
+    kw: dict[str, Any] = {"start_new_session": True} if os.name != "nt" else {}
+    try:
+        done = subprocess.run([python, "-c", _VERSION_SNIPPET], stdin=subprocess.DEVNULL, capture_output=True,
+                              env=dict(env), timeout=timeout, **kw)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    text = done.stdout.decode("ascii", "replace").strip()
+    return text if done.returncode == 0 and _VERSION_RE.fullmatch(text) else None
 
 
 # ---- events → facts -----------------------------------------------------------------------------------
@@ -608,6 +635,7 @@ def facts_from_events(events: Sequence[Event], *, prefix: str = "probe",
     facts: dict[str, Any] = {}
     python: str | None = None
     not_found: str | None = None
+    old_python: str | None = None  # the version of a Python the script could not run in
     greeted = False
     done = False
     planned: list[str] = []
@@ -622,6 +650,8 @@ def facts_from_events(events: Sequence[Event], *, prefix: str = "probe",
             python = ev.get("python")
         elif kind == "not_found":
             not_found = str(ev.get("reason") or "it could not be run")
+        elif kind == "python_version":
+            old_python = str(ev.get("version"))
         elif kind == "hello":
             greeted = True
             planned = [str(s) for s in ev.get("stages") or []]
@@ -684,6 +714,11 @@ def facts_from_events(events: Sequence[Event], *, prefix: str = "probe",
         facts[f"{prefix}.signal"] = sig
         facts[f"{prefix}.failed_stage"] = in_progress
         facts[f"{prefix}.fault_traceback"] = parse_fault_traceback(stderr_lines)
+    elif not greeted and old_python is not None:
+        outcome = "python_too_old"
+        facts.setdefault("python.version", old_python)
+        facts[f"{prefix}.error"] = (f"Python {old_python} could not run {what} (it needs Python {MIN_PYTHON} or "
+                                    "newer, as every current PyTorch release does)")
     elif not greeted:
         outcome = "interpreter_not_found"
         last = next((s.strip() for s in reversed(stderr_lines) if s.strip()), "")
@@ -718,6 +753,7 @@ def facts_from_events(events: Sequence[Event], *, prefix: str = "probe",
     # keys of stages that did not deliver them: "could not collect", with the reason
     why = {
         "interpreter_not_found": f"the interpreter could not be run: {facts[f'{prefix}.error']}",
+        "python_too_old": facts[f"{prefix}.error"] or "",
         "timeout": f"{what} timed out in stage {facts[f'{prefix}.failed_stage']}",
         "crashed": f"{what} crashed ({facts[f'{prefix}.signal']}) in stage {facts[f'{prefix}.failed_stage']}",
         "cancelled": f"{what} was stopped before it got there",
