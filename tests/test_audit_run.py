@@ -1,0 +1,365 @@
+"""The instrumented run (`gpuassist audit --run`): real runs of tiny scripts on this CPU, and the rules on
+recorded CUDA streams (tests/data/audit_run/*.json, in the exact shape a live run emits)."""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gpuassist.audit.run import (
+    Bound,
+    RunCommand,
+    RunResult,
+    RunUsageError,
+    load_recording,
+    parse_command,
+    replay,
+    run_audit,
+    run_report,
+    scrub_args,
+)
+from gpuassist.audit.run_summary import summary_text
+from gpuassist.facts import Facts, NotCollected
+from gpuassist.findings import Severity
+from gpuassist.probe import audit_script
+from gpuassist.report.model import Report
+from gpuassist.rules import evaluate
+from gpuassist.rules.script_run import RULES
+
+DATA = Path(__file__).parent / "data" / "audit_run"
+RECORDINGS = sorted(DATA.glob("*.json"))
+PY = sys.executable
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+
+
+def run(script: str, *, seconds: float | None = None, steps: int | None = None, args: tuple[str, ...] = (),
+        **kwargs: Any) -> RunResult:
+    """A real run of tests/data/audit_run/SCRIPT in this interpreter, with short stop/kill margins."""
+    command = parse_command([PY, str(DATA / script), *args])
+    kwargs.setdefault("stop_grace", 1.0)
+    kwargs.setdefault("kill_margin", 1.0)
+    return run_audit(command, Bound.of(seconds, steps), **kwargs)
+
+
+def findings(result: RunResult) -> dict[str, Any]:
+    return {f.id: f for f in run_report(result).findings}
+
+
+def line_of(site: Any) -> tuple[str, int]:
+    return os.path.basename(site["file"]), site["line"]
+
+
+# ---- live runs on this CPU ------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def train() -> tuple[RunResult, list[dict[str, Any]]]:
+    events: list[dict[str, Any]] = []
+    return run("train_cpu.py", steps=3, on_event=events.append), events
+
+
+def test_a_bounded_training_run_counts_operators_and_stops_after_n_steps(train: Any) -> None:
+    result, _ = train
+    f = result.facts
+    assert result.outcome == "ok"
+    assert f["run.stop"]["reason"] == "steps" and f["run.stop"]["steps"] == 3 and not f["run.stop"]["forced"]
+    assert f["run.steps"]["kind"] == "optimizer" and f["run.steps"]["optimizers"] == {"SGD": 1}
+    ops = f["run.ops"]
+    assert ops["by_device"] == {"cpu": ops["total"]} and ops["total"] > 50
+    assert {c["op"] for c in ops["compute"]} >= {"aten::addmm", "aten::mm"}
+    assert ops["data_loading"]["cpu"] > 0  # collate's stack ran inside the DataLoader, counted apart
+    assert f["run.accelerators"]["devices"] == []  # the CPU build here
+    assert f["run.exception"] is None and f["run.snapshot"]["final"] is True
+
+
+def test_item_every_step_is_attributed_to_its_line(train: Any) -> None:
+    result, _ = train
+    (item,) = [s for s in result.facts["run.syncs"] if s["kind"] == "item"]
+    assert line_of(item["site"]) == ("train_cpu.py", 19)
+    assert "loss.item()" in item["site"]["code"]
+    assert item["device"] == "cpu" and item["count"] == item["steps"] == 2  # the 3rd step stopped before it
+
+
+def test_first_forward_and_loader_are_recorded(train: Any) -> None:
+    f = train[0].facts
+    ff = f["run.first_forward"]
+    assert ff["module"] == "Sequential" and ff["param_devices"] == {"cpu": 8 * 16 + 16 + 16 + 1}
+    assert ff["inputs"] == [{"device": "cpu", "shape": [8, 8], "dtype": "float32"}]
+    assert line_of(ff["site"]) == ("train_cpu.py", 16)
+    (loader,) = f["run.data"]["loaders"]
+    assert line_of(loader["site"]) == ("train_cpu.py", 14)
+    assert (loader["batch_size"], loader["num_workers"], loader["pin_memory"], loader["batches"]) == (8, 0, False, 3)
+
+
+def test_progress_and_stages_reach_the_caller(train: Any) -> None:
+    _, events = train
+    stages = [(e["stage"], e["status"]) for e in events if e["event"] == "stage"]
+    assert stages == [("setup", "start"), ("setup", "end"), ("script", "start"), ("script", "end")]
+    progress = [e for e in events if e["event"] == "progress"]
+    assert progress and all(e["stage"] == "script" and e["total"] == 3 and 0 <= e["done"] <= 3 for e in progress)
+
+
+def test_a_cpu_only_run_is_not_blamed_for_leaving_the_gpu_idle(train: Any) -> None:
+    report = run_report(train[0])
+    assert report.findings == []
+    text = summary_text(report.facts)
+    assert "accelerators offered to the script: none" in text and "train_cpu.py:19" in text
+    assert report.monitor["markers"][-1]["step"] == "run.script"  # the run's trace, with the script marked
+    assert report.monitor["t"], "the live monitor sampled while the script ran"
+
+
+def test_replaying_the_events_gives_the_live_facts(train: Any) -> None:
+    result, _ = train
+    again = replay(json.loads(json.dumps(result.events)), result.command, result.bound)
+    assert Facts(again.facts).to_json() == Facts(result.facts).to_json()
+
+
+def test_data_wait_is_measured_apart_from_compute() -> None:
+    result = run("loader_wait.py", steps=4)
+    data = result.facts["run.data"]
+    assert data["steady_steps"] == 3
+    # each batch sleeps 4 x 5 ms in __getitem__; the model step is microseconds
+    assert data["steady_wait_seconds"] >= 3 * 4 * 0.005
+    assert data["steady_wait_seconds"] / data["steady_step_seconds"] > 0.5
+    assert run_report(result).findings == []  # on the CPU a slow loader starves no GPU
+
+
+def test_device_mismatch_becomes_an_error_at_the_users_line() -> None:
+    result = run("device_mismatch.py", steps=3)
+    exc = result.facts["run.exception"]
+    assert exc["type"] == "RuntimeError" and "is not on the expected device" in exc["message"]
+    assert line_of(exc["site"]) == ("device_mismatch.py", 8)
+    assert result.facts["run.stop"]["reason"] == "error"
+    f = findings(result)["tensors_on_different_devices"]
+    assert f.severity is Severity.ERROR and "device_mismatch.py:8" in f.title
+
+
+def test_a_chatty_script_cannot_corrupt_the_protocol() -> None:
+    result = run("chatty.py", steps=3)
+    f = result.facts
+    assert result.outcome == "ok" and f["run.garbage_lines"] == 0
+    assert f["run.stop"]["reason"] == "steps" and isinstance(f["run.ops"], dict)  # not "FORGED"
+    assert "step done" in f["run.stderr_tail"]  # the script's own output is kept, on stderr
+
+
+def test_sys_exit_early_is_the_scripts_choice_not_an_error() -> None:
+    result = run("early_exit.py", steps=3)
+    stop = result.facts["run.stop"]
+    assert (stop["reason"], stop["exit_code"]) == ("exit", 0)
+    assert line_of(stop["site"]) == ("early_exit.py", 10)
+    assert run_report(result).findings == []
+
+
+@pytest.mark.parametrize("script", ["inference_loop.py", "tensor_loop.py"])
+def test_seconds_bound_stops_a_loop_cleanly(script: str) -> None:
+    result = run(script, seconds=1.0)
+    stop = result.facts["run.stop"]
+    assert stop["reason"] == "seconds" and not stop["forced"]  # a hook or an operator raised StopRun
+    assert result.facts["run.ops"]["total"] > 100
+    if script == "inference_loop.py":
+        assert result.facts["run.steps"]["kind"] == "forward" and stop["steps"] > 10
+
+
+def test_module_mode_runs_like_python_dash_m(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(DATA)
+    command = parse_command([PY, "-m", "inference_loop"])
+    assert command.module and command.target == "inference_loop"
+    result = run_audit(command, Bound.of(None, 5), stop_grace=1.0, kill_margin=1.0)
+    assert result.facts["run.stop"]["reason"] == "steps" and result.facts["run.steps"]["count"] == 5
+    assert line_of(result.facts["run.first_forward"]["site"]) == ("inference_loop.py", 8)
+
+
+def test_a_script_waiting_forever_is_ended_with_where_it_waited() -> None:
+    result = run("hang_sleep.py", seconds=1.0)
+    stop = result.facts["run.stop"]
+    assert result.outcome == "ok" and stop["forced"] and stop["reason"] == "seconds"
+    assert line_of(stop["stuck_at"][-1]) == ("hang_sleep.py", 8)
+    f = findings(result)["probe_timeout"]
+    assert f.severity is Severity.WARNING and "hang_sleep.py:8" in f.title
+
+
+def test_a_native_hang_holding_the_gil_is_killed_by_the_host() -> None:
+    result = run("hang_native.py", seconds=1.0)
+    assert result.outcome == "timeout" and result.facts["run.failed_stage"] == "script"
+    assert 'hang_native.py", line 8' in result.facts["run.fault_traceback"]
+    f = findings(result)["probe_timeout"]
+    assert f.severity is Severity.ERROR and "hang_native.py:8" in f.title
+
+
+def test_a_crash_keeps_the_last_summary_and_names_the_line() -> None:
+    result = run("crash.py", steps=10)
+    assert result.outcome == "crashed" and result.facts["run.signal"] == "SIGSEGV"
+    assert isinstance(result.facts["run.stop"], NotCollected)
+    assert result.facts["run.snapshot"]["final"] is False
+    assert result.facts["run.steps"]["count"] == 2  # sent by the watchdog before the crash
+    f = findings(result)["probe_crashed"]
+    assert f.severity is Severity.ERROR and "crash.py:16" in f.title
+
+
+def test_cancel_stops_the_run_within_seconds() -> None:
+    cancel = threading.Event()
+
+    def on_event(event: dict[str, Any]) -> None:
+        if event.get("event") == "stage" and event.get("stage") == "script":
+            cancel.set()
+
+    result = run("tensor_loop.py", seconds=60.0, cancel=cancel, on_event=on_event)
+    assert result.outcome == "cancelled"
+    assert result.events[-1]["rt"] < 30
+
+
+def test_missing_interpreter_and_missing_torch() -> None:
+    gone = run_audit(RunCommand("/nonexistent/python3", str(DATA / "train_cpu.py")), Bound.of(5.0))
+    assert gone.outcome == "interpreter_not_found"
+    import shutil
+
+    system = shutil.which("python3", path="/usr/bin:/bin")
+    if system is None or system == PY:
+        pytest.skip("no second interpreter without torch here")
+    result = run_audit(RunCommand(system, str(DATA / "train_cpu.py"), resolved=system), Bound.of(5.0))
+    if isinstance(result.facts.get("run.torch"), dict) and "version" in result.facts["run.torch"]:
+        pytest.skip(f"{system} has torch")
+    f = findings(result)["torch_not_installed"]
+    assert f.severity is Severity.ERROR and f"--python {system}" in f.fix
+
+
+# ---- the rules on recorded CUDA streams ------------------------------------------------------------------
+
+@pytest.mark.parametrize("path", RECORDINGS, ids=[p.stem for p in RECORDINGS])
+def test_recording_gives_the_expected_findings(path: Path) -> None:
+    expected = json.loads(path.read_text())["expected"]
+    result = load_recording(path)
+    report = run_report(result)
+    assert "rule_errors" not in report.meta
+    got = {f.id: f.severity.value for f in report.findings}
+    assert got == expected
+    if expected:
+        assert report.findings[0].severity.value == min(expected.values(), key=lambda s: Severity(s).rank)
+    assert all(f.step == "script" and f.evidence and f.fix for f in report.findings)
+    text = summary_text(report.facts)
+    assert "accelerators offered to the script: cuda:0" in text
+    again = Report.from_json(json.loads(json.dumps(report.to_json())))
+    assert [f.to_json() for f in again.findings] == [f.to_json() for f in report.findings]
+
+
+def test_work_left_on_the_cpu_is_said_in_numbers() -> None:
+    f = findings(load_recording(DATA / "cuda_left_on_cpu.json"))["workload_left_on_cpu"]
+    assert f.title == "97% of operators ran on the CPU while cuda:0 was available"
+    assert "parameters were on cpu" in f.explanation and "model.to(device)" in f.fix
+
+
+def test_sync_every_step_names_the_line_and_the_count() -> None:
+    f = findings(load_recording(DATA / "cuda_sync_every_step.json"))["host_device_sync_in_loop"]
+    assert f.title == "train.py:52 calls nonzero() every step (100 times in 50 steps)"
+    assert "train.py:48: calls .item()" in f.explanation and "train.py:60" not in f.explanation
+    assert f.severity is Severity.WARNING  # 3 waits per step
+
+
+def test_one_item_per_step_is_only_info() -> None:
+    result = load_recording(DATA / "cuda_sync_every_step.json")
+    facts = dict(result.facts)
+    facts["run.syncs"] = [s for s in facts["run.syncs"] if s["kind"] == "item"]
+    facts["run.steps"] = dict(facts["run.steps"], per_step=dict(facts["run.steps"]["per_step"], syncs=1))
+    (f,) = [f for f in evaluate(Facts(facts), RULES).findings if f.id == "host_device_sync_in_loop"]
+    assert f.severity is Severity.INFO and f.title.startswith("train.py:48 calls .item()")
+
+
+def test_mismatch_fix_points_at_the_forward_line() -> None:
+    f = findings(load_recording(DATA / "cuda_mismatch.json"))["tensors_on_different_devices"]
+    assert f.title == "train.py:43 mixes tensors on different devices"
+    assert "parameters were on cuda:0 and its inputs on cpu" in f.explanation
+    assert "before train.py:43: move every input" in f.fix
+
+
+def test_starvation_uses_the_step_time_without_the_instruments() -> None:
+    f = findings(load_recording(DATA / "cuda_starving_loader.json"))["dataloader_starvation"]
+    # 0.26 s of 0.40 s per step, of which 500 ops x 6 µs were the instruments: 0.26 / 0.397
+    assert f.title == "The training loop waits for data 65% of each step"
+    assert "num_workers=0" in f.explanation and "pinned memory" in f.explanation
+    assert "pin_memory=True" in f.fix
+
+
+def test_the_recorded_gpu_trace_goes_into_the_report() -> None:
+    report = run_report(load_recording(DATA / "cuda_perf_4gpu.json"))
+    assert [g["index"] for g in report.monitor["gpus"]] == [0, 1, 2, 3]
+    assert report.to_json()["monitor"]["markers"][1]["title"] == "Your script"
+
+
+def test_no_accelerator_means_no_gpu_findings() -> None:
+    """The same recorded behaviour without CUDA in the target: the script is not at fault."""
+    for name in ("cuda_left_on_cpu.json", "cuda_sync_every_step.json", "cuda_starving_loader.json"):
+        facts = dict(load_recording(DATA / name).facts)
+        facts["run.accelerators"] = dict(facts["run.accelerators"], cuda_available=False, cuda_device_count=0,
+                                         devices=[])
+        facts["run.ops"] = dict(facts["run.ops"], by_device={"cpu": facts["run.ops"]["total"]})
+        facts["run.syncs"] = [dict(s, device="cpu") for s in facts["run.syncs"]]
+        assert evaluate(Facts(facts), RULES).findings == [], name
+
+
+# ---- the command after `--` ----------------------------------------------------------------------------
+
+def test_parse_command_forms(tmp_path: Path) -> None:
+    script = tmp_path / "train.py"
+    script.write_text("print('hi')\n")
+    env = {"PATH": os.path.dirname(PY)}
+    c = parse_command(["python", "-u", "-X", "dev", "train.py", "--lr", "0.1"], cwd=str(tmp_path), env=env)
+    assert (c.python, c.target, c.module, c.args, c.python_flags) == \
+        ("python", str(script), False, ("--lr", "0.1"), ("-u", "-X", "dev"))
+    assert c.display() == "python -u -X dev train.py --lr 0.1"
+    m = parse_command(["python3.11", "-m", "pkg.train", "x"], cwd=str(tmp_path), env=env)
+    assert (m.python, m.target, m.module, m.args) == ("python3.11", "pkg.train", True, ("x",))
+    bare = parse_command(["train.py"], python=PY, cwd=str(tmp_path), env=env)
+    assert bare.python == PY and bare.resolved == os.path.abspath(PY)
+    script.write_text(f"#!{PY}\nprint('hi')\n")
+    assert parse_command(["train.py"], cwd=str(tmp_path), env=env).python == PY  # the shebang's interpreter
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    ([], "nothing to run"),
+    (["python"], "no script to run"),
+    (["python", "-c", "print(1)"], "-c"),
+    (["python", "missing.py"], "no such file"),
+    (["python", "--version"], "unsupported interpreter option"),
+    (["python", "-m"], "-m needs a module name"),
+    (["ls", "-l"], "not a Python interpreter"),
+])
+def test_parse_command_errors_are_one_line(tmp_path: Path, argv: list[str], message: str) -> None:
+    with pytest.raises(RunUsageError, match=message) as info:
+        parse_command(argv, cwd=str(tmp_path), env={"PATH": "/usr/bin:/bin"})
+    assert "\n" not in str(info.value)
+
+
+def test_interpreter_given_twice_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "t.py").write_text("")
+    with pytest.raises(RunUsageError, match="given twice"):
+        parse_command(["python", "t.py"], python=PY, cwd=str(tmp_path))
+
+
+def test_bound_and_secret_arguments() -> None:
+    assert Bound.of() == Bound(30.0, None) and Bound.of(steps=5) == Bound(300.0, 5)
+    with pytest.raises(RunUsageError):
+        Bound.of(seconds=0)
+    with pytest.raises(RunUsageError):
+        Bound.of(steps=0)
+    assert scrub_args(["--api-key", "abc", "--token=xyz", "--lr", "0.1", "--password"]) == \
+        ["--api-key", "<redacted>", "--token=<redacted>", "--lr", "0.1", "--password"]
+
+
+def test_audit_script_runs_in_any_target_interpreter() -> None:
+    """Python 3.8 syntax, stdlib + torch only, its one sibling loaded by path; gpuassist never imported."""
+    source = Path(audit_script.__file__).read_text()
+    ast.parse(source, feature_version=(3, 8))
+    tree = ast.parse(source)
+    imported = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    imported |= {n.module.split(".")[0] for n in ast.walk(tree)
+                 if isinstance(n, ast.ImportFrom) and n.module and n.level == 0}
+    siblings = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.level > 0}
+    assert imported <= set(sys.stdlib_module_names) | {"__future__", "torch"}
+    assert siblings == {"channel"}
