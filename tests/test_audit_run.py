@@ -157,6 +157,13 @@ def test_sys_exit_early_is_the_scripts_choice_not_an_error() -> None:
     assert run_report(result).findings == []
 
 
+def test_grad_scaler_wait_is_told_apart_from_the_users_reads() -> None:
+    result = run("scaler.py", steps=4)
+    (sync,) = result.facts["run.syncs"]
+    assert sync["kind"] == "grad_scaler" and sync["steps"] == 4
+    assert line_of(sync["site"]) == ("scaler.py", 12)  # scaler.step(optimizer)
+
+
 @pytest.mark.parametrize("script", ["inference_loop.py", "tensor_loop.py"])
 def test_seconds_bound_stops_a_loop_cleanly(script: str) -> None:
     result = run(script, seconds=1.0)
@@ -271,6 +278,12 @@ def test_one_item_per_step_is_only_info() -> None:
     assert f.severity is Severity.INFO and f.title.startswith("train.py:48 calls .item()")
 
 
+def test_a_grad_scaler_wait_every_step_is_not_blamed_on_the_user() -> None:
+    facts = dict(load_recording(DATA / "cuda_sync_every_step.json").facts)
+    facts["run.syncs"] = [dict(s, kind="grad_scaler") for s in facts["run.syncs"]]
+    assert [f.id for f in evaluate(Facts(facts), RULES).findings] == []
+
+
 def test_mismatch_fix_points_at_the_forward_line() -> None:
     f = findings(load_recording(DATA / "cuda_mismatch.json"))["tensors_on_different_devices"]
     assert f.title == "train.py:43 mixes tensors on different devices"
@@ -363,3 +376,11 @@ def test_audit_script_runs_in_any_target_interpreter() -> None:
     siblings = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.level > 0}
     assert imported <= set(sys.stdlib_module_names) | {"__future__", "torch"}
     assert siblings == {"channel"}
+
+
+def test_docs_list_every_run_fact() -> None:
+    doc = (Path(__file__).parents[1] / "docs" / "facts.md").read_text()
+    section = doc.split("## Audit run facts", 1)[1].split("\n## ", 1)[0]
+    keys = {k for stage in audit_script.STAGE_KEYS.values() for k in stage}
+    keys |= set(replay([], RunCommand("python", "t.py"), Bound.of()).facts)
+    assert all(f"`{k}`" in section for k in keys), sorted(k for k in keys if f"`{k}`" not in section)

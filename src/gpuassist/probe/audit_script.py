@@ -85,6 +85,7 @@ COMPUTE_OPS = (
 CONV_OPS = ("convolution", "_convolution", "cudnn_convolution", "convolution_overrideable")
 
 USER, LIB, INTERNAL = "user", "lib", "internal"
+GRAD_SCALER_FILES = (os.path.join("amp", "grad_scaler.py"),)  # torch.amp's and torch.cuda.amp's
 
 
 class StopRun(BaseException):
@@ -135,16 +136,24 @@ class Sites:
 
     def locate(self, frame: Any) -> tuple[tuple[str, int] | None, tuple[str, int] | None]:
         """(innermost line of the user's code, innermost library line inside it or None)."""
+        user, lib, _ = self.locate_with_torch(frame)
+        return user, lib
+
+    def locate_with_torch(self, frame: Any) -> tuple[tuple[str, int] | None, tuple[str, int] | None, str]:
+        """:meth:`locate`, plus the file of the outermost internal (torch) frame below the user's line."""
         lib = None
+        internal = ""
         while frame is not None:
             code = frame.f_code
             kind = self.kind(code.co_filename)
             if kind == USER:
-                return (code.co_filename, frame.f_lineno), lib
+                return (code.co_filename, frame.f_lineno), lib, internal
             if kind == LIB and lib is None:
                 lib = (code.co_filename, frame.f_lineno)
+            elif kind == INTERNAL and lib is None:
+                internal = code.co_filename
             frame = frame.f_back
-        return None, lib
+        return None, lib, internal
 
     def user_frames(self, tb: Any) -> list[tuple[str, int, str]]:
         """(file, line, function) of the user's frames in a traceback, outermost first."""
@@ -227,7 +236,9 @@ class Recorder:
 
     # -- operators --------------------------------------------------------------------------------------
     def on_site(self, kind: str, device: Any, nbytes: int = 0) -> None:
-        user, lib = self.sites.locate(sys._getframe(1))
+        user, lib, internal = self.sites.locate_with_torch(sys._getframe(1))
+        if internal.endswith(GRAD_SCALER_FILES):
+            kind = "grad_scaler"  # scaler.step() reads found_inf every step: the price of float16 scaling
         key = (kind, device, user, lib)
         entry = self.site_counts.get(key)
         if entry is None:
@@ -351,19 +362,22 @@ class Recorder:
 
     # -- data loading -----------------------------------------------------------------------------------
     def on_loader(self, iterator: Any, loader: Any) -> None:
-        key = id(loader)
+        """A new pass over a DataLoader: loaders iterated at the same line with the same settings are one
+        entry (a script that builds its DataLoader inside the epoch loop has one loader, not one per epoch)."""
+        user, _ = self.sites.locate(sys._getframe(1))
+        workers = int(getattr(loader, "num_workers", 0) or 0)
+        config = {
+            "site": source_line(user), "dataset": type(getattr(loader, "dataset", None)).__name__,
+            "batch_size": getattr(loader, "batch_size", None), "num_workers": workers,
+            "pin_memory": bool(getattr(loader, "pin_memory", False)),
+            "persistent_workers": bool(getattr(loader, "persistent_workers", False)),
+            "prefetch_factor": getattr(loader, "prefetch_factor", None) if workers else None,
+        }
+        key = hash((user, *[v for k, v in config.items() if k != "site"]))
         entry = self.loaders.get(key)
         if entry is None:
-            user, _ = self.sites.locate(sys._getframe(1))
-            workers = int(getattr(loader, "num_workers", 0) or 0)
-            entry = self.loaders[key] = {
-                "site": source_line(user), "dataset": type(getattr(loader, "dataset", None)).__name__,
-                "batch_size": getattr(loader, "batch_size", None), "num_workers": workers,
-                "pin_memory": bool(getattr(loader, "pin_memory", False)),
-                "persistent_workers": bool(getattr(loader, "persistent_workers", False)),
-                "prefetch_factor": getattr(loader, "prefetch_factor", None) if workers else None,
-                "epochs": 0, "batches": 0, "wait_seconds": 0.0, "startup_seconds": 0.0, "max_wait_seconds": 0.0,
-            }
+            entry = self.loaders[key] = dict(config, epochs=0, batches=0, wait_seconds=0.0, startup_seconds=0.0,
+                                             max_wait_seconds=0.0)
         entry["epochs"] += 1
         iterator._gpuassist_loader = key
         iterator._gpuassist_fresh = True
