@@ -384,3 +384,36 @@ def test_docs_list_every_run_fact() -> None:
     keys = {k for stage in audit_script.STAGE_KEYS.values() for k in stage}
     keys |= set(replay([], RunCommand("python", "t.py"), Bound.of()).facts)
     assert all(f"`{k}`" in section for k in keys), sorted(k for k in keys if f"`{k}`" not in section)
+
+
+def test_a_static_finding_on_the_same_line_becomes_one_finding_with_the_code_change(tmp_path: Path) -> None:
+    from gpuassist.audit import audit_paths
+    from gpuassist.audit.run import add_static_audit
+
+    script = tmp_path / "train.py"
+    script.write_text("\n".join([
+        "import torch",
+        "device = torch.device('cuda')",
+        "model = torch.nn.Linear(4, 1).to(device)",
+        "opt = torch.optim.SGD(model.parameters(), lr=0.1)",
+        "total = 0.0",
+        "for step in range(100):",
+        "    x = torch.randn(8, 4, device=device)",
+        "    loss = model(x).sum()",
+        "    loss.backward()",
+        "    opt.step()",
+        "    total += loss.item()",
+    ]) + "\n")
+    # .item() is on line 11, every step
+    result = load_recording(DATA / "cuda_sync_every_step.json")
+    facts = dict(result.facts)
+    facts["run.syncs"] = [dict(s, site=dict(s["site"], file=str(script), line=11)) for s in facts["run.syncs"]
+                          if s["kind"] == "item" and s["count"] == 50]
+    report = run_report(RunResult(result.command, result.bound, facts, result.events))
+    static = audit_paths([str(script)])
+    assert "host_device_sync_in_loop" in {f.id for f in static.findings}
+    add_static_audit(report, static, str(tmp_path))
+    (sync,) = [f for f in report.findings if f.id == "host_device_sync_in_loop"]
+    assert "every step (50 times in 50 steps)" in sync.title  # the run's numbers
+    assert "- " in sync.fix and "+ " in sync.fix  # the static audit's exact edit
+    assert any(e.fact == "audit.location" for e in sync.evidence)

@@ -334,3 +334,33 @@ def run_report(result: RunResult, host_facts: Mapping[str, Any] | None = None, *
     report.steps = step_summaries(report.findings, {RUN_STEP})
     report.monitor = result.monitor
     return report
+
+
+# Ids whose run finding is about one line: a static finding is the same one only at that line.
+LINE_MATCHED = frozenset({"host_device_sync_in_loop", "tensors_on_different_devices"})
+
+
+def add_static_audit(report: Any, static: Any, cwd: str | None = None) -> None:
+    """Put the static audit of the same script (an ``AuditResult``) into the run's report. A run finding and
+    a static one about the same thing become one finding: the run's title and numbers, the static audit's
+    exact code change first in the fix, both sets of evidence. Static findings the run did not confirm stay
+    as they are (the run may not have reached that code, or had no GPU to show it)."""
+    from gpuassist.report.model import step_summaries
+    from gpuassist.rules import order_findings
+
+    base = cwd or os.getcwd()
+    remaining = list(static.findings)
+    for f in report.findings:
+        same = [s for s in remaining if s.id == f.id]
+        if f.id in LINE_MATCHED:
+            at = next((e.value for e in f.evidence if e.fact == "run.location"), None)
+            same = [s for s in same if isinstance(at, dict) and s.line == at.get("line")
+                    and os.path.abspath(os.path.join(base, s.path)) == os.path.abspath(str(at.get("file")))]
+        if not same:
+            continue
+        match = same[0]
+        remaining.remove(match)
+        f.fix = f"{match.fix.text()}\n\n{f.fix}"
+        f.evidence += [e for e in match.to_finding().evidence if e not in f.evidence]
+    report.findings = order_findings([*report.findings, *(s.to_finding() for s in remaining)])
+    report.steps = step_summaries(report.findings, {RUN_STEP})

@@ -54,6 +54,10 @@ def header_lines(facts: Facts) -> list[str]:
             "none (torch.cuda.is_available() is False here; `gpuassist diagnose` says why)"
         lines.append(f"  interpreter {inst.get('python') or command.get('resolved') or command.get('python')}, "
                      f"torch {torch.get('version')}; accelerators offered to the script: {offered}")
+    broken = {k: v for k, v in (inst.get("installed") or {}).items() if v != "ok"}
+    if broken:
+        lines.append("  not measured (instrument could not be installed in this torch): "
+                     + "; ".join(f"{k}: {v}" for k, v in broken.items()))
     return lines
 
 

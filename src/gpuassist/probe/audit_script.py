@@ -862,13 +862,16 @@ class Audit:
             now = rec.elapsed()
             if rec.seconds_limit is not None and now >= rec.seconds_limit:
                 rec.request_stop("seconds")
-            if now >= next_progress:
-                next_progress = now + PROGRESS_EVERY
-                self.progress(now)
-            if now >= next_snapshot:
-                next_snapshot = now + SNAPSHOT_EVERY
-                with contextlib.suppress(Exception):
-                    self.send_summary(final=False)
+            with self.finish_lock:  # nothing partial may follow the final summary
+                if self.finished:
+                    return
+                if now >= next_progress:
+                    next_progress = now + PROGRESS_EVERY
+                    self.progress(now)
+                if now >= next_snapshot:
+                    next_snapshot = now + SNAPSHOT_EVERY
+                    with contextlib.suppress(Exception):
+                        self.send_summary(final=False)
             asked = rec.stop_requested_at
             if asked is None:
                 continue

@@ -90,6 +90,13 @@ def where(site: Any, facts: Facts) -> str:
     return f"{path}:{site.get('line')}"
 
 
+def location(site: Any) -> list[Evidence]:
+    """``run.location`` evidence: the line a finding is about (a static audit's finding there is the same one)."""
+    if not isinstance(site, dict) or not site.get("file"):
+        return []
+    return [Evidence("run.location", {"file": site["file"], "line": site.get("line")})]
+
+
 def quoted(site: Any) -> str:
     code = site.get("code") if isinstance(site, dict) else None
     return f" (`{code}`)" if code else ""
@@ -271,7 +278,7 @@ def device_mismatch(facts: Facts, exc: dict[str, Any], text: str, at: str) -> Fi
         fix_lines.append(f"the model itself is split over {', '.join(params)}: call model.to(device) after "
                          "building it, and create sub-modules in __init__, not in forward()")
     fix_lines.append("new tensors inside forward(): torch.zeros(..., device=x.device)")
-    evidence = [Evidence("run.exception", _short_exception(exc))]
+    evidence = [Evidence("run.exception", _short_exception(exc)), *location(exc.get("site"))]
     if ff:
         evidence.append(Evidence("run.first_forward", {k: ff.get(k) for k in ("module", "param_devices", "inputs",
                                                                             "site")}))
@@ -396,7 +403,8 @@ def host_device_sync_in_loop(facts: Facts) -> Finding | None:
              "    if step % 100 == 0:\n"
              "        print(running.item() / 100); running.zero_()\n"
              "Avoid print(tensor), .cpu(), .numpy(), .tolist(), nonzero() and boolean-mask indexing inside the loop."),
-        evidence=[Evidence("run.syncs", [{k: s.get(k) for k in ("kind", "device", "count", "steps", "site")}
+        evidence=[*location(top.get("site")),
+                  Evidence("run.syncs", [{k: s.get(k) for k in ("kind", "device", "count", "steps", "site")}
                                          for s in hot[:6]]),
                   Evidence("run.steps.count", steps)])
 
