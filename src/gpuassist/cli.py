@@ -1,4 +1,4 @@
-"""Command line: ``gpuassist diagnose | scenarios | explain | placement | sweep | bench`` (contract in design §3).
+"""Command line: ``gpuassist diagnose | scenarios | explain | placement | sweep | bench | audit`` (design §3).
 
 ``placement``, ``sweep`` and ``bench`` run the runtime tests (``gpuassist.runtime``) in the target
 interpreter with a progress bar on a terminal; their report holds only the steps they measured
@@ -16,9 +16,12 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from gpuassist import __version__
+
+if TYPE_CHECKING:
+    from gpuassist.audit import AuditResult
 
 FORMATS = ("text", "json", "markdown", "html")
 
@@ -50,6 +53,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="keep home directory, user and host names (secrets and GPU UUIDs are always removed)")
 
     sub.add_parser("scenarios", help="list the simulated machines for --simulate")
+
+    a = sub.add_parser("audit", help="read a training script or notebook (never running it) and point at the lines "
+                                     "that keep the GPU idle")
+    a.add_argument("paths", nargs="+", metavar="PATH", help="Python scripts (.py) or Jupyter notebooks (.ipynb)")
+    a.add_argument("--format", choices=("text", "json"), default="text")
+    a.add_argument("--output", metavar="FILE", help="write to FILE instead of standard output")
 
     e = sub.add_parser("explain", help="explain a finding id from the catalogue")
     e.add_argument("id", nargs="?", help="finding id (omit to list them all)")
@@ -263,6 +272,26 @@ def cmd_envs(args: argparse.Namespace) -> int:
     return 1 if redacted.has_error else 0
 
 
+def cmd_audit(args: argparse.Namespace) -> int:
+    """Findings in the user's code (``path:line:col ID message``, each with its fix), exit 1 on an error one."""
+    from gpuassist.audit import render_json, render_text
+
+    result = _static_audit(args.paths)
+    to_terminal = args.output is None and sys.stdout.isatty()
+    text = render_json(result) if args.format == "json" else render_text(result, colour=to_terminal)
+    _write_output(text, args.output)
+    return 1 if result.has_error else 0
+
+
+def _static_audit(paths: list[str]) -> AuditResult:
+    from gpuassist.audit import AuditInputError, audit_paths
+
+    try:
+        return audit_paths(paths)
+    except AuditInputError as exc:
+        raise UsageError(str(exc)) from None
+
+
 def cmd_scenarios(_: argparse.Namespace) -> int:
     from gpuassist.sim import list_scenarios
 
@@ -309,7 +338,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return 2
-    handlers = {"diagnose": cmd_diagnose, "scenarios": cmd_scenarios, "explain": cmd_explain,
+    handlers = {"diagnose": cmd_diagnose, "scenarios": cmd_scenarios, "explain": cmd_explain, "audit": cmd_audit,
                 "envs": cmd_envs, "placement": cmd_runtime, "sweep": cmd_runtime, "bench": cmd_runtime}
     try:
         return handlers[args.command](args)
