@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from gpuassist.facts import Facts, NotCollected
-from gpuassist.monitor.layout import MIN_SPAN_S, Band, bands, fitting_labels, x_range
+from gpuassist.monitor.layout import MIN_SPAN_S, Band, band_labels, bands, x_range
 from gpuassist.monitor.sampler import Marker
 from gpuassist.runtime import load_recording
 from gpuassist.wizard.display import (
@@ -146,14 +146,20 @@ def test_x_axis_follows_the_data_with_a_minimum_span() -> None:
     assert x_range([2.0, 20.0], markers=[Marker("environment", "Diagnosis", 1.0, 3.0)]) == (1.0, 20.0)
 
 
-def test_every_marker_gets_a_band_and_short_bands_get_no_inside_label() -> None:
+def test_every_marker_gets_a_band_and_short_bands_carry_their_step_number() -> None:
     marks = [Marker("environment", "Diagnosis", 0.0, 2.0), Marker("placement", "Device placement", 2.0, 3.0),
              Marker("dataloader", "DataLoader sweep", 3.0, 40.0), Marker("benchmark", "CNN benchmark", 40.0, None)]
-    got = bands(marks, now=41.0)
+    tags = {"environment": "1–3", "placement": "4", "dataloader": "5", "benchmark": "6"}
+    got = bands(marks, now=41.0, tags=tags)
     assert [b.title for b in got] == ["Diagnosis", "Device placement", "DataLoader sweep", "CNN benchmark"]
     assert got[-1].running and got[-1].end == 41.0
     assert len({b.colour for b in got}) == 4
-    # 0.1 s per pixel: 2 s = 20 px, 1 s = 10 px, 37 s = 370 px
-    fits = fitting_labels(got, 0.1, [60.0, 100.0, 100.0, 90.0])
-    assert fits == [False, False, True, False]
+    # 0.1 s per pixel: 2 s = 20 px, 1 s = 10 px, 37 s = 370 px, the running one 1 s = 10 px
+    titles, numbers = [60.0, 100.0, 100.0, 90.0], [14.0, 7.0, 7.0, 7.0]
+    assert band_labels(got, 0.1, titles, numbers) == ["", "", "title", ""]
+    assert band_labels(got, 0.05, titles, numbers) == ["tag", "tag", "title", "tag"]  # zoomed in: 2x the pixels
+    # a label never runs into the one before it (a quick step widened to stay visible can overlap the next)
+    close = [Band("placement", "P", 0.0, 2.0, False, 0, "4"), Band("dataloader", "D", 0.5, 3.0, False, 1, "5")]
+    assert band_labels(close, 0.05, [50.0, 50.0], [7.0, 7.0]) == ["tag", ""]
     assert Band("x", "X", 1.0, 2.5, False, 0).legend == "X 1.0–2.5 s (1.5 s)"
+    assert got[1].legend == "4 Device placement 2.0–3.0 s (1.0 s)"

@@ -244,8 +244,9 @@ def scenario_names() -> list[str]:
 
 @pytest.mark.parametrize("name", scenario_names() or [pytest.param("none", marks=pytest.mark.skip(
     reason="no scenarios in sim/scenarios yet"))])
-def test_flow_on_a_scenario_shows_the_simulated_diagnosis(name: str) -> None:
-    from gpuassist.sim import simulate
+def test_flow_on_a_scenario_replays_the_diagnosis_and_its_recorded_runtime_tests(name: str) -> None:
+    from gpuassist.sim import runtime_tests, simulate
+    from gpuassist.wizard.steps import RUNTIME_TESTS
 
     expected = simulate(name)
     flow = build_flow(StepContext(scenario=name, replay_speed=0))
@@ -256,10 +257,22 @@ def test_flow_on_a_scenario_shows_the_simulated_diagnosis(name: str) -> None:
         assert [f.id for f in flow.state(sid).findings] == [f.id for f in expected.findings if f.step == sid]
     report = flow.report()
     assert report is not None and report.simulated
-    assert [f.id for f in report.findings] == [f.id for f in expected.findings]
-    for sid in ("placement", "dataloader", "benchmark"):
+    diagnosis = ("environment", "driver", "wheel")
+    assert [f.id for f in report.findings if f.step in diagnosis] == \
+        [f.id for f in expected.findings if f.step in diagnosis]
+    recorded = runtime_tests(name)
+    for sid, test in RUNTIME_TESTS.items():
         st = flow.state(sid)
-        assert st.status in (StepStatus.UNAVAILABLE, StepStatus.SKIPPED) and st.reason
+        if st.status is StepStatus.SKIPPED:  # a step it needs failed: says which
+            assert st.reason.startswith("skipped because ")
+        elif test in recorded:  # replayed through the live facts path
+            assert st.status.finished and st.status not in (StepStatus.UNAVAILABLE, StepStatus.CANCELLED)
+            assert st.result is not None and st.result.facts[f"{test}.outcome"] == "ok"
+        else:
+            assert st.status is StepStatus.UNAVAILABLE and f"scenario {name}" in st.reason
+        if not (st.result and st.result.facts):  # not measured: what the diagnosis found for it stays
+            assert [f.id for f in report.findings if f.step == sid] == \
+                [f.id for f in expected.findings if f.step == sid]
 
 
 def test_a_reopened_report_shows_the_recorded_verdict_per_step() -> None:

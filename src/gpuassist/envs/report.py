@@ -39,12 +39,15 @@ def envs_report(inv: Inventory, host: Mapping[str, Any] | None = None, *,
     return Report(facts, findings, step_summaries(findings, {"environment"}), {}, full_meta)
 
 
-def _marks(row: EnvRow) -> str:
+def marks_of(row: EnvRow) -> str:
+    """The row's marks (see :data:`MARKS`), as the terminal table and the GUI's environment table show them."""
     return "".join(m for m, on in zip("▶★●K", (row.is_target, row.is_self, row.is_active, bool(row.kernels)),
                                        strict=True) if on)
 
 
-def _torch_cell(row: EnvRow) -> tuple[str, str]:
+def torch_cell(row: EnvRow) -> tuple[str, str]:
+    """(text, rich style) of the torch column: the version and extra copies, or why the row could not be read.
+    Styles: ``green`` GPU build, ``yellow`` CPU-only, ``bold yellow`` several copies, ``red`` unreadable."""
     if row.status == TOO_OLD:
         return "✖ too old for any torch", "red"
     if row.status != OK:
@@ -60,7 +63,7 @@ def _torch_cell(row: EnvRow) -> tuple[str, str]:
     return text, ("bold yellow" if len(row.torch) > 1 else style)
 
 
-def _torch_location(row: EnvRow) -> str:
+def torch_location(row: EnvRow) -> str:
     """Where the torch that `import torch` loads lives (its site-packages), else the first copy's."""
     if row.status != OK:
         return ""
@@ -74,7 +77,8 @@ def _torch_location(row: EnvRow) -> str:
     return os.path.dirname(os.path.dirname(row.torch_origin))  # .../site-packages/torch/__init__.py
 
 
-def _found_as(row: EnvRow) -> str:
+def found_as(row: EnvRow) -> str:
+    """How discovery found the interpreter (PATH, conda, a kernel, ...), each way once."""
     return "; ".join(dict.fromkeys(o.label for o in row.origins))
 
 
@@ -99,10 +103,10 @@ def render_text(report: Report, *, colour: bool = False, width: int = 120) -> st
                      ("found as", {"overflow": "fold", "ratio": 2}), ("interpreter", {"overflow": "fold", "ratio": 2})):
         table.add_column(name, **kw)
     for r in rows:
-        torch_text, torch_style = _torch_cell(r)
-        table.add_row(_marks(r), Text(r.name, style="bold" if r.is_target else ""), r.python_version or "?",
+        torch_text, torch_style = torch_cell(r)
+        table.add_row(marks_of(r), Text(r.name, style="bold" if r.is_target else ""), r.python_version or "?",
                       Text(torch_text, style=torch_style), r.build or "", r.installer or "",
-                      Text(_torch_location(r), style="dim"), _found_as(r), r.python)
+                      Text(torch_location(r), style="dim"), found_as(r), r.python)
     console.print(table)
     console.print(Text("  ".join(f"{m} {what}" for m, what in MARKS), style="dim"))
     kernels = [k for k in facts.value("envs.kernels") or [] if isinstance(k, dict)]
