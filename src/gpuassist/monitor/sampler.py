@@ -150,9 +150,17 @@ class LiveSource:
 
 
 class TraceSource:
-    """Replays a recorded trace (format above) in real time, looping, for simulated machines."""
+    """Replays a recorded trace (format above) in real time, for simulated machines, following the wizard:
+    while a step runs it plays that step's part of the trace (from its marker), between steps the part
+    recorded at rest after the last marker, looping. So a step run alone, re-run, or run twice shows what
+    the machine did during that step, on the app's own clock.
 
-    def __init__(self, trace: dict[str, Any], *, label: str = "recorded trace") -> None:
+    A step's part runs from its marker's start to the end of the markers recorded back to back with it
+    (the diagnosis's Environment, Driver and Wheel are one run). A trace without a resting part, or without
+    markers, loops as a whole between steps. ``speed``: the replay speed of the steps (2 = twice as fast).
+    """
+
+    def __init__(self, trace: dict[str, Any], *, label: str = "recorded trace", speed: float = 1.0) -> None:
         self.label = label
         self._trace = Trace.from_dict(trace)
         self.n_cores = self._trace.cores.shape[1]
@@ -162,15 +170,54 @@ class TraceSource:
             self.gpu_reason = "the recorded trace has no GPU readings"
         if len(self._trace.t) == 0:
             raise ValueError("the recorded monitor trace has no samples")
+        self.speed = speed if speed > 0 else 1e6
+        self._playing: tuple[str, float, float, float] | None = None  # (step, trace start, end, app time)
+        ends = [m.end for m in self._trace.markers if m.end is not None]
+        tr = self._trace.t
+        rest_from = max(ends) if ends else None
+        rest = np.nonzero(tr > rest_from)[0] if rest_from is not None else np.zeros(0, dtype=int)
+        self._rest = rest if len(rest) >= 5 else np.arange(len(tr))
 
     def open(self) -> None:
         pass
 
+    def part_of(self, step: str) -> tuple[float, float] | None:
+        """(start, end) on the trace's clock of what ``step`` did, None when the trace has no such step."""
+        markers = sorted(self._trace.markers, key=lambda m: m.start)
+        first = next((i for i, m in enumerate(markers) if m.step == step), None)
+        if first is None:
+            return None
+        first_end = markers[first].end
+        end = first_end if first_end is not None else markers[first].start
+        for m in markers[first + 1:]:
+            if m.end is None or m.start - end > 0.05:
+                break
+            end = m.end
+        return markers[first].start, end
+
+    def step_started(self, step: str, at: float) -> None:
+        part = self.part_of(step)
+        self._playing = (step, part[0], part[1], at) if part is not None else None
+
+    def step_ended(self, step: str, at: float) -> None:
+        playing = self._playing
+        if playing is not None and playing[0] == step:
+            self._playing = None
+
+    def _index(self, elapsed: float) -> int:
+        tr = self._trace.t
+        playing = self._playing
+        if playing is not None:
+            _, start, end, at = playing
+            pos = start + (elapsed - at) * self.speed
+            if pos <= end:
+                return int(np.clip(np.searchsorted(tr, pos, side="right") - 1, 0, len(tr) - 1))
+        interval = self._trace.interval or 0.1
+        return int(self._rest[int(elapsed / interval) % len(self._rest)])
+
     def read(self, elapsed: float) -> Sample:
         tr = self._trace
-        span = float(tr.t[-1] - tr.t[0]) or 1.0
-        i = int(np.searchsorted(tr.t, tr.t[0] + (elapsed % span), side="right")) - 1
-        i = max(0, min(i, len(tr.t) - 1))
+        i = self._index(elapsed)
         gpus = [(float(tr.gpu[i, g, 0]), float(tr.gpu[i, g, 1]), float(tr.gpu[i, g, 2]), float(tr.gpu[i, g, 3]))
                 for g in range(len(self.gpus))]
         return Sample(float(tr.cpu[i]), float(tr.ram[i]), [float(c) for c in tr.cores[i]], gpus)
@@ -349,13 +396,22 @@ class Monitor:
 
     # -- markers --------------------------------------------------------------------------------------
     def mark_start(self, step: str, title: str) -> None:
+        """A wizard step starts now; a source that follows the steps (a replayed trace) is told too."""
         with self._lock:
             self._close_open(step)
-            self._markers.append(Marker(step, title, self.elapsed()))
+            now = self.elapsed()
+            self._markers.append(Marker(step, title, now))
+        follow = getattr(self.source, "step_started", None)
+        if follow is not None:
+            follow(step, now)
 
     def mark_end(self, step: str) -> None:
         with self._lock:
             self._close_open(step)
+            now = self.elapsed()
+        follow = getattr(self.source, "step_ended", None)
+        if follow is not None:
+            follow(step, now)
 
     def _close_open(self, step: str) -> None:
         now = self.elapsed()

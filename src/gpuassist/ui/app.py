@@ -77,13 +77,16 @@ def install_excepthook(log_path: Path | None) -> None:
     sys.excepthook = hook
 
 
-def make_monitor(scenario: Any) -> Any:
+def make_monitor(scenario: Any, speed: float = 1.0) -> Any:
+    """This machine's monitor, or for a simulated machine its recorded trace, played step by step at the
+    replay speed of the steps."""
     from gpuassist.monitor import LiveSource, Monitor, TraceSource
 
     data = scenario.data.get("monitor") if scenario is not None else None
     if data:
         try:
-            return Monitor(TraceSource(data, label=f"recorded trace of scenario {scenario.name} (SIMULATED)"))
+            return Monitor(TraceSource(data, label=f"recorded trace of scenario {scenario.name} (SIMULATED)",
+                                       speed=speed))
         except (ValueError, KeyError, TypeError) as exc:
             log.warning("scenario %s: unusable monitor trace (%s); showing this machine", scenario.name, exc)
     return Monitor(LiveSource(label="this machine" if scenario is None else "this machine, not the simulated one"))
@@ -106,7 +109,7 @@ def build_window(args: argparse.Namespace, settings: Any) -> Any:
         target = (scenario.data.get("probe") or {}).get("python")
     ctx = StepContext(target=target, scenario=args.simulate, replay_speed=args.replay_speed)
     flow = build_flow(ctx)
-    monitor = make_monitor(scenario)
+    monitor = make_monitor(scenario, args.replay_speed)
     window = MainWindow(flow, monitor, settings, scenario_label=label)
     # sampling starts once the window is up: its first imports (psutil, NVML) would compete with start-up
     from PySide6.QtCore import QTimer

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import (
     QGridLayout,
     QHBoxLayout,
     QLabel,
+    QLayout,
     QPushButton,
     QSizePolicy,
     QToolButton,
@@ -34,6 +35,21 @@ def wrap_label(text: str, name: str = "", *, selectable: bool = True, rich: bool
         label.setObjectName(name)
     label.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Minimum)
     return label
+
+
+def clear_layout(layout: QLayout) -> None:
+    """Remove and delete everything in ``layout`` (nested layouts too)."""
+    while layout.count():
+        item = layout.takeAt(0)
+        if item is None:
+            break
+        w = item.widget()
+        inner = item.layout()
+        if w is not None:
+            w.hide()  # out of the layout it would keep painting at its old place until deleted
+            w.deleteLater()
+        elif inner is not None:
+            clear_layout(inner)
 
 
 class FindingCard(QFrame):

@@ -41,10 +41,12 @@ from PySide6.QtWidgets import (
 from gpuassist.monitor import Monitor
 from gpuassist.report.model import Report
 from gpuassist.ui import style
+from gpuassist.ui.envs_panel import EnvironmentsPanel
 from gpuassist.ui.monitor_view import MonitorView
 from gpuassist.ui.pages import StepPage, SummaryPage
 from gpuassist.ui.workers import WorkerHandle, start_worker
 from gpuassist.wizard import SUMMARY, Flow, StepStatus
+from gpuassist.wizard.environments import Environments
 
 log = logging.getLogger(__name__)
 
@@ -86,6 +88,9 @@ class MainWindow(QMainWindow):
         self.settings = settings
         self.scenario_label = scenario_label
         self.worker: WorkerHandle | None = None
+        self.envs_worker: WorkerHandle | None = None
+        self.environments: Environments | None = None
+        self._envs_key: Any = None
         self.last_error: str | None = None
         self.last_export: Path | None = None
         self._closing = False
@@ -102,11 +107,17 @@ class MainWindow(QMainWindow):
         self.banner = QLabel()
         self.banner.setObjectName("banner")
         self.banner.setVisible(False)
+        self.banner.setWordWrap(True)
         root.addWidget(self.banner)
+        self.envs_panel = EnvironmentsPanel()
+        self.envs_panel.setVisible(False)
+        self.envs_panel.target_picked.connect(self.set_target)
+        self.envs_panel.rescan_requested.connect(self.scan_environments)
+        self.envs_panel.close_requested.connect(lambda: self.envs_button.setChecked(False))
 
         self.steps_list = QListWidget()
         self.steps_list.setObjectName("steps")
-        self.steps_list.setMinimumWidth(210)
+        self.steps_list.setMinimumWidth(180)
         self.steps_list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.steps_list.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.steps_list.currentRowChanged.connect(self._on_row)
@@ -136,12 +147,13 @@ class MainWindow(QMainWindow):
         upper.setStretchFactor(1, 1)
         upper.setSizes([220, 980])
         upper.setChildrenCollapsible(False)
-        self.monitor_view = MonitorView(monitor, simulated=flow.context.simulated)
+        self.monitor_view = MonitorView(monitor, simulated=flow.context.simulated, tags=step_tags(flow))
         self.monitor_view.export_csv_requested.connect(lambda: self.export_dialog("csv"))
         self.vsplit = QSplitter(Qt.Orientation.Vertical)
+        self.vsplit.addWidget(self.envs_panel)
         self.vsplit.addWidget(upper)
         self.vsplit.addWidget(self.monitor_view)
-        self.vsplit.setStretchFactor(0, 1)
+        self.vsplit.setStretchFactor(1, 1)
         self.vsplit.setChildrenCollapsible(False)
         self.vsplit.setSizes([600, 270])
         root.addWidget(self.vsplit, 1)
@@ -168,7 +180,7 @@ class MainWindow(QMainWindow):
             h = self.vsplit.height()
             strip = max(200, min(300, int(h * 0.3)))
             if h > strip + 200:
-                self.vsplit.setSizes([h - strip, strip])
+                self.vsplit.setSizes([0, h - strip, strip])
 
     # -- building ----------------------------------------------------------------------------------------
     def _build_topbar(self) -> QWidget:
@@ -177,22 +189,28 @@ class MainWindow(QMainWindow):
         bar.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
         lay = QHBoxLayout(bar)
         lay.setContentsMargins(12, 8, 12, 8)
-        lay.setSpacing(8)
-        title = QLabel("gpuassist")
-        title.setObjectName("appTitle")
-        lay.addWidget(title)
-        lay.addSpacing(8)
-        lay.addWidget(QLabel("Target:"))
+        lay.setSpacing(6)
+        target = QLabel("Target:")
+        target.setObjectName("targetLabel")
+        lay.addWidget(target)
         self.target_combo = QComboBox()
-        self.target_combo.setMinimumContentsLength(28)
+        self.target_combo.setMinimumContentsLength(12)  # elided; the full path is in the list and tooltip
         self.target_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.target_combo.setToolTip("The Python interpreter to diagnose: the one your training script runs with")
         self._fill_targets()
         self.target_combo.activated.connect(self._on_target_activated)
         lay.addWidget(self.target_combo, 1)
         self.browse_button = QPushButton("Browse…")
+        self.browse_button.setToolTip("Choose another interpreter file (the python your script, notebook or IDE "
+                                      "runs)")
         self.browse_button.clicked.connect(self.browse_target)
         lay.addWidget(self.browse_button)
+        self.envs_button = QPushButton("Environments")
+        self.envs_button.setCheckable(True)
+        self.envs_button.setToolTip("Every Python environment on this machine and its torch; pick the one your "
+                                    "code runs")
+        self.envs_button.toggled.connect(self.show_environments_panel)
+        lay.addWidget(self.envs_button)
         self.target_info = QLabel("")
         self.target_info.setObjectName("targetInfo")
         lay.addWidget(self.target_info)
@@ -206,18 +224,26 @@ class MainWindow(QMainWindow):
         self.stop_button.setToolTip("Stop the running step (Esc); the probe process is killed")
         self.stop_button.clicked.connect(self.stop)
         self.export_button = QToolButton()
-        self.export_button.setText("Export  ⤓")
         self.export_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         menu = QMenu(self.export_button)
         for fmt, text in (("html", "HTML report (with plots)…"), ("markdown", "Markdown…"), ("json", "JSON…"),
                           ("csv", "Monitor traces (CSV)…")):
             menu.addAction(text, functools.partial(self.export_dialog, fmt))
         self.export_button.setMenu(menu)
-        self.open_button = QPushButton("Open report…")
-        self.open_button.clicked.connect(self.open_report_dialog)
-        self.paste_button = QPushButton("Paste collect_env…")
-        self.paste_button.clicked.connect(self.paste_dialog)
-        for w in (self.run_button, self.stop_button, self.export_button, self.open_button, self.paste_button):
+        # a support engineer's way in: someone else's report, or the collect_env output they pasted
+        self.open_button = QToolButton()
+        self.open_button.setText("Open  ▾")
+        self.open_button.setToolTip("Read someone else's report: a gpuassist JSON report, collect_env output "
+                                    "or an error log")
+        self.open_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        reports = QMenu(self.open_button)
+        self.open_action = reports.addAction("Open report…", self.open_report_dialog)
+        self.open_action.setShortcut(QKeySequence.StandardKey.Open)
+        self.paste_action = reports.addAction("Paste collect_env output…", self.paste_dialog)
+        self.open_button.setMenu(reports)
+        self.addAction(self.open_action)  # the shortcut works without opening the menu
+        self.export_button.setText("Export  ▾")
+        for w in (self.run_button, self.stop_button, self.export_button, self.open_button):
             lay.addWidget(w)
         return bar
 
@@ -310,8 +336,10 @@ class MainWindow(QMainWindow):
         self.stop_button.setEnabled(busy)
         self.target_combo.setEnabled(interactive and not busy and not self.flow.context.simulated)
         self.browse_button.setEnabled(interactive and not busy and not self.flow.context.simulated)
+        self.envs_button.setEnabled(not self.flow.context.simulated or self.flow.source == "report")
+        self.envs_panel.set_running(busy or not interactive)
+        self._refresh_environment_findings()
         self.open_button.setEnabled(not busy)
-        self.paste_button.setEnabled(not busy)
         self.export_button.setEnabled(not busy)
         report = self.flow.report()
         if report is not None:
@@ -446,6 +474,10 @@ class MainWindow(QMainWindow):
             recent = [p for p in self._recent_targets() if p != path]
             self.settings.setValue("recent_targets", "\n".join([path, *recent][:8]))
         rerun = self.flow.set_target(path)
+        if self.environments is not None and self.environments.pickable:
+            self.environments = self.environments.retarget(path)
+            self.flow.set_environments(self.environments.facts)
+            self._envs_key = None
         self.refresh()
         if rerun:
             self.run(rerun)
@@ -455,6 +487,72 @@ class MainWindow(QMainWindow):
                                               os.path.dirname(self.flow.context.target or sys.executable))
         if path:
             self.set_target(path)
+
+    # -- environments (issue 5) -------------------------------------------------------------------------------
+    def show_environments_panel(self, visible: bool) -> None:
+        """Show or hide the environment table; the first time it is shown, the machine is scanned."""
+        if self.envs_button.isChecked() != visible:
+            self.envs_button.setChecked(visible)  # toggled() calls back with the same value
+            return
+        self.envs_panel.setVisible(visible)
+        if visible:
+            sizes = self.vsplit.sizes()
+            if sizes[0] < 150:
+                h = sum(sizes)
+                panel = max(200, min(340, int(h * 0.38)))
+                self.vsplit.setSizes([panel, max(200, sizes[1] - panel), sizes[2]])
+            if self.environments is None and self.envs_worker is None and self.flow.source != "report":
+                self.scan_environments()
+
+    def scan_environments(self) -> bool:
+        """Find every interpreter and ask each about its torch, on a worker (seconds; never the UI thread)."""
+        if self.envs_worker is not None or self._closing or self.flow.context.simulated:
+            return False
+        from gpuassist.wizard.environments import scan
+
+        target = self.flow.context.target
+        answered = [0]
+
+        def work(emit: Any, cancel: Any) -> Environments:
+            return scan(target, emit, cancel)
+
+        def progress(ev: dict[str, Any]) -> None:
+            if ev.get("event") == "env_row":
+                answered[0] += 1
+                self.envs_panel.show_scanning(answered[0])
+
+        def returned(envs: Environments) -> None:
+            if self.flow.source == "report":
+                return  # a report was opened meanwhile: its own table (or none) is shown
+            self.environments = envs.retarget(self.flow.context.target)
+            self.flow.set_environments(self.environments.facts)
+            self._envs_key = None
+            self.refresh()
+
+        def errored(message: str) -> None:
+            self.envs_panel.show_message(f"Could not list the environments: {message}")
+
+        def done() -> None:
+            self.envs_worker = None
+
+        self.envs_panel.show_scanning()
+        self.envs_worker = start_worker(work, on_progress=progress, on_returned=returned, on_errored=errored,
+                                        on_done=done)
+        return True
+
+    def _refresh_environment_findings(self) -> None:
+        """Redraw the table and its findings when the table or the host facts behind them changed (the
+        diagnosis says whether there is a GPU, which sets how severe a CUDA build elsewhere is)."""
+        envs = self.environments
+        host = self.flow.context.diagnosis
+        key = (envs, host)
+        if envs is None or (self._envs_key is not None and all(a is b for a, b in zip(self._envs_key, key,
+                                                                                       strict=True))):
+            return
+        self._envs_key = key
+        facts = dict(host.facts.items()) if host is not None else {}
+        note = "" if envs.pickable else "from the report"
+        self.envs_panel.show_environments(envs, envs.findings(facts), note=note)
 
     # -- reports in -------------------------------------------------------------------------------------------
     def open_report_dialog(self) -> None:
@@ -506,6 +604,11 @@ class MainWindow(QMainWindow):
         self.flow.load_report(report)
         self._update_banner()
         self.show_report_monitor(report)
+        self.environments = Environments.from_report_facts(dict(report.facts.items()))
+        self._envs_key = None
+        if self.environments is None:
+            self.envs_panel.show_message("This report has no environment table (`gpuassist envs --format json` "
+                                         "writes one).")
         self.refresh()
         self.go(SUMMARY)
         self.statusBar().showMessage(f"Showing {report.meta.get('source_label') or 'a report'}")
@@ -591,11 +694,13 @@ class MainWindow(QMainWindow):
         self._closing = True
         started = time.monotonic()
         ok = True
-        if self.worker is not None:
-            self.worker.cancel()
-            ok = self.worker.wait(budget)
-            if not ok:
-                log.error("worker did not stop within %.1f s", budget)
+        workers = [w for w in (self.worker, self.envs_worker) if w is not None]
+        for w in workers:
+            w.cancel()
+        for w in workers:
+            if not w.wait(max(0.1, budget - (time.monotonic() - started))):
+                ok = False
+                log.error("a worker did not stop within %.1f s", budget)
         self.monitor_view.stop()
         ok = self.monitor.stop(max(0.1, budget - (time.monotonic() - started))) and ok
         return ok
@@ -606,6 +711,17 @@ class MainWindow(QMainWindow):
         self.settings.sync()
         self.shutdown()
         event.accept()
+
+
+def step_tags(flow: Flow) -> dict[str, str]:
+    """Each step's number in the step list, as its band on the monitor shows it; the steps of one shared
+    run (the diagnosis) share one band, tagged with their range ("1–3")."""
+    numbers = {s.id: n for n, s in enumerate(flow.steps, 1)}
+    tags = {}
+    for s in flow.steps:
+        group = [numbers[o.id] for o in flow.steps if s.group and o.group == s.group]
+        tags[s.id] = f"{min(group)}–{max(group)}" if len(group) > 1 else str(numbers[s.id])
+    return tags
 
 
 _ICONS: dict[str, QIcon] = {}

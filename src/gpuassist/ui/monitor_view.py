@@ -1,6 +1,8 @@
 """The live monitor strip: CPU (total + per core), RAM and per-GPU utilisation, memory, power, temperature
-on one shared time axis, with a shaded band for each wizard step (titled inside when wide enough, always
-named in the legend row under the plots). The x axis follows the data (:mod:`gpuassist.monitor.layout`).
+on one shared time axis, with a shaded band for each wizard step. CPU and GPU utilisation get the widest
+plots, side by side: a GPU idling while the DataLoader step keeps the cores busy reads at a glance. Bands
+carry their title inside when it fits, else the step's number from the step list, and are named in full in
+the legend row under the plots (:mod:`gpuassist.monitor.layout`). The x axis follows the data.
 
 Drawn from :meth:`Monitor.snapshot` on a QTimer at a steady 5 Hz; the sampler thread never touches Qt.
 With no GPU the strip says why instead of showing an empty GPU plot. :meth:`MonitorView.show_trace` shows a
@@ -10,6 +12,7 @@ recorded trace instead (the one stored in an opened report).
 from __future__ import annotations
 
 import base64
+import html
 import math
 from typing import Any
 
@@ -19,9 +22,11 @@ from PySide6.QtGui import QColor, QImage
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from gpuassist.monitor import Monitor, Trace
-from gpuassist.monitor.layout import Band, bands, fitting_labels, x_range
+from gpuassist.monitor.layout import Band, band_labels, bands, x_range
 
 REDRAW_MS = 200
+WIDE = 2  # column stretch of the CPU and GPU-utilisation plots (the others get 1)
+LABELLED = ("cpu", "util")  # plots whose bands carry a label
 STEP_COLOURS = ["#1a73e8", "#8e24aa", "#00897b", "#f4511e", "#6d4c41", "#3949ab", "#c0ca33", "#5d4037"]
 CPU_COLOUR = "#1a73e8"
 GPU_COLOURS = ["#2e7d32", "#ef6c00", "#6a1b9a", "#00838f"]
@@ -38,10 +43,12 @@ class MonitorView(QWidget):
 
     export_csv_requested = Signal()
 
-    def __init__(self, monitor: Monitor, parent: QWidget | None = None, *, simulated: bool = False) -> None:
+    def __init__(self, monitor: Monitor, parent: QWidget | None = None, *, simulated: bool = False,
+                 tags: dict[str, str] | None = None) -> None:
         super().__init__(parent)
         self.monitor = monitor
         self.simulated = simulated
+        self.tags = dict(tags or {})  # step id → its number in the step list, drawn in narrow bands
         self.setObjectName("monitor")
         self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
         pg.setConfigOptions(antialias=False, background="w", foreground="#3c4043")
@@ -53,6 +60,7 @@ class MonitorView(QWidget):
         self.title.setStyleSheet("font-weight: 600;")
         self.info = QLabel("starting…")
         self.info.setObjectName("monitorInfo")
+        self.info.setTextFormat(Qt.TextFormat.RichText)
         self.gpu_note = QLabel("")
         self.gpu_note.setObjectName("monitorInfo")
         self.csv_button = QPushButton("Export CSV…")
@@ -80,9 +88,9 @@ class MonitorView(QWidget):
         self.plots: dict[str, pg.PlotItem] = {}
         self.curves: dict[str, Any] = {}
         self.core_curves: list[Any] = []
-        self.regions: dict[tuple[str, float], tuple[list[Any], Any]] = {}
+        self.regions: dict[tuple[str, float], tuple[list[Any], list[Any]]] = {}
         self.band_list: list[Band] = []
-        self.label_shown: dict[str, bool] = {}  # band title → drawn inside its band
+        self.label_shown: dict[str, str] = {}  # band title → "title" | "tag" | "" (what its band shows)
         self.static: Trace | None = None  # a recorded trace shown instead of the live one
         self._gpu_built = False
         self._build_base_plots()
@@ -94,8 +102,11 @@ class MonitorView(QWidget):
 
     # -- building --------------------------------------------------------------------------------------
     def _build_base_plots(self) -> None:
-        self.cpu_plot = self._plot("cpu", "CPU %", (0, 100))
+        self.cpu_plot = self._plot("cpu", "CPU % (total, and each core faint)", (0, 100))
         self.curves["cpu"] = self.cpu_plot.plot(pen=pg.mkPen(CPU_COLOUR, width=2), name="total")
+        self.ram_plot: pg.PlotItem | None = None
+
+    def _build_ram_plot(self) -> None:
         self.ram_plot = self._plot("ram", "RAM %", (0, 100))
         self.curves["ram"] = self.ram_plot.plot(pen=pg.mkPen("#00897b", width=2))
 
@@ -122,7 +133,9 @@ class MonitorView(QWidget):
         self.timer.stop()  # nothing changes: drawn once
 
     def _plot(self, key: str, title: str, yrange: tuple[float, float] | None) -> pg.PlotItem:
-        p = self.graphics.addPlot(title=f"<span style='font-size:9pt'>{title}</span>")
+        column = len(self.plots)
+        p = self.graphics.addPlot(row=0, col=column, title=f"<span style='font-size:9pt'>{title}</span>")
+        self.graphics.ci.layout.setColumnStretchFactor(column, WIDE if key in LABELLED else 1)
         p.hideButtons()
         p.setMenuEnabled(False)
         p.setMouseEnabled(x=False, y=False)
@@ -139,7 +152,14 @@ class MonitorView(QWidget):
         return p
 
     def _build_gpu_plots(self, trace: Trace) -> None:
+        """GPU utilisation next to the CPU, then RAM, GPU memory, power and temperature (RAM alone after
+        the CPU when there is no GPU, with the reason above the plots)."""
         self._gpu_built = True
+        if trace.gpus:
+            p = self._plot("util", "GPU utilisation %", (0, 100))
+            for gi, _ in enumerate(trace.gpus):
+                self.curves[f"gpu{gi}.util"] = p.plot(pen=pg.mkPen(GPU_COLOURS[gi % len(GPU_COLOURS)], width=2))
+        self._build_ram_plot()
         if not trace.gpus:
             reason = trace.gpu_reason or "no GPU readings"
             if self.static is not None:
@@ -159,8 +179,8 @@ class MonitorView(QWidget):
         names = ", ".join(f"GPU{g.index} {g.name}" for g in trace.gpus)
         self.gpu_note.setText(names)
         self.gpu_note.setObjectName("monitorInfo")
-        specs = [("util", "GPU util %", (0, 100)), ("mem_used_gib", "GPU memory GiB", None),
-                 ("power_w", "Power W", None), ("temp_c", "Temp °C", None)]
+        specs = [("mem_used_gib", "GPU memory GiB", None), ("power_w", "GPU power W", None),
+                 ("temp_c", "GPU temp °C", None)]
         for field, title, yr in specs:
             p = self._plot(field, title, yr)
             if field == "mem_used_gib":
@@ -204,7 +224,7 @@ class MonitorView(QWidget):
                 self._build_gpu_plots(trace)
                 self.title.setText(f"Live monitor — {trace.label}")
             if m.error and not len(trace):
-                self.info.setText(m.error)
+                self.info.setText(html.escape(m.error))
                 return
         self.redraws += 1
         if not len(trace):
@@ -214,7 +234,8 @@ class MonitorView(QWidget):
         self._ensure_core_curves(trace.cores.shape[1])
         for c, curve in enumerate(self.core_curves[: trace.cores.shape[1]]):
             curve.setData(t, trace.cores[:, c])
-        self.curves["ram"].setData(t, trace.ram)
+        if "ram" in self.curves:
+            self.curves["ram"].setData(t, trace.ram)
         for gi in range(len(trace.gpus)):
             for k, field in enumerate(("util", "mem_used_gib", "power_w", "temp_c")):
                 curve = self.curves.get(f"gpu{gi}.{field}")
@@ -229,7 +250,8 @@ class MonitorView(QWidget):
         parts = [f"CPU {trace.cpu[-1]:.0f} %", f"RAM {trace.ram[-1]:.0f} %"]
         for gi, g in enumerate(trace.gpus):
             u, mem, pw, tc = (float(x) for x in trace.gpu[-1, gi])
-            bits = [f"GPU{g.index} {u:.0f} %" if not math.isnan(u) else f"GPU{g.index} –"]
+            swatch = f"<span style='color:{GPU_COLOURS[gi % len(GPU_COLOURS)]}'>■</span>&nbsp;"
+            bits = [swatch + (f"GPU{g.index} {u:.0f} %" if not math.isnan(u) else f"GPU{g.index} –")]
             if not math.isnan(mem):
                 bits.append(f"{mem:.1f}/{g.memory_total_gib or 0:.0f} GiB")
             if not math.isnan(tc):
@@ -241,7 +263,9 @@ class MonitorView(QWidget):
         if running and self.static is None:
             parts.append(f"running: {running}")
         prefix = f"{float(t[-1] - t[0]):.0f} s recorded; at the end: " if self.static is not None else ""
-        self.info.setText(prefix + "   ·   ".join(parts))
+        text = prefix + " &nbsp;·&nbsp; ".join(parts)
+        if text != self.info.text():
+            self.info.setText(text)
 
     def _honest_y(self, trace: Trace) -> None:
         """Power from 0 W and temperature over a sane band: a 1-W wobble must not look like a spike."""
@@ -257,7 +281,8 @@ class MonitorView(QWidget):
             plot.setYRange(bottom, top, padding=0)
 
     def _draw_markers(self, trace: Trace, now: float, x0: float, x1: float) -> None:
-        self.band_list = bands(trace.markers, now)
+        self.band_list = bands(trace.markers, now, self.tags)
+        labelled = [self.plots[k] for k in LABELLED if k in self.plots]
         for band in self.band_list:
             key = (band.step, round(band.start, 3))
             colour = STEP_COLOURS[band.colour % len(STEP_COLOURS)]
@@ -269,34 +294,52 @@ class MonitorView(QWidget):
                     region.setZValue(-10)
                     p.addItem(region)
                     items.append(region)
-                label = pg.TextItem(band.title, color=colour, anchor=(0, 0), fill=pg.mkBrush(255, 255, 255, 210))
-                label.setZValue(5)
-                self.cpu_plot.addItem(label)
-                self.regions[key] = (items, label)
-            items, label = self.regions[key]
+                labels = []
+                for p in labelled:
+                    label = pg.TextItem(band.title, color=colour, anchor=(0, 0), fill=pg.mkBrush(255, 255, 255, 210))
+                    label.setZValue(5)
+                    p.addItem(label)
+                    labels.append(label)
+                self.regions[key] = (items, labels)
+            items, _ = self.regions[key]
             for region in items:
                 region.setRegion((band.start, band.end))
                 region.setToolTip(band.legend)
-        # a title goes inside its band only when it fits there; every band is named in the legend row
+        # the longest label that fits inside each band: its title, else its step number, else none
         view = self.cpu_plot.getViewBox()
         width_px = float(view.width()) if view is not None else 0.0
         seconds_per_px = (x1 - x0) / width_px if width_px > 1 else 0.0
-        labels = [self.regions[(b.step, round(b.start, 3))][1] for b in self.band_list]
-        fits = fitting_labels(self.band_list, seconds_per_px,
-                              [float(lb.textItem.boundingRect().width()) for lb in labels], x0=x0)
+        texts = [self.regions[(b.step, round(b.start, 3))][1] for b in self.band_list]
+        pairs = list(zip(self.band_list, texts, strict=True))
+        title_px = [self._text_px(lbs[0], b.title) if lbs else 0.0 for b, lbs in pairs]
+        tag_px = [self._text_px(lbs[0], b.tag) if lbs and b.tag else 0.0 for b, lbs in pairs]
+        chosen = band_labels(self.band_list, seconds_per_px, title_px, tag_px, x0=x0, pad_px=4.0)
         self.label_shown = {}
-        for band, label, fit in zip(self.band_list, labels, fits, strict=True):
-            label.setVisible(fit)
-            label.setPos(max(band.start, x0), 100)
-            self.label_shown[band.title] = fit
-        legend_html = "    ".join(
-            f"<span style='color:{STEP_COLOURS[b.colour % len(STEP_COLOURS)]}'>■</span> {b.legend}"
+        for band, lbs, kind in zip(self.band_list, texts, chosen, strict=True):
+            for label in lbs:
+                wanted = band.title if kind == "title" else band.tag if kind == "tag" else ""
+                if label.textItem.toPlainText() != wanted and wanted:
+                    label.setText(wanted)
+                label.setVisible(bool(kind))
+                label.setPos(max(band.start, x0), 100)
+                label.setToolTip(band.legend)
+            self.label_shown[band.title] = kind
+        legend_html = "&nbsp;&nbsp;&nbsp; ".join(
+            f"<span style='color:{STEP_COLOURS[b.colour % len(STEP_COLOURS)]}'>■</span>&nbsp;"
+            + (f"<b>{b.tag}</b>&nbsp;" if b.tag else "") + b.legend[len(b.tag) + 1 if b.tag else 0:]
             for b in self.band_list)
-        text = (f"<span style='color:#5f6b7a'>Steps:</span>    {legend_html}" if legend_html else
+        text = (f"<span style='color:#5f6b7a'>Steps:</span>&nbsp;&nbsp; {legend_html}" if legend_html else
                 "<span style='color:#5f6b7a'>Shaded bands mark the wizard steps on this time axis once they "
                 "run.</span>")
         if text != self.legend.text():  # a relayout every 200 ms would cost the UI thread for nothing
             self.legend.setText(text)
+
+    @staticmethod
+    def _text_px(label: Any, text: str) -> float:
+        """Width in pixels of ``text`` in ``label``'s font (measured, so 200 % scaling is right too)."""
+        from PySide6.QtGui import QFontMetricsF
+
+        return float(QFontMetricsF(label.textItem.font()).horizontalAdvance(text)) + 8.0  # TextItem's margins
 
     # -- export ----------------------------------------------------------------------------------------
     def plot_png(self, width: int = 1400) -> bytes:

@@ -23,14 +23,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gpuassist.findings import OK_COLOUR, OK_ICON
 from gpuassist.report.model import Report
 from gpuassist.ui.blocks import widget_for
-from gpuassist.ui.cards import FindingCard, wrap_label
+from gpuassist.ui.cards import FindingCard, clear_layout, wrap_label
 from gpuassist.wizard import StepState, StepStatus
-from gpuassist.wizard.display import Block
+from gpuassist.wizard.display import Block, usable_line
 from gpuassist.wizard.steps import QUESTIONS
 
 STAGE_NAMES = {
+    # the probe (Environment, Driver, Wheel)
     "interpreter": "Starting the target interpreter",
     "torch_dist": "Finding the installed torch",
     "import_torch": "import torch",
@@ -39,18 +41,20 @@ STAGE_NAMES = {
     "devices": "Listing devices",
     "smoke": "Running a small test on each device",
     "libraries": "Checking which CUDA libraries were loaded",
+    # the runtime tests
+    "default_device": "Checking where new tensors land",
+    "correctness": "Comparing results on each device with the CPU",
+    "mismatch": "Reproducing a device-mismatch error",
+    "bandwidth": "Measuring host ↔ device copy bandwidth",
+    "transfer": "Timing the copy of each batch",
+    "setup": "Timing the model step and the data loading",
+    "search": "Trying DataLoader settings",
+    "cpu": "Training step on the CPU",
+    "scaling": "Batch-size scaling",
+    "accelerators": "Variants on the accelerator (AMP, channels_last, …)",
+    "profile": "Profiling one training step",
 }
-
-
-def clear_layout(layout: Any) -> None:
-    while layout.count():
-        item = layout.takeAt(0)
-        w = item.widget()
-        if w is not None:
-            w.hide()  # out of the layout it would keep painting at its old place until deleted
-            w.deleteLater()
-        elif item.layout() is not None:
-            clear_layout(item.layout())
+PROGRESS_STEPS = 1000
 
 
 def status_chip(status: StepStatus) -> QLabel:
@@ -88,40 +92,53 @@ class Progress(QWidget):
         self.reset()
 
     def reset(self) -> None:
-        self.stages, self.done = [], 0
+        self.stages, self.done, self.current, self.runtime = [], 0, "", False
         self.bar.setRange(0, 0)  # busy until the probe says how many stages there are
         self.stage.setText("Starting…")
 
+    def _stage_text(self, name: str, detail: str = "") -> str:
+        pos = self.stages.index(name) + 1 if name in self.stages else 0
+        where = f" (stage {pos} of {len(self.stages)})" if pos else ""
+        return f"{STAGE_NAMES.get(name, name)}{': ' + detail if detail else '…'}{where}"
+
+    def _set_fraction(self, stages_done: float) -> None:
+        if self.stages:
+            self.bar.setRange(0, PROGRESS_STEPS)
+            self.bar.setValue(int(PROGRESS_STEPS * min(1.0, stages_done / len(self.stages))))
+
     def on_event(self, ev: dict[str, Any]) -> None:
+        """Probe and runtime-test events: stages move the bar, a runtime test's progress lines move it
+        within its stage and name what is being measured."""
         kind = ev.get("event")
         if kind == "launch":
             self.reset()
             self.stage.setText(f"Starting {ev.get('python')}")
         elif kind == "hello":
             self.stages = [str(s) for s in ev.get("stages") or []]
-            self.bar.setRange(0, max(1, len(self.stages)))
-            self.bar.setValue(0)
+            self.runtime = bool(ev.get("test"))
+            self._set_fraction(0)
         elif kind == "stage":
             name = str(ev.get("stage"))
             if ev.get("status") == "start":
-                pos = self.stages.index(name) + 1 if name in self.stages else 0
-                where = f" (stage {pos} of {len(self.stages)})" if pos else ""
-                self.stage.setText(f"{STAGE_NAMES.get(name, name)}…{where}")
+                self.current = name
+                self.stage.setText(self._stage_text(name))
             else:
                 self.done += 1
-                if self.stages:
-                    self.bar.setValue(min(self.done, len(self.stages)))
+                self._set_fraction(self.done)
+        elif kind == "progress":
+            total, done = ev.get("total"), ev.get("done")
+            name = str(ev.get("stage") or self.current)
+            message = str(ev.get("message") or "")
+            if message and message != "done":
+                self.stage.setText(self._stage_text(name, message))
+            if isinstance(total, int) and total > 0 and isinstance(done, int):
+                self._set_fraction(self.done + min(1.0, (done + 1) / total))
         elif kind in ("done", "exit"):
-            if self.stages:
-                self.bar.setValue(len(self.stages))
-            self.stage.setText("Checking the host and applying the rules…")
+            self._set_fraction(len(self.stages))
+            self.stage.setText("Judging the measurements…" if self.runtime else
+                               "Checking the host and applying the rules…")
         elif kind == "killed":
-            self.stage.setText(f"Stopping the probe ({ev.get('reason')})…")
-        elif isinstance(ev.get("progress"), (int, float)):  # runtime tests: fraction done + message
-            self.bar.setRange(0, 1000)
-            self.bar.setValue(int(1000 * float(ev["progress"])))
-            if ev.get("message"):
-                self.stage.setText(str(ev["message"]))
+            self.stage.setText(f"Stopping the {'test' if self.runtime else 'probe'} ({ev.get('reason')})…")
 
 
 class StepPage(QWidget):
@@ -210,6 +227,12 @@ class StepPage(QWidget):
         self.run.setVisible(interactive)
         self.run.setEnabled(not busy)
 
+    def _add_cards(self, findings: list[Any]) -> None:
+        for f in sorted(findings, key=lambda f: f.severity.rank):
+            card = FindingCard(f)
+            self.cards.append(card)
+            self.content.addWidget(card)
+
     def show_running(self, shared_with: str | None = None) -> None:
         self.rendered = None
         clear_layout(self.content)
@@ -237,19 +260,19 @@ class StepPage(QWidget):
             state.status, "Run again"))
         if state.status is StepStatus.PENDING:
             text = "Not run yet. Press Run this step, or Run all ▶ at the top."
-            if state.note:
+            if state.findings:  # what the diagnosis already found for this step
+                text = "Not measured yet: " + state.note + "."
+            elif state.note:
                 text = f"Needs to run again: {state.note}. " + text
             self.content.addWidget(note_box(text))
+            self._add_cards(state.findings)
             return
         if state.reason:
             self.content.addWidget(note_box(state.reason[0].upper() + state.reason[1:]))
         if state.status is StepStatus.OK and not state.findings:
             self.content.addWidget(note_box("✔  Nothing to fix here."))
         seconds = state.result.seconds if state.result else None
-        for f in sorted(state.findings, key=lambda f: f.severity.rank):
-            card = FindingCard(f)
-            self.cards.append(card)
-            self.content.addWidget(card)
+        self._add_cards(state.findings)
         if blocks and state.status is not StepStatus.PENDING:
             for block in blocks:
                 self.content.addWidget(widget_for(block))
@@ -305,14 +328,18 @@ class SummaryPage(QWidget):
         back.clicked.connect(self.back_requested.emit)
         bar_lay.addWidget(back)
         bar_lay.addStretch(1)
-        self.redact = QCheckBox("Redact home, user and host names")
+        self.redact = QCheckBox("Redact names")
         self.redact.setChecked(True)
-        self.redact.setToolTip("Secrets, tokens and GPU serials are always removed; this also hides personal names")
+        self.redact.setToolTip("Hide home directory, user and host names in exported reports. Secrets, tokens and "
+                               "GPU serials are always removed.")
         self.redact.toggled.connect(self.redact_changed.emit)
         bar_lay.addWidget(self.redact)
+        bar_lay.addSpacing(6)
+        export = QLabel("Export:")
+        export.setObjectName("stepOf")
+        bar_lay.addWidget(export)
         self.export_buttons: dict[str, QPushButton] = {}
-        for fmt, text in (("html", "Export HTML…"), ("markdown", "Markdown…"), ("json", "JSON…"),
-                          ("csv", "Monitor CSV…")):
+        for fmt, text in (("html", "HTML…"), ("markdown", "Markdown…"), ("json", "JSON…")):  # CSV: the monitor
             b = QPushButton(text)
             b.clicked.connect(lambda _=False, fmt=fmt: self.export_requested.emit(fmt))
             bar_lay.addWidget(b)
@@ -320,6 +347,7 @@ class SummaryPage(QWidget):
         self.export_buttons["html"].setObjectName("primary")
         outer.addWidget(bar)
         self.verdict_headline = ""
+        self.usable_text = ""
         self.rendered_key: Any = None
         self.cards: list[FindingCard] = []
 
@@ -337,10 +365,12 @@ class SummaryPage(QWidget):
             return
         v = verdict(report)
         self.verdict_headline = v.headline
+        self.usable_text = usable_line(report) or ""
         findings = list(report.findings)
         top = findings[0] if findings and findings[0].severity.rank <= 1 else None
-        # One box, read first and once: the headline, where it comes from, then (with a root cause) its
-        # explanation, fix and evidence inside the same box — no second heading repeating the headline.
+        # One box, read first and once: whether the GPU is usable (when the verdict is about speed), the
+        # headline, where it comes from, then (with a root cause) its explanation, fix and evidence inside
+        # the same box — no second heading repeating the headline.
         box = QFrame()
         box.setObjectName("verdict")
         box.setStyleSheet(f"QFrame#verdict {{ border-left: 6px solid {v.colour}; }}")
@@ -348,25 +378,32 @@ class SummaryPage(QWidget):
         lay.setContentsMargins(16, 12, 16, 14)
         lay.setHorizontalSpacing(12)
         lay.setVerticalSpacing(6)
+        row = 0
+        if self.usable_text:
+            usable = wrap_label(f"{OK_ICON}  {self.usable_text}. What the measurements found:", "usableLine")
+            usable.setStyleSheet(f"color: {OK_COLOUR}; font-weight: 600;")
+            lay.addWidget(usable, row, 1, 1, 2)
+            row += 1
         icon = QLabel(v.icon)
         icon.setStyleSheet(f"color: {v.colour}; font-size: 22pt; font-weight: 700;")
         headline = wrap_label(v.headline, "verdictHeadline")
         headline.setStyleSheet(f"color: {v.colour};")
-        lay.addWidget(icon, 0, 0, Qt.AlignmentFlag.AlignTop)
-        lay.addWidget(headline, 0, 1)
+        lay.addWidget(icon, row, 0, Qt.AlignmentFlag.AlignTop)
+        lay.addWidget(headline, row, 1)
         if top is not None:
             ident = QLabel(f"{top.severity.value} · {top.id}")
             ident.setObjectName("cardId")
-            lay.addWidget(ident, 0, 2, Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignRight)
-        lay.addWidget(wrap_label(context_line, "explanation"), 1, 1, 1, 2)
+            lay.addWidget(ident, row, 2, Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignRight)
+        lay.addWidget(wrap_label(context_line, "explanation"), row + 1, 1, 1, 2)
         if top is not None:
             card = FindingCard(top, embedded=True)
             self.cards.append(card)
-            lay.addWidget(card, 2, 1, 1, 2)
+            lay.addWidget(card, row + 2, 1, 1, 2)
         elif v.detail:
-            lay.addWidget(wrap_label(v.detail, "verdictDetail"), 2, 1, 1, 2)
+            lay.addWidget(wrap_label(v.detail, "verdictDetail"), row + 2, 1, 1, 2)
         lay.setColumnStretch(1, 1)
         self.content.addWidget(box)
+        self._steps_overview(states)
         rest = [f for f in findings if f is not top]
         if rest:
             self.content.addWidget(self._section("Also found" if top else "Findings"))
@@ -375,6 +412,8 @@ class SummaryPage(QWidget):
                 self.cards.append(card)
                 self.content.addWidget(card)
 
+    def _steps_overview(self, states: list[StepState]) -> None:
+        """Every step in one line each: its status and what it found (or why it did not run)."""
         self.content.addWidget(self._section("Steps"))
         grid_box = QFrame()
         grid_box.setObjectName("card")
@@ -389,7 +428,8 @@ class SummaryPage(QWidget):
             name = QLabel(st.step.title)
             what = st.status.label
             if st.findings:
-                what += " — " + ", ".join(f.id for f in st.findings)
+                worst = sorted(st.findings, key=lambda f: f.severity.rank)
+                what += f" — {worst[0].title}" + (f" (+{len(worst) - 1} more)" if len(worst) > 1 else "")
             elif st.reason:
                 what = st.reason if st.reason.startswith(what) else f"{what} — {st.reason}"
             grid.addWidget(icon_l, row, 0, Qt.AlignmentFlag.AlignTop)

@@ -19,7 +19,7 @@ WINDOW_BG = "#f4f6f8"
 STYLESHEET = f"""
 QMainWindow, QWidget#central {{ background: {WINDOW_BG}; }}
 QWidget#topbar {{ background: {SURFACE}; border-bottom: 1px solid {BORDER}; }}
-QLabel#appTitle {{ font-weight: 600; font-size: 12pt; }}
+QLabel#targetLabel {{ font-weight: 600; }}
 QLabel#targetInfo {{ color: {MUTED}; }}
 QLabel#banner {{ padding: 6px 12px; font-weight: 600; }}
 QListWidget#steps {{ background: {SURFACE}; border: none; border-right: 1px solid {BORDER}; outline: 0;

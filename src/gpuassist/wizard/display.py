@@ -606,3 +606,27 @@ def looks_raw(text: str) -> bool:
         except ValueError:
             return False
     return '{"' in t or "[{" in t
+
+
+# --------------------------------------------------------------------------------------------------------
+# the summary's verdict
+
+MEASURED_STEPS = ("placement", "dataloader", "benchmark")
+
+
+def usable_line(report: Any) -> str | None:
+    """When the verdict is about speed (its finding comes from a measured step) and the diagnosis itself
+    found nothing wrong, the sentence that the GPU *is* usable ("PyTorch can use NVIDIA GeForce RTX 4090"),
+    so the summary answers "is my GPU used?" before "how well?". None otherwise."""
+    from gpuassist.report.model import Report
+    from gpuassist.report.render import verdict
+
+    findings = list(report.findings)
+    top = findings[0] if findings else None
+    if top is None or top.severity.rank > 1 or top.step not in MEASURED_STEPS:
+        return None
+    diagnosis = [f for f in findings if f.step not in MEASURED_STEPS]
+    if any(f.severity.rank <= 1 for f in diagnosis):
+        return None
+    plain = verdict(Report(report.facts, diagnosis, [], {}, dict(report.meta)))
+    return plain.headline if plain.severity == "ok" and "can use" in plain.headline else None

@@ -23,6 +23,7 @@ from gpuassist.wizard.model import Event, OnEvent, Step, StepContext, StepResult
 log = logging.getLogger(__name__)
 
 SUMMARY = "summary"
+EARLY_NOTE = "the diagnosis already found this from the GPU's readings at rest; run the step to measure it"
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,7 @@ class Flow:
         self.loaded_report: Report | None = None
         self._lock = threading.RLock()
         self._states: dict[str, StepState] = {s.id: StepState(s) for s in steps}
+        self._report_cache: tuple[tuple[Any, ...], Report | None] | None = None
 
     # -- lookup ---------------------------------------------------------------------------------------
     def step(self, step_id: str) -> Step:
@@ -130,11 +132,10 @@ class Flow:
         return out
 
     def blocked_reason(self, step_id: str) -> tuple[StepStatus, str] | None:
-        """(UNAVAILABLE | SKIPPED, why) when the step cannot run now, else None."""
+        """(SKIPPED | UNAVAILABLE, why) when the step cannot run now, else None. A failed dependency is
+        named first: it is the reason that holds on any machine (no point measuring GPU placement with a
+        CPU-only torch, whether or not this step could run here)."""
         step = self.step(step_id)
-        why = step.available(self.context)
-        if why:
-            return StepStatus.UNAVAILABLE, why
         with self._lock:
             for d in step.depends_on:
                 st = self._states[d]
@@ -143,6 +144,9 @@ class Flow:
                             StepStatus.UNAVAILABLE: "is not available",
                             StepStatus.CANCELLED: "was stopped"}[st.status]
                     return StepStatus.SKIPPED, f"skipped because {st.step.title} {verb}"
+        why = step.available(self.context)
+        if why:
+            return StepStatus.UNAVAILABLE, why
         return None
 
     def plan(self, step_ids: Iterable[str] | None = None) -> list[str]:
@@ -190,13 +194,22 @@ class Flow:
             self._states[step_id] = StepState(st.step, status, result, note, findings)
 
     def record(self, step_id: str, result: StepResult) -> None:
-        """Store a result; a shared diagnosis report also fills in the other steps of its group."""
+        """Store a result; a shared diagnosis report also fills in the other steps of its group, and shows
+        a not-yet-run step what the diagnosis already found for it (a PCIe link at x1 read from NVML at
+        idle belongs to Device placement, which measures it when it runs)."""
         self._set(step_id, result.status, result)
         step = self.step(step_id)
         if result.report is not None and step.group:
             for sib in self.steps:
                 if sib.group == step.group and sib.id != step_id:
                     self._set(sib.id, *_split(result.report, sib.id, result.seconds))
+            with self._lock:
+                for other in self.steps:
+                    st = self._states[other.id]
+                    if other.group != step.group and st.status is StepStatus.PENDING:
+                        early = [f for f in result.report.findings if f.step == other.id]
+                        self._states[other.id] = StepState(
+                            other, note=EARLY_NOTE if early else st.note, findings=early)
 
     def execute(self, step_ids: Iterable[str] | None, on_event: OnEvent | None = None,
                 cancel: threading.Event | None = None) -> list[str]:
@@ -254,31 +267,60 @@ class Flow:
         return done
 
     # -- the report every export and the summary page are made of -------------------------------------
+    def set_environments(self, facts: dict[str, Any] | None) -> None:
+        """The machine's environment table (``envs.*`` facts, :mod:`gpuassist.envs`): part of the report, so
+        the cross-environment findings are judged with the diagnosis (None: forget it)."""
+        with self._lock:
+            self.context.shared["envs_facts"] = dict(facts) if facts else None
+
     def report(self) -> Report | None:
-        """One Report for everything run so far (None before anything produced facts or findings)."""
+        """One Report for everything run so far (None before anything produced facts or findings).
+
+        The diagnosis, the runtime measurements and the environment table are judged together by the rules,
+        as the CLI would judge the same facts: a measured PCIe link replaces the guess from idle readings,
+        and a finding two sources would both raise appears once."""
         if self.loaded_report is not None:
             return self.loaded_report
         with self._lock:
             states = [self._states[s.id] for s in self.steps]
+            envs = self.context.shared.get("envs_facts")
+            key = (*states, self.context.diagnosis, envs)
+            cached = self._report_cache
+            if cached is not None and len(cached[0]) == len(key) and all(
+                    a is b for a, b in zip(cached[0], key, strict=True)):
+                return cached[1]
+        report = self._build_report(states, envs)
+        with self._lock:
+            self._report_cache = (key, report)
+        return report
+
+    def _build_report(self, states: list[StepState], envs: dict[str, Any] | None) -> Report | None:
+        from gpuassist.diagnose import build_report
+
         base = next((st.result.report for st in states if st.result and st.result.report), None)
         if base is None:
             base = self.context.diagnosis
-        if base is None and not any(st.findings for st in states):
+        if base is None and not any(st.findings for st in states if st.status.finished):
             return None
-        facts = Facts(dict(base.facts.items()) if base else {})
-        findings = list(base.findings) if base else []
-        meta: dict[str, Any] = dict(base.meta) if base else {}
-        shared_ids = {s.id for s in self.steps if s.group}
-        extra: list[Finding] = []
-        for st in states:
-            if st.result is None or st.step.id in shared_ids:
-                continue
-            facts.update(st.result.facts)
-            extra += st.findings
-        findings += sorted(extra, key=lambda f: f.severity.rank)
         known = {sid for sid, _, _ in STEPS}
         ran = {st.step.id for st in states if st.step.id in known and st.status.finished
                and st.status not in (StepStatus.SKIPPED, StepStatus.UNAVAILABLE, StepStatus.CANCELLED)}
+        shared_ids = {s.id for s in self.steps if s.group}
+        measured = [st for st in states if st.result is not None and st.step.id not in shared_ids
+                    and st.status.finished]
+        facts = Facts(dict(base.facts.items()) if base else {})
+        meta: dict[str, Any] = dict(base.meta) if base else {}
+        for st in measured:
+            facts.update(st.result.facts if st.result else {})
+        if envs and base is not None:
+            facts.update(envs)
+        if base is not None and (envs or any(st.result and st.result.facts for st in measured)):
+            judged = build_report(facts, source=str(meta.get("source", "live")), meta=meta, ran=ran)
+            findings = list(judged.findings)
+            meta = judged.meta
+        else:  # nothing new to judge: the diagnosis as it was, plus findings of steps without facts
+            findings = list(base.findings) if base else []
+            findings += sorted((f for st in measured for f in st.findings), key=lambda f: f.severity.rank)
         steps = step_summaries(findings, ran)
         for entry in steps:
             known_state = self._states.get(entry["id"])

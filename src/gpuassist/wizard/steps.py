@@ -3,8 +3,9 @@
 Environment, Driver and Wheel share one diagnosis (probe + host collection, :func:`diagnose_live`, or a
 scenario replayed with its recorded timing) and each shows the findings whose ``step`` is theirs.
 Device placement, DataLoader sweep and CNN benchmark call ``gpuassist.runtime.run_placement`` /
-``run_sweep`` / ``run_bench`` when that package is present; otherwise they say they are not available in
-this version — never a made-up result.
+``run_sweep`` / ``run_bench`` in the target interpreter; on a simulated machine they replay the scenario's
+recorded run of that test with its timing (:func:`gpuassist.sim.runtime_events`) through the same facts
+path, and a scenario without a recording says so — never a made-up result.
 """
 
 from __future__ import annotations
@@ -66,6 +67,7 @@ KEY_FACTS: dict[str, list[tuple[str, str]]] = {
 }
 
 RUNTIME_FUNCS = {"placement": "run_placement", "dataloader": "run_sweep", "benchmark": "run_bench"}
+RUNTIME_TESTS = {"placement": "placement", "dataloader": "sweep", "benchmark": "bench"}  # step → runtime test
 
 
 # -- the shared diagnosis ----------------------------------------------------------------------------------
@@ -105,11 +107,29 @@ def runtime_available(step_id: str) -> Callable[[StepContext], str | None]:
     def available(ctx: StepContext) -> str | None:
         if importlib.util.find_spec("gpuassist.runtime") is None:
             return "not available in this version: the runtime tests (gpuassist.runtime) are not installed"
-        if ctx.simulated:
-            return "not available for a simulated machine: the scenario has no recorded results for this step"
+        if ctx.scenario is not None:
+            from gpuassist.report.model import STEP_TITLES
+            from gpuassist.sim import runtime_tests
+
+            if RUNTIME_TESTS[step_id] not in runtime_tests(ctx.scenario):
+                return (f"not recorded for this simulated machine: scenario {ctx.scenario} holds its diagnosis but "
+                        f"no {STEP_TITLES.get(step_id, step_id)} run")
         return None
 
     return available
+
+
+def replay_runtime(ctx: StepContext, step_id: str, on_event: OnEvent, cancel: threading.Event) -> Any:
+    """A simulated machine's recorded run of the step's test, streamed with its timing (times
+    ``ctx.replay_speed``) and turned into facts exactly as a live run's events are."""
+    from gpuassist.probe.runner import replay_events
+    from gpuassist.runtime import replay
+    from gpuassist.sim import load_scenario, runtime_events
+
+    test = RUNTIME_TESTS[step_id]
+    events = runtime_events(load_scenario(str(ctx.scenario)), test) or []
+    played = replay_events(events, on_event, speed=ctx.replay_speed, cancel=cancel)
+    return replay(test, played.events)
 
 
 def coerce_result(value: Any) -> StepResult:
@@ -137,7 +157,10 @@ def runtime_step(step_id: str) -> Callable[[StepContext, OnEvent, threading.Even
         if fn is None:
             return StepResult(StepStatus.UNAVAILABLE, reason=f"not available in this version: "
                                                              f"gpuassist.runtime has no {RUNTIME_FUNCS[step_id]}")
-        value = fn(ctx.target, on_event=on_event, cancel=cancel)
+        if ctx.scenario is not None:
+            value = replay_runtime(ctx, step_id, on_event, cancel)
+        else:
+            value = fn(ctx.target, on_event=on_event, cancel=cancel)
         if cancel.is_set():
             return StepResult(StepStatus.CANCELLED, reason="stopped before it finished")
         to_report = getattr(module, "runtime_report", None)

@@ -1,0 +1,196 @@
+"""The environment table, shown under the target selector (issue 5 item 2): every Python environment on the
+machine with its torch, the cross-environment findings as cards, and "Use as target" (or a double-click) to
+diagnose that interpreter. A thin view of :class:`gpuassist.wizard.environments.Environments`; the scan
+runs on a worker started by the main window.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QColor, QFont
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QFrame,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QScrollArea,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from gpuassist.findings import OK_COLOUR, Finding, Severity
+from gpuassist.ui.cards import FindingCard, clear_layout, wrap_label
+from gpuassist.ui.style import MUTED
+from gpuassist.wizard.environments import COLUMNS, LEGEND, TORCH_COLUMN, Environments, TableRow
+
+TONE_COLOURS = {"gpu": OK_COLOUR, "cpu": Severity.WARNING.colour, "copies": Severity.WARNING.colour,
+                "error": Severity.ERROR.colour}
+
+
+class EnvironmentsPanel(QFrame):
+    """Table on the left, findings on the right; the header says what was found and offers the actions."""
+
+    target_picked = Signal(str)
+    rescan_requested = Signal()
+    close_requested = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("envsPanel")
+        self.rows: list[TableRow] = []
+        self.cards: list[FindingCard] = []
+        self.pickable = True
+        self.scanning = False  # the table is being built
+        self.running = False  # a wizard run is going: the target must not change under it
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(12, 8, 12, 10)
+        lay.setSpacing(6)
+        head = QHBoxLayout()
+        title = QLabel("Python environments on this machine")
+        title.setObjectName("sectionTitle")
+        self.status = QLabel("")
+        self.status.setObjectName("explanation")
+        self.use_button = QPushButton("Use as target")
+        self.use_button.setObjectName("primary")
+        self.use_button.setToolTip("Diagnose the selected interpreter (double-click a row does the same)")
+        self.use_button.clicked.connect(self._use_selected)
+        self.rescan_button = QPushButton("Rescan")
+        self.rescan_button.setToolTip("Look for interpreters again and ask each one about its torch")
+        self.rescan_button.clicked.connect(self.rescan_requested.emit)
+        hide = QPushButton("Hide")
+        hide.clicked.connect(self.close_requested.emit)
+        head.addWidget(title)
+        head.addSpacing(10)
+        head.addWidget(self.status, 1)
+        for b in (self.use_button, self.rescan_button, hide):
+            head.addWidget(b)
+        lay.addLayout(head)
+
+        self.table = QTableWidget(0, len(COLUMNS))
+        self.table.setObjectName("envsTable")
+        self.table.setHorizontalHeaderLabels(COLUMNS)
+        self.table.verticalHeader().setVisible(False)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setWordWrap(False)
+        self.table.setShowGrid(False)
+        self.table.setAlternatingRowColors(True)
+        header = self.table.horizontalHeader()
+        header.setHighlightSections(False)
+        header.setDefaultAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+        for c in range(len(COLUMNS)):
+            header.setSectionResizeMode(c, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(len(COLUMNS) - 1, QHeaderView.ResizeMode.Stretch)
+        self.table.itemSelectionChanged.connect(self._update_buttons)
+        self.table.cellDoubleClicked.connect(lambda row, _col: self._pick(row))
+
+        self.findings_box = QWidget()
+        self.findings_lay = QVBoxLayout(self.findings_box)
+        self.findings_lay.setContentsMargins(0, 0, 4, 0)
+        self.findings_lay.setSpacing(8)
+        scroll = QScrollArea()
+        scroll.setObjectName("pageScroll")
+        scroll.setWidgetResizable(True)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        scroll.setWidget(self.findings_box)
+        split = QSplitter(Qt.Orientation.Horizontal)
+        split.addWidget(self.table)
+        split.addWidget(scroll)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 2)
+        split.setChildrenCollapsible(False)
+        lay.addWidget(split, 1)
+        self.legend = QLabel(LEGEND)
+        self.legend.setObjectName("explanation")
+        lay.addWidget(self.legend)
+        self._update_buttons()
+
+    # -- states -----------------------------------------------------------------------------------------
+    def show_scanning(self, answered: int = 0) -> None:
+        self.scanning = True
+        self.status.setText("Looking for interpreters and asking each one about its torch…"
+                            + (f" {answered} answered so far" if answered else ""))
+        self._update_buttons()
+
+    def show_message(self, text: str) -> None:
+        """Nothing to list (a report without a table, or a failed scan): say why."""
+        self.scanning = False
+        self.status.setText(text)
+        self.table.setRowCount(0)
+        self.rows = []
+        self._set_findings([], "")
+        self._update_buttons()
+
+    def show_environments(self, envs: Environments, findings: list[Finding], *, note: str = "") -> None:
+        self.scanning = False
+        self.pickable = envs.pickable
+        self.rows = envs.table()
+        self.status.setText(envs.summary() + (f" — {note}" if note else ""))
+        self.rescan_button.setVisible(envs.pickable)
+        self.use_button.setVisible(envs.pickable)
+        self.table.setRowCount(len(self.rows))
+        bold = QFont(self.table.font())
+        bold.setBold(True)
+        for r, row in enumerate(self.rows):
+            for c, text in enumerate(row.cells):
+                item = QTableWidgetItem(text)
+                item.setToolTip(row.tooltip)
+                if c == 0:
+                    item.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
+                if c == TORCH_COLUMN and row.tone in TONE_COLOURS:
+                    item.setForeground(QColor(TONE_COLOURS[row.tone]))
+                elif c >= TORCH_COLUMN + 3:
+                    item.setForeground(QColor(MUTED))
+                if row.is_target or (c == TORCH_COLUMN and row.tone == "copies"):
+                    item.setFont(bold)
+                self.table.setItem(r, c, item)
+        target = next((r for r, row in enumerate(self.rows) if row.is_target), None)
+        if target is not None:
+            self.table.selectRow(target)
+        self._set_findings(findings, "No problem across the environments." if self.rows else "")
+        self._update_buttons()
+
+    def _set_findings(self, findings: list[Finding], empty: str) -> None:
+        clear_layout(self.findings_lay)
+        self.cards = []
+        for f in findings:
+            card = FindingCard(f)
+            self.cards.append(card)
+            self.findings_lay.addWidget(card)
+        if not findings and empty:
+            self.findings_lay.addWidget(wrap_label("✔  " + empty, "explanation"))
+        self.findings_lay.addStretch(1)
+
+    # -- picking ------------------------------------------------------------------------------------------
+    def set_running(self, running: bool) -> None:
+        """A wizard run is going: the target cannot change until it ends."""
+        if running != self.running:
+            self.running = running
+            self._update_buttons()
+
+    def _selected(self) -> int | None:
+        rows = self.table.selectionModel().selectedRows() if self.table.selectionModel() else []
+        return rows[0].row() if rows else None
+
+    def _update_buttons(self) -> None:
+        row = self._selected()
+        ok = row is not None and row < len(self.rows) and self.rows[row].usable and not self.rows[row].is_target
+        self.use_button.setEnabled(bool(ok) and self.pickable and not self.scanning and not self.running)
+        self.rescan_button.setEnabled(not self.scanning)
+
+    def _use_selected(self) -> None:
+        row = self._selected()
+        if row is not None:
+            self._pick(row)
+
+    def _pick(self, row: int) -> None:
+        if self.scanning or self.running or not self.pickable or not (0 <= row < len(self.rows)) \
+                or not self.rows[row].usable:
+            return
+        self.target_picked.emit(self.rows[row].python)
