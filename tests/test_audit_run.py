@@ -417,3 +417,46 @@ def test_a_static_finding_on_the_same_line_becomes_one_finding_with_the_code_cha
     assert "every step (50 times in 50 steps)" in sync.title  # the run's numbers
     assert "- " in sync.fix and "+ " in sync.fix  # the static audit's exact edit
     assert any(e.fact == "audit.location" for e in sync.evidence)
+
+
+# ---- the command line ------------------------------------------------------------------------------------
+
+def test_cli_audit_run_text_has_the_summary_and_the_static_fix(capsys: pytest.CaptureFixture[str],
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    from gpuassist.cli import main
+
+    monkeypatch.chdir(Path(__file__).parents[1])
+    code = main(["audit", "--run", "--steps", "3", "--", PY, "tests/data/audit_run/train_cpu.py"])
+    out = capsys.readouterr().out
+    assert code == 0  # the static audit's "never moved to a GPU" is a warning
+    assert "ended: stopped after 3 steps, as asked" in out
+    assert "tests/data/audit_run/train_cpu.py:19" in out  # the .item() line, from the run
+    assert "tests/data/audit_run/train_cpu.py:9:9" in out  # the model line, from the static audit
+
+
+def test_cli_audit_run_json_is_a_report_with_the_monitor_trace(capsys: pytest.CaptureFixture[str]) -> None:
+    from gpuassist.cli import main
+
+    code = main(["audit", "--run", "--format", "json", "--steps", "2", "--", PY, str(DATA / "device_mismatch.py")])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 1
+    assert data["schema"] == "gpuassist.report/1" and data["meta"]["source"] == "audit_run"
+    assert data["findings"][0]["id"] == "tensors_on_different_devices"
+    assert data["facts"]["run.exception"]["type"] == "RuntimeError"
+    assert data["monitor"]["markers"] and data["monitor"]["t"]
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["audit", "--steps", "3", "x.py"], "go with --run"),
+    (["audit", "--run", "--", "ls", "-l"], "not a Python interpreter"),
+    (["audit", "--run", "--", "python", "missing.py"], "no such file"),
+    (["audit", "--run", "--steps", "0", "--", "python", __file__], "at least 1"),
+    (["audit", "--run", "--", "/nonexistent/python3", __file__], "cannot run /nonexistent/python3"),
+])
+def test_cli_audit_run_bad_usage_is_one_line_exit_2(capsys: pytest.CaptureFixture[str], argv: list[str],
+                                                    message: str) -> None:
+    from gpuassist.cli import main
+
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1

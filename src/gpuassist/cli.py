@@ -56,9 +56,19 @@ def build_parser() -> argparse.ArgumentParser:
 
     a = sub.add_parser("audit", help="read a training script or notebook (never running it) and point at the lines "
                                      "that keep the GPU idle")
-    a.add_argument("paths", nargs="+", metavar="PATH", help="Python scripts (.py) or Jupyter notebooks (.ipynb)")
+    a.add_argument("paths", nargs="+", metavar="PATH", help="Python scripts (.py) or Jupyter notebooks (.ipynb); "
+                                                             "with --run, the command after --")
     a.add_argument("--format", choices=("text", "json"), default="text")
     a.add_argument("--output", metavar="FILE", help="write to FILE instead of standard output")
+    a.add_argument("--run", action="store_true",
+                   help="also run the script, bounded and instrumented, and report what really happened: "
+                        "gpuassist audit --run [--steps N | --seconds N] -- python train.py ARGS")
+    a.add_argument("--seconds", type=float, metavar="N", help="with --run: stop after N seconds (default 30)")
+    a.add_argument("--steps", type=int, metavar="N",
+                   help="with --run: stop after N optimizer steps (and at most 300 s unless --seconds says otherwise)")
+    a.add_argument("--python", metavar="PATH", help="with --run: the interpreter, when the command is a bare script")
+    a.add_argument("--no-progress", action="store_true", help="with --run: no progress bar even on a terminal")
+    a.add_argument("--no-redact", action="store_true", help="with --run: keep home directory, user and host names")
 
     e = sub.add_parser("explain", help="explain a finding id from the catalogue")
     e.add_argument("id", nargs="?", help="finding id (omit to list them all)")
@@ -276,11 +286,78 @@ def cmd_audit(args: argparse.Namespace) -> int:
     """Findings in the user's code (``path:line:col ID message``, each with its fix), exit 1 on an error one."""
     from gpuassist.audit import render_json, render_text
 
+    if args.run:
+        return _audit_run(args)
+    if args.seconds is not None or args.steps is not None or args.python is not None:
+        raise UsageError("--seconds, --steps and --python go with --run")
     result = _static_audit(args.paths)
     to_terminal = args.output is None and sys.stdout.isatty()
     text = render_json(result) if args.format == "json" else render_text(result, colour=to_terminal)
     _write_output(text, args.output)
     return 1 if result.has_error else 0
+
+
+def _audit_run(args: argparse.Namespace) -> int:
+    """``audit --run``: the script's instrumented run plus its static audit, in one report (the run's numbers,
+    the static audit's code changes). Ctrl+C stops the run and still reports what it saw."""
+    import threading
+
+    from gpuassist.audit import AuditInputError, audit_paths
+    from gpuassist.audit.run import Bound, RunUsageError, add_static_audit, parse_command, run_audit, run_report
+    from gpuassist.audit.run_summary import summary_text
+    from gpuassist.collect import collect_this_machine
+    from gpuassist.report.model import Report
+    from gpuassist.report.redact import redact_report
+    from gpuassist.report.render import render
+
+    try:
+        command = parse_command(args.paths, python=args.python)
+        bound = Bound.of(args.seconds, args.steps)
+    except RunUsageError as exc:
+        raise UsageError(str(exc)) from None
+    static = None
+    if not command.module:
+        shown = os.path.relpath(command.target, command.cwd)  # findings read as the user named the file
+        try:
+            static = audit_paths([command.target if shown.startswith("..") else shown])
+        except AuditInputError:
+            static = None  # it does not parse: the run reports the SyntaxError at its line
+    host: dict[str, Any] = {}
+    collector = threading.Thread(target=lambda: host.update(collect_this_machine()), daemon=True,
+                                 name="gpuassist-host-facts")
+    collector.start()  # GPU names and driver for the report, gathered while the script runs
+    bar = _Progress("audit --run", sys.stderr.isatty() and not args.no_progress)
+    cancel = threading.Event()
+    box: dict[str, Any] = {}
+    worker = threading.Thread(target=lambda: box.update(result=run_audit(command, bound, on_event=bar, cancel=cancel)),
+                              name="gpuassist-audit-run", daemon=True)
+    worker.start()
+    try:
+        while worker.is_alive():
+            try:
+                worker.join(0.2)
+            except KeyboardInterrupt:  # stop the script, keep what it showed
+                cancel.set()
+    finally:
+        bar.stop()
+    if "result" not in box:
+        raise RuntimeError("the run ended without a result")
+    result = box["result"]
+    collector.join(timeout=30)
+    if result.outcome == "interpreter_not_found":
+        raise UsageError(f"cannot run {command.python}: {result.facts.get('run.error')}")
+    report = run_report(result, host)
+    if static is not None:
+        add_static_audit(report, static, command.cwd)
+    redacted = Report.from_json(redact_report(report.to_json(), personal=not args.no_redact))
+    if args.format == "json":
+        text = render(redacted, "json")
+    else:
+        to_terminal = args.output is None and sys.stdout.isatty()
+        text = summary_text(redacted.facts) + "\n" + render(
+            redacted, "text", colour=to_terminal, width=_terminal_width() if to_terminal else 100)
+    _write_output(text, args.output)
+    return 1 if redacted.has_error else 0
 
 
 def _static_audit(paths: list[str]) -> AuditResult:
