@@ -14,7 +14,8 @@ from __future__ import annotations
 import ast
 
 from gpuassist.audit import events as ev
-from gpuassist.audit.flow import Context, ScopeFlow, Summary
+from gpuassist.audit.flow import ScopeFlow
+from gpuassist.audit.interp import Context, Summary
 from gpuassist.audit.program import CONSTRUCTION_METHODS, FuncInfo, Program
 from gpuassist.audit.values import UNKNOWN, Kind, Place, Val, device, merge
 from gpuassist.audit.vocab import DEVICE_NAME, LOADER_NAME, OPTIMIZER_NAME, call_name
