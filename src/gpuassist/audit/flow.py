@@ -134,7 +134,7 @@ class ScopeFlow(Interpreter):
                     self.sync(node, f"print({self.text(n)})", v)
             self.formatted_syncs(node)
             return UNKNOWN
-        if name in ("float", "int", "bool") and first.tensorish:
+        if name in ("float", "int", "bool") and first.tensorish and first.place is Place.DEVICE:
             self.sync(node, f"{name}({self.text(node.args[0])})", first)
             return UNKNOWN
         if name in ("iter", "tuple", "list"):

@@ -2,8 +2,9 @@
 
 One row per finding id with its summary, layer, wizard step, and how gpuassist can come to name it:
 from the facts a diagnosis collects (a rule), only from a runtime test (the probe's smoke tests, the
-DataLoader sweep, the benchmark), or only from text the user pastes (an error message or log). A test
-checks that the committed file is what this script prints.
+DataLoader sweep, the benchmark), or only from text the user pastes (an error message or log); and
+whether ``gpuassist audit`` can point at it in the user's code. A test checks that the committed file is
+what this script prints.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import sys
 
 
 def how_detected(fid: str) -> str:
+    from gpuassist.audit import AUDIT_IDS
     from gpuassist.knowledge import catalogue
     from gpuassist.rules.engine import registered_rules
 
@@ -26,6 +28,8 @@ def how_detected(fid: str) -> str:
         how = "not yet detected"
     if entry.patterns and how != "pasted text only":
         how += " + pasted text"
+    if fid in AUDIT_IDS:
+        how += " + script audit"
     return how
 
 
@@ -55,7 +59,9 @@ def render() -> str:
         "  PCIe samples); static host facts never prove it;",
         "- **pasted text only**: no rule yet; gpuassist names it when the user's error message or log shows it",
         "  (`gpuassist diagnose --from error.txt`);",
-        "- **+ pasted text**: the id also has symptom patterns, so a pasted error can name it too.",
+        "- **+ pasted text**: the id also has symptom patterns, so a pasted error can name it too;",
+        "- **+ script audit**: `gpuassist audit train.py` (or a notebook) points at the line of the user's code",
+        "  that causes it, with the code change that fixes it ([audit.md](audit.md)).",
         "",
         "| id | summary | layer | step | core | detected from |",
         "|---|---|---|---|---|---|",
