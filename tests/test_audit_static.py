@@ -315,6 +315,7 @@ def test_json_schema() -> None:
     assert data["schema"] == SCHEMA == "gpuassist.audit/1"
     assert [f["path"] for f in data["files"]] == [str(DATA / "broken_syncs.py"), str(DATA / "broken_notebook.ipynb")]
     assert data["files"][1]["kind"] == "notebook" and data["files"][1]["skipped_cells"][0]["cell"] == 5
+    assert data["files"][0]["audited"] is True
     assert data["summary"] == {"error": 1, "warning": 7, "info": 2}
     for f in data["findings"]:
         assert set(f) == {"id", "severity", "title", "path", "cell", "line", "col", "end_line", "location",
@@ -366,6 +367,14 @@ def test_unreadable_inputs_get_one_clear_message(tmp_path: Path) -> None:
         audit_paths([str(tmp_path / "missing.py")])
     with pytest.raises(AuditInputError, match="it is a directory"):
         audit_paths([str(tmp_path)])
+
+
+def test_code_nested_too_deeply_to_follow_is_reported_not_audited(tmp_path: Path) -> None:
+    path = tmp_path / "generated.py"
+    path.write_text("import torch\nx = torch.ones(1)\ny = " + " + ".join(["x"] * 1500) + "\n")
+    result = audit_paths([str(path)])
+    assert result.findings == [] and result.files[0].audited is False
+    assert render_text(result).splitlines()[-1] == "No problems found in 1 file (1 not audited)."
 
 
 def test_declared_encodings_bom_and_empty_files_are_read(tmp_path: Path) -> None:

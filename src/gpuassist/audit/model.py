@@ -3,7 +3,8 @@
 JSON layout (schema ``gpuassist.audit/1``)::
 
     {"schema": "gpuassist.audit/1",
-     "files": [{"path", "kind": "script"|"notebook", "skipped_cells": [{"cell", "reason"}], "notes": [...]}],
+     "files": [{"path", "kind": "script"|"notebook", "audited", "skipped_cells": [{"cell", "reason"}],
+                "notes": [...]}],
      "findings": [{"id", "severity", "title", "path", "cell", "line", "col", "end_line", "location",
                    "message", "code", "fix": {"summary", "location", "line", "before": [...], "after": [...]}}],
      "summary": {"error": n, "warning": n, "info": n}}
@@ -111,9 +112,10 @@ class FileAudit:
     kind: str  # "script" | "notebook"
     skipped_cells: tuple[tuple[int, str], ...] = ()
     notes: tuple[str, ...] = ()
+    audited: bool = True  # False: read, but the analysis could not follow it (nothing was judged)
 
     def to_json(self) -> dict[str, Any]:
-        return {"path": self.path, "kind": self.kind, "notes": list(self.notes),
+        return {"path": self.path, "kind": self.kind, "audited": self.audited, "notes": list(self.notes),
                 "skipped_cells": [{"cell": c, "reason": r} for c, r in self.skipped_cells]}
 
 

@@ -41,6 +41,9 @@ def render_text(result: AuditResult, *, colour: bool = False) -> str:
 def summary_line(result: AuditResult) -> str:
     files = len(result.files)
     where = f"{files} file{'s' if files != 1 else ''}"
+    unread = sum(not f.audited for f in result.files)
+    if unread:
+        where += f" ({unread} not audited)"
     if not result.findings:
         return f"No problems found in {where}."
     counts = result.counts()

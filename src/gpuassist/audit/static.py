@@ -6,7 +6,7 @@ from gpuassist.audit.analysis import Analysis
 from gpuassist.audit.checks import judge
 from gpuassist.audit.model import AuditFinding, AuditResult, FileAudit
 from gpuassist.audit.program import Program
-from gpuassist.audit.source import AuditInputError, Source, parse, read_source
+from gpuassist.audit.source import Source, parse, read_source
 
 
 def audit_source(source: Source) -> tuple[FileAudit, list[AuditFinding]]:
@@ -20,8 +20,9 @@ def audit_source(source: Source) -> tuple[FileAudit, list[AuditFinding]]:
             return FileAudit(source.path, source.kind, skipped, (note,)), []
         events = Analysis(program).run()
         findings = judge(source, program, events)
-    except RecursionError:
-        raise AuditInputError(f"cannot audit {source.path}: the code is nested too deeply to analyse") from None
+    except RecursionError:  # valid Python (it parsed) that nests deeper than the analysis follows
+        note = "an expression is nested too deeply to analyse: not audited"
+        return FileAudit(source.path, source.kind, skipped, (note,), audited=False), []
     notes: list[str] = []
     if program.framework:
         notes.append(f"uses {program.framework}, which places the model and batches itself: "
