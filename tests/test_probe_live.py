@@ -194,8 +194,10 @@ def test_two_torch_copies_on_the_path_are_both_found(tmp_path: Path, truth: dict
     assert result.facts["torch.spec_origin"] == truth["file"]
 
 
-def test_probe_script_stays_python38_compatible() -> None:
-    for name in ("probe_script.py", "channel.py"):  # channel.py: loaded by path next to the script
+def test_in_target_scripts_stay_python38_compatible() -> None:
+    """What runs in the user's interpreter: Python 3.8 syntax, stdlib + torch, never gpuassist; channel.py is
+    loaded by path next to the scripts."""
+    for name in ("probe_script.py", "runtime_script.py", "audit_script.py", "channel.py"):
         source = probe_script_path().with_name(name).read_text()
         ast.parse(source, feature_version=(3, 8))
         tree = ast.parse(source)

@@ -43,15 +43,11 @@ from typing import TYPE_CHECKING, Any, Callable
 
 if TYPE_CHECKING or __package__:  # imported as part of gpuassist (host side, tests)
     from .channel import Channel, dump_stacks_on_sigterm
-else:  # run as a script in the target interpreter: the file next to this one, loaded by its path
-    import importlib.util as _util
+else:  # run as a script in the target interpreter: channel.py next to this file, loaded by its path
+    import runpy as _runpy
 
-    _spec = _util.spec_from_file_location(
-        "_gpuassist_probe_channel", os.path.join(os.path.dirname(os.path.abspath(__file__)), "channel.py"))
-    _channel = _util.module_from_spec(_spec)
-    _spec.loader.exec_module(_channel)
-    Channel = _channel.Channel
-    dump_stacks_on_sigterm = _channel.dump_stacks_on_sigterm
+    _channel = _runpy.run_path(os.path.join(os.path.dirname(os.path.abspath(__file__)), "channel.py"))
+    Channel, dump_stacks_on_sigterm = _channel["Channel"], _channel["dump_stacks_on_sigterm"]
 
 PROTOCOL = 1
 STAGES = ("setup", "script")

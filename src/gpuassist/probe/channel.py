@@ -1,9 +1,9 @@
 """The protocol stream of the scripts that run inside the target interpreter (probe, runtime tests, audit run).
 
 Standard library only, Python 3.8+, and it never imports gpuassist. Run as scripts, they load this file by
-its path (``importlib.util.spec_from_file_location``), not through ``sys.path``: a module of the same name
-in the user's project, or one a ``sitecustomize`` imported first, can never stand in for it, and nothing
-is left in ``sys.modules`` under a name the user's code could import. Imported as part of the package
+its path (``runpy.run_path``), not through ``sys.path``: a module of the same name in the user's project,
+or one a ``sitecustomize`` imported first, can never stand in for it, and nothing is left in
+``sys.modules`` under a name the user's code could import. Imported as part of the package
 (host side, tests), they import ``gpuassist.probe.channel`` like any module.
 
 One JSON object per line on a private duplicate of the original stdout, flushed by the write itself.
