@@ -225,6 +225,27 @@ for step in range(3):
     assert [i for i in ids(code) if i[2] == "error"] == []
 
 
+def test_loaders_that_may_yield_gpu_batches_are_not_judged() -> None:
+    moved_model = TRAIN.replace("loader = torch.utils", "plain = torch.utils")
+    built_with_device = moved_model + """
+from mydata import WindowDataset
+loader = torch.utils.data.DataLoader(WindowDataset("x.npy", device), batch_size=2)
+for x, y in loader:
+    loss = nn.functional.cross_entropy(model(x), y)
+"""
+    assert [i for i in ids(built_with_device) if i[1] == "tensors_on_different_devices"] == []
+    dali = moved_model + """
+from nvidia.dali.plugin.pytorch import DALIGenericIterator
+from mydata import make_train_loader
+train_loader = make_train_loader()
+for x, y in train_loader:
+    loss = nn.functional.cross_entropy(model(x), y)
+"""
+    assert [i for i in ids(dali) if i[1] == "tensors_on_different_devices"] == []
+    assert ids(dali.replace("from nvidia.dali.plugin.pytorch import DALIGenericIterator\n", ""))[0][1:] == (
+        "tensors_on_different_devices", "error")  # the same loop with an ordinary loader
+
+
 def test_data_parallel_wrappers_move_their_inputs() -> None:
     code = """
 import torch

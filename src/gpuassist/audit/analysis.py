@@ -123,12 +123,11 @@ class Analysis:
                 out[name] = self._guess(name)
         return out
 
-    @staticmethod
-    def _guess(name: str) -> Val:
+    def _guess(self, name: str) -> Val:
         """A parameter nobody visible passes: its name is all there is."""
         if DEVICE_NAME.match(name):
             return device("dynamic")
-        if LOADER_NAME.search(name):
+        if LOADER_NAME.search(name) and not self.program.device_loaders:
             return Val(Kind.LOADER, Place.CPU)
         if OPTIMIZER_NAME.search(name):
             return Val(Kind.OPTIMIZER)

@@ -111,6 +111,8 @@ class ScopeFlow(Interpreter):
             return carried.at(Place.DEVICE if dev.target != "cpu" else Place.CPU)  # to_device(batch, device)
         if carried is not None and carried.kind is Kind.LOADER and operands and operands[0][1] is carried:
             return carried  # tqdm(loader), islice(loader, n)
+        if dev is not None:
+            return Val(via=self.text(next(n for n, v in operands if v is dev)))  # made knowing the device
         return UNKNOWN
 
     def name_call(self, node: ast.Call, name: str) -> Val:
@@ -493,7 +495,8 @@ class ScopeFlow(Interpreter):
         dataset = kw.get("dataset") or (operands[0][1] if operands else UNKNOWN)
         collate = next((k.value for k in node.keywords if k.arg == "collate_fn"), None)
         on_device = (dataset.kind is Kind.DATASET or dataset.tensorish) and dataset.place is not Place.CPU
-        place = Place.UNKNOWN if on_device else Place.CPU
+        # MyDataset(data, device) from another module may put its samples on the device already
+        place = Place.UNKNOWN if on_device or dataset.via is not None else Place.CPU
         if collate is not None and self.collate_moves(collate):
             place = Place.UNKNOWN
         in_memory = dataset.target == "in_memory"

@@ -245,7 +245,8 @@ class Interpreter:
             it = self.expr(s.iter)
             if it == UNKNOWN:
                 name = dotted(s.iter)
-                if name and LOADER_NAME.search(name.split(".")[-1]) and not self.ctx.module_cls:
+                if name and LOADER_NAME.search(name.split(".")[-1]) and not self.ctx.module_cls \
+                        and not self.program.device_loaders:
                     it = Val(Kind.LOADER, Place.CPU)  # a loader from a helper we cannot see into
             self.bind(s.target, self.item(it, s), s)
         step = s in self.program.step_loops

@@ -30,6 +30,7 @@ FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 LOOPS = (ast.For, ast.AsyncFor, ast.While)
 SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 # Methods of an nn.Module that run at construction (before any .to()), not per forward call.
+DEVICE_LOADER_LIBS = frozenset({"nvidia", "ffcv", "dali"})
 CONSTRUCTION_METHODS = frozenset({"__init__", "reset_parameters", "_init_weights", "init_weights",
                                   "_reset_parameters", "build", "__post_init__"})
 
@@ -113,6 +114,8 @@ class Program:
         self.step_loops = {n for n in ast.walk(tree) if isinstance(n, LOOPS) and self._has_step(n.body + n.orelse)}
         self.per_step_functions = self._per_step_functions()
         self.framework = self._framework()
+        # DALI / FFCV loaders hand out batches already on the GPU: a "loader" of unknown origin may be one
+        self.device_loaders = self.symbols.imports_root(DEVICE_LOADER_LIBS) is not None
         self.uses_reduced_precision = self._uses_reduced_precision()
         self.cudnn_benchmark, self.cudnn_deterministic = self._cudnn_flags()
         self.has_conv = self._has_conv()

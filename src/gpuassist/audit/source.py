@@ -151,7 +151,11 @@ def _script(path: str, data: bytes) -> Source:
         raise AuditInputError(
             f"cannot audit {path}: not {encoding} text (byte 0x{data[exc.start]:02x} at offset {exc.start}); "
             "declare the file's encoding with a `# -*- coding: ... -*-` line") from None
-    text = text.removeprefix("\ufeff")
+    return script_source(text.removeprefix("\ufeff"), path)
+
+
+def script_source(text: str, path: str) -> Source:
+    """A script given as text; AuditInputError names the line when it does not parse."""
     _check_parses(text, path)
     count = max(1, len(text.splitlines()))
     return Source(path=path, kind="script", text=text, segments=(Segment(None, 1, count),))

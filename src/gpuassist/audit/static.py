@@ -6,7 +6,7 @@ from gpuassist.audit.analysis import Analysis
 from gpuassist.audit.checks import judge
 from gpuassist.audit.model import AuditFinding, AuditResult, FileAudit
 from gpuassist.audit.program import Program
-from gpuassist.audit.source import Source, parse, read_source
+from gpuassist.audit.source import Source, parse, read_source, script_source
 
 
 def audit_source(source: Source) -> tuple[FileAudit, list[AuditFinding]]:
@@ -42,8 +42,4 @@ def audit_paths(paths: list[str]) -> AuditResult:
 
 def audit_text(text: str, path: str = "script.py") -> list[AuditFinding]:
     """Findings for Python source given as text (what the tests and the app use for snippets)."""
-    from gpuassist.audit.source import Segment, _check_parses
-
-    _check_parses(text, path)
-    source = Source(path=path, kind="script", text=text, segments=(Segment(None, 1, max(1, len(text.splitlines()))),))
-    return audit_source(source)[1]
+    return audit_source(script_source(text, path))[1]
