@@ -32,6 +32,7 @@ Fact keys (docs/facts.md, "Audit run facts") are listed in :data:`STAGE_KEYS`.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import linecache
 import os
@@ -61,7 +62,7 @@ STAGE_KEYS = {
 STOP_GRACE = 3.0  # seconds between asking the script to stop and ending the process without it
 SNAPSHOT_EVERY = 2.0  # partial summaries, so a crash keeps what was seen
 PROGRESS_EVERY = 0.5
-MAX_STEP_RECORDS = 2000
+MAX_STEP_RECORDS = 2000  # the latest steps kept for the medians
 MAX_SITES = 20
 MAX_SHAPES = 64
 
@@ -197,7 +198,9 @@ class Recorder:
         self.optimizers: dict[str, int] = {}
         self.steps = 0
         self.step_kind: str | None = None
-        self.step_records: list[tuple[float, float, int, int, int, int, int, int, int]] = []
+        # per step: (seconds, data wait, ops, accelerator ops, h2d, h2d bytes, d2h, d2h bytes, host waits)
+        self.first_step: tuple[Any, ...] | None = None  # pays for start-up (workers, CUDA context, caches)
+        self.step_records: Any = collections.deque(maxlen=MAX_STEP_RECORDS)  # the steps after it, latest kept
         self.loop_started: float | None = None
         self.top_module: Any = None
         self.first_forward: dict[str, Any] | None = None
@@ -291,8 +294,11 @@ class Recorder:
         self.step_kind = kind
         now = self._marks()
         prev = self.step_mark
-        if len(self.step_records) < MAX_STEP_RECORDS:
-            self.step_records.append(tuple(now[i] - prev[i] for i in range(len(now))))  # type: ignore[arg-type]
+        record = tuple(now[i] - prev[i] for i in range(len(now)))
+        if self.first_step is None:
+            self.first_step = record
+        else:
+            self.step_records.append(record)
         self.step_mark = now
         self.steps += 1
         self.last_activity = now[0]
@@ -304,7 +310,8 @@ class Recorder:
         self.optimizers[name] = self.optimizers.get(name, 0) + 1
         if not self.optimizer_created and self.step_kind == "forward":
             # forward passes before the optimizer existed were set-up (a summary, a dry run): start over
-            self.steps, self.step_records, self.step_kind = 0, [], None
+            self.steps, self.step_kind, self.first_step = 0, None, None
+            self.step_records.clear()
             self.loop_started = None
         self.optimizer_created = True
 
@@ -428,17 +435,18 @@ class Recorder:
                     entry["bytes"] = nbytes
                 syncs.append(entry)
         copies["sites"] = copy_sites  # type: ignore[assignment]
+        first = self.first_step
         records = list(self.step_records)
+        steady = records or ([first] if first else [])
         steps = {
             "kind": self.step_kind, "count": self.steps, "optimizers": dict(self.optimizers),
-            "seconds": [round(r[0], 5) for r in records[:500]],
-            "data_wait": [round(r[1], 5) for r in records[:500]],
-            "per_step": _per_step(records),
+            "seconds": [round(r[0], 5) for r in records[-500:]],
+            "data_wait": [round(r[1], 5) for r in records[-500:]],
+            "per_step": _per_step(first, steady),
             "loop_started": None if self.loop_started is None else round(self.loop_started - self.t0, 4),
         }
         loaders = [dict(v, wait_seconds=round(v["wait_seconds"], 5), startup_seconds=round(v["startup_seconds"], 5),
                         max_wait_seconds=round(v["max_wait_seconds"], 5)) for v in list(self.loaders.values())]
-        steady = records[1:] if len(records) > 1 else records
         step_time = sum(r[0] for r in steady)
         wait = sum(r[1] for r in steady)
         overhead = sum(r[2] for r in steady) * per_op_seconds
@@ -467,9 +475,8 @@ class Recorder:
         }
 
 
-def _per_step(records: list[Any]) -> dict[str, Any] | None:
-    """Medians over the steps after the first (the first pays for start-up: workers, CUDA, caches)."""
-    steady = records[1:] if len(records) > 1 else records
+def _per_step(first: Any, steady: list[Any]) -> dict[str, Any] | None:
+    """Medians over the steps after the first (the latest ones when there were many)."""
     if not steady:
         return None
     names = ("seconds", "data_wait", "ops", "accel_ops", "h2d", "h2d_bytes", "d2h", "d2h_bytes", "syncs")
@@ -479,7 +486,7 @@ def _per_step(records: list[Any]) -> dict[str, Any] | None:
         half = len(values) // 2
         mid = values[half] if len(values) % 2 else (values[half - 1] + values[half]) / 2
         out[name] = round(mid, 6) if isinstance(mid, float) else mid
-    out["first_step_seconds"] = round(records[0][0], 5)
+    out["first_step_seconds"] = round(first[0], 5) if first else None
     return out
 
 
