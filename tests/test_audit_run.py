@@ -446,3 +446,22 @@ def test_cli_audit_run_bad_usage_is_one_line_exit_2(capsys: pytest.CaptureFixtur
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1
+
+
+@pytest.mark.skipif(os.name == "nt", reason="POSIX signals")
+def test_cli_ctrl_c_stops_the_script_and_still_reports() -> None:
+    import signal
+    import subprocess
+    import time
+
+    proc = subprocess.Popen([PY, "-m", "gpuassist", "audit", "--run", "--seconds", "120", "--", PY,
+                             str(DATA / "tensor_loop.py")], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        time.sleep(4)  # whether the script has started yet or not, Ctrl+C must end the run with a report
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 0, err
+    assert "ended: stopped by the user" in out

@@ -327,21 +327,28 @@ def _audit_run(args: argparse.Namespace) -> int:
                                  name="gpuassist-host-facts")
     collector.start()  # GPU names and driver for the report, gathered while the script runs
     bar = _Progress("audit --run", sys.stderr.isatty() and not args.no_progress)
-    cancel = threading.Event()
+    cancel, done = threading.Event(), threading.Event()
     box: dict[str, Any] = {}
-    worker = threading.Thread(target=lambda: box.update(result=run_audit(command, bound, on_event=bar, cancel=cancel)),
-                              name="gpuassist-audit-run", daemon=True)
-    worker.start()
+
+    def work() -> None:
+        try:
+            box["result"] = run_audit(command, bound, on_event=bar, cancel=cancel)
+        except BaseException as exc:  # re-raised on the main thread
+            box["error"] = exc
+        finally:
+            done.set()
+
+    threading.Thread(target=work, name="gpuassist-audit-run", daemon=True).start()
     try:
-        while worker.is_alive():
+        while not done.is_set():
             try:
-                worker.join(0.2)
+                done.wait(0.2)  # an Event, not Thread.join: a join interrupted by Ctrl+C can lose track of it
             except KeyboardInterrupt:  # stop the script, keep what it showed
                 cancel.set()
     finally:
         bar.stop()
-    if "result" not in box:
-        raise RuntimeError("the run ended without a result")
+    if "error" in box:
+        raise box["error"]
     result = box["result"]
     collector.join(timeout=30)
     if result.outcome == "interpreter_not_found":

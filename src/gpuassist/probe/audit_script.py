@@ -973,6 +973,8 @@ def describe_exception(exc: BaseException, sites: Sites) -> dict[str, Any]:
     tb = traceback.extract_tb(exc.__traceback__)
     user = sites.user_frames(exc.__traceback__)
     raised = tb[-1] if tb else None
+    if isinstance(exc, SyntaxError) and exc.filename and sites.kind(exc.filename) == USER:
+        user.append((exc.filename, exc.lineno or 0, "<module>"))  # compiling the script: no frame of its own
     lines = traceback.format_exception(type(exc), exc, exc.__traceback__)
     return {
         "type": type(exc).__name__,
