@@ -465,3 +465,10 @@ def test_cli_ctrl_c_stops_the_script_and_still_reports() -> None:
         proc.kill()
     assert proc.returncode == 0, err
     assert "ended: stopped by the user" in out
+
+
+def test_many_small_cpu_operators_beside_a_gpu_model_are_not_work_left_on_the_cpu() -> None:
+    facts = dict(load_recording(DATA / "cuda_left_on_cpu.json").facts)
+    facts["run.ops"] = dict(facts["run.ops"], compute=[
+        {"op": "aten::convolution", "device": "cuda:0", "dtype": "float32", "count": 1000}])
+    assert "workload_left_on_cpu" not in {f.id for f in evaluate(Facts(facts), RULES).findings}

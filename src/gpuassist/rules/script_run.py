@@ -308,7 +308,13 @@ def workload_left_on_cpu(facts: Facts) -> Finding | None:
            "inputs, targets = inputs.to(device, non_blocking=True), targets.to(device, non_blocking=True)  "
            "# every batch\n"
            "new tensors: torch.zeros(..., device=device)")
-    if cpu / total >= CPU_SHARE_ERROR:
+    compute = [c for c in (_dict(facts, "run.ops").get("compute") or []) if isinstance(c, dict)]
+    cpu_compute = [c for c in compute if c.get("device") == "cpu"]
+    n_cpu = sum(int(c.get("count") or 0) for c in cpu_compute)
+    n_all = sum(int(c.get("count") or 0) for c in compute)
+    # many small CPU operators (batching, bookkeeping) next to a model whose matmuls run on the GPU are not it
+    model_on_cpu = not n_all or n_cpu / n_all >= CPU_SHARE_ERROR
+    if cpu / total >= CPU_SHARE_ERROR and model_on_cpu:
         where_ff = ""
         if ff:
             where_ff = (f" At the first forward of {ff.get('module')} ({where(ff.get('site'), facts)}) its parameters "
@@ -322,10 +328,6 @@ def workload_left_on_cpu(facts: Facts) -> Finding | None:
             fix=fix, evidence=_placement_evidence(facts, by_device))
     if on_accel == 0:
         return None
-    compute = [c for c in (_dict(facts, "run.ops").get("compute") or []) if isinstance(c, dict)]
-    cpu_compute = [c for c in compute if c.get("device") == "cpu"]
-    n_cpu = sum(int(c.get("count") or 0) for c in cpu_compute)
-    n_all = sum(int(c.get("count") or 0) for c in compute)
     if n_cpu < MIN_CPU_COMPUTE_OPS or not n_all or n_cpu / n_all < CPU_COMPUTE_SHARE:
         return None
     names = ", ".join(sorted({str(c.get("op")) for c in cpu_compute}))
