@@ -290,3 +290,14 @@ def test_a_reopened_report_shows_the_recorded_verdict_per_step() -> None:
             assert flow.state(sid).status is StepStatus.from_findings(flow.state(sid).findings)
     assert flow.state("benchmark").status is StepStatus.UNAVAILABLE
     assert "not in the report" in flow.state("benchmark").reason
+
+
+def test_a_runtime_test_that_could_not_measure_is_never_passed(tmp_path: Path) -> None:
+    from gpuassist.wizard.steps import runtime_step
+
+    broken = tmp_path / "python"
+    broken.write_text("#!/bin/sh\necho 'Segmentation fault' >&2\nkill -SEGV $$\n")
+    broken.chmod(0o755)
+    result = runtime_step("placement")(StepContext(target=str(broken)), lambda ev: None, threading.Event())
+    assert result.status is StepStatus.ERROR
+    assert result.reason.startswith("the test did not complete (crashed)"), result.reason

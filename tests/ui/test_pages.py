@@ -156,3 +156,22 @@ def test_an_opened_report_shows_its_monitor_trace(qtbot: Any, make_window: Any, 
     assert other.open_report_file(path)
     assert other.monitor_view.static is None
     assert "has no recorded trace" in other.monitor_view.title.text()
+
+
+def test_progress_follows_a_runtime_tests_stages_and_progress_lines(qtbot: Any) -> None:
+    from gpuassist.sim import load_scenario, runtime_events
+    from gpuassist.ui.pages import PROGRESS_STEPS, Progress
+
+    progress = Progress()
+    qtbot.addWidget(progress)
+    events = runtime_events(load_scenario("healthy-linux-rtx4090"), "bench") or []
+    values: list[int] = []
+    texts: list[str] = []
+    for ev in events:
+        progress.on_event(ev)
+        values.append(progress.bar.value())
+        texts.append(progress.stage.text())
+    assert values == sorted(values) and values[-1] == PROGRESS_STEPS  # only forward, to the end
+    assert len(set(values)) > 10  # progress lines move it within a stage, not only stage by stage
+    assert any(t.startswith("Batch-size scaling: cuda:0 batch 512 (stage 3 of 5)") for t in texts)
+    assert texts[-1] == "Judging the measurements…"

@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from gpuassist.findings import OK_COLOUR, Finding, Severity
-from gpuassist.ui.cards import FindingCard, clear_layout, wrap_label
+from gpuassist.ui.cards import FindingCard, clear_layout
 from gpuassist.ui.style import MUTED
 from gpuassist.wizard.environments import COLUMNS, LEGEND, TORCH_COLUMN, Environments, TableRow
 
@@ -94,18 +94,20 @@ class EnvironmentsPanel(QFrame):
         self.findings_lay = QVBoxLayout(self.findings_box)
         self.findings_lay.setContentsMargins(0, 0, 4, 0)
         self.findings_lay.setSpacing(8)
-        scroll = QScrollArea()
-        scroll.setObjectName("pageScroll")
-        scroll.setWidgetResizable(True)
-        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        scroll.setWidget(self.findings_box)
-        split = QSplitter(Qt.Orientation.Horizontal)
-        split.addWidget(self.table)
-        split.addWidget(scroll)
-        split.setStretchFactor(0, 3)
-        split.setStretchFactor(1, 2)
-        split.setChildrenCollapsible(False)
-        lay.addWidget(split, 1)
+        self.findings_scroll = QScrollArea()
+        self.findings_scroll.setObjectName("pageScroll")
+        self.findings_scroll.setWidgetResizable(True)
+        self.findings_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.findings_scroll.setWidget(self.findings_box)
+        self.findings_scroll.setMinimumWidth(360)
+        self.findings_scroll.setVisible(False)  # shown when there is something to say
+        self.split = QSplitter(Qt.Orientation.Horizontal)
+        self.split.addWidget(self.table)
+        self.split.addWidget(self.findings_scroll)
+        self.split.setStretchFactor(0, 3)
+        self.split.setStretchFactor(1, 2)
+        self.split.setChildrenCollapsible(False)
+        lay.addWidget(self.split, 1)
         self.legend = QLabel(LEGEND)
         self.legend.setObjectName("explanation")
         lay.addWidget(self.legend)
@@ -124,14 +126,15 @@ class EnvironmentsPanel(QFrame):
         self.status.setText(text)
         self.table.setRowCount(0)
         self.rows = []
-        self._set_findings([], "")
+        self._set_findings([])
         self._update_buttons()
 
     def show_environments(self, envs: Environments, findings: list[Finding], *, note: str = "") -> None:
         self.scanning = False
         self.pickable = envs.pickable
         self.rows = envs.table()
-        self.status.setText(envs.summary() + (f" — {note}" if note else ""))
+        verdict = "" if findings or not self.rows else "; no problem across them"
+        self.status.setText(envs.summary() + verdict + (f" — {note}" if note else ""))
         self.rescan_button.setVisible(envs.pickable)
         self.use_button.setVisible(envs.pickable)
         self.table.setRowCount(len(self.rows))
@@ -153,19 +156,24 @@ class EnvironmentsPanel(QFrame):
         target = next((r for r, row in enumerate(self.rows) if row.is_target), None)
         if target is not None:
             self.table.selectRow(target)
-        self._set_findings(findings, "No problem across the environments." if self.rows else "")
+        self._set_findings(findings)
         self._update_buttons()
 
-    def _set_findings(self, findings: list[Finding], empty: str) -> None:
+    def _set_findings(self, findings: list[Finding]) -> None:
+        """Cards beside the table; without findings the table takes the whole width (the status line says
+        that nothing is wrong across the environments)."""
         clear_layout(self.findings_lay)
         self.cards = []
         for f in findings:
             card = FindingCard(f)
             self.cards.append(card)
             self.findings_lay.addWidget(card)
-        if not findings and empty:
-            self.findings_lay.addWidget(wrap_label("✔  " + empty, "explanation"))
         self.findings_lay.addStretch(1)
+        was = self.findings_scroll.isVisibleTo(self)
+        self.findings_scroll.setVisible(bool(findings))
+        if findings and not was:
+            total = max(1, self.split.width())
+            self.split.setSizes([int(total * 0.58), total - int(total * 0.58)])
 
     # -- picking ------------------------------------------------------------------------------------------
     def set_running(self, running: bool) -> None:

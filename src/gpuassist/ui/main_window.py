@@ -51,6 +51,9 @@ from gpuassist.wizard.environments import Environments
 log = logging.getLogger(__name__)
 
 CLOSE_BUDGET_S = 1.6  # of the 2 s the user waits after closing mid-run (design §6)
+ENVS_TIP = "Every Python environment on this machine and its torch; pick the one your code runs"
+ENVS_TIP_SIMULATED = ("The environment table lists this machine's interpreters: not shown for a simulated "
+                      "machine")
 EXPORT_FILTERS = {"html": "HTML report (*.html)", "markdown": "Markdown (*.md)", "json": "JSON report (*.json)",
                   "csv": "Monitor traces (*.csv)"}
 EXPORT_SUFFIX = {"html": ".html", "markdown": ".md", "json": ".json", "csv": ".csv"}
@@ -207,8 +210,6 @@ class MainWindow(QMainWindow):
         lay.addWidget(self.browse_button)
         self.envs_button = QPushButton("Environments")
         self.envs_button.setCheckable(True)
-        self.envs_button.setToolTip("Every Python environment on this machine and its torch; pick the one your "
-                                    "code runs")
         self.envs_button.toggled.connect(self.show_environments_panel)
         lay.addWidget(self.envs_button)
         self.target_info = QLabel("")
@@ -337,6 +338,7 @@ class MainWindow(QMainWindow):
         self.target_combo.setEnabled(interactive and not busy and not self.flow.context.simulated)
         self.browse_button.setEnabled(interactive and not busy and not self.flow.context.simulated)
         self.envs_button.setEnabled(not self.flow.context.simulated or self.flow.source == "report")
+        self.envs_button.setToolTip(ENVS_TIP_SIMULATED if not self.envs_button.isEnabled() else ENVS_TIP)
         self.envs_panel.set_running(busy or not interactive)
         self._refresh_environment_findings()
         self.open_button.setEnabled(not busy)
@@ -499,7 +501,7 @@ class MainWindow(QMainWindow):
             sizes = self.vsplit.sizes()
             if sizes[0] < 150:
                 h = sum(sizes)
-                panel = max(200, min(340, int(h * 0.38)))
+                panel = max(190, min(280, int(h * 0.3)))
                 self.vsplit.setSizes([panel, max(200, sizes[1] - panel), sizes[2]])
             if self.environments is None and self.envs_worker is None and self.flow.source != "report":
                 self.scan_environments()
@@ -544,7 +546,7 @@ class MainWindow(QMainWindow):
         """Redraw the table and its findings when the table or the host facts behind them changed (the
         diagnosis says whether there is a GPU, which sets how severe a CUDA build elsewhere is)."""
         envs = self.environments
-        host = self.flow.context.diagnosis
+        host = self.flow.loaded_report if self.flow.source == "report" else self.flow.context.diagnosis
         key = (envs, host)
         if envs is None or (self._envs_key is not None and all(a is b for a, b in zip(self._envs_key, key,
                                                                                        strict=True))):

@@ -19,14 +19,15 @@ from typing import Any
 import pyqtgraph as pg
 from PySide6.QtCore import QBuffer, QByteArray, QIODevice, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QImage
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSizePolicy, QVBoxLayout, QWidget
 
 from gpuassist.monitor import Monitor, Trace
 from gpuassist.monitor.layout import Band, band_labels, bands, x_range
 
 REDRAW_MS = 200
 WIDE = 2  # column stretch of the CPU and GPU-utilisation plots (the others get 1)
-LABELLED = ("cpu", "util")  # plots whose bands carry a label
+LABELLED = ("cpu", "util")  # plots whose bands carry a label, in a strip above the 100 % line
+LABEL_TOP = 122.0  # y of the label strip's top on those plots (0-100 % below it)
 STEP_COLOURS = ["#1a73e8", "#8e24aa", "#00897b", "#f4511e", "#6d4c41", "#3949ab", "#c0ca33", "#5d4037"]
 CPU_COLOUR = "#1a73e8"
 GPU_COLOURS = ["#2e7d32", "#ef6c00", "#6a1b9a", "#00838f"]
@@ -61,6 +62,8 @@ class MonitorView(QWidget):
         self.info = QLabel("starting…")
         self.info.setObjectName("monitorInfo")
         self.info.setTextFormat(Qt.TextFormat.RichText)
+        # the latest readings never widen the window (several GPUs make a long line): clipped, in full as tooltip
+        self.info.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.gpu_note = QLabel("")
         self.gpu_note.setObjectName("monitorInfo")
         self.csv_button = QPushButton("Export CSV…")
@@ -142,7 +145,10 @@ class MonitorView(QWidget):
         p.showGrid(x=False, y=True, alpha=0.15)
         p.getAxis("bottom").setStyle(tickLength=-4)
         p.getAxis("left").setWidth(34)
-        if yrange is not None:
+        if key in LABELLED:  # room above 100 % for the step labels, so they never hide the curves
+            p.setYRange(0, LABEL_TOP, padding=0)
+            p.getAxis("left").setTicks([[(v, str(v)) for v in range(0, 101, 20)]])
+        elif yrange is not None:
             p.setYRange(*yrange, padding=0.02)
         else:
             p.enableAutoRange(axis="y")
@@ -266,6 +272,7 @@ class MonitorView(QWidget):
         text = prefix + " &nbsp;·&nbsp; ".join(parts)
         if text != self.info.text():
             self.info.setText(text)
+            self.info.setToolTip(text)
 
     def _honest_y(self, trace: Trace) -> None:
         """Power from 0 W and temperature over a sane band: a 1-W wobble must not look like a spike."""
@@ -321,7 +328,7 @@ class MonitorView(QWidget):
                 if label.textItem.toPlainText() != wanted and wanted:
                     label.setText(wanted)
                 label.setVisible(bool(kind))
-                label.setPos(max(band.start, x0), 100)
+                label.setPos(max(band.start, x0), LABEL_TOP)
                 label.setToolTip(band.legend)
             self.label_shown[band.title] = kind
         legend_html = "&nbsp;&nbsp;&nbsp; ".join(

@@ -170,6 +170,14 @@ def runtime_step(step_id: str) -> Callable[[StepContext, OnEvent, threading.Even
         result = coerce_result(value)
         result.findings = [f for f in result.findings if f.step == step_id]
         result.status = StepStatus.from_findings(result.findings)
+        test = RUNTIME_TESTS[step_id]
+        outcome = result.facts.get(f"{test}.outcome")
+        if outcome not in (None, "ok") and result.status is not StepStatus.ERROR:
+            # measurements missing is never "passed": say how the test ended (the page shows the details)
+            error = str(result.facts.get(f"{test}.error") or "").strip()
+            result.status = StepStatus.ERROR
+            result.reason = f"the test did not complete ({str(outcome).replace('_', ' ')})" + \
+                (f": {error}" if error else "")
         return result
 
     return run
