@@ -138,6 +138,8 @@ def test_device_mismatch_becomes_an_error_at_the_users_line() -> None:
     assert result.facts["run.stop"]["reason"] == "error"
     f = findings(result)["tensors_on_different_devices"]
     assert f.severity is Severity.ERROR and "device_mismatch.py:8" in f.title
+    assert "parameters were on meta and its inputs on cpu" in f.explanation
+    assert "to_empty" in f.fix  # weights that were never loaded: moving the input to meta is no fix
 
 
 def test_a_chatty_script_cannot_corrupt_the_protocol() -> None:

@@ -267,17 +267,25 @@ def device_mismatch(facts: Facts, exc: dict[str, Any], text: str, at: str) -> Fi
     params = {str(k): v for k, v in (ff.get("param_devices") or {}).items()}
     inputs = sorted({str(i.get("device")) for i in ff.get("inputs") or [] if isinstance(i, dict)})
     seen = ""
-    fix_lines = ["device = next(model.parameters()).device   # or torch.device('cuda')"]
+    forward = where(ff.get("site"), facts)
     if params or inputs:
-        seen = (f" At the first forward of {ff.get('module')} ({where(ff.get('site'), facts)}) its parameters were on "
+        seen = (f"At the first forward of {ff.get('module')} ({forward}) its parameters were on "
                 f"{', '.join(params) or 'no device'} and its inputs on {', '.join(inputs) or 'no tensor'}.")
+    if "meta" in params:  # weights never loaded: moving the input to "meta" would only hide it
+        fix_lines = ["The model's parameters are on the meta device: they have a shape but no values (built with "
+                     "device='meta' or under init_empty_weights/low_cpu_mem_usage). Give them real memory and "
+                     "weights before calling the model:",
+                     "model = model.to_empty(device=device); model.load_state_dict(state_dict)",
+                     "or load it with from_pretrained(..., device_map=None) / without init_empty_weights."]
+    else:
+        fix_lines = ["device = next(model.parameters()).device   # or torch.device('cuda')"]
         if inputs and params and set(inputs) != set(params):
-            fix_lines.append(f"before {where(ff.get('site'), facts)}: move every input, e.g. "
+            fix_lines.append(f"before {forward}: move every input, e.g. "
                              "`inputs, targets = inputs.to(device), targets.to(device)`")
-    if len(params) > 1:
-        fix_lines.append(f"the model itself is split over {', '.join(params)}: call model.to(device) after "
-                         "building it, and create sub-modules in __init__, not in forward()")
-    fix_lines.append("new tensors inside forward(): torch.zeros(..., device=x.device)")
+        if len(params) > 1:
+            fix_lines.append(f"the model itself is split over {', '.join(params)}: call model.to(device) after "
+                             "building it, and create sub-modules in __init__, not in forward()")
+        fix_lines.append("new tensors inside forward(): torch.zeros(..., device=x.device)")
     evidence = [Evidence("run.exception", _short_exception(exc)), *location(exc.get("site"))]
     if ff:
         evidence.append(Evidence("run.first_forward", {k: ff.get(k) for k in ("module", "param_devices", "inputs",
