@@ -63,7 +63,8 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--run", action="store_true",
                    help="also run the script, bounded and instrumented, and report what really happened: "
                         "gpuassist audit --run [--steps N | --seconds N] -- python train.py ARGS")
-    a.add_argument("--seconds", type=float, metavar="N", help="with --run: stop after N seconds (default 30)")
+    a.add_argument("--seconds", type=float, metavar="N",
+                   help="with --run: stop after the script ran N seconds (importing torch not counted; default 30)")
     a.add_argument("--steps", type=int, metavar="N",
                    help="with --run: stop after N optimizer steps (and at most 300 s unless --seconds says otherwise)")
     a.add_argument("--python", metavar="PATH", help="with --run: the interpreter, when the command is a bare script")
