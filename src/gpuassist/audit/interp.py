@@ -54,6 +54,8 @@ class Summary:
 
 @dataclass(frozen=True)
 class Context:
+    """Where a scope's code runs: which function, inside which module class, and whether it is recorded."""
+
     scope: ast.AST
     func: FuncInfo | None = None
     module_cls: ClassInfo | None = None  # a method of an nn.Module subclass
