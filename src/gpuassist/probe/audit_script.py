@@ -43,12 +43,13 @@ import traceback
 from typing import TYPE_CHECKING, Any, Callable
 
 if TYPE_CHECKING or __package__:  # imported as part of gpuassist (host side, tests)
-    from .channel import Channel, dump_stacks_on_sigterm
+    from .channel import Channel, dump_stacks_on_sigterm, parse_limits
 else:  # run as a script in the target interpreter: channel.py next to this file, loaded by its path
     import runpy as _runpy
 
     _channel = _runpy.run_path(os.path.join(os.path.dirname(os.path.abspath(__file__)), "channel.py"))
     Channel, dump_stacks_on_sigterm = _channel["Channel"], _channel["dump_stacks_on_sigterm"]
+    parse_limits = _channel["parse_limits"]
 
 PROTOCOL = 1
 STAGES = ("setup", "script")
@@ -1021,11 +1022,7 @@ def main(argv: list[str] | None = None) -> None:
     args, command = parse_args(sys.argv[1:] if argv is None else argv)
     channel = Channel()
     dump_stacks_on_sigterm()
-    limits = dict(DEFAULT_LIMITS)
-    for item in args.limit:
-        name, _, value = item.partition("=")
-        with contextlib.suppress(ValueError):
-            limits[name] = float(value)
+    limits = parse_limits(args.limit, DEFAULT_LIMITS)
     module = None
     if command[:1] == ["-m"] and len(command) >= 2:
         module, target, script_args = command[1], command[1], command[2:]

@@ -1,4 +1,5 @@
-"""The protocol stream of the scripts that run inside the target interpreter (probe, runtime tests, audit run).
+"""The protocol stream of the scripts that run inside the target interpreter (probe, runtime tests, audit run),
+and the few start-up chores they share.
 
 Standard library only, Python 3.8+, and it never imports gpuassist. Run as scripts, they load this file by
 its path (``runpy.run_path``), not through ``sys.path``: a module of the same name in the user's project,
@@ -79,3 +80,14 @@ def dump_stacks_on_sigterm() -> None:
     if hasattr(faulthandler, "register") and hasattr(signal, "SIGTERM"):
         with contextlib.suppress(Exception):
             faulthandler.register(signal.SIGTERM, all_threads=True, chain=True)
+
+
+def parse_limits(items: list[str], defaults: dict[str, float] | None = None) -> dict[str, float]:
+    """``--limit STAGE=SECONDS`` arguments over ``defaults``; a malformed one is ignored (the host's limit
+    still applies)."""
+    limits = dict(defaults or {})
+    for item in items:
+        name, _, value = item.partition("=")
+        with contextlib.suppress(ValueError):
+            limits[name] = float(value)
+    return limits

@@ -45,13 +45,13 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING or __package__:  # imported as part of gpuassist (host side, tests)
-    from .channel import Channel, NullChannel, dump_stacks_on_sigterm
+    from .channel import Channel, NullChannel, dump_stacks_on_sigterm, parse_limits
 else:  # run as a script in the target interpreter: channel.py next to this file, loaded by its path
     import runpy as _runpy
 
     _channel = _runpy.run_path(os.path.join(os.path.dirname(os.path.abspath(__file__)), "channel.py"))
     Channel, NullChannel = _channel["Channel"], _channel["NullChannel"]
-    dump_stacks_on_sigterm = _channel["dump_stacks_on_sigterm"]
+    dump_stacks_on_sigterm, parse_limits = _channel["dump_stacks_on_sigterm"], _channel["parse_limits"]
 
 PROTOCOL = 1
 
@@ -1220,11 +1220,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parse_args(sys.argv[1:] if argv is None else argv)
     channel = Channel()
     dump_stacks_on_sigterm()
-    limits: dict[str, float] = {}
-    for item in args.limit:
-        name, _, value = item.partition("=")
-        with contextlib.suppress(ValueError):
-            limits[name] = float(value)
+    limits = parse_limits(args.limit)
     overrides = json.loads(args.sizes) if args.sizes else {}
     devices = [d.strip() for d in args.device.split(",") if d.strip()] or None
     ctx = Context(args.test, sizes_for(args.test, args.size, overrides), devices, args.mode)
