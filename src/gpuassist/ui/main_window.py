@@ -13,7 +13,7 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QSettings, Qt, Signal
 from PySide6.QtGui import QCloseEvent, QColor, QFont, QIcon, QKeySequence, QPainter, QPen, QPixmap, QShortcut
@@ -41,16 +41,19 @@ from PySide6.QtWidgets import (
 from gpuassist.monitor import Monitor
 from gpuassist.report.model import Report
 from gpuassist.ui import style
-from gpuassist.ui.envs_panel import EnvironmentsPanel
 from gpuassist.ui.monitor_view import MonitorView
 from gpuassist.ui.pages import StepPage, SummaryPage
 from gpuassist.ui.workers import WorkerHandle, start_worker
 from gpuassist.wizard import SUMMARY, Flow, StepStatus
-from gpuassist.wizard.environments import Environments
+
+if TYPE_CHECKING:  # the environment table loads when first shown (start-up budget)
+    from gpuassist.ui.envs_panel import EnvironmentsPanel
+    from gpuassist.wizard.environments import Environments
 
 log = logging.getLogger(__name__)
 
 CLOSE_BUDGET_S = 1.6  # of the 2 s the user waits after closing mid-run (design §6)
+NO_ENV_TABLE = "This report has no environment table (`gpuassist envs --format json` writes one)."
 ENVS_TIP = "Every Python environment on this machine and its torch; pick the one your code runs"
 ENVS_TIP_SIMULATED = ("The environment table lists this machine's interpreters: not shown for a simulated "
                       "machine")
@@ -112,11 +115,7 @@ class MainWindow(QMainWindow):
         self.banner.setVisible(False)
         self.banner.setWordWrap(True)
         root.addWidget(self.banner)
-        self.envs_panel = EnvironmentsPanel()
-        self.envs_panel.setVisible(False)
-        self.envs_panel.target_picked.connect(self.set_target)
-        self.envs_panel.rescan_requested.connect(self.scan_environments)
-        self.envs_panel.close_requested.connect(lambda: self.envs_button.setChecked(False))
+        self._envs_panel: EnvironmentsPanel | None = None  # built when first shown
 
         self.steps_list = QListWidget()
         self.steps_list.setObjectName("steps")
@@ -153,10 +152,9 @@ class MainWindow(QMainWindow):
         self.monitor_view = MonitorView(monitor, simulated=flow.context.simulated, tags=step_tags(flow))
         self.monitor_view.export_csv_requested.connect(lambda: self.export_dialog("csv"))
         self.vsplit = QSplitter(Qt.Orientation.Vertical)
-        self.vsplit.addWidget(self.envs_panel)
         self.vsplit.addWidget(upper)
         self.vsplit.addWidget(self.monitor_view)
-        self.vsplit.setStretchFactor(1, 1)
+        self.vsplit.setStretchFactor(0, 1)
         self.vsplit.setChildrenCollapsible(False)
         self.vsplit.setSizes([600, 270])
         root.addWidget(self.vsplit, 1)
@@ -183,7 +181,7 @@ class MainWindow(QMainWindow):
             h = self.vsplit.height()
             strip = max(200, min(300, int(h * 0.3)))
             if h > strip + 200:
-                self.vsplit.setSizes([0, h - strip, strip])
+                self.vsplit.setSizes([h - strip, strip])
 
     # -- building ----------------------------------------------------------------------------------------
     def _build_topbar(self) -> QWidget:
@@ -294,8 +292,20 @@ class MainWindow(QMainWindow):
     # -- navigation -----------------------------------------------------------------------------------------
     def _on_row(self, row: int) -> None:
         if 0 <= row < len(self.flow.steps):
-            self.flow.go(self.flow.steps[row].id)
+            step_id = self.flow.steps[row].id
+            self.flow.go(step_id)
             self.stack.setCurrentIndex(row)
+            self._draw_if_stale(step_id)
+
+    def _draw_if_stale(self, step_id: str) -> None:
+        """A page whose drawing was put off during a run is drawn as it comes into view."""
+        page = self.pages[step_id]
+        if isinstance(page, SummaryPage):
+            self.refresh_summary()
+            return
+        st = self.flow.state(step_id)
+        if st.status is not StepStatus.RUNNING and page.needs_render(st, self.flow.interactive):
+            page.show_state(st, busy=self.busy, interactive=self.flow.interactive, blocks=self.flow.details(step_id))
 
     def go(self, step_id: str) -> None:
         self.steps_list.setCurrentRow(self.flow.ids.index(step_id))
@@ -326,12 +336,15 @@ class MainWindow(QMainWindow):
             item.setData(Qt.ItemDataRole.UserRole, status.value)
             page = self.pages[st.step.id]
             if isinstance(page, StepPage) and status is not StepStatus.RUNNING:
-                if page.needs_render(st, self.flow.interactive):
+                # while a run goes on, only the page in view is redrawn (tables and plots cost the UI
+                # thread tens of ms); the others are drawn when shown, or when the run ends
+                if page.needs_render(st, self.flow.interactive) and (not busy or page is self.current_page):
                     page.show_state(st, busy=busy, interactive=self.flow.interactive,
                                     blocks=self.flow.details(st.step.id))
                 else:
                     page.update_buttons(busy=busy, interactive=self.flow.interactive)
-        self.refresh_summary()
+        if not busy or self.current_page is self.summary:
+            self.refresh_summary()
         interactive = self.flow.interactive
         self.run_button.setEnabled(interactive and not busy)
         self.stop_button.setEnabled(busy)
@@ -339,8 +352,9 @@ class MainWindow(QMainWindow):
         self.browse_button.setEnabled(interactive and not busy and not self.flow.context.simulated)
         self.envs_button.setEnabled(not self.flow.context.simulated or self.flow.source == "report")
         self.envs_button.setToolTip(ENVS_TIP_SIMULATED if not self.envs_button.isEnabled() else ENVS_TIP)
-        self.envs_panel.set_running(busy or not interactive)
-        self._refresh_environment_findings()
+        if self._envs_panel is not None:
+            self._envs_panel.set_running(busy or not interactive)
+            self._refresh_environment_findings()
         self.open_button.setEnabled(not busy)
         self.export_button.setEnabled(not busy)
         report = self.flow.report()
@@ -491,18 +505,42 @@ class MainWindow(QMainWindow):
             self.set_target(path)
 
     # -- environments (issue 5) -------------------------------------------------------------------------------
+    @property
+    def envs_panel(self) -> EnvironmentsPanel:
+        """The environment table, built the first time it is needed, above the pages."""
+        if self._envs_panel is None:
+            from gpuassist.ui.envs_panel import EnvironmentsPanel
+
+            panel = EnvironmentsPanel()
+            panel.setVisible(False)
+            panel.target_picked.connect(self.set_target)
+            panel.rescan_requested.connect(self.scan_environments)
+            panel.close_requested.connect(lambda: self.envs_button.setChecked(False))
+            self.vsplit.insertWidget(0, panel)
+            self.vsplit.setStretchFactor(1, 1)
+            self._envs_panel = panel
+            self._envs_key = None
+            panel.set_running(self.busy or not self.flow.interactive)
+            if self.environments is None and self.flow.source == "report":
+                panel.show_message(NO_ENV_TABLE)
+            self._refresh_environment_findings()
+        return self._envs_panel
+
     def show_environments_panel(self, visible: bool) -> None:
         """Show or hide the environment table; the first time it is shown, the machine is scanned."""
         if self.envs_button.isChecked() != visible:
             self.envs_button.setChecked(visible)  # toggled() calls back with the same value
             return
-        self.envs_panel.setVisible(visible)
+        if not visible and self._envs_panel is None:
+            return
+        panel = self.envs_panel
+        panel.setVisible(visible)
         if visible:
             sizes = self.vsplit.sizes()
             if sizes[0] < 150:
                 h = sum(sizes)
-                panel = max(190, min(280, int(h * 0.3)))
-                self.vsplit.setSizes([panel, max(200, sizes[1] - panel), sizes[2]])
+                height = max(190, min(280, int(h * 0.3)))
+                self.vsplit.setSizes([height, max(200, sizes[1] - height), sizes[2]])
             if self.environments is None and self.envs_worker is None and self.flow.source != "report":
                 self.scan_environments()
 
@@ -548,8 +586,8 @@ class MainWindow(QMainWindow):
         envs = self.environments
         host = self.flow.loaded_report if self.flow.source == "report" else self.flow.context.diagnosis
         key = (envs, host)
-        if envs is None or (self._envs_key is not None and all(a is b for a, b in zip(self._envs_key, key,
-                                                                                       strict=True))):
+        same = self._envs_key is not None and all(a is b for a, b in zip(self._envs_key, key, strict=True))
+        if envs is None or self._envs_panel is None or same:
             return
         self._envs_key = key
         facts = dict(host.facts.items()) if host is not None else {}
@@ -606,11 +644,12 @@ class MainWindow(QMainWindow):
         self.flow.load_report(report)
         self._update_banner()
         self.show_report_monitor(report)
+        from gpuassist.wizard.environments import Environments
+
         self.environments = Environments.from_report_facts(dict(report.facts.items()))
         self._envs_key = None
-        if self.environments is None:
-            self.envs_panel.show_message("This report has no environment table (`gpuassist envs --format json` "
-                                         "writes one).")
+        if self.environments is None and self._envs_panel is not None:
+            self._envs_panel.show_message(NO_ENV_TABLE)
         self.refresh()
         self.go(SUMMARY)
         self.statusBar().showMessage(f"Showing {report.meta.get('source_label') or 'a report'}")

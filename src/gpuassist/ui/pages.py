@@ -352,8 +352,6 @@ class SummaryPage(QWidget):
         self.cards: list[FindingCard] = []
 
     def show_report(self, report: Report | None, states: list[StepState], *, context_line: str) -> None:
-        from gpuassist.report.render import verdict
-
         clear_layout(self.content)
         self.cards = []
         for b in self.export_buttons.values():
@@ -363,6 +361,8 @@ class SummaryPage(QWidget):
             self.content.addWidget(note_box("Nothing has been diagnosed yet. Press Run all ▶ at the top, or open "
                                             "a report or paste collect_env output to read someone else's."))
             return
+        from gpuassist.report.render import verdict  # not needed before there is a report (start-up)
+
         v = verdict(report)
         self.verdict_headline = v.headline
         self.usable_text = usable_line(report) or ""

@@ -254,6 +254,7 @@ class Flow:
             if cancel.is_set() and result.status is not StepStatus.UNAVAILABLE:
                 result = StepResult(StepStatus.CANCELLED, reason="stopped before it finished")
             self.record(sid, result)
+            self.report()  # judged here, on the worker: the UI thread then finds it ready
             if result.report is not None and step.group:
                 refreshed_groups.add(step.group)
             done.append(sid)
