@@ -184,9 +184,9 @@ class _Progress:
         from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
         self.progress = Progress(TextColumn(f"[bold]{test}[/bold] {{task.description}}"), BarColumn(),
-                                 TextColumn("{task.completed}/{task.total}"), TimeElapsedColumn(),
+                                 TextColumn("{task.fields[count]}"), TimeElapsedColumn(),
                                  console=Console(stderr=True), transient=True)
-        self.task = self.progress.add_task("starting", total=None)
+        self.task = self.progress.add_task("starting", total=None, count="")
         self.progress.start()
 
     def __call__(self, event: dict[str, Any]) -> None:
@@ -194,10 +194,11 @@ class _Progress:
             return
         kind = event.get("event")
         if kind == "stage" and event.get("status") == "start":
-            self.progress.update(self.task, description=str(event.get("stage")), completed=0, total=None)
+            self.progress.update(self.task, description=str(event.get("stage")), completed=0, total=None, count="")
         elif kind == "progress":
+            done, total = event.get("done", 0), event.get("total") or None
             self.progress.update(self.task, description=f"{event.get('stage')}: {event.get('message', '')}"[:70],
-                                 completed=event.get("done", 0), total=event.get("total") or None)
+                                 completed=done, total=total, count=f"{done}/{total}" if total else "")
 
     def stop(self) -> None:
         if self.progress is not None:

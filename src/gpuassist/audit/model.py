@@ -93,15 +93,17 @@ class AuditFinding:
         }
 
     def to_finding(self) -> Finding:
-        """The finding as the report shows it, with where it is in the code as evidence."""
-        from gpuassist.knowledge import entry
+        """The finding as the report shows it, with where it is in the code as evidence.
 
+        The explanation is this finding's own message, not the catalogue's: the catalogue describes the
+        cause on a machine ("CUDA is available, but ..."), which a static reading of code cannot know."""
         evidence = [Evidence("audit.location", self.location)]
         if self.code.strip():
             evidence.append(Evidence("audit.code", self.code.strip()))
-        return Finding(id=self.id, severity=self.severity, title=f"{self.location}: {self.message}",
-                       explanation=entry(self.id).explanation, fix=self.fix.text(), evidence=evidence,
-                       step="script")
+        explanation = self.message[:1].upper() + self.message[1:]
+        return Finding(id=self.id, severity=self.severity, title=f"{self.location}: {self.title}",
+                       explanation=explanation if explanation.endswith(".") else explanation + ".",
+                       fix=self.fix.text(), evidence=evidence, step="script")
 
 
 @dataclass(frozen=True)
