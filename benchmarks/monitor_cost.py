@@ -5,7 +5,10 @@ Budget (design §5): < 1 % of one core. Measured as this process's whole CPU tim
 the sampler runs and the main thread sleeps — an upper bound on the sampler's own cost; the same window
 with the sampler stopped is printed for reference. Uses the real source (psutil + NVML when present).
 
-    .venv/bin/python benchmarks/monitor_cost.py [--seconds 20]
+    .venv/bin/python benchmarks/monitor_cost.py [--seconds 20] [--nvml tests/data/hosts/workstation-rtx4090/nvml.json]
+
+``--nvml FILE`` reads GPUs from recorded NVML answers (this machine has no GPU): it measures gpuassist's own
+per-GPU work on every sample; a real driver adds its query latency (a few µs per call) on top.
 """
 
 from __future__ import annotations
@@ -26,8 +29,14 @@ def cpu_over(seconds: float) -> float:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=20.0)
+    parser.add_argument("--nvml", metavar="FILE", help="recorded NVML answers (GPU code path without a GPU)")
     args = parser.parse_args()
-    mon = Monitor(LiveSource(), interval=0.1)
+    backend = None
+    if args.nvml:
+        from gpuassist.collect.nvml import RecordedNvml
+
+        backend = RecordedNvml.from_file(args.nvml)
+    mon = Monitor(LiveSource(backend), interval=0.1)
     mon.start()
     mon.wait_open(10)
     time.sleep(1.0)  # past the first readings (psutil's first per-CPU delta, NVML handles)
