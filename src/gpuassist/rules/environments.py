@@ -225,7 +225,7 @@ def shadowed_torch_in_envs(facts: Facts) -> list[Finding] | None:
     """Two copies of torch on one interpreter's path (or one imported from outside the environment), in any
     environment found. The target of a full diagnosis is left to ``install.stale_or_shadowed_torch``, which
     judges it from the probe's own facts; this reuses that rule on each row's facts."""
-    from gpuassist.rules.install import stale_or_shadowed_torch
+    from gpuassist.rules.wheel import stale_or_shadowed_torch
 
     probed = {str(facts.value("python.executable") or "")} if facts.known("torch.dists") else set()
     out: list[Finding] = []

@@ -9,7 +9,7 @@ from gpuassist.facts import Facts
 from gpuassist.findings import Evidence, Finding, Severity
 from gpuassist.rules import view
 from gpuassist.rules.engine import rule
-from gpuassist.rules.env import visible_devices
+from gpuassist.rules.env_vars import visible_devices
 from gpuassist.rules.make import finding
 
 BUSY = r"all CUDA-capable devices are busy or unavailable|cudaErrorDevicesUnavailable|CUDA error: 46\b|error 46\b"

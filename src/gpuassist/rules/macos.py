@@ -1,4 +1,4 @@
-"""Platform facts that change the answer entirely: macOS has no CUDA (use MPS)."""
+"""macOS changes the answer entirely: there is no CUDA there (use MPS)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""Install-level causes beyond the wheel variant: probing another interpreter than the shell's active one,
-a Python/platform with no PyTorch wheel at all, and torch built from source without CUDA."""
+"""The interpreter around torch, beyond the wheel variant (that is ``wheel.py``): probing another interpreter
+than the shell's active one, a Python/platform with no PyTorch wheel at all, and torch built from source
+without CUDA."""
 
 from __future__ import annotations
 
