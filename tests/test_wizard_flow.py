@@ -301,3 +301,32 @@ def test_a_runtime_test_that_could_not_measure_is_never_passed(tmp_path: Path) -
     result = runtime_step("placement")(StepContext(target=str(broken)), lambda ev: None, threading.Event())
     assert result.status is StepStatus.ERROR
     assert result.reason.startswith("the test did not complete (crashed)"), result.reason
+
+
+def test_the_optional_script_step_waits_for_a_script_then_its_findings_join_the_report() -> None:
+    script = Path(__file__).parent / "data" / "audit" / "broken_batches_on_cpu.py"
+    flow = build_flow(StepContext(scenario="healthy-linux-rtx4090", replay_speed=0))
+    assert "script" not in flow.plan(None)  # Run all leaves it out until a script is chosen
+    flow.execute(None)
+    assert flow.state("script").status is StepStatus.PENDING
+    report = flow.report()
+    assert report is not None and not any(f.step == "script" for f in report.findings)
+    assert flow.set_script(str(script)) == ["script"]
+    assert "script" in flow.plan(None)
+    flow.execute(["script"])
+    st = flow.state("script")
+    assert st.status is StepStatus.ERROR and st.findings
+    assert all(f.step == "script" and f"{script}:" in f.title for f in st.findings)
+    assert st.result is not None and st.result.facts["audit.script"] == str(script)
+    report = flow.report()
+    assert report is not None
+    ours = [f for f in report.findings if f.step == "script"]
+    assert [f.id for f in ours] == [f.id for f in sorted(st.findings, key=lambda f: f.severity.rank)]
+    assert report.findings[0] is ours[0]  # a line of code that keeps batches off the GPU is the verdict
+    blocks = flow.details("script")
+    assert blocks and blocks[0].title == "What was read"
+    # a file that cannot be read is one line on the page, not a crash
+    flow.set_script(str(script.with_name("no-such-file.py")))
+    flow.execute(["script"])
+    assert flow.state("script").status is StepStatus.ERROR
+    assert "no such file" in flow.state("script").reason

@@ -243,3 +243,22 @@ def test_changing_target_reruns_what_depended_on_it(qtbot: Any, make_window: Any
     assert any("interpreter" in f.id for f in env.findings)
     assert window.flow.context.target == missing
     assert window.flow.state(SUMMARY).status is StepStatus.ERROR
+
+
+def test_your_script_step_audits_the_chosen_file_and_the_export_carries_it(qtbot: Any, make_window: Any,
+                                                                          settings: Any, tmp_path: Path) -> None:
+    script = DATA / "audit" / "broken_batches_on_cpu.py"
+    window = make_window("--simulate", "healthy-linux-rtx4090", "--replay-speed", "0")
+    page = window.pages["script"]
+    window.go("script")
+    assert window.script_label.text() == "none chosen" and "Optional" in page.pending_hint
+    with qtbot.waitSignal(window.run_finished, timeout=RUN_TIMEOUT_MS):
+        window.set_script(str(script))  # what Choose… does with the picked file
+    assert window.flow.state("script").status is StepStatus.ERROR
+    assert page.cards and all(c.finding.step == "script" for c in page.cards)
+    assert any(c.copy_button.text() == "Copy" for c in page.cards)  # the code change, ready to paste
+    assert settings.value("script") == str(script)
+    md = window.export_text("markdown")
+    assert "broken_batches_on_cpu.py:" in md
+    again = make_window()  # the next start remembers it, without running anything
+    assert again.script_label.text() == str(script) and not again.busy

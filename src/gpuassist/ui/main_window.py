@@ -142,6 +142,8 @@ class MainWindow(QMainWindow):
             self.pages[step.id] = page
             self.stack.addWidget(page)
         self.summary.redact.setChecked(self.redact)
+        if "script" in self.pages:
+            self._build_script_chooser()
 
         upper = QSplitter(Qt.Orientation.Horizontal)
         upper.addWidget(self.steps_list)
@@ -503,6 +505,51 @@ class MainWindow(QMainWindow):
                                               os.path.dirname(self.flow.context.target or sys.executable))
         if path:
             self.set_target(path)
+
+    # -- the user's script (optional step) -------------------------------------------------------------------
+    def _build_script_chooser(self) -> None:
+        page = self.pages["script"]
+        assert isinstance(page, StepPage)
+        row = QHBoxLayout()
+        row.setSpacing(8)
+        label = QLabel("Script:")
+        label.setObjectName("targetLabel")
+        self.script_label = QLabel("none chosen")
+        self.script_label.setObjectName("scriptPath")
+        self.script_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.script_button = QPushButton("Choose script or notebook…")
+        self.script_button.clicked.connect(self.choose_script)
+        row.addWidget(label)
+        row.addWidget(self.script_label, 1)
+        row.addWidget(self.script_button)
+        page.header_slot.addLayout(row)
+        page.pending_hint = ("Optional. Choose the training script or notebook your code runs: Run all leaves "
+                             "this step out until you do.")
+        last = str(self.settings.value("script", "") or "")
+        if last and os.path.isfile(last):
+            self.set_script(last, run=False)
+
+    def choose_script(self) -> None:
+        from gpuassist.wizard.steps import SCRIPT_KEY
+
+        start = str(self.flow.context.shared.get(SCRIPT_KEY) or self.settings.value("script", "") or Path.home())
+        path, _ = QFileDialog.getOpenFileName(self, "Choose the training script or notebook to audit", start,
+                                              "Python scripts and notebooks (*.py *.ipynb);;All files (*)")
+        if path:
+            self.set_script(path)
+
+    def set_script(self, path: str, *, run: bool = True) -> None:
+        """Audit ``path`` (read, never run) in the script step; its findings join the report."""
+        page = self.pages["script"]
+        assert isinstance(page, StepPage)
+        rerun = self.flow.set_script(path)
+        self.settings.setValue("script", path)
+        self.script_label.setText(path)
+        self.script_label.setToolTip(path)
+        page.pending_hint = "" if path else page.pending_hint
+        self.refresh()
+        if run and rerun:
+            self.run(rerun)
 
     # -- environments (issue 5) -------------------------------------------------------------------------------
     @property

@@ -182,9 +182,12 @@ class StepPage(QWidget):
         if question:
             self.body.addWidget(wrap_label(question, "question"))
         self.body.addWidget(wrap_label(explanation, "explanation"))
+        self.header_slot = QVBoxLayout()  # what a step needs chosen before it runs (the script to audit)
+        self.body.addLayout(self.header_slot)
         self.progress = Progress()
         self.progress.setVisible(False)
         self.body.addWidget(self.progress)
+        self.pending_hint = ""  # what to do before this step can run, shown instead of "Not run yet"
         self.content = QVBoxLayout()
         self.content.setSpacing(10)
         self.body.addLayout(self.content)
@@ -259,7 +262,7 @@ class StepPage(QWidget):
         self.run.setText({StepStatus.PENDING: "Run this step", StepStatus.UNAVAILABLE: "Check again"}.get(
             state.status, "Run again"))
         if state.status is StepStatus.PENDING:
-            text = "Not run yet. Press Run this step, or Run all ▶ at the top."
+            text = self.pending_hint or "Not run yet. Press Run this step, or Run all ▶ at the top."
             if state.findings:  # what the diagnosis already found for this step
                 text = "Not measured yet: " + state.note + "."
             elif state.note:
@@ -427,7 +430,9 @@ class SummaryPage(QWidget):
             icon_l.setAlignment(Qt.AlignmentFlag.AlignCenter)
             name = QLabel(st.step.title)
             what = st.status.label
-            if st.findings:
+            if st.status is StepStatus.PENDING and st.step.optional:
+                what = "optional, not run"
+            elif st.findings:
                 worst = sorted(st.findings, key=lambda f: f.severity.rank)
                 what += f" — {worst[0].title}" + (f" (+{len(worst) - 1} more)" if len(worst) > 1 else "")
             elif st.reason:

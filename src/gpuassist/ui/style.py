@@ -20,6 +20,7 @@ STYLESHEET = f"""
 QMainWindow, QWidget#central {{ background: {WINDOW_BG}; }}
 QWidget#topbar {{ background: {SURFACE}; border-bottom: 1px solid {BORDER}; }}
 QLabel#targetLabel {{ font-weight: 600; }}
+QLabel#scriptPath {{ background: {SURFACE}; border: 1px solid {BORDER}; border-radius: 4px; padding: 4px 8px; }}
 QLabel#targetInfo {{ color: {MUTED}; }}
 QLabel#banner {{ padding: 6px 12px; font-weight: 600; }}
 QListWidget#steps {{ background: {SURFACE}; border: none; border-right: 1px solid {BORDER}; outline: 0;

@@ -576,10 +576,32 @@ def bench_blocks(facts: Mapping[str, Any]) -> list[Block]:
     return out
 
 
+def script_blocks(facts: Mapping[str, Any]) -> list[Block]:
+    """What the script audit read: the file, what it is, and what the reader should know about it."""
+    out: list[Block] = []
+    summary = _get(facts, "audit.summary")
+    for f in _rows(_get(facts, "audit.files")):
+        rows = [("File", str(f.get("path"))), ("Kind", "notebook" if f.get("kind") == "notebook" else "script"),
+                ("Audited", "yes" if f.get("audited", True) else "no: " + "; ".join(map(str, f.get("notes") or [])))]
+        skipped = [c for c in f.get("skipped_cells") or [] if isinstance(c, dict)]
+        if skipped:
+            rows.append(("Cells not read", "; ".join(f"cell {c.get('cell')}: {c.get('reason')}" for c in skipped)))
+        for note in f.get("notes") or []:
+            if f.get("audited", True):
+                rows.append(("Note", str(note)))
+        if isinstance(summary, dict):
+            found = [f"{n} {sev}" for sev, n in summary.items() if n]
+            rows.append(("Found", ", ".join(found) if found else "nothing that keeps work off the GPU"))
+        out.append(KeyValues("What was read", rows, note="Read, not run: the audit follows models, loaders, "
+                                                         "batches and devices through the code."))
+    return out
+
+
 STEP_VIEWS: dict[str, Callable[[Mapping[str, Any]], list[Block]]] = {
     "placement": placement_blocks,
     "dataloader": sweep_blocks,
     "benchmark": bench_blocks,
+    "script": script_blocks,
 }
 
 

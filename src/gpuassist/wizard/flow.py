@@ -153,7 +153,7 @@ class Flow:
         """What to run for a request: the steps asked for plus their dependencies not yet finished, in
         flow order. ``None`` = Run all."""
         if step_ids is None:
-            return list(self.ids)
+            return [s.id for s in self.steps if not (s.optional and s.available(self.context))]
         wanted: set[str] = set()
         with self._lock:
             for sid in step_ids:
@@ -185,6 +185,16 @@ class Flow:
             if s.uses_target:
                 had += [i for i in self.invalidate(s.id, "the target interpreter changed") if i not in had]
         return [i for i in self.ids if i in had]
+
+    def set_script(self, path: str | None) -> list[str]:
+        """Audit another script or notebook (the optional script step); returns what to run again."""
+        from gpuassist.wizard.steps import SCRIPT_KEY
+
+        if "script" not in self._states or path == self.context.shared.get(SCRIPT_KEY):
+            return []
+        self.context.shared[SCRIPT_KEY] = path
+        self.invalidate("script", "another script was chosen")
+        return ["script"] if path else []
 
     # -- results --------------------------------------------------------------------------------------
     def _set(self, step_id: str, status: StepStatus, result: StepResult | None = None, note: str = "") -> None:
@@ -319,6 +329,13 @@ class Flow:
             judged = build_report(facts, source=str(meta.get("source", "live")), meta=meta, ran=ran)
             findings = list(judged.findings)
             meta = judged.meta
+            # findings no rule makes (the script audit's, at lines of the user's code) are kept as found
+            made = {(f.id, f.step) for f in findings}
+            extra = [f for st in measured for f in st.findings if (f.id, f.step) not in made]
+            if extra:  # in the same order as the rest: a broken line of code can be the verdict
+                from gpuassist.rules import order_findings
+
+                findings = order_findings(findings + extra)
         else:  # nothing new to judge: the diagnosis as it was, plus findings of steps without facts
             findings = list(base.findings) if base else []
             findings += sorted((f for st in measured for f in st.findings), key=lambda f: f.severity.rank)

@@ -106,7 +106,9 @@ StepFn = Callable[[StepContext, OnEvent, threading.Event], StepResult]
 @dataclass(frozen=True)
 class Step:
     """One wizard page. ``group``: steps filled in by one shared run (the diagnosis). ``uses_target``:
-    changing the interpreter makes its result stale. ``available`` returns None or why it cannot run."""
+    changing the interpreter makes its result stale. ``available`` returns None or why it cannot run.
+    ``optional``: Run all leaves it out while it is not available (the script audit before a script is
+    chosen); asked for on its own, it says why it cannot run."""
 
     id: str
     title: str
@@ -116,3 +118,4 @@ class Step:
     group: str | None = None
     uses_target: bool = True
     available: Callable[[StepContext], str | None] = field(default=lambda ctx: None)
+    optional: bool = False

@@ -22,6 +22,7 @@ from gpuassist.wizard.flow import SUMMARY, Flow, split_report
 from gpuassist.wizard.model import OnEvent, Step, StepContext, StepResult, StepStatus
 
 QUESTIONS = {sid: q for sid, _, q in STEPS}
+QUESTIONS["script"] = "Does your own code keep work off the GPU?"
 
 EXPLANATIONS = {
     "environment": "Finds out which Python and which torch the target interpreter really uses, by running a "
@@ -36,9 +37,13 @@ EXPLANATIONS = {
                   "the device busy instead of waiting for data.",
     "benchmark": "Times a small CNN training step on each device, with warm-up and device synchronisation "
                  "done right, so the numbers compare fairly.",
+    "script": "Optional: reads your training script or notebook (without running it) for code that keeps "
+              "work off the GPU — a model or batch never moved, a DataLoader without workers, a sync every "
+              "step — and shows the line to change.",
     SUMMARY: "The verdict: the root cause first, with its fix, then everything found, ready to export as "
              "a report for yourself or a support ticket.",
 }
+SCRIPT_KEY = "script"  # StepContext.shared: the .py / .ipynb file the script step audits
 
 # What each page lists under "What was found" (label, fact key): the facts its verdict rests on.
 KEY_FACTS: dict[str, list[tuple[str, str]]] = {
@@ -183,6 +188,37 @@ def runtime_step(step_id: str) -> Callable[[StepContext, OnEvent, threading.Even
     return run
 
 
+# -- the user's script (static audit, gpuassist.audit) ------------------------------------------------------
+
+def script_available(ctx: StepContext) -> str | None:
+    if importlib.util.find_spec("gpuassist.audit") is None:
+        return "not available in this version: the script audit (gpuassist.audit) is not installed"
+    if not ctx.shared.get(SCRIPT_KEY):
+        return "no script chosen yet: choose the training script or notebook your code runs (.py or .ipynb)"
+    return None
+
+
+def run_script_audit(ctx: StepContext, on_event: OnEvent, cancel: threading.Event) -> StepResult:
+    """The static audit of the chosen file: reading and analysing it, never running it (it is in this
+    process, on the caller's worker thread: no interpreter is started)."""
+    from gpuassist.audit import AuditInputError, audit_paths
+
+    path = str(ctx.shared.get(SCRIPT_KEY))
+    on_event({"event": "audit", "message": f"Reading {path}"})
+    try:
+        result = audit_paths([path])
+    except AuditInputError as exc:
+        return StepResult(StepStatus.ERROR, reason=str(exc))
+    findings = result.to_findings()
+    notes = [n for f in result.files for n in f.notes]
+    facts = {"audit.script": path, "audit.files": [f.to_json() for f in result.files],
+             "audit.summary": result.counts()}
+    status = StepStatus.from_findings(findings)
+    if not findings and any(not f.audited for f in result.files):
+        status = StepStatus.UNAVAILABLE
+    return StepResult(status, findings, facts, reason="; ".join(notes))
+
+
 # -- the summary --------------------------------------------------------------------------------------------
 
 def run_summary(ctx: StepContext, on_event: OnEvent, cancel: threading.Event) -> StepResult:
@@ -207,6 +243,8 @@ def build_steps() -> list[Step]:
              depends_on=("environment",), available=runtime_available("dataloader")),
         Step("benchmark", titles["benchmark"], EXPLANATIONS["benchmark"], runtime_step("benchmark"),
              depends_on=("placement",), available=runtime_available("benchmark")),
+        Step("script", "Your script", EXPLANATIONS["script"], run_script_audit, uses_target=False,
+             available=script_available, optional=True),
         Step(SUMMARY, "Summary", EXPLANATIONS[SUMMARY], run_summary, uses_target=False),
     ]
     return steps
