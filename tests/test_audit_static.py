@@ -263,8 +263,93 @@ import torch
 x = torch.randn(3, device="cuda")
 scaled = x * torch.tensor(0.5)
 host = torch.zeros(3, device="cpu")
+w = torch.ones(3)
+normed = x / w.norm() + torch.sum(w)
+"""
+    assert ids(code) == []  # a full reduction (`w.norm()`, `torch.sum(w)`) is 0-dim
+    assert ids(code + "stats = x - w.mean(dim=0)\n") == [(6, "tensors_on_different_devices", "error")]
+
+
+def test_a_tensor_copied_to_the_cpu_is_blamed_on_the_copy() -> None:
+    code = """
+import torch
+labels = torch.randint(0, 3, (8,), device="cuda")
+logits = torch.randn(8, 3, device="cuda")
+preds = logits.argmax(1).cpu()
+correct = (preds == labels).sum()
+"""
+    [f] = audit_text(code)
+    assert (f.line, f.id, f.severity) == (5, "tensors_on_different_devices", Severity.ERROR)
+    assert f.message.startswith("`logits.argmax(1).cpu()` copies the tensor to the CPU; it meets `labels` on the GPU")
+    assert f.fix.after == ("preds = logits.argmax(1)",)  # not "create logits with device=": it was
+
+
+def test_a_sync_whose_value_makes_the_next_input_is_not_reported() -> None:
+    rl = TRAIN + """
+import gymnasium as gym
+env = gym.make("CartPole-v1")
+obs, _ = env.reset()
+for step in range(1000):
+    state = torch.as_tensor(obs, device=device)
+    with torch.autocast("cuda"):
+        action = model(state).argmax()
+    obs, reward, terminated, truncated, _ = env.step(action.item())
+    loss = -model(state).sum() * reward
+    loss.backward()
+    opt.step()
+"""
+    assert ids(rl) == []  # the environment needs the action on the host: no step can be queued ahead anyway
+    logged = rl.replace("    obs, reward, terminated", "    last = loss.item()\n    obs, reward, terminated")
+    assert ids(logged) == [(17, "host_device_sync_in_loop", "warning")]
+
+
+def test_time_based_logging_is_periodic() -> None:
+    code = TRAIN + """
+import time
+last = time.monotonic()
+for x, y in loader:
+    x, y = x.to(device), y.to(device)
+    with torch.autocast("cuda"):
+        loss = nn.functional.cross_entropy(model(x), y)
+    loss.backward()
+    opt.step()
+    if time.monotonic() - last > 10:
+        print(loss.item())
+        last = time.monotonic()
 """
     assert ids(code) == []
+
+
+def test_tf32_hint_goes_before_the_outermost_loop() -> None:
+    code = TRAIN + """
+def optimize():
+    loss = model(torch.randn(4, 4, device=device)).sum()
+    loss.backward()
+    opt.step()
+for episode in range(10):
+    for t in range(100):
+        optimize()
+"""
+    [f] = audit_text(code)
+    assert (f.id, f.line) == ("amp_tf32_not_used", 15)  # the step loop
+    assert f.fix.line == 14 and f.fix.before == ("for episode in range(10):",)  # not inside a loop, not a whole loop
+    assert f.fix.after == ('torch.set_float32_matmul_precision("high")', "for episode in range(10):")
+
+
+def test_a_device_chosen_by_the_user_is_not_a_silent_fallback() -> None:
+    code = """
+import argparse
+import torch
+from torch import nn
+args = argparse.ArgumentParser().parse_args()
+device = torch.device(f"cuda:{args.gpu}" if args.gpu >= 0 else "cpu")
+model = nn.Linear(4, 2).to(device)
+for _ in range(3):
+    model(torch.randn(2, 4, device=device)).sum().backward()
+"""
+    assert [i[1] for i in ids(code)] == ["amp_tf32_not_used"]  # f"cuda:{...}" is a GPU; --gpu -1 is a choice
+    fallback = code.replace("args.gpu >= 0", "torch.cuda.is_available()")
+    assert (6, "workload_left_on_cpu", "info") in ids(fallback)
 
 
 def test_lists_become_tensors_on_the_cpu() -> None:

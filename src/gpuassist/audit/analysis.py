@@ -12,6 +12,7 @@ Events are only recorded in phase B.
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 
 from gpuassist.audit import events as ev
 from gpuassist.audit.flow import ScopeFlow
@@ -35,6 +36,7 @@ class Analysis:
         self.call_sites: dict[str, list[dict[str, Val]]] = {}
         self.module_env: dict[str, Val] = {}
         self.self_envs: dict[str, dict[str, Val]] = {}
+        self.function_envs: dict[ast.AST, dict[str, Val]] = {}  # what a function's names hold at its end
         self.recording = False
 
     # -- Host protocol -----------------------------------------------------------------------------
@@ -93,10 +95,20 @@ class Analysis:
             if func.node.name != "__init__":
                 env.update(self._self_seeds(cls.name, follows=module_cls is not None))
         env.update(self._params(func, forward_inputs=bool(module_cls and not ctx.construction)))
-        module_env = self.module_env
-        flow = ScopeFlow(self, ctx, env, module_env.get)
+        flow = ScopeFlow(self, ctx, env, self._enclosing_lookup(func))
         flow.run(func.node.body)
+        self.function_envs[func.node] = flow.env
         return flow
+
+    def _enclosing_lookup(self, func: FuncInfo) -> Callable[[str], Val | None]:
+        """Free names of a function: a nested function (a closure) sees its enclosing function's names
+        (the loader ``main()`` built is a loader, not a guess from its name), then the module's."""
+        module_env = self.module_env
+        outer = self.program.enclosing_function(func.node)
+        outer_env = self.function_envs.get(outer) if outer is not None else None
+        if outer_env is None:
+            return module_env.get
+        return lambda key: outer_env[key] if key in outer_env else module_env.get(key)
 
     def _self_seeds(self, cls: str, *, follows: bool) -> dict[str, Val]:
         seeds = dict(self.self_envs.get(cls, {}))

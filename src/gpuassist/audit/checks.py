@@ -16,14 +16,16 @@ from dataclasses import dataclass
 
 from gpuassist.audit import events as ev
 from gpuassist.audit.fixes import Editor, add_keyword
+from gpuassist.audit.interp import device_prefix
 from gpuassist.audit.model import AuditFinding, CodeChange
 from gpuassist.audit.program import CONSTRUCTION_METHODS, LOOPS, Program, walk_scope
 from gpuassist.audit.source import Source
 from gpuassist.audit.values import Kind, Val
-from gpuassist.audit.vocab import DEVICE_NAME, FACTORIES, LIKE_FACTORIES, torch_attr
+from gpuassist.audit.vocab import DEVICE_NAME, FACTORIES, LIKE_FACTORIES, dotted, torch_attr
 from gpuassist.findings import Severity
 
 CONCRETE_ACCELERATORS = frozenset({"cuda", "mps", "xpu", "fallback"})
+AVAILABILITY_CALLS = frozenset({"is_available", "device_count"})  # torch.cuda.*, torch.backends.mps.*
 MISMATCH = '"Expected all tensors to be on the same device"'
 NO_DEVICE_KEYWORD = frozenset({"from_numpy", "Tensor", "FloatTensor", "LongTensor", "IntTensor", "DoubleTensor",
                                "HalfTensor", "BoolTensor", "ByteTensor"})
@@ -93,6 +95,8 @@ class Judge:
                 return True
             if isinstance(node, ast.Constant) and isinstance(node.value, str) and \
                     re.fullmatch(r"(cuda|mps)(:\d+)?", node.value):
+                return True
+            if isinstance(node, ast.JoinedStr) and device_prefix(node) in ("cuda", "mps"):
                 return True
         return False
 
@@ -187,6 +191,7 @@ class Judge:
         discarded = [e for e in self.events if isinstance(e, ev.DiscardedMove)]
         batches: dict[ast.AST, list[ev.Mix]] = {}
         created: dict[ast.Call, ev.Mix] = {}
+        copied: dict[ast.Call, ev.Mix] = {}
         for m in (e for e in self.events if isinstance(e, ev.Mix)):
             batch = self._batch_origin(m.cpu) if m.cpu.kind is Kind.BATCH else None
             if batch is not None:
@@ -198,10 +203,36 @@ class Judge:
             factory = self._factory_origin(m.cpu)
             if factory is not None and factory not in created:
                 created[factory] = m
+            copy = self._copy_origin(m.cpu)
+            if copy is not None and copy not in copied:
+                copied[copy] = m
         for origin, mixes in batches.items():
             self.batch_left_on_cpu(origin, mixes)
         for factory, m in created.items():
             self.tensor_created_on_cpu(factory, m)
+        for copy, m in copied.items():
+            self.tensor_copied_to_cpu(copy, m)
+
+    @staticmethod
+    def _copy_origin(v: Val) -> ast.Call | None:
+        """``t.cpu()`` / ``t.to("cpu")`` that made this CPU tensor from a tensor (see Interpreter.move)."""
+        [o] = v.origins if len(v.origins) == 1 else [None]
+        if isinstance(o, ast.Call) and isinstance(o.func, ast.Attribute) and o.func.attr in ("cpu", "to", "type"):
+            return o
+        return None
+
+    def tensor_copied_to_cpu(self, call: ast.Call, m: ev.Mix) -> None:
+        assert isinstance(call.func, ast.Attribute)
+        receiver = self.edit.segment(call.func.value)
+        message = (f"`{self.seg(call, 50)}` copies the tensor to the CPU; it meets `{self.seg(m.other_node, 30)}` on "
+                   f"the GPU in `{self.seg(m.op, 50)}` ({self.where(m.op)}), which fails with {MISMATCH}")
+        if call.func.attr != "type" and len(call.args) + len(call.keywords) <= 1:
+            fix = self.edit.replace(call, receiver, "keep it on the GPU (compute there; move the result to the "
+                                                    "CPU once, when it is needed)")
+        else:
+            fix = self.edit.replace(m.other_node, f"{self.edit.segment(m.other_node)}.cpu()",
+                                    "bring the other operand to the CPU too")
+        self.add(call, "tensors_on_different_devices", Severity.ERROR, message, fix)
 
     def batch_left_on_cpu(self, origin: ast.AST, mixes: list[ev.Mix]) -> None:
         first = min(mixes, key=lambda m: (m.cpu_node.lineno, m.cpu_node.col_offset))
@@ -234,7 +265,10 @@ class Judge:
 
     def _move_batch_fix(self, origin: ast.AST, mixes: list[ev.Mix], via: str | None) -> CodeChange:
         summary = "move each batch to the device as soon as the loop receives it"
-        if isinstance(origin, (ast.For, ast.AsyncFor, ast.Call)):
+        home = self.program.enclosing_function(origin)
+        # a batch handed to a function and unpacked there: its structure is not known where the loop is
+        local = all(self.program.enclosing_function(m.cpu_node) is home for m in mixes)
+        if local and isinstance(origin, (ast.For, ast.AsyncFor, ast.Call)):
             target = origin.target if isinstance(origin, (ast.For, ast.AsyncFor)) else None
             stmt = None if target is not None else self.program.enclosing_stmt(origin)
             if target is None and isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
@@ -254,8 +288,7 @@ class Judge:
         if target is None:
             return []
         elts: list[ast.expr] = [target]
-        if isinstance(origin, (ast.For, ast.AsyncFor)) and isinstance(origin.iter, ast.Call) and \
-                isinstance(origin.iter.func, ast.Name) and origin.iter.func.id == "enumerate" and \
+        if isinstance(origin, (ast.For, ast.AsyncFor)) and self._enumerated(origin.iter) and \
                 isinstance(target, ast.Tuple) and len(target.elts) == 2:
             elts = [target.elts[1]]  # skip the counter
         names: list[str] = []
@@ -266,7 +299,19 @@ class Judge:
             elif isinstance(t, (ast.Tuple, ast.List)):
                 elts = list(t.elts) + elts
         used = {n.id for m in mixes for n in ast.walk(m.cpu_node) if isinstance(n, ast.Name)}
+        names = [n for n in names if n != "_"]  # a part the loop throws away needs no move
         return [n for n in names if n in used] or names
+
+    @staticmethod
+    def _enumerated(it: ast.expr) -> bool:
+        """``enumerate(loader)``, also wrapped: ``tqdm(enumerate(loader), total=...)``."""
+        while isinstance(it, ast.Call) and isinstance(it.func, (ast.Name, ast.Attribute)):
+            if isinstance(it.func, ast.Name) and it.func.id == "enumerate":
+                return True
+            if not it.args:
+                return False
+            it = it.args[0]
+        return False
 
     def _move_line(self, names: list[str], mixes: list[ev.Mix], via: str | None) -> str:
         if len(names) == 1:
@@ -503,9 +548,29 @@ class Judge:
             node = parent
         names = {n.attr if isinstance(n, ast.Attribute) else n.id for t in tests for n in ast.walk(t)
                  if isinstance(n, (ast.Attribute, ast.Name))}
-        if any(n == "is_available" or re.search(r"cuda|gpu|mps", n, re.IGNORECASE) for n in names):
+        keys = {dotted(n) for t in tests for n in ast.walk(t) if isinstance(n, (ast.Attribute, ast.Name))}
+        if names & AVAILABILITY_CALLS or keys & self._availability_flags():
             return names
         return set()
+
+    def _availability_flags(self) -> set[str | None]:
+        """Names assigned from an availability check: ``use_cuda = not args.no_cuda and
+        torch.cuda.is_available()``, ``args.cuda = ...``. ``if args.gpu >= 0`` is the user's choice instead."""
+        flags: set[str | None] = set()
+        assigns = [n for n in ast.walk(self.program.tree) if isinstance(n, (ast.Assign, ast.AnnAssign)) and n.value]
+        for _ in range(3):
+            grown = set(flags)
+            for a in assigns:
+                value = a.value
+                assert value is not None
+                if any((isinstance(n, ast.Attribute) and n.attr in AVAILABILITY_CALLS) or
+                       (isinstance(n, (ast.Name, ast.Attribute)) and dotted(n) in flags) for n in ast.walk(value)):
+                    targets = a.targets if isinstance(a, ast.Assign) else [a.target]
+                    grown |= {dotted(t) for t in targets if dotted(t)}
+            if grown == flags:
+                break
+            flags = grown
+        return flags
 
     # -- environment, multi-GPU ----------------------------------------------------------------------
     def env_settings(self) -> None:
@@ -545,8 +610,8 @@ class Judge:
     def loaders(self) -> None:
         notebook = self.src.kind == "notebook"
         for e in (x for x in self.events if isinstance(x, ev.LoaderCreated)):
-            if e.in_memory or e.dataset.place.value == "device":
-                continue
+            if e.in_memory or e.device_batches:
+                continue  # nothing to load, or CUDA tensors made in the loader: workers/pinning would break it
             kw = {k.arg: k.value for k in e.call.keywords if k.arg}
             if any(k.arg is None for k in e.call.keywords):
                 continue  # **loader_kwargs: the settings are elsewhere
@@ -595,7 +660,8 @@ class Judge:
     def syncs(self) -> None:
         by_stmt: dict[ast.stmt, list[ev.Sync]] = {}
         for e in (x for x in self.events if isinstance(x, ev.Sync)):
-            by_stmt.setdefault(e.stmt, []).append(e)
+            if not self._feeds_next_input(e):
+                by_stmt.setdefault(e.stmt, []).append(e)
         for stmt, items in by_stmt.items():
             whats: list[str] = []
             for i in items:
@@ -606,6 +672,30 @@ class Judge:
                        "to finish and copies to the host, so the CPU cannot queue the next step ahead")
             self.add(items[0].node, "host_device_sync_in_loop", Severity.WARNING, message,
                      self._sync_fix(stmt, items[0]))
+
+    def _feeds_next_input(self, sync: ev.Sync) -> bool:
+        """Is the synced value what the host needs to make the loop's next input: an action handed to
+        ``env.step()`` whose observation becomes the next tensor, a sampled token fed back? Then the loop
+        cannot run ahead of the GPU whatever the script does, and the sync is not a finding."""
+        if not isinstance(sync.stmt, ast.Assign) or sync.loop is None:
+            return False
+        names = {n.id for t in sync.stmt.targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+        assigns = [n for n in ast.walk(sync.loop) if isinstance(n, ast.Assign) and n is not sync.stmt]
+        for _ in range(3):  # action -> env.step(action) -> observation -> torch.as_tensor(observation)
+            grown = set(names)
+            for a in assigns:
+                if any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(a.value)):
+                    grown |= {n.id for t in a.targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+            if grown == names:
+                break
+            names = grown
+        symbols = self.program.symbols
+        for node in ast.walk(sync.loop):
+            if isinstance(node, ast.Call) and torch_attr(symbols.qualname(node.func), "torch") in FACTORIES:
+                parts = [*node.args, *(k.value for k in node.keywords)]
+                if any(isinstance(n, ast.Name) and n.id in names for a in parts for n in ast.walk(a)):
+                    return True
+        return False
 
     def _sync_fix(self, stmt: ast.stmt, sync: ev.Sync) -> CodeChange:
         lines = self.edit.statement_lines(stmt)
@@ -660,10 +750,15 @@ class Judge:
             self.add(forward, "amp_tf32_not_used", Severity.INFO, message, fix)
             return
         stmt = loop.loop
+        node: ast.AST | None = stmt
+        while node is not None and not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
+            if isinstance(node, LOOPS):
+                stmt = node  # a process-wide setting goes before the outermost loop, not inside a loop
+            node = self.program.parents.get(node)
         assert isinstance(stmt, ast.stmt)
         fix = self.edit.insert_before(stmt, ['torch.set_float32_matmul_precision("high")'],
                                       "at least let float32 matmuls use TF32 tensor cores (Ampere and newer)")
-        self.add(stmt, "amp_tf32_not_used", Severity.INFO, message, fix)
+        self.add(loop.loop, "amp_tf32_not_used", Severity.INFO, message, fix)
 
     def _block_of(self, stmt: ast.stmt) -> list[ast.stmt] | None:
         parent = self.program.parents.get(stmt)

@@ -109,6 +109,7 @@ class LoaderCreated:
     call: ast.Call
     dataset: Val
     in_memory: bool
+    device_batches: bool  # its batches may already be on the device (dataset or collate_fn moves them)
 
 
 @dataclass(frozen=True)

@@ -61,7 +61,12 @@ class Editor:
         return self.change(stmt.lineno, before, before + [indent + t for t in new], summary)
 
     def insert_before(self, stmt: ast.stmt, new: list[str], summary: str) -> CodeChange:
-        before = self.statement_lines(stmt)
+        """Add ``new`` above ``stmt``; a compound statement (a whole loop) is shown by its header only."""
+        body: list[ast.stmt] = getattr(stmt, "body", [])
+        if body and body[0].lineno > stmt.lineno:
+            before = [self.line(n) for n in range(stmt.lineno, body[0].lineno)]
+        else:
+            before = self.statement_lines(stmt)
         indent = self.indent(stmt.lineno)
         return self.change(stmt.lineno, before, [indent + t for t in new] + before, summary)
 

@@ -22,6 +22,7 @@ from gpuassist.audit.vocab import (
     DATA_PARALLEL,
     DDP,
     FACTORIES,
+    FULL_REDUCTIONS,
     LAZY_CUDA_CALLS,
     LIKE_FACTORIES,
     LOSS_NAME,
@@ -29,6 +30,7 @@ from gpuassist.audit.vocab import (
     call_name,
     dotted,
     is_conv_model_factory,
+    is_dtype,
     is_loss_class,
     is_model_factory,
     is_weighted_layer,
@@ -109,8 +111,9 @@ class ScopeFlow(Interpreter):
         carried = next((v for _, v in operands if v.kind in (Kind.BATCH, Kind.TENSOR, Kind.LOADER)), None)
         if carried is not None and dev is not None:
             return carried.at(Place.DEVICE if dev.target != "cpu" else Place.CPU)  # to_device(batch, device)
-        if carried is not None and carried.kind is Kind.LOADER and operands and operands[0][1] is carried:
-            return carried  # tqdm(loader), islice(loader, n)
+        first = operands[0][1] if operands else UNKNOWN
+        if first.kind in (Kind.LOADER, Kind.WRAPPER) and (carried is None or carried is first):
+            return first  # tqdm(loader), tqdm(enumerate(loader)), islice(loader, n)
         if dev is not None:
             return Val(via=self.text(next(n for n, v in operands if v is dev)))  # made knowing the device
         return UNKNOWN
@@ -305,9 +308,30 @@ class ScopeFlow(Interpreter):
             return Val(Kind.TENSOR, recv.place, frozenset({node}) if recv.place is Place.CPU else recv.origins)
         if meth == "type_as" and operands:
             return replace(recv, place=operands[0][1].place) if operands[0][1].tensorish else recv
+        if meth == "type" and node.args:
+            place = self.type_place(node.args[0], recv.place)
+            if place is Place.CPU and recv.place is not Place.CPU:  # a CPU copy made here
+                return Val(Kind.TENSOR, Place.CPU, frozenset({node}), scalar=recv.scalar)
+            return replace(recv, place=place)
         if meth in ("get", "pop", "values", "items", "chunk", "split", "unbind", "unsqueeze", "squeeze"):
             return replace(recv, whole=recv.whole if meth in ("items", "values") else False)
+        if meth in FULL_REDUCTIONS and not node.args and not any(k.arg == "dim" for k in node.keywords):
+            return replace(recv, kind=Kind.TENSOR, scalar=True)  # w.sum() is 0-dim: it may meet CUDA tensors
         return replace(recv, scalar=recv.scalar and meth not in ("expand", "repeat"))
+
+    def type_place(self, arg: ast.expr, place: Place) -> Place:
+        """Where ``t.type(arg)`` puts ``t``: a ``torch.cuda.*Tensor`` type moves it to the GPU, a CPU tensor
+        type (``torch.FloatTensor``) to the CPU, a dtype keeps it; anything else (``Tensor =
+        torch.cuda.FloatTensor if cuda else torch.FloatTensor``) is unknown."""
+        q = self.sym.qualname(arg) or ""
+        text = arg.value if isinstance(arg, ast.Constant) and isinstance(arg.value, str) else q
+        if text.startswith("torch.cuda.") and text.endswith("Tensor"):
+            return Place.DEVICE
+        if text.startswith("torch.") and text.endswith("Tensor") and "." not in text[len("torch."):]:
+            return Place.CPU
+        if is_dtype(q):
+            return place
+        return Place.UNKNOWN
 
     # -- torch and other imported names ------------------------------------------------------------
     def torch_or_library_call(self, node: ast.Call, q: str) -> Val:
@@ -385,7 +409,10 @@ class ScopeFlow(Interpreter):
             return UNKNOWN
         if tname is not None and tname[:1].islower():
             operands = self.call_operands(node)
-            return self.tensor_result([v for _, v in operands])  # torch.sigmoid(x), torch.tril(t)
+            result = self.tensor_result([v for _, v in operands])  # torch.sigmoid(x), torch.tril(t)
+            if tname in FULL_REDUCTIONS and len(node.args) == 1 and not node.keywords and result.tensorish:
+                return replace(result, scalar=True)  # torch.sum(w): 0-dim
+            return result
         if name == "print" or q in ("pprint.pprint", "rich.print"):
             return self.builtin_call(node, "print")
         return self.unknown_call(node, self.call_operands(node))
@@ -495,20 +522,28 @@ class ScopeFlow(Interpreter):
         dataset = kw.get("dataset") or (operands[0][1] if operands else UNKNOWN)
         collate = next((k.value for k in node.keywords if k.arg == "collate_fn"), None)
         on_device = (dataset.kind is Kind.DATASET or dataset.tensorish) and dataset.place is not Place.CPU
-        # MyDataset(data, device) from another module may put its samples on the device already
-        place = Place.UNKNOWN if on_device or dataset.via is not None else Place.CPU
-        if collate is not None and self.collate_moves(collate):
-            place = Place.UNKNOWN
+        # MyDataset(data, device) from another module may put its samples on the device already; so may a
+        # collate_fn that moves each batch (and then worker processes and pinning would be wrong, not slow)
+        made_with_device = kw.get("collate_fn", UNKNOWN).via is not None  # partial(fn, device=device)
+        device_batches = on_device or dataset.via is not None or made_with_device or (
+            collate is not None and self.collate_moves(collate))
         in_memory = dataset.target == "in_memory"
-        self.emit(ev.LoaderCreated(node, dataset, in_memory))
-        return Val(Kind.LOADER, place, frozenset({node}))
+        self.emit(ev.LoaderCreated(node, dataset, in_memory, device_batches))
+        return Val(Kind.LOADER, Place.UNKNOWN if device_batches else Place.CPU, frozenset({node}))
 
     def collate_moves(self, collate: ast.expr) -> bool:
-        """A collate_fn of this file that moves tensors (or names a device) yields device batches."""
+        """Does this collate_fn of this file move tensors: a lambda or function that calls ``.to()``/``.cuda()``,
+        ``partial(fn, ...)`` of one, or an instance of a collator class of this file that does."""
         if isinstance(collate, ast.Lambda):
             body: list[ast.AST] = [collate.body]
         elif isinstance(collate, ast.Name) and collate.id in self.program.functions:
             body = list(self.program.functions[collate.id].node.body)
+        elif isinstance(collate, ast.Name) and collate.id in self.program.classes:
+            body = [self.program.classes[collate.id].node]
+        elif isinstance(collate, ast.Call) and collate.args and call_name(collate) == "partial":
+            return self.collate_moves(collate.args[0])
+        elif isinstance(collate, ast.Call):
+            return self.collate_moves(collate.func)  # Collator(pad_id=0): its class
         else:
             return False
         for root in body:

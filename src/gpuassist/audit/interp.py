@@ -28,6 +28,18 @@ from gpuassist.audit.vocab import (
 )
 
 DEVICE_STRING = re.compile(r"^(cuda|mps|xpu|cpu)(:\d+)?$")
+CLOCKS = frozenset({"time.time", "time.perf_counter", "time.monotonic", "time.time_ns", "time.perf_counter_ns",
+                    "time.monotonic_ns", "datetime.datetime.now", "timeit.default_timer"})
+DEVICE_PREFIX = re.compile(r"^(cuda|mps|xpu):$")  # f"cuda:{local_rank}"
+
+
+def device_prefix(e: ast.JoinedStr) -> str | None:
+    """``"cuda"`` for ``f"cuda:{rank}"``: an f-string that names a device with its index filled in."""
+    head = e.values[0] if e.values else None
+    if len(e.values) == 2 and isinstance(head, ast.Constant) and isinstance(head.value, str):
+        m = DEVICE_PREFIX.match(head.value)
+        return m.group(1) if m else None
+    return None
 
 
 class Host(Protocol):
@@ -79,6 +91,7 @@ class Interpreter:
         self.cond = 0
         self.device_ctx = 0
         self.loops: list[ast.AST] = []
+        self.counters: dict[ast.AST, str] = {}  # loop -> its step counter (``for i, batch in enumerate(...)``)
         self.returns: list[Val] = []
         self.moved: set[str] = set()
         self.cuda_init: ast.AST | None = None
@@ -229,6 +242,8 @@ class Interpreter:
                 return True
             if isinstance(n, ast.Constant) and isinstance(n.value, str) and DEVICE_STRING.match(n.value):
                 return True
+            if isinstance(n, ast.JoinedStr) and device_prefix(n):
+                return True
             if isinstance(n, ast.Attribute) and n.attr == "device":
                 return True
         return False
@@ -251,6 +266,9 @@ class Interpreter:
                         and not self.program.device_loaders:
                     it = Val(Kind.LOADER, Place.CPU)  # a loader from a helper we cannot see into
             self.bind(s.target, self.item(it, s), s)
+            counter = s.target.elts[0] if isinstance(s.target, ast.Tuple) and s.target.elts else None
+            if isinstance(counter, ast.Name) and it.kind is Kind.WRAPPER and it.target == "enumerate":
+                self.counters[s] = counter.id  # also through tqdm(enumerate(loader)) or a name bound to it
         step = s in self.program.step_loops
         self.cond += 1
         self.step_depth += step
@@ -294,9 +312,14 @@ class Interpreter:
             self.periodic -= periodic
 
     def is_periodic(self, test: ast.expr) -> bool:
-        """``if step % 100 == 0:`` (or ``i == len(loader) - 1``): runs now and then, not every step."""
+        """``if step % 100 == 0:`` (or ``i == len(loader) - 1``, or ``time.time() - last > 10``): runs now and
+        then, not every step."""
         return any(isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mod) for n in ast.walk(test)) or any(
-            isinstance(n, ast.Compare) and any(isinstance(op, ast.Eq) for op in n.ops) for n in ast.walk(test))
+            isinstance(n, ast.Compare) and any(isinstance(op, ast.Eq) for op in n.ops) for n in ast.walk(test)) or any(
+            isinstance(n, ast.Compare) and self.reads_clock(n) for n in ast.walk(test))
+
+    def reads_clock(self, node: ast.AST) -> bool:
+        return any(isinstance(n, ast.Call) and (self.sym.qualname(n.func) or "") in CLOCKS for n in ast.walk(node))
 
     def branches(self, bodies: list[list[ast.stmt]], first_periodic: bool = False) -> None:
         before = dict(self.env)
@@ -476,7 +499,8 @@ class Interpreter:
         for v in e.values:
             if isinstance(v, ast.FormattedValue):
                 self.expr(v.value)
-        return UNKNOWN
+        target = device_prefix(e)
+        return device(target) if target else UNKNOWN
 
     def comprehension(self, e: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp) -> Val:
         saved = self.env
@@ -555,6 +579,8 @@ class Interpreter:
         key = dotted(f.value)
         if key is not None and self.ctx.func is not None and key in [*self.ctx.func.params, "self"]:
             self.moved.add(key)  # Module.to() moves the caller's object too
+        if recv.tensorish and not accelerator:  # a copy made here: this call is where it comes from
+            return Val(Kind.TENSOR, Place.CPU, frozenset({node}), via=via, scalar=recv.scalar)
         return recv.at(Place.DEVICE if accelerator else Place.CPU, via)
 
     def move_target(self, node: ast.Call, meth: str) -> tuple[str | None, str]:
@@ -590,6 +616,8 @@ class Interpreter:
 
     def step_counter(self) -> str | None:
         for loop in reversed(self.loops):
+            if loop in self.counters:
+                return self.counters[loop]
             if isinstance(loop, (ast.For, ast.AsyncFor)):
                 t = loop.target
                 if isinstance(t, ast.Tuple) and t.elts and isinstance(t.elts[0], ast.Name) and \

@@ -33,6 +33,9 @@ COMBINING_METHODS = frozenset({
     "scatter_", "scatter_add", "scatter_add_", "lerp", "lerp_", "addcmul", "addcmul_", "addcdiv", "addcdiv_",
     "expand_as", "dot",
 })
+# Reductions that give a 0-dim tensor when no dim is given (``w.sum()``, ``torch.mean(w)``).
+FULL_REDUCTIONS = frozenset({"sum", "mean", "max", "min", "prod", "norm", "std", "var", "all", "any", "amax", "amin",
+                             "median", "nansum", "nanmean", "count_nonzero", "argmax", "argmin"})
 # Methods that wait for the device and copy to the host.
 SYNC_METHODS = frozenset({"item", "cpu", "numpy", "tolist"})
 # Tensor attributes that are the same tensor (or a view of it).
