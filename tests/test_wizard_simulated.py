@@ -226,3 +226,17 @@ def test_every_scenario_replays_to_an_ok_or_explained_runtime_step() -> None:
         assert report is not None
         facts = Facts(dict(report.facts.items()))
         assert facts.value("bench.results") and facts.value("sweep.best")
+
+
+def test_when_the_verdict_is_about_speed_the_summary_first_says_the_gpu_is_usable() -> None:
+    from gpuassist.report.render import verdict
+    from gpuassist.wizard.display import usable_line
+
+    two = run_flow("healthy-2x-a100-server").report()
+    assert two is not None and two.findings[0].step in ("placement", "dataloader", "benchmark")
+    assert usable_line(two) == "PyTorch can use 2 × NVIDIA A100 80GB PCIe"
+    riser = run_flow("pcie-x1-riser").report()
+    assert riser is not None and verdict(riser).headline == riser.findings[0].title
+    assert usable_line(riser) == "PyTorch can use NVIDIA GeForce RTX 4090"
+    broken = run_flow("cpu-only-build-rtx4090").report()
+    assert broken is not None and usable_line(broken) is None  # the diagnosis itself found the problem

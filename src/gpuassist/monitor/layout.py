@@ -21,7 +21,7 @@ from gpuassist.monitor.sampler import Marker
 MIN_SPAN_S = 10.0
 MAX_SPAN_S = 300.0
 MIN_BAND_S = 0.15
-STEP_ORDER = ["environment", "placement", "dataloader", "benchmark", "driver", "wheel"]
+STEP_ORDER = ["environment", "placement", "dataloader", "benchmark", "driver", "wheel", "script"]
 
 
 @dataclass(frozen=True)

@@ -372,6 +372,8 @@ class MonitorView(QWidget):
             return []
         title = "Live monitor: CPU, RAM" + (" and GPU" if len(self.plots) > 2 else "") + \
                 f" during the run ({self.monitor.label}); shaded bands are the wizard steps"
+        if self.band_list:  # the image carries tags ("4") in narrow bands: name them under it
+            title += " — " + "; ".join(b.legend for b in self.band_list)
         return [{"title": title, "png_base64": base64.b64encode(png).decode("ascii")}]
 
     def stop(self) -> None:

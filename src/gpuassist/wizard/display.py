@@ -651,4 +651,11 @@ def usable_line(report: Any) -> str | None:
     if any(f.severity.rank <= 1 for f in diagnosis):
         return None
     plain = verdict(Report(report.facts, diagnosis, [], {}, dict(report.meta)))
-    return plain.headline if plain.severity == "ok" and "can use" in plain.headline else None
+    if plain.severity != "ok" or "can use" not in plain.headline:
+        return None
+    names = [str(d.get("name")) for d in report.facts.value("devices", []) or [] if isinstance(d, dict)]
+    if len(names) > 1 and len(set(names)) < len(names):  # "2 × NVIDIA A100 80GB PCIe", not the name twice
+        counted = {n: names.count(n) for n in dict.fromkeys(names)}
+        listed = ", ".join(f"{k} × {n}" if k > 1 else n for n, k in counted.items())
+        return f"PyTorch can use {listed}"
+    return plain.headline

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import os
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -210,6 +211,9 @@ def run_script_audit(ctx: StepContext, on_event: OnEvent, cancel: threading.Even
     except AuditInputError as exc:
         return StepResult(StepStatus.ERROR, reason=str(exc))
     findings = result.to_findings()
+    for f in findings:  # "train.py:24:9: ..." reads better on a card than the whole path (it is in the facts)
+        if f.title.startswith(path + ":"):
+            f.title = os.path.basename(path) + f.title[len(path):]
     notes = [n for f in result.files for n in f.notes]
     facts = {"audit.script": path, "audit.files": [f.to_json() for f in result.files],
              "audit.summary": result.counts()}
