@@ -380,6 +380,24 @@ model.to(device)
     assert ids(code) == [(9, "tensors_on_different_devices", "error")]
 
 
+def test_a_layer_replaced_after_the_move_is_fine_once_the_model_is_moved_again() -> None:
+    code = """
+import torch
+import torchvision
+from torch import nn
+device = torch.device("cuda")
+model = torchvision.models.resnet18().to(device)
+model.fc = nn.Linear(model.fc.in_features, 2)
+model = model.to(device)
+out = model(torch.randn(1, 3, 224, 224, device=device))
+"""
+    assert [i for i in ids(code) if i[2] == "error"] == []
+    run_first = code.replace("model = model.to(device)\nout = model(", "out = model(") + "model = model.to(device)\n"
+    assert [i for i in ids(run_first) if i[2] == "error"] == [(7, "tensors_on_different_devices", "error")]
+    never = code.replace("model = model.to(device)\n", "")
+    assert [i for i in ids(never) if i[2] == "error"] == [(7, "tensors_on_different_devices", "error")]
+
+
 def test_gpu_code_elsewhere_in_a_file_does_not_condemn_a_cpu_function() -> None:
     code = """
 import torch

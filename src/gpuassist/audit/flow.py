@@ -80,6 +80,7 @@ class ScopeFlow(Interpreter):
 
     def model_call(self, node: ast.Call, f: ast.expr, model: Val, operands: list[tuple[ast.expr, Val]]) -> Val:
         operands = self.flatten(operands)  # model(x, (h0, c0)): the state tuple goes in too
+        self.settle_late(dotted(f), report=True)  # it runs with the CPU layer in it
         if model.origins:
             self.emit(ev.ModelUsed(model.origins))
         if self.step_depth and self.loops and self.loops[-1] not in self.step_forward and self.stmt_now:
@@ -105,6 +106,7 @@ class ScopeFlow(Interpreter):
             if v.kind is Kind.MODEL and v.origins:
                 self.emit(ev.ModelEscaped(v.origins))
                 key = dotted(n)
+                self.settle_late(key, report=False)
                 if key is not None:
                     self.env[key] = replace(v, place=Place.UNKNOWN)
         dev = next((v for _, v in operands if v.kind is Kind.DEVICE), None)
@@ -212,10 +214,12 @@ class ScopeFlow(Interpreter):
                 self.emit(ev.ModelPlaced(v.origins, self.ctx.scope, True))
                 self.host.placed_now.update(v.origins)
                 key = dotted(arg) if arg is not None else None
+                self.settle_late(key, report=False)
                 if key is not None:
                     self.env[key] = v.at(Place.DEVICE)
         if "self" in summary.moved_params and receiver is not None:
             key = dotted(receiver)
+            self.settle_late(key, report=False)
             v = self.lookup(key) if key else None
             if key and v is not None and v.kind is Kind.MODEL:
                 self.env[key] = v.at(Place.DEVICE)
@@ -346,6 +350,9 @@ class ScopeFlow(Interpreter):
             return device("dynamic")
         if q.startswith("torch.cuda."):
             return self.cuda_call(node, q)
+        if q == "torch.accelerator.current_accelerator":  # the CUDA/MPS/XPU device, None without one
+            self.call_operands(node)
+            return device("fallback")
         if q == "torch.set_default_device":
             self.call_operands(node)
             return UNKNOWN

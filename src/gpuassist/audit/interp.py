@@ -92,6 +92,7 @@ class Interpreter:
         self.device_ctx = 0
         self.loops: list[ast.AST] = []
         self.counters: dict[ast.AST, str] = {}  # loop -> its step counter (``for i, batch in enumerate(...)``)
+        self.late: dict[str, ev.LateSubmodule] = {}  # model key -> a CPU layer set on it after it was moved
         self.returns: list[Val] = []
         self.moved: set[str] = set()
         self.cuda_init: ast.AST | None = None
@@ -115,6 +116,15 @@ class Interpreter:
 
     def run(self, body: list[ast.stmt]) -> None:
         self.block(body)
+        for key in list(self.late):
+            self.settle_late(key, report=True)
+
+    def settle_late(self, key: str | None, *, report: bool) -> None:
+        """A layer set on a moved model stays a finding unless the model is moved again (or handed to code
+        that may move it) before it runs: ``model.fc = nn.Linear(...)`` then ``model = model.to(device)``."""
+        late = self.late.pop(key, None) if key is not None else None
+        if late is not None and report:
+            self.emit(late)
 
     def block(self, stmts: list[ast.stmt]) -> None:
         for s in stmts:
@@ -198,7 +208,8 @@ class Interpreter:
             if base is not None and base.kind is Kind.MODEL and value.kind is Kind.MODEL and value.origins:
                 if base.place is Place.DEVICE and value.place is Place.CPU and stmt is not None \
                         and not (self.ctx.module_cls and dotted(target.value) == "self"):
-                    self.emit(ev.LateSubmodule(stmt, target, dotted(target.value) or "", base))
+                    owner = dotted(target.value) or ""
+                    self.late[owner] = ev.LateSubmodule(stmt, target, owner, base)
                 self.emit(ev.ModelEscaped(value.origins))  # it is part of the parent model now
             elif base is not None and base.kind is Kind.MODEL and base.origins and stmt is not None and \
                     value.place is not Place.CPU and not isinstance(getattr(stmt, "value", None), ast.Constant):
@@ -419,6 +430,8 @@ class Interpreter:
         base = self.expr(e.value)
         if e.attr == "device":
             return device("dynamic")
+        if e.attr == "type" and base.kind is Kind.DEVICE:
+            return base  # device.type ("cuda") names the same device for .to() and autocast
         if base.tensorish:
             if e.attr in SAME_TENSOR_ATTRS:
                 return base
@@ -579,6 +592,8 @@ class Interpreter:
         key = dotted(f.value)
         if key is not None and self.ctx.func is not None and key in [*self.ctx.func.params, "self"]:
             self.moved.add(key)  # Module.to() moves the caller's object too
+        if accelerator:
+            self.settle_late(key, report=False)
         if recv.tensorish and not accelerator:  # a copy made here: this call is where it comes from
             return Val(Kind.TENSOR, Place.CPU, frozenset({node}), via=via, scalar=recv.scalar)
         return recv.at(Place.DEVICE if accelerator else Place.CPU, via)

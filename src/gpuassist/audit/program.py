@@ -273,8 +273,10 @@ class Program:
         for node in ast.walk(self.tree):
             if isinstance(node, ast.Assign):
                 for t in node.targets:
-                    if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Attribute) and \
-                            t.value.attr == "cudnn":
+                    # torch.backends.cudnn.benchmark, or cudnn.benchmark after `import torch.backends.cudnn as cudnn`
+                    if isinstance(t, ast.Attribute) and (
+                            (isinstance(t.value, ast.Attribute) and t.value.attr == "cudnn")
+                            or self.symbols.qualname(t.value) == "torch.backends.cudnn"):
                         value = node.value.value if isinstance(node.value, ast.Constant) else True
                         if t.attr == "benchmark":
                             benchmark = bool(value)
