@@ -79,7 +79,8 @@ class ScopeFlow(Interpreter):
         return self.unknown_call(node, operands)
 
     def model_call(self, node: ast.Call, f: ast.expr, model: Val, operands: list[tuple[ast.expr, Val]]) -> Val:
-        operands = self.flatten(operands)  # model(x, (h0, c0)): the state tuple goes in too
+        host = self.host_inputs(node, model)
+        operands = self.flatten([(n, v) for n, v in operands if n not in host])  # model(x, (h0, c0)): all of it
         self.settle_late(dotted(f), report=True)  # it runs with the CPU layer in it
         if model.origins:
             self.emit(ev.ModelUsed(model.origins))
@@ -99,6 +100,21 @@ class ScopeFlow(Interpreter):
                     break
         place = model.place if model.place is not Place.UNKNOWN else Place.UNKNOWN
         return Val(Kind.TENSOR, place, frozenset({node}), via=model.via)
+
+    def host_inputs(self, node: ast.Call, model: Val) -> set[ast.expr]:
+        """Arguments of a call of this file's module that its forward() takes on the CPU on purpose
+        (``model(text, lengths)`` with ``pack_padded_sequence(..., lengths)`` inside)."""
+        forward = self.program.method(model.cls, "forward") if model.cls else None
+        if forward is None:
+            return set()
+        host = self.program.host_params(forward)
+        out: set[ast.expr] = set()
+        for param, arg in zip(forward.params, node.args, strict=False):
+            if isinstance(arg, ast.Starred):
+                break
+            if param in host:
+                out.add(arg)
+        return out | {k.value for k in node.keywords if k.arg in host}
 
     def unknown_call(self, node: ast.Call, operands: list[tuple[ast.expr, Val]]) -> Val:
         """A call we cannot see into: a model passed in may be moved there; batch + device means moved."""

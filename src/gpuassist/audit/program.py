@@ -29,6 +29,12 @@ from gpuassist.audit.vocab import (
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 LOOPS = (ast.For, ast.AsyncFor, ast.While)
 SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+# Where forward() may take a CPU tensor although the module is on the GPU: APIs that want the host copy
+# (packed sequences need CPU lengths), reads of its shape, its own .to()/.cpu(), builtins that read it.
+HOST_INPUT_CALLS = frozenset({"torch.nn.utils.rnn.pack_padded_sequence", "torch.nn.utils.rnn.pack_sequence"})
+HOST_INPUT_METHODS = frozenset({"to", "cuda", "cpu", "tolist", "numpy", "item", "size", "dim", "numel"})
+HOST_INPUT_ATTRS = frozenset({"shape", "dtype", "ndim", "device", "is_cuda"})
+HOST_INPUT_BUILTINS = frozenset({"len", "int", "float", "list", "range", "max", "min", "sorted", "isinstance"})
 # Methods of an nn.Module that run at construction (before any .to()), not per forward call.
 DEVICE_LOADER_LIBS = frozenset({"nvidia", "ffcv", "dali"})
 CONSTRUCTION_METHODS = frozenset({"__init__", "reset_parameters", "_init_weights", "init_weights",
@@ -109,6 +115,7 @@ class Program:
                 self.parents[child] = node
         self.classes: dict[str, ClassInfo] = {}
         self.functions: dict[str, FuncInfo] = {}  # plain functions by name (nested ones too; last wins)
+        self._host_params: dict[ast.AST, frozenset[str]] = {}
         self._collect_definitions()
         self.step_functions = self._step_functions()
         self.step_loops = {n for n in ast.walk(tree) if isinstance(n, LOOPS) and self._has_step(n.body + n.orelse)}
@@ -184,6 +191,45 @@ class Program:
         for info in self.classes.values():
             out += [FuncInfo(m, info) for m in info.methods.values()]
         return out
+
+    def host_params(self, func: FuncInfo) -> frozenset[str]:
+        """Parameters of a forward() that may be CPU tensors when the module is on the GPU: forward moves
+        them itself (``lengths = lengths.to(x.device)``), or only reads their shape, hands them to an API that
+        wants them on the host (``pack_padded_sequence(emb, lengths)``), or copies them out (``.tolist()``)."""
+        cached = self._host_params.get(func.node)
+        if cached is not None:
+            return cached
+        out = set()
+        for name in func.params:
+            uses = [n for n in ast.walk(func.node) if isinstance(n, ast.Name) and n.id == name
+                    and isinstance(n.ctx, ast.Load)]
+            if self._moves_name(func.node, name) or all(self._host_use(n) for n in uses):
+                out.add(name)
+        self._host_params[func.node] = frozenset(out)
+        return self._host_params[func.node]
+
+    def _moves_name(self, func: FunctionNode, name: str) -> bool:
+        for node in ast.walk(func):
+            if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
+                for call in ast.walk(node.value):
+                    if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and \
+                            call.func.attr in ("to", "cuda") and isinstance(call.func.value, ast.Name) and \
+                            call.func.value.id == name:
+                        return True
+        return False
+
+    def _host_use(self, use: ast.Name) -> bool:
+        parent = self.parents.get(use)
+        if isinstance(parent, ast.Attribute):
+            call = self.parents.get(parent)
+            return parent.attr in HOST_INPUT_ATTRS or (
+                parent.attr in HOST_INPUT_METHODS and isinstance(call, ast.Call) and call.func is parent)
+        if isinstance(parent, ast.keyword):
+            parent = self.parents.get(parent)
+        if isinstance(parent, ast.Call) and use is not parent.func:
+            return (self.symbols.qualname(parent.func) in HOST_INPUT_CALLS or
+                    (isinstance(parent.func, ast.Name) and parent.func.id in HOST_INPUT_BUILTINS))
+        return isinstance(parent, ast.Compare) and all(isinstance(op, (ast.Is, ast.IsNot)) for op in parent.ops)
 
     def enclosing_function(self, node: ast.AST) -> FunctionNode | None:
         cur = self.parents.get(node)
