@@ -22,7 +22,6 @@ from PySide6.QtWidgets import (
 
 from gpuassist.findings import Finding
 from gpuassist.ui.style import BORDER, mono_font
-from gpuassist.wizard.display import show
 
 
 def wrap_label(text: str, name: str = "", *, selectable: bool = True, rich: bool = False) -> QLabel:
@@ -110,6 +109,8 @@ class FindingCard(QFrame):
 
         self.evidence_box: QWidget | None = None
         if finding.evidence:
+            from gpuassist.wizard.display import show  # facts in words; loaded with the first card (start-up)
+
             self.toggle = QToolButton()
             self.toggle.setObjectName("evidenceToggle")
             self.toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)

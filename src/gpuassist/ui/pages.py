@@ -7,7 +7,7 @@ finding cards, worst first. The summary page leads with the verdict and the root
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
@@ -25,11 +25,12 @@ from PySide6.QtWidgets import (
 
 from gpuassist.findings import OK_COLOUR, OK_ICON
 from gpuassist.report.model import Report
-from gpuassist.ui.blocks import widget_for
 from gpuassist.ui.cards import FindingCard, clear_layout, wrap_label
 from gpuassist.wizard import StepState, StepStatus
-from gpuassist.wizard.display import Block, usable_line
 from gpuassist.wizard.steps import QUESTIONS
+
+if TYPE_CHECKING:  # the page blocks load with the first page that shows measurements (start-up budget)
+    from gpuassist.wizard.display import Block
 
 STAGE_NAMES = {
     # the probe (Environment, Driver, Wheel)
@@ -180,8 +181,8 @@ class StepPage(QWidget):
         self.body.addLayout(head)
         question = QUESTIONS.get(step_id)
         if question:
-            self.body.addWidget(wrap_label(question, "question"))
-        self.body.addWidget(wrap_label(explanation, "explanation"))
+            self.body.addWidget(wrap_label(question, "question", selectable=False))
+        self.body.addWidget(wrap_label(explanation, "explanation", selectable=False))
         self.header_slot = QVBoxLayout()  # what a step needs chosen before it runs (the script to audit)
         self.body.addLayout(self.header_slot)
         self.progress = Progress()
@@ -277,6 +278,8 @@ class StepPage(QWidget):
         seconds = state.result.seconds if state.result else None
         self._add_cards(state.findings)
         if blocks and state.status is not StepStatus.PENDING:
+            from gpuassist.ui.blocks import widget_for
+
             for block in blocks:
                 self.content.addWidget(widget_for(block))
         self.blocks = list(blocks or [])
@@ -365,6 +368,7 @@ class SummaryPage(QWidget):
                                             "a report or paste collect_env output to read someone else's."))
             return
         from gpuassist.report.render import verdict  # not needed before there is a report (start-up)
+        from gpuassist.wizard.display import usable_line
 
         v = verdict(report)
         self.verdict_headline = v.headline

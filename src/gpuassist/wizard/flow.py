@@ -350,27 +350,28 @@ class Flow:
     def key_facts(self, step_id: str) -> list[tuple[str, str]]:
         """(label, shown value) of the facts a step's page lists, from the report so far; keys nobody
         collected are left out (a paste may not say everything)."""
-        from gpuassist.wizard.display import show
-        from gpuassist.wizard.steps import KEY_FACTS
-
         if self.state(step_id).status in (StepStatus.PENDING, StepStatus.RUNNING):
             return []
         report = self.report()
         if report is None:
             return []
+        from gpuassist.wizard.display import show
+        from gpuassist.wizard.steps import KEY_FACTS
+
         return [(label, show(key, report.facts[key])) for label, key in KEY_FACTS.get(step_id, [])
                 if key in report.facts]
 
     def details(self, step_id: str) -> list[Any]:
         """What the step's page shows under its findings (:mod:`gpuassist.wizard.display` blocks: tables of
         the measurements, what is absent and why), from the report so far."""
+        if self.state(step_id).status in (StepStatus.PENDING, StepStatus.RUNNING):
+            return []
+        report = self.report()
+        if report is None:
+            return []
         from gpuassist.wizard.display import step_blocks
 
-        facts = self.key_facts(step_id)
-        report = self.report()
-        if report is None or self.state(step_id).status in (StepStatus.PENDING, StepStatus.RUNNING):
-            return []
-        return step_blocks(step_id, report.facts, facts)
+        return step_blocks(step_id, report.facts, self.key_facts(step_id))
 
     def summary_status(self) -> StepStatus:
         with self._lock:
