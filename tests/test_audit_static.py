@@ -398,6 +398,23 @@ out = model(torch.randn(1, 3, 224, 224, device=device))
     assert [i for i in ids(never) if i[2] == "error"] == [(7, "tensors_on_different_devices", "error")]
 
 
+def test_inputs_forward_takes_on_the_cpu_on_purpose_are_not_judged_the_others_are() -> None:
+    packed = (DATA / "ok_packed_sequences.py").read_text()
+    moved = "        text, labels = text.to(device, non_blocking=True), labels.to(device, non_blocking=True)\n"
+    assert moved in packed
+    [f] = [f for f in audit_text(packed.replace(moved, "        labels = labels.to(device)\n"))
+           if f.severity is Severity.ERROR]
+    assert f.message.startswith("`text` comes from `train_loader`")  # `lengths` stays on the CPU: right
+    assert f.fix.after[-1].strip() == "text = text.to(device)"
+    detectron = (DATA / "ok_detectron_style.py").read_text()
+    own_move = '[x["image"].to(self.device, non_blocking=True) for x in batched_inputs]'
+    assert own_move in detectron
+    labels = 'torch.stack([x["label"] for x in batched_inputs])'
+    unmoved = detectron.replace(own_move, '[x["image"] for x in batched_inputs]').replace(
+        f"{labels}.to(self.device)", labels)
+    assert [(f.id, f.severity) for f in audit_text(unmoved)] == [("tensors_on_different_devices", Severity.ERROR)]
+
+
 def test_gpu_code_elsewhere_in_a_file_does_not_condemn_a_cpu_function() -> None:
     code = """
 import torch

@@ -209,13 +209,18 @@ class Program:
         return self._host_params[func.node]
 
     def _moves_name(self, func: FunctionNode, name: str) -> bool:
+        """Does ``func`` move (part of) ``name`` itself: ``x.to(dev)``, ``batch["image"].to(self.device)``,
+        ``[d["image"].to(self.device) for d in batched_inputs]``?"""
+        derived = {name}
         for node in ast.walk(func):
-            if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
-                for call in ast.walk(node.value):
-                    if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and \
-                            call.func.attr in ("to", "cuda") and isinstance(call.func.value, ast.Name) and \
-                            call.func.value.id == name:
-                        return True
+            if isinstance(node, ast.comprehension) and any(
+                    isinstance(n, ast.Name) and n.id == name for n in ast.walk(node.iter)):
+                derived |= {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}
+        for node in ast.walk(func):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                    node.func.attr in ("to", "cuda") and any(
+                    isinstance(n, ast.Name) and n.id in derived for n in ast.walk(node.func.value)):
+                return True
         return False
 
     def _host_use(self, use: ast.Name) -> bool:
