@@ -415,6 +415,18 @@ def test_inputs_forward_takes_on_the_cpu_on_purpose_are_not_judged_the_others_ar
     assert [(f.id, f.severity) for f in audit_text(unmoved)] == [("tensors_on_different_devices", Severity.ERROR)]
 
 
+def test_a_cpu_device_beside_a_gpu_one_is_deliberate() -> None:
+    export = """
+def export(path="model.onnx"):
+    device = torch.device("cpu")
+    model.to(device).eval()
+    torch.onnx.export(model, torch.randn(1, 4, device=device), path)
+"""
+    assert ids(TRAIN + export) == []  # TRAIN picks the GPU; the export runs on the CPU on purpose
+    cpu_only = TRAIN.replace('"cuda" if torch.cuda.is_available() else "cpu"', '"cpu"')
+    assert (4, "workload_left_on_cpu", "warning") in ids(cpu_only + export)
+
+
 def test_gpu_code_elsewhere_in_a_file_does_not_condemn_a_cpu_function() -> None:
     code = """
 import torch

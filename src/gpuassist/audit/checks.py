@@ -488,11 +488,15 @@ class Judge:
         for d in self.devices:
             groups.setdefault((d.scope, d.key), []).append(d)
         fallback_reported = False
+        # a script that picks a GPU elsewhere means this CPU device (an export, a CPU-side step) as it is
+        picks_gpu = any(d.target in CONCRETE_ACCELERATORS or (  # or torch.device(args.device): the user's choice
+            d.target == "dynamic" and isinstance(d.value_node, ast.Call)
+            and self.program.symbols.qualname(d.value_node.func) == "torch.device") for d in self.devices)
         for (_, key), items in groups.items():
             targets = {d.target for d in items}
             name = key.split(".")[-1]
             if targets == {"cpu"} and DEVICE_NAME.match(name) and "cpu" not in name.lower() \
-                    and self._moves_to(key):
+                    and self._moves_to(key) and not picks_gpu:
                 hard = next((x for x in items if not x.conditional), None)
                 if hard is None:
                     continue
