@@ -246,6 +246,21 @@ for x, y in train_loader:
         "tensors_on_different_devices", "error")  # the same loop with an ordinary loader
 
 
+def test_a_loader_wrapped_by_a_prefetcher_is_not_judged_but_a_progress_bar_changes_nothing() -> None:
+    loop = TRAIN.replace("loader = torch.utils", "base = torch.utils") + """
+from timm.data import PrefetchLoader
+from tqdm import tqdm
+loader = WRAP(base)
+for step, (x, y) in enumerate(loader):
+    with torch.autocast("cuda"):
+        loss = nn.functional.cross_entropy(model(x), y)
+    loss.backward()
+    opt.step()
+"""
+    assert ids(loop.replace("WRAP", "PrefetchLoader")) == []  # it moves the batches to the GPU itself
+    assert ids(loop.replace("WRAP", "tqdm"))[0][1:] == ("tensors_on_different_devices", "error")
+
+
 def test_data_parallel_wrappers_move_their_inputs() -> None:
     code = """
 import torch

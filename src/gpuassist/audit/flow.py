@@ -25,6 +25,7 @@ from gpuassist.audit.vocab import (
     FULL_REDUCTIONS,
     LAZY_CUDA_CALLS,
     LIKE_FACTORIES,
+    LOADER_PASSTHROUGH,
     LOSS_NAME,
     NON_TENSOR_METHODS,
     call_name,
@@ -131,7 +132,9 @@ class ScopeFlow(Interpreter):
             return carried.at(Place.DEVICE if dev.target != "cpu" else Place.CPU)  # to_device(batch, device)
         first = operands[0][1] if operands else UNKNOWN
         if first.kind in (Kind.LOADER, Kind.WRAPPER) and (carried is None or carried is first):
-            return first  # tqdm(loader), tqdm(enumerate(loader)), islice(loader, n)
+            if call_name(node) in LOADER_PASSTHROUGH:
+                return first  # tqdm(loader), tqdm(enumerate(loader)), islice(loader, n)
+            return Val(Kind.LOADER) if first.kind is Kind.LOADER else UNKNOWN  # PrefetchLoader(loader) moves
         if dev is not None:
             return Val(via=self.text(next(n for n, v in operands if v is dev)))  # made knowing the device
         return UNKNOWN

@@ -69,6 +69,9 @@ DATA_PARALLEL = frozenset({"torch.nn.DataParallel", "torch.nn.parallel.DataParal
                            "torch.nn.parallel.data_parallel.DataParallel"})
 DDP = frozenset({"torch.nn.parallel.DistributedDataParallel", "torch.nn.parallel.DDP",
                  "torch.nn.parallel.distributed.DistributedDataParallel"})
+# Wrappers that hand out a loader's batches unchanged (progress bars, itertools); any other wrapper of a
+# loader may move them (timm's PrefetchLoader, a CUDA prefetcher): its batches are not judged.
+LOADER_PASSTHROUGH = frozenset({"tqdm", "trange", "track", "islice", "cycle", "chain", "alive_it", "progress"})
 # Libraries that place the model and the batches themselves: placement rules stay silent there.
 PLACING_FRAMEWORKS = frozenset({"lightning", "pytorch_lightning", "accelerate", "deepspeed", "fastai", "ignite",
                                 "composer", "keras", "trl", "colossalai"})
