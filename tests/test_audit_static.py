@@ -367,6 +367,18 @@ for _ in range(3):
     assert (6, "workload_left_on_cpu", "info") in ids(fallback)
 
 
+def test_the_old_default_tensor_type_puts_factories_on_the_gpu() -> None:
+    code = """
+import torch
+from torch import nn
+torch.set_default_tensor_type(torch.cuda.FloatTensor)
+model = nn.Linear(3, 3).cuda()
+y = model(torch.randn(4, 3)) + torch.ones(3)
+"""
+    assert ids(code) == []
+    assert len(ids(code.replace("torch.cuda.FloatTensor", "torch.FloatTensor"))) == 2
+
+
 def test_lists_become_tensors_on_the_cpu() -> None:
     code = TRAIN + """
 for step in range(10):

@@ -172,10 +172,18 @@ class Analysis:
         return order
 
     def _sets_default_device(self) -> bool:
+        """torch.set_default_device("cuda"), or the older torch.set_default_tensor_type(torch.cuda.FloatTensor):
+        factories without device= then create tensors on the GPU."""
+        symbols = self.program.symbols
         for node in ast.walk(self.program.tree):
-            if isinstance(node, ast.Call) and \
-                    self.program.symbols.qualname(node.func) == "torch.set_default_device" and node.args:
-                arg = node.args[0]
-                if not (isinstance(arg, ast.Constant) and arg.value == "cpu"):
+            if not (isinstance(node, ast.Call) and node.args):
+                continue
+            q = symbols.qualname(node.func)
+            arg = node.args[0]
+            if q == "torch.set_default_device" and not (isinstance(arg, ast.Constant) and arg.value == "cpu"):
+                return True
+            if q == "torch.set_default_tensor_type":
+                named = arg.value if isinstance(arg, ast.Constant) else symbols.qualname(arg)
+                if isinstance(named, str) and named.startswith("torch.cuda."):
                     return True
         return False
