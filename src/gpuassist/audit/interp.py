@@ -30,6 +30,7 @@ from gpuassist.audit.vocab import (
 DEVICE_STRING = re.compile(r"^(cuda|mps|xpu|cpu)(:\d+)?$")
 CLOCKS = frozenset({"time.time", "time.perf_counter", "time.monotonic", "time.time_ns", "time.perf_counter_ns",
                     "time.monotonic_ns", "datetime.datetime.now", "timeit.default_timer"})
+DEVICE_CALLS = frozenset({"torch.device", "torch.accelerator.current_accelerator"})
 DEVICE_PREFIX = re.compile(r"^(cuda|mps|xpu):$")  # f"cuda:{local_rank}"
 
 
@@ -249,7 +250,7 @@ class Interpreter:
     def names_a_device(self, node: ast.expr) -> bool:
         """torch.device(...), a "cuda"/"cpu" string, or ``x.device``: the expression chooses a device."""
         for n in ast.walk(node):
-            if isinstance(n, ast.Call) and self.sym.qualname(n.func) == "torch.device":
+            if isinstance(n, ast.Call) and self.sym.qualname(n.func) in DEVICE_CALLS:
                 return True
             if isinstance(n, ast.Constant) and isinstance(n.value, str) and DEVICE_STRING.match(n.value):
                 return True
