@@ -13,6 +13,7 @@ import ast
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import cached_property
 
 from gpuassist.audit import events as ev
 from gpuassist.audit.fixes import Editor, add_keyword
@@ -216,7 +217,9 @@ class Judge:
     @staticmethod
     def _copy_origin(v: Val) -> ast.Call | None:
         """``t.cpu()`` / ``t.to("cpu")`` that made this CPU tensor from a tensor (see Interpreter.move)."""
-        [o] = v.origins if len(v.origins) == 1 else [None]
+        if len(v.origins) != 1:
+            return None
+        (o,) = v.origins
         if isinstance(o, ast.Call) and isinstance(o.func, ast.Attribute) and o.func.attr in ("cpu", "to", "type"):
             return o
         return None
@@ -553,10 +556,11 @@ class Judge:
         names = {n.attr if isinstance(n, ast.Attribute) else n.id for t in tests for n in ast.walk(t)
                  if isinstance(n, (ast.Attribute, ast.Name))}
         keys = {dotted(n) for t in tests for n in ast.walk(t) if isinstance(n, (ast.Attribute, ast.Name))}
-        if names & AVAILABILITY_CALLS or keys & self._availability_flags():
+        if names & AVAILABILITY_CALLS or keys & self._availability_flags:
             return names
         return set()
 
+    @cached_property
     def _availability_flags(self) -> set[str | None]:
         """Names assigned from an availability check: ``use_cuda = not args.no_cuda and
         torch.cuda.is_available()``, ``args.cuda = ...``. ``if args.gpu >= 0`` is the user's choice instead."""
