@@ -360,7 +360,7 @@ class MainWindow(QMainWindow):
         self.open_button.setEnabled(not busy)
         self.export_button.setEnabled(not busy)
         report = self.flow.report()
-        if report is not None:
+        if report is not None and "torch.version" in report.facts:  # a paste may not say
             torch = report.facts.value("torch.version")
             self.target_info.setText(f"torch {torch}" if torch else "torch not importable")
         else:

@@ -401,6 +401,9 @@ class SummaryPage(QWidget):
             ident = QLabel(f"{top.severity.value} · {top.id}")
             ident.setObjectName("cardId")
             lay.addWidget(ident, row, 2, Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignRight)
+        missing = [str(m) for m in report.meta.get("missing_facts") or []]
+        if missing:  # a paste that left things out: the verdict covers only what was there
+            context_line += "\nNot in the input, so not judged: " + ", ".join(missing)
         lay.addWidget(wrap_label(context_line, "explanation"), row + 1, 1, 1, 2)
         if top is not None:
             card = FindingCard(top, embedded=True)
