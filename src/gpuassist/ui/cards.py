@@ -5,7 +5,7 @@ A card renders one :class:`~gpuassist.findings.Finding` and nothing else; the wo
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
     QFrame,
@@ -49,6 +49,15 @@ def clear_layout(layout: QLayout) -> None:
             w.deleteLater()
         elif inner is not None:
             clear_layout(inner)
+
+
+class ScrollBody(QWidget):
+    """The widget inside a page's scroll area. Its height is what its content needs at the width it has
+    (height-for-width), not the sum of the wrapped labels' minimum heights, which Qt computes for an
+    arbitrary narrow width and which would leave a tall blank area to scroll through under the content."""
+
+    def minimumSizeHint(self) -> QSize:
+        return QSize(super().minimumSizeHint().width(), 0)
 
 
 class FindingCard(QFrame):

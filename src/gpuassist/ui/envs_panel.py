@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from gpuassist.findings import OK_COLOUR, Finding, Severity
-from gpuassist.ui.cards import FindingCard, clear_layout
+from gpuassist.ui.cards import FindingCard, ScrollBody, clear_layout
 from gpuassist.ui.style import MUTED
 from gpuassist.wizard.environments import COLUMNS, LEGEND, TORCH_COLUMN, Environments, TableRow
 
@@ -90,7 +90,7 @@ class EnvironmentsPanel(QFrame):
         self.table.itemSelectionChanged.connect(self._update_buttons)
         self.table.cellDoubleClicked.connect(lambda row, _col: self._pick(row))
 
-        self.findings_box = QWidget()
+        self.findings_box = ScrollBody()
         self.findings_lay = QVBoxLayout(self.findings_box)
         self.findings_lay.setContentsMargins(0, 0, 4, 0)
         self.findings_lay.setSpacing(8)

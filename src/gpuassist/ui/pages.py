@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 
 from gpuassist.findings import OK_COLOUR, OK_ICON
 from gpuassist.report.model import Report
-from gpuassist.ui.cards import FindingCard, clear_layout, wrap_label
+from gpuassist.ui.cards import FindingCard, ScrollBody, clear_layout, wrap_label
 from gpuassist.wizard import StepState, StepStatus
 from gpuassist.wizard.steps import QUESTIONS
 
@@ -159,7 +159,7 @@ class StepPage(QWidget):
         scroll.setObjectName("pageScroll")
         scroll.setWidgetResizable(True)
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        body = QWidget()
+        body = ScrollBody()
         body.setObjectName("pageBody")
         self.body = QVBoxLayout(body)
         self.body.setContentsMargins(24, 18, 24, 18)
@@ -305,7 +305,7 @@ class SummaryPage(QWidget):
         scroll.setObjectName("pageScroll")
         scroll.setWidgetResizable(True)
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        body = QWidget()
+        body = ScrollBody()
         body.setObjectName("pageBody")
         self.body = QVBoxLayout(body)
         self.body.setContentsMargins(24, 18, 24, 18)
