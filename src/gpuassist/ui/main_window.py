@@ -42,9 +42,19 @@ from gpuassist.monitor import Monitor
 from gpuassist.report.model import Report
 from gpuassist.ui import style
 from gpuassist.ui.monitor_view import MonitorView
-from gpuassist.ui.pages import StepPage, SummaryPage
+from gpuassist.ui.pages import ScriptProgress, StepPage, SummaryPage
+from gpuassist.ui.script_run_panel import ScriptRunPanel
 from gpuassist.ui.workers import WorkerHandle, start_worker
 from gpuassist.wizard import SUMMARY, Flow, StepStatus
+from gpuassist.wizard.script_run import (
+    DEFAULT_SECONDS,
+    DEFAULT_STEPS,
+    MONITOR_KEY,
+    RUN_KEY,
+    run_unavailable,
+    target_python,
+    working_dir,
+)
 
 if TYPE_CHECKING:  # the environment table loads when first shown (start-up budget)
     from gpuassist.ui.envs_panel import EnvironmentsPanel
@@ -101,6 +111,8 @@ class MainWindow(QMainWindow):
         self.last_export: Path | None = None
         self._closing = False
         self._live_flow_factory: Any = None
+        self.script_run_panel: ScriptRunPanel | None = None
+        flow.context.shared[MONITOR_KEY] = monitor  # a run of the user's script gets its band on it
         self.setWindowTitle("gpuassist — why is PyTorch not using my GPU?")
         self.setStyleSheet(style.STYLESHEET)
 
@@ -135,7 +147,8 @@ class MainWindow(QMainWindow):
                 page.export_requested.connect(self.export_dialog)
                 page.redact_changed.connect(self._on_redact)
             else:
-                page = StepPage(step.id, step.title, step.explanation, n, total)
+                page = StepPage(step.id, step.title, step.explanation, n, total,
+                                progress=ScriptProgress() if step.id == "script" else None)
                 page.run_requested.connect(self.run_step)
                 page.next_requested.connect(self.go_next)
             page.back_requested.connect(self.go_back)
@@ -359,6 +372,7 @@ class MainWindow(QMainWindow):
             self._refresh_environment_findings()
         self.open_button.setEnabled(not busy)
         self.export_button.setEnabled(not busy)
+        self._update_script_run_panel()
         report = self.flow.report()
         if report is not None and "torch.version" in report.facts:  # a paste may not say
             torch = report.facts.value("torch.version")
@@ -523,11 +537,53 @@ class MainWindow(QMainWindow):
         row.addWidget(self.script_label, 1)
         row.addWidget(self.script_button)
         page.header_slot.addLayout(row)
+        panel = ScriptRunPanel()
+        steps = str(self.settings.value("script_run_steps", "") or "")
+        seconds = str(self.settings.value("script_run_seconds", "") or "")
+        panel.restore(str(self.settings.value("script_run_args", "") or ""),
+                      int(steps) if steps.isdigit() else None if steps == "none" else DEFAULT_STEPS,
+                      float(seconds) if seconds.isdigit() else DEFAULT_SECONDS)
+        panel.changed.connect(self._on_script_run_changed)
+        page.header_slot.addWidget(panel)
+        self.script_run_panel = panel
         page.pending_hint = ("Optional. Choose the training script or notebook your code runs: Run all leaves "
                              "this step out until you do.")
         last = str(self.settings.value("script", "") or "")
         if last and os.path.isfile(last):
             self.set_script(last, run=False)
+        self._update_script_run_panel()
+
+    def _on_script_run_changed(self) -> None:
+        """The run asked for goes to the flow (read when the step next runs); arguments and limits are
+        remembered, the opt-in is not (running the script is asked for anew in each session)."""
+        panel = self.script_run_panel
+        if panel is None:
+            return
+        self.flow.set_script_run(panel.request())
+        self.settings.setValue("script_run_args", panel.args.text())
+        self.settings.setValue("script_run_steps", str(panel.steps.value()) if panel.use_steps.isChecked() else "none")
+        self.settings.setValue("script_run_seconds", str(panel.seconds.value()))
+        page = self.pages["script"]
+        assert isinstance(page, StepPage)
+        page.run_words = ("Read and run it", "Read and run it again") if panel.request() else \
+            ("Run this step", "Run again")
+        page.run.setText(page.run_text(self.flow.state("script").status))
+
+    def _update_script_run_panel(self) -> None:
+        """What the run would use (the target interpreter, the script's folder), or why it cannot run."""
+        panel = self.script_run_panel
+        if panel is None:
+            return
+        from gpuassist.wizard.steps import SCRIPT_KEY
+
+        path = self.flow.context.shared.get(SCRIPT_KEY)
+        why = "this is a report from elsewhere: there is nothing here to run" if not self.flow.interactive else \
+            run_unavailable(self.flow.context, path)
+        panel.set_context(python=target_python(self.flow.context), folder=working_dir(path) if path else None,
+                          why_not=why)
+        panel.set_busy(self.busy)
+        if (panel.request() is None) != (self.flow.context.shared.get(RUN_KEY) is None):
+            self._on_script_run_changed()
 
     def choose_script(self) -> None:
         from gpuassist.wizard.steps import SCRIPT_KEY
@@ -547,6 +603,7 @@ class MainWindow(QMainWindow):
         self.script_label.setText(path)
         self.script_label.setToolTip(path)
         page.pending_hint = "" if path else page.pending_hint
+        self._update_script_run_panel()
         self.refresh()
         if run and rerun:
             self.run(rerun)

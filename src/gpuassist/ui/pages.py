@@ -142,6 +142,32 @@ class Progress(QWidget):
             self.stage.setText(f"Stopping the {'test' if self.runtime else 'probe'} ({ev.get('reason')})…")
 
 
+class ScriptProgress(Progress):
+    """The Your script page's bar and line: reading the file, then (when asked) the run of the script, its
+    steps and seconds against the limit (the words come from :class:`~gpuassist.wizard.script_run.RunProgress`)."""
+
+    def __init__(self) -> None:
+        from gpuassist.wizard.script_run import RunProgress
+
+        self.model = RunProgress()
+        super().__init__()
+
+    def reset(self) -> None:
+        super().reset()
+        self.model.reset()
+
+    def on_event(self, ev: dict[str, Any]) -> None:
+        if not self.model.on_event(ev):
+            return
+        fraction = self.model.fraction
+        if fraction is None:
+            self.bar.setRange(0, 0)
+        else:
+            self.bar.setRange(0, PROGRESS_STEPS)
+            self.bar.setValue(int(PROGRESS_STEPS * fraction))
+        self.stage.setText(self.model.text)
+
+
 class StepPage(QWidget):
     """One wizard step."""
 
@@ -149,9 +175,11 @@ class StepPage(QWidget):
     back_requested = Signal()
     next_requested = Signal()
 
-    def __init__(self, step_id: str, title: str, explanation: str, number: int, total: int) -> None:
+    def __init__(self, step_id: str, title: str, explanation: str, number: int, total: int, *,
+                 progress: Progress | None = None) -> None:
         super().__init__()
         self.step_id = step_id
+        self.run_words = ("Run this step", "Run again")  # the run button before and after a run
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
         outer.setSpacing(0)
@@ -185,7 +213,7 @@ class StepPage(QWidget):
         self.body.addWidget(wrap_label(explanation, "explanation", selectable=False))
         self.header_slot = QVBoxLayout()  # what a step needs chosen before it runs (the script to audit)
         self.body.addLayout(self.header_slot)
-        self.progress = Progress()
+        self.progress = progress or Progress()
         self.progress.setVisible(False)
         self.body.addWidget(self.progress)
         self.pending_hint = ""  # what to do before this step can run, shown instead of "Not run yet"
@@ -227,6 +255,11 @@ class StepPage(QWidget):
         run would cost the UI thread tens of milliseconds each time)."""
         return self.rendered is not state or self.rendered_interactive is not interactive
 
+    def run_text(self, status: StepStatus) -> str:
+        if status is StepStatus.UNAVAILABLE:
+            return "Check again"
+        return self.run_words[0] if status is StepStatus.PENDING else self.run_words[1]
+
     def update_buttons(self, *, busy: bool, interactive: bool) -> None:
         self.run.setVisible(interactive)
         self.run.setEnabled(not busy)
@@ -260,10 +293,9 @@ class StepPage(QWidget):
         self.set_chip(state.status)
         self.run.setVisible(interactive)
         self.run.setEnabled(not busy)
-        self.run.setText({StepStatus.PENDING: "Run this step", StepStatus.UNAVAILABLE: "Check again"}.get(
-            state.status, "Run again"))
+        self.run.setText(self.run_text(state.status))
         if state.status is StepStatus.PENDING:
-            text = self.pending_hint or "Not run yet. Press Run this step, or Run all ▶ at the top."
+            text = self.pending_hint or f"Not run yet. Press {self.run_words[0]}, or Run all ▶ at the top."
             if state.findings:  # what the diagnosis already found for this step
                 text = "Not measured yet: " + state.note + "."
             elif state.note:

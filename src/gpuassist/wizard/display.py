@@ -159,7 +159,7 @@ def _status_words(value: Any) -> str:
     return str(value).replace("_", " ") if isinstance(value, str) else _plain(value)
 
 
-def _seconds(value: Any) -> str:
+def fmt_seconds(value: Any) -> str:
     x = _num(value)
     return "—" if x is None else (f"{x * 1000:.2f} ms" if x < 0.1 else f"{x:.2f} s")
 
@@ -173,6 +173,111 @@ def _bound(value: Any) -> str:
     return {"loader": "loader-bound: the model waits for data",
             "compute": "compute-bound: data arrives as fast as the model can use it"}.get(str(value), _plain(value))
 
+
+# -- a script run's evidence (run.* facts on a finding card): the numbers in words
+
+def _site(site: Any) -> str:
+    if not isinstance(site, dict) or not site.get("file"):
+        return "an unknown line"
+    return f"{site['file']}:{site.get('line')}"
+
+
+def _site_with_code(site: Any) -> str:
+    code = site.get("code") if isinstance(site, dict) else None
+    return _site(site) + (f"  ({code})" if code else "")
+
+
+def _by_device(value: Any) -> str:
+    if not isinstance(value, dict) or not value:
+        return _plain(value)
+    total = sum(float(_num(v) or 0) for v in value.values())
+    return ", ".join(f"{d} {fmt_num(n, 0)}" + (f" ({100 * float(_num(n) or 0) / total:.0f} %)" if total else "")
+                     for d, n in sorted(value.items(), key=lambda kv: -float(_num(kv[1]) or 0)))
+
+
+def _first_forward(value: Any) -> str:
+    if not isinstance(value, dict):
+        return _plain(value)
+    params = ", ".join(f"{d} ({fmt_num(n, 0)} values)" for d, n in (value.get("param_devices") or {}).items())
+    inputs = "; ".join(f"{i.get('device')} {'×'.join(map(str, i.get('shape') or []))} {i.get('dtype')}"
+                       for i in _rows(value.get("inputs")))
+    return (f"{value.get('module')} at {_site_with_code(value.get('site'))}: parameters on {params or 'none'}; "
+            f"inputs {inputs or 'none'}")
+
+
+def _exception(value: Any) -> str:
+    if not isinstance(value, dict):
+        return _plain(value)
+    at = f" at {_site_with_code(value.get('site'))}" if value.get("site") else ""
+    return f"{value.get('type')}: {value.get('message')}{at}"
+
+
+def _syncs(value: Any) -> str:
+    from gpuassist.rules.script_run import SYNC_WORDS
+
+    return "; ".join(f"{_site(s.get('site'))} {SYNC_WORDS.get(str(s.get('kind')), s.get('kind'))} on "
+                     f"{s.get('device')}: {fmt_num(s.get('count'), 0)} times in {fmt_num(s.get('steps'), 0)} steps"
+                     for s in _rows(value)) or "none"
+
+
+def _loader(value: Any) -> str:
+    if not isinstance(value, dict):
+        return _plain(value)
+    return (f"{_site(value.get('site'))}: batch {value.get('batch_size')}, num_workers={value.get('num_workers')}, "
+            f"pin_memory={value.get('pin_memory')}; waited {fmt_seconds(value.get('wait_seconds'))} in all, first "
+            f"batch {fmt_seconds(value.get('startup_seconds'))}")
+
+
+def _steady(value: Any) -> str:
+    if not isinstance(value, dict):
+        return _plain(value)
+    return (f"{fmt_num(value.get('steps'), 0)} steps took {fmt_seconds(value.get('step_seconds'))}: "
+            f"{fmt_seconds(value.get('wait_seconds'))} waiting for data, "
+            f"{fmt_seconds(value.get('instrumentation_seconds'))} gpuassist's instruments")
+
+
+def _per_step(value: Any) -> str:
+    if not isinstance(value, dict):
+        return _plain(value)
+    return (f"{fmt_seconds(value.get('seconds'))} per step, {fmt_seconds(value.get('data_wait'))} of it waiting for "
+            f"data; {fmt_num(value.get('ops'), 0)} operators ({fmt_num(value.get('accel_ops'), 0)} on a GPU); "
+            f"{fmt_num(value.get('h2d'), 0)} copies to the device ({fmt_bytes(value.get('h2d_bytes'))}), "
+            f"{fmt_num(value.get('d2h'), 0)} back; {fmt_num(value.get('syncs'), 0)} host waits; first step "
+            f"{fmt_seconds(value.get('first_step_seconds'))}")
+
+
+def _compute(value: Any) -> str:
+    rows = [value] if isinstance(value, dict) else _rows(value)  # one operator, or the list of them
+    return "; ".join(f"{c.get('op')} {c.get('dtype')} on {c.get('device')}: {fmt_num(c.get('count'), 0)} calls"
+                     for c in rows) or "none"
+
+
+def _torch_import(value: Any) -> str:
+    error = value.get("import_error") if isinstance(value, dict) and "import_error" in value else value
+    if isinstance(error, dict) and error.get("type"):
+        return f"{error.get('type')}: {error.get('message')}"
+    return _plain(value)
+
+
+def _per_op(value: Any) -> str:
+    x = _num(value)
+    return "—" if x is None else f"{x * 1e6:.1f} µs added to each operator"
+
+
+RUN_FORMATTERS: dict[str, Callable[[Any], str]] = {
+    "run.location": _site,
+    "run.data.wait_share": lambda v: f"{100 * x:.0f} % of each step" if (x := _num(v)) is not None else _plain(v),
+    "run.ops.by_device": _by_device,
+    "run.first_forward": _first_forward,
+    "run.exception": _exception,
+    "run.syncs": _syncs,
+    "run.data.loader": _loader,
+    "run.data.steady": _steady,
+    "run.steps.per_step": _per_step,
+    "run.ops.compute": _compute,
+    "run.torch": _torch_import,
+    "run.instrumentation.per_op_seconds": _per_op,
+}
 
 # What None means for a key: "looked, found nothing" in the words of that fact.
 NONE_WORDS = {
@@ -199,10 +304,11 @@ FORMATTERS: dict[str, Callable[[Any], str]] = {
     "probe.outcome": _status_words,
     "sweep.speedup_vs_default": _times,
     "sweep.bound": _bound,
-    "sweep.load_seconds_per_batch": _seconds,
-    "sweep.compute_seconds_per_batch": _seconds,
+    "sweep.load_seconds_per_batch": fmt_seconds,
+    "sweep.compute_seconds_per_batch": fmt_seconds,
     "bandwidth.host_memcpy_gbps": lambda v: fmt_num(v, 1, "GB/s"),
     "torch.import_seconds": lambda v: fmt_num(v, 2, "s"),
+    **RUN_FORMATTERS,
 }
 
 
@@ -392,9 +498,9 @@ def sweep_blocks(facts: Mapping[str, Any]) -> list[Block]:
     if bound is not None:
         rows_kv.append(("Bottleneck", _bound(bound)))
     if load is not None:
-        rows_kv.append(("Building one batch (main process)", _seconds(load)))
+        rows_kv.append(("Building one batch (main process)", fmt_seconds(load)))
     if compute is not None:
-        rows_kv.append(("One model step (batch on the device)", _seconds(compute)))
+        rows_kv.append(("One model step (batch on the device)", fmt_seconds(compute)))
     if speedup is not None:
         rows_kv.append(("Speed-up over the default", f"{speedup:.2f}×"))
     if rows_kv:
@@ -425,7 +531,7 @@ def sweep_blocks(facts: Mapping[str, Any]) -> list[Block]:
                 "—" if pf is None else str(pf),
                 approx + (fmt_num(rate / batch, 1) if rate is not None and batch else "—"),
                 approx + fmt_num(rate, 0),
-                _seconds(r.get("first_batch_s")),
+                fmt_seconds(r.get("first_batch_s")),
                 f"{rate / base:.2f}×" if rate is not None and base else "—",
             ])
             if highlight is None and same(r, best):
@@ -577,7 +683,8 @@ def bench_blocks(facts: Mapping[str, Any]) -> list[Block]:
 
 
 def script_blocks(facts: Mapping[str, Any]) -> list[Block]:
-    """What the script audit read: the file, what it is, and what the reader should know about it."""
+    """What the script audit read: the file, what it is, and what the reader should know about it; when the
+    script was also run, what the run measured (:mod:`gpuassist.wizard.run_blocks`)."""
     out: list[Block] = []
     summary = _get(facts, "audit.summary")
     for f in _rows(_get(facts, "audit.files")):
@@ -591,10 +698,13 @@ def script_blocks(facts: Mapping[str, Any]) -> list[Block]:
                 rows.append(("Note", str(note)))
         if isinstance(summary, dict):
             found = [f"{n} {sev}" for sev, n in summary.items() if n]
-            rows.append(("Found", ", ".join(found) if found else "nothing that keeps work off the GPU"))
-        out.append(KeyValues("What was read", rows, note="Read, not run: the audit follows models, loaders, "
-                                                         "batches and devices through the code."))
-    return out
+            rows.append(("Found by reading it", ", ".join(found) if found else "nothing that keeps work off the GPU"))
+        note = ("Read, not run: the audit follows models, loaders, batches and devices through the code."
+                if "run.command" not in facts else "Read first (the code itself); then run: what it did is below.")
+        out.append(KeyValues("What was read", rows, note=note))
+    from gpuassist.wizard.run_blocks import run_blocks
+
+    return out + run_blocks(facts)
 
 
 STEP_VIEWS: dict[str, Callable[[Mapping[str, Any]], list[Block]]] = {

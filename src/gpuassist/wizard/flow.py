@@ -182,7 +182,8 @@ class Flow:
         self.context.diagnosis = None
         had: list[str] = []
         for s in self.steps:
-            if s.uses_target:
+            result = self.state(s.id).result
+            if s.uses_target or (result is not None and result.used_target):
                 had += [i for i in self.invalidate(s.id, "the target interpreter changed") if i not in had]
         return [i for i in self.ids if i in had]
 
@@ -193,8 +194,18 @@ class Flow:
         if "script" not in self._states or path == self.context.shared.get(SCRIPT_KEY):
             return []
         self.context.shared[SCRIPT_KEY] = path
-        self.invalidate("script", "another script was chosen")
+        had_result = self.state("script").status.finished
+        self.invalidate("script", "another script was chosen" if had_result else "")
         return ["script"] if path else []
+
+    def set_script_run(self, request: Any) -> None:
+        """Whether the script step also runs the script, and how (a
+        :class:`~gpuassist.wizard.script_run.RunRequest`, or None for the static audit alone). Read when the
+        step next runs; what is shown stays until then (it says what ran)."""
+        from gpuassist.wizard.script_run import RUN_KEY
+
+        with self._lock:
+            self.context.shared[RUN_KEY] = request
 
     # -- results --------------------------------------------------------------------------------------
     def _set(self, step_id: str, status: StepStatus, result: StepResult | None = None, note: str = "") -> None:
@@ -261,7 +272,8 @@ class Flow:
                                                              f"{type(exc).__name__}: {exc}")
             if result.seconds is None:
                 result = replace(result, seconds=round(time.perf_counter() - started, 3))
-            if cancel.is_set() and result.status is not StepStatus.UNAVAILABLE:
+            # a step that says itself it was stopped keeps what it measured until then (the script's run)
+            if cancel.is_set() and result.status not in (StepStatus.UNAVAILABLE, StepStatus.CANCELLED):
                 result = StepResult(StepStatus.CANCELLED, reason="stopped before it finished")
             self.record(sid, result)
             self.report()  # judged here, on the worker: the UI thread then finds it ready

@@ -73,7 +73,9 @@ class StepResult:
     """What one run of a step produced. ``reason`` explains SKIPPED / UNAVAILABLE / CANCELLED / crashes.
 
     ``report`` is set by steps that ran the shared diagnosis (Environment, Driver, Wheel): the flow uses
-    it to fill in the sibling steps of that one run.
+    it to fill in the sibling steps of that one run. ``used_target``: the result depends on the target
+    interpreter even though the step's does not always (the script step, when it ran the script), so it is
+    stale once the target changes.
     """
 
     status: StepStatus
@@ -82,6 +84,7 @@ class StepResult:
     reason: str = ""
     report: Report | None = None
     seconds: float | None = None
+    used_target: bool = False  # this result came from the target although the step's usually does not
 
 
 @dataclass

@@ -17,7 +17,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from gpuassist.findings import Finding
+from gpuassist.findings import Finding, Severity
 from gpuassist.report.model import STEPS, Report
 from gpuassist.wizard.flow import SUMMARY, Flow, split_report
 from gpuassist.wizard.model import OnEvent, Step, StepContext, StepResult, StepStatus
@@ -40,7 +40,8 @@ EXPLANATIONS = {
                  "done right, so the numbers compare fairly.",
     "script": "Optional: reads your training script or notebook (without running it) for code that keeps "
               "work off the GPU — a model or batch never moved, a DataLoader without workers, a sync every "
-              "step — and shows the line to change.",
+              "step — and shows the line to change. If you allow it, it also runs the script for a few steps "
+              "and measures what it really does.",
     SUMMARY: "The verdict: the root cause first, with its fix, then everything found, ready to export as "
              "a report for yourself or a support ticket.",
 }
@@ -189,7 +190,7 @@ def runtime_step(step_id: str) -> Callable[[StepContext, OnEvent, threading.Even
     return run
 
 
-# -- the user's script (static audit, gpuassist.audit) ------------------------------------------------------
+# -- the user's script (static audit, gpuassist.audit; optionally its instrumented run) ---------------------
 
 def script_available(ctx: StepContext) -> str | None:
     if importlib.util.find_spec("gpuassist.audit") is None:
@@ -200,27 +201,64 @@ def script_available(ctx: StepContext) -> str | None:
 
 
 def run_script_audit(ctx: StepContext, on_event: OnEvent, cancel: threading.Event) -> StepResult:
-    """The static audit of the chosen file: reading and analysing it, never running it (it is in this
-    process, on the caller's worker thread: no interpreter is started)."""
+    """The static audit of the chosen file (read in this process, never run); when the user asked for it
+    (:data:`~gpuassist.wizard.script_run.RUN_KEY`), also its bounded, instrumented run in the target
+    interpreter, whose findings are merged with the static ones as ``gpuassist audit --run`` merges them."""
     from gpuassist.audit import AuditInputError, audit_paths
+    from gpuassist.wizard.script_run import RUN_KEY, RunRequestError, run_script, run_unavailable
 
     path = str(ctx.shared.get(SCRIPT_KEY))
-    on_event({"event": "audit", "message": f"Reading {path}"})
+    request = ctx.shared.get(RUN_KEY)
+    why_not_run = run_unavailable(ctx, path) if request is not None else None
+    on_event({"event": "audit", "message": f"Reading {os.path.basename(path)}"})
+    notes: list[str] = []
     try:
-        result = audit_paths([path])
+        static = audit_paths([path])
     except AuditInputError as exc:
-        return StepResult(StepStatus.ERROR, reason=str(exc))
-    findings = result.to_findings()
-    for f in findings:  # "train.py:24:9: ..." reads better on a card than the whole path (it is in the facts)
+        if request is None or why_not_run:
+            return StepResult(StepStatus.ERROR, reason=str(exc))
+        static = None  # it does not parse: the run reports the SyntaxError at its line, as the CLI does
+        notes.append(str(exc))
+    facts: dict[str, Any] = {"audit.script": path}
+    findings: list[Finding] = []
+    if static is not None:
+        findings = static.to_findings()
+        notes += [n for f in static.files for n in f.notes]
+        facts.update({"audit.files": [f.to_json() for f in static.files], "audit.summary": static.counts()})
+    status: StepStatus | None = None
+    ran = False
+    if request is not None and why_not_run:
+        notes.insert(0, f"not run: {why_not_run}")
+    elif request is not None:
+        try:
+            run = run_script(ctx, path, request, static, on_event, cancel)
+        except RunRequestError as exc:
+            return StepResult(StepStatus.ERROR, _short_titles(findings, path), facts, reason=f"not run: {exc}")
+        ran = True
+        findings = run.findings
+        facts.update(run.facts)
+        if cancel.is_set():  # what it measured until the stop is kept (the CLI's Ctrl+C does the same)
+            return StepResult(StepStatus.CANCELLED, _short_titles(findings, path), facts, used_target=True,
+                              reason="you stopped the run of the script; what it measured until then is below")
+        notes.insert(0, f"ran it: {run.ending}" if run.ending else "ran it")
+        if run.outcome != "ok" and not any(f.severity is Severity.ERROR for f in findings):
+            status = StepStatus.ERROR  # measurements missing is never "passed"
+            error = str(run.facts.get("run.error") or "").strip()
+            notes[0] = f"the run did not complete ({run.outcome.replace('_', ' ')})" + (f": {error}" if error else "")
+    findings = _short_titles(findings, path)
+    if status is None:
+        status = StepStatus.from_findings(findings)
+        if not findings and static is not None and not ran and any(not f.audited for f in static.files):
+            status = StepStatus.UNAVAILABLE
+    return StepResult(status, findings, facts, reason="; ".join(notes), used_target=ran)
+
+
+def _short_titles(findings: list[Finding], path: str) -> list[Finding]:
+    """"train.py:24:9: ..." reads better on a card than the whole path (it is in the facts)."""
+    for f in findings:
         if f.title.startswith(path + ":"):
             f.title = os.path.basename(path) + f.title[len(path):]
-    notes = [n for f in result.files for n in f.notes]
-    facts = {"audit.script": path, "audit.files": [f.to_json() for f in result.files],
-             "audit.summary": result.counts()}
-    status = StepStatus.from_findings(findings)
-    if not findings and any(not f.audited for f in result.files):
-        status = StepStatus.UNAVAILABLE
-    return StepResult(status, findings, facts, reason="; ".join(notes))
+    return findings
 
 
 # -- the summary --------------------------------------------------------------------------------------------

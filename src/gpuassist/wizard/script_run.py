@@ -1,0 +1,231 @@
+"""The optional run of the user's script in the "Your script" step (Qt-free).
+
+The static audit only reads the file. Ticking "Also run it" asks for more: the script is run, bounded and
+instrumented, through :func:`gpuassist.audit.run.run_audit` — in the target interpreter, in the script's own
+folder, with the arguments the user typed — and its findings are merged with the static ones exactly as
+``gpuassist audit --run`` merges them (:func:`~gpuassist.audit.run.run_report`,
+:func:`~gpuassist.audit.run.add_static_audit`). This module holds what the app needs around that: the
+request (arguments and bound), why a script cannot be run here, the run's band on the live monitor, and
+the words of the progress line.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+from gpuassist.wizard.model import Event, OnEvent, StepContext
+
+RUN_KEY = "script_run"  # StepContext.shared: the RunRequest, or None for the static audit alone
+MONITOR_KEY = "monitor"  # StepContext.shared: the app's live Monitor (the run's band goes on it)
+DEFAULT_STEPS = 20
+DEFAULT_SECONDS = 60.0
+MAX_STEPS = 100_000
+MAX_SECONDS = 3600.0
+
+
+class RunRequestError(ValueError):
+    """The run cannot be asked for as typed; the message is the one line shown under the control."""
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    """What the user asked for: the script's arguments as typed (split like a shell would), and when the run
+    is stopped — after ``steps`` optimizer steps (None: no step limit) or ``seconds`` at the latest."""
+
+    args_text: str = ""
+    steps: int | None = DEFAULT_STEPS
+    seconds: float = DEFAULT_SECONDS
+
+    def args(self) -> tuple[str, ...]:
+        """The arguments as the script's ``sys.argv[1:]``; :class:`RunRequestError` when they cannot be split."""
+        try:
+            return tuple(shlex.split(self.args_text))
+        except ValueError as exc:  # "No closing quotation", "No escaped character"
+            raise RunRequestError(f"the arguments cannot be split like a shell would: {exc}") from None
+
+    def bound(self) -> Any:
+        """The run's :class:`~gpuassist.audit.run.Bound` (whichever limit comes first)."""
+        from gpuassist.audit.run import Bound, RunUsageError
+
+        if self.steps is not None and not 1 <= self.steps <= MAX_STEPS:
+            raise RunRequestError(f"the step limit must be between 1 and {MAX_STEPS:,}")
+        if not 0 < self.seconds <= MAX_SECONDS:
+            raise RunRequestError(f"the time limit must be between 1 and {MAX_SECONDS:,.0f} seconds")
+        try:
+            return Bound.of(self.seconds, self.steps)
+        except RunUsageError as exc:
+            raise RunRequestError(str(exc)) from None
+
+    def describe(self) -> str:
+        """The limit in words, as the page states it before and after the run."""
+        seconds = f"{self.seconds:g} s"
+        if self.steps is None:
+            return f"after {seconds}"
+        return f"after {self.steps:,} optimizer step{'s' if self.steps != 1 else ''} or {seconds}, whichever " \
+               "comes first"
+
+
+def run_unavailable(ctx: StepContext, path: str | None) -> str | None:
+    """Why ``path`` cannot be run from here (None: it can). A simulated machine has nothing to run it on,
+    and a notebook is not a script."""
+    if ctx.simulated:
+        return ("not on a simulated machine: your script would run on this computer, not on the simulated "
+                "one")
+    if not path:
+        return "choose a script first"
+    if path.lower().endswith(".ipynb"):
+        return ("a notebook is only read: to run it, export it as a script (jupyter nbconvert --to script) "
+                "and choose the .py file")
+    if not os.path.isfile(path):
+        return f"{path} does not exist"
+    return None
+
+
+def target_python(ctx: StepContext) -> str:
+    """The interpreter the run uses: the target the app diagnoses (the app's own Python by default)."""
+    import sys
+
+    return ctx.target or sys.executable
+
+
+def working_dir(path: str) -> str:
+    """The script's own folder: where it finds the files it names relative to itself."""
+    return os.path.dirname(os.path.abspath(path))
+
+
+class RunMarks:
+    """The run's band on the app's live monitor. :func:`~gpuassist.audit.run.run_audit` marks its set-up and
+    the script; on the app's time axis the step keeps its own band ("Your script": reading the file,
+    starting the interpreter, importing torch) up to the moment the script starts, then the script gets a
+    band of its own, under the same step, so what the GPUs did during exactly the user's code is visible."""
+
+    def __init__(self, monitor: Any, step_id: str, title: str) -> None:
+        self.monitor = monitor
+        self.step_id = step_id
+        self.title = title
+        self._open = False
+
+    def mark_start(self, key: str, title: str) -> None:
+        if key == "run.script":
+            self.monitor.mark_start(self.step_id, self.title)
+            self._open = True
+
+    def mark_end(self, key: str) -> None:
+        if key == "run.script":
+            self.close()
+
+    def close(self) -> None:
+        """End the script's band (also when the run was stopped before the script said it ended)."""
+        if self._open:
+            self._open = False
+            self.monitor.mark_end(self.step_id)
+
+    def snapshot(self) -> Any:
+        return self.monitor.snapshot()
+
+
+@dataclass
+class RunOutcome:
+    """A finished run with the static audit folded in: the findings for the page and the facts for the report."""
+
+    findings: list[Any]
+    facts: dict[str, Any]
+    outcome: str
+    ending: str  # how it ended, in words
+
+
+def run_script(ctx: StepContext, path: str, request: RunRequest, static: Any, on_event: OnEvent,
+               cancel: threading.Event) -> RunOutcome:
+    """Run ``path`` as ``request`` asks, in the target interpreter and the script's folder, and merge its
+    findings with the static audit ``static`` (an ``AuditResult`` or None) as ``gpuassist audit --run`` does.
+    Raises :class:`RunRequestError` for a request that cannot run; never for anything the script does."""
+    from gpuassist.audit.run import RUN_STEP, RunUsageError, add_static_audit, parse_command, run_audit, run_report
+    from gpuassist.audit.run_summary import ending_lines
+
+    args, bound = request.args(), request.bound()
+    cwd = working_dir(path)
+    try:
+        command = parse_command([os.path.abspath(path), *args], python=target_python(ctx), cwd=cwd)
+    except RunUsageError as exc:
+        raise RunRequestError(str(exc)) from None
+    on_event({"event": "script_run", "script": os.path.basename(path), "python": command.python, "cwd": cwd,
+              "bound": bound.to_json(), "display": command.display()})
+    monitor = ctx.shared.get(MONITOR_KEY)
+    marks = RunMarks(monitor, RUN_STEP, f"Running {os.path.basename(path)}") if monitor is not None else None
+    try:
+        result = run_audit(command, bound, on_event=on_event, cancel=cancel, monitor=marks)
+    finally:
+        if marks is not None:
+            marks.close()
+    report = run_report(result)
+    if static is not None:
+        add_static_audit(report, static, cwd)
+    ending = " ".join(line.strip() for line in ending_lines(report.facts)[:1])
+    ending = ending.removeprefix("ended: ")
+    return RunOutcome(list(report.findings), dict(result.facts), result.outcome, ending)
+
+
+# ---- the progress line ------------------------------------------------------------------------------------
+
+class RunProgress:
+    """What the script step's progress bar and line say, from its events: reading the file, starting the
+    interpreter, importing torch, then the script's steps and seconds against the limit. ``fraction`` is
+    None while there is no measure of how far it is (the bar then just shows activity)."""
+
+    def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        self.fraction: float | None = None
+        self.text = "Starting…"
+        self.script = "your script"
+        self.bound: dict[str, Any] = {}
+        self.running = False
+
+    def on_event(self, ev: Event) -> bool:
+        """Take one event; True when the bar or the line changed."""
+        kind = ev.get("event")
+        if kind == "audit":
+            self.text = f"{ev.get('message') or 'Reading the script'} (read, not run)…"
+        elif kind == "script_run":
+            self.script = str(ev.get("script") or self.script)
+            self.bound = dict(ev.get("bound") or {})
+            self.text = f"Starting {ev.get('python')} in {ev.get('cwd')}…"
+        elif kind == "stage" and ev.get("stage") == "setup" and ev.get("status") == "start":
+            self.text = "Importing torch and installing gpuassist's instruments in that interpreter…"
+        elif kind == "stage" and ev.get("stage") == "script" and ev.get("status") == "start":
+            self.running = True
+            self.fraction = 0.0
+            self.text = f"Running {self.script}…"
+        elif kind == "progress" and ev.get("stage") == "script":
+            self._progress(ev)
+        elif kind == "stage" and ev.get("stage") == "script":
+            self.running = False
+            self.fraction = 1.0
+            self.text = f"{self.script} stopped; judging what it did…"
+        elif kind == "killed":
+            why = "you stopped it" if ev.get("reason") == "cancelled" else str(ev.get("reason"))
+            self.text = f"Stopping {self.script} ({why})…"
+        else:
+            return False
+        return True
+
+    def _progress(self, ev: Event) -> None:
+        raw_steps = ev.get("steps")
+        steps = raw_steps if isinstance(raw_steps, int) else 0
+        seconds = float(ev.get("seconds") or 0.0)
+        limit_steps, limit_seconds = self.bound.get("steps"), self.bound.get("seconds")
+        shares = []
+        if isinstance(limit_steps, int) and limit_steps > 0:
+            shares.append(steps / limit_steps)
+        if isinstance(limit_seconds, (int, float)) and limit_seconds > 0:
+            shares.append(seconds / float(limit_seconds))
+        if shares:
+            self.fraction = min(1.0, max(shares))
+        done = f"{steps:,} of {limit_steps:,} steps" if isinstance(limit_steps, int) else f"{steps:,} steps"
+        of = f" of at most {float(limit_seconds):g} s" if limit_seconds else ""
+        self.text = f"Running {self.script}: {done}, {seconds:.0f} s{of}"
