@@ -3,6 +3,7 @@ recorded CUDA streams (tests/data/audit_run/*.json, in the exact shape a live ru
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -211,6 +212,54 @@ def test_a_crash_keeps_the_last_summary_and_names_the_line() -> None:
     assert f.severity is Severity.ERROR and "crash.py:16" in f.title
 
 
+def test_forked_workers_run_without_the_instruments_and_end_quietly() -> None:
+    result = run("forked_workers.py", steps=3)
+    f = result.facts
+    assert f["run.stop"]["reason"] == "steps" and f["run.steps"]["count"] == 3
+    tail = f["run.stderr_tail"]
+    assert "pool: [1, 4, 9]" in tail
+    assert "mode: NoneType" in tail and "mode: AuditMode" not in tail  # no dispatch mode left in a worker
+    assert "Current thread" not in tail and "Thread 0x" not in tail  # the Pool's SIGTERM dumped no stack
+    assert f["run.data"]["loaders"][0]["num_workers"] == 2 and f["run.data"]["batches"] >= 3
+
+
+def test_a_script_that_catches_the_stop_is_ended_and_told_so() -> None:
+    result = run("swallows_stop.py", seconds=0.5)
+    stop = result.facts["run.stop"]
+    assert stop["forced"] and stop["reason"] == "seconds" and stop["stop_raised"] >= 1
+    assert 0.5 <= stop["requested_at"] < stop["seconds"]
+    assert "skipped a batch: StopRun" in result.facts["run.stderr_tail"]
+    text = summary_text(run_report(result).facts)
+    assert "ended: stopped after 0.5 s, as asked" in text
+    assert "it caught gpuassist's stop request" in text and "bare `except:`" in text
+    assert "probe_timeout" not in findings(result)  # it was busy, not stuck
+
+
+def test_work_in_the_scripts_own_processes_is_not_called_a_hang() -> None:
+    import psutil
+
+    result = run("waits_for_processes.py", seconds=0.5)
+    stop = result.facts["run.stop"]
+    assert stop["forced"] and stop["child_processes"] == 1 and result.facts["run.steps"]["count"] == 0
+    assert "probe_timeout" not in findings(result)
+    assert "1 process the script started" in summary_text(run_report(result).facts)
+    worker = int(result.facts["run.stderr_tail"].split("worker pid ")[1].split()[0])
+    with contextlib.suppress(psutil.NoSuchProcess):  # killed with the process group: gone once SIGKILL lands
+        _, alive = psutil.wait_procs([psutil.Process(worker)], timeout=10)
+        assert not alive or alive[0].status() == psutil.STATUS_ZOMBIE
+
+
+def test_torch_compile_compiles_under_the_instruments() -> None:
+    result = run("compiled.py", seconds=20.0)
+    f = result.facts
+    assert f["run.stop"]["reason"] == "finished" and f["run.exception"] is None
+    assert "graphs captured: 1" in f["run.stderr_tail"]  # Dynamo did not fall back to eager under the mode
+    compiled = f["run.settings"]["compile"]
+    assert compiled["calls"] == 1 and compiled["compiles_under_audit"] is True
+    assert line_of(compiled["site"]) == ("compiled.py", 8)
+    assert f["run.steps"]["count"] == 4 and f["run.first_forward"]["module"] == "OptimizedModule"
+
+
 def test_cancel_stops_the_run_within_seconds() -> None:
     cancel = threading.Event()
 
@@ -315,6 +364,35 @@ def test_no_accelerator_means_no_gpu_findings() -> None:
         facts["run.ops"] = dict(facts["run.ops"], by_device={"cpu": facts["run.ops"]["total"]})
         facts["run.syncs"] = [dict(s, device="cpu") for s in facts["run.syncs"]]
         assert evaluate(Facts(facts), RULES).findings == [], name
+
+
+def test_summary_shows_the_scripts_output_without_terminal_control_or_gpuassists_stack_dump() -> None:
+    dump = 'Current thread 0x00007f (most recent call first):\n  File "/tmp/train.py", line 9 in <module>'
+    facts = Facts({"run.outcome": "cancelled", "run.error": "stopped by the user", "run.fault_traceback": dump,
+                   "run.stderr_tail": "\n".join(["epoch 1: 10%|\x1b[32m#\x1b[0m| 1/10\x1b[2K\x1b[1A",
+                                                 "\x1b]0;title\x07bytes \x00\x07\x9b here", "", dump])})
+    text = summary_text(facts)
+    assert "  | epoch 1: 10%|#| 1/10\n  | bytes ??? here\n" in text and "\x1b" not in text
+    assert "Current thread" not in text and "line 9" not in text
+    assert "(stdout and stderr, 2 shown)" in text
+
+
+@pytest.mark.parametrize(("facts", "expected"), [
+    ({"run.outcome": "ok", "run.torch": {"import_error": {"type": "ModuleNotFoundError",
+                                                          "message": "No module named 'torch'"}}},
+     "ended: not run: `import torch` fails in this interpreter (ModuleNotFoundError: No module named 'torch')"),
+    ({"run.outcome": "ok", "run.stop": {"reason": "exit", "exit_code": None, "seconds": 1.0, "steps": 3}},
+     "ended: the script called sys.exit() after 1.0 s (3 steps)"),
+    ({"run.outcome": "ok", "run.stop": {"reason": "steps", "seconds": 1.0, "steps": 1},
+      "run.steps": {"kind": "optimizer", "count": 1, "optimizers": {"SGD": 1},
+                    "per_step": {"seconds": 0.02, "data_wait": 0.0, "ops": 10, "first_step_seconds": 0.02}}},
+     "ended: stopped after 1 step, as asked\n"),
+])
+def test_summary_ending_words(facts: dict[str, Any], expected: str) -> None:
+    text = summary_text(Facts(facts))
+    assert expected in text
+    if facts.get("run.steps"):  # one step is all start-up: no "then ... each"
+        assert "it took 20.0 ms, start-up included" in text and " each (median)" not in text
 
 
 # ---- the command after `--` ----------------------------------------------------------------------------

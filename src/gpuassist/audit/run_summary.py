@@ -7,10 +7,11 @@ into waiting for data and computing, and how the run ended.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from gpuassist.facts import Facts, NotCollected
-from gpuassist.rules.script_run import SYNC_WORDS, accelerators, is_accel, quoted, wait_share, where
+from gpuassist.rules.script_run import SYNC_WORDS, _num, accelerators, is_accel, quoted, wait_share, where
 
 STOP_WORDS = {
     "steps": "stopped after {steps} {kind}, as asked",
@@ -20,6 +21,10 @@ STOP_WORDS = {
     "error": "the script raised an exception after {seconds:.1f} s ({steps} {kind})",
     "interrupted": "the script was interrupted after {seconds:.1f} s",
 }
+# Terminal control in what the script printed (progress bars' cursor moves and colours, stray bytes): the
+# report shows the text, it must not move the reader's cursor or clear their screen.
+ESCAPE_SEQUENCE = re.compile(r"\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)?|[@-Z\\-_])")
+CONTROL_CHARACTER = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
 def _ms(seconds: Any) -> str:
@@ -61,11 +66,28 @@ def header_lines(facts: Facts) -> list[str]:
     return lines
 
 
+def _kind(facts: Facts, n: Any) -> str:
+    """``steps``/``forward passes`` (singular for one) as the run counted them."""
+    forward = (_value(facts, "run.steps") or {}).get("kind") == "forward"
+    if n == 1:
+        return "forward pass" if forward else "step"
+    return "forward passes" if forward else "steps"
+
+
+def not_run_line(facts: Facts) -> str:
+    """Why the script never started: torch could not be imported, or setting up the instruments failed."""
+    error = (_value(facts, "run.torch") or {}).get("import_error")
+    if isinstance(error, dict):
+        return (f"  ended: not run: `import torch` fails in this interpreter ({error.get('type')}: "
+                f"{str(error.get('message'))[:200]})")
+    stages = [s for s in _value(facts, "run.stages") or [] if isinstance(s, dict) and s.get("status") == "failed"]
+    why = stages[0].get("error") if stages else None
+    return f"  ended: not run: {why or facts.value('run.error') or facts.value('run.outcome')}"
+
+
 def ending_lines(facts: Facts) -> list[str]:
     outcome = facts.value("run.outcome")
     stop = _value(facts, "run.stop") or {}
-    steps = _value(facts, "run.steps") or {}
-    kind = "forward passes" if steps.get("kind") == "forward" else "steps"
     if outcome == "crashed":
         return [f"  ended: the script crashed ({facts.value('run.signal')}); the numbers below are from the last "
                 f"summary it sent ({(_value(facts, 'run.snapshot') or {}).get('seconds', '?')} s into the run)"]
@@ -73,15 +95,31 @@ def ending_lines(facts: Facts) -> list[str]:
         return [f"  ended: killed after it stopped responding ({facts.value('run.error')})"]
     if outcome == "cancelled":
         return ["  ended: stopped by the user"]
-    if outcome != "ok" or not stop:
+    if outcome == "ok" and not stop:
+        return [not_run_line(facts)]
+    if outcome != "ok":
         return [f"  ended: {facts.value('run.error') or outcome}"]
-    text = STOP_WORDS.get(str(stop.get("reason")), "ended: {reason}").format(
-        steps=stop.get("steps", 0), kind=kind, seconds=float(stop.get("seconds") or 0.0), code=stop.get("exit_code"),
-        reason=stop.get("reason"))
+    seconds = float(stop.get("seconds") or 0.0)
+    asked = _num(stop.get("requested_at"))
+    forced = bool(stop.get("forced")) and asked is not None
+    code = stop.get("exit_code")
+    text = STOP_WORDS.get(str(stop.get("reason")), "{reason}").format(
+        steps=stop.get("steps", 0), kind=_kind(facts, stop.get("steps", 0)), seconds=asked if forced else seconds,
+        code="" if code is None else code, reason=stop.get("reason"))
     lines = [f"  ended: {text}"]
     if stop.get("forced"):
-        lines.append("  it did not reach a point where it could stop, so it was ended where it was:")
+        caught = int(_num(stop.get("stop_raised")) or 0)
+        why = (f"it caught gpuassist's stop request ({caught}×: an `except BaseException:` or a bare `except:` "
+               "around its loop does that)" if caught else
+               "it did not reach a point where it could stop (a torch operator, a step or a batch)")
+        later = f" {seconds - asked:.1f} s later" if forced and asked is not None else ""
+        lines.append(f"  {why}, so it was ended{later} where it was:")
         lines += [f"    {where(s, facts)} in {s.get('function')}{quoted(s)}" for s in stop.get("stuck_at") or []]
+    children = int(_num(stop.get("child_processes")) or 0)
+    if children:
+        lines.append(f"  {children} process{'es' if children > 1 else ''} the script started (multiprocessing, "
+                     "torch.multiprocessing.spawn) still ran: gpuassist measures the script's own process only, "
+                     "so the work done in them is not in these numbers")
     exc = _value(facts, "run.exception")
     if isinstance(exc, dict):
         lines.append(f"  exception at {where(exc.get('site'), facts)}{quoted(exc.get('site'))}: "
@@ -168,7 +206,10 @@ def step_lines(facts: Facts) -> list[str]:
     inst = _value(facts, "run.instrumentation") or {}
     overhead = float(per.get("ops") or 0) * float(inst.get("per_op_seconds") or 0)
     lines = ["", f"Steps: {steps['count']:,} {kind}"]
-    if per:
+    if per and steps["count"] == 1:  # no step after the first: nothing but start-up was timed
+        lines.append(f"  it took {_ms(per.get('first_step_seconds'))}, start-up included: waiting for data "
+                     f"{_ms(per.get('data_wait'))}, gpuassist's instruments about {_ms(overhead)}")
+    elif per:
         lines.append(f"  first {_ms(per.get('first_step_seconds'))} (start-up), then {_ms(per.get('seconds'))} "
                      f"each (median): waiting for data {_ms(per.get('data_wait'))}, gpuassist's instruments about "
                      f"{_ms(overhead)}")
@@ -188,15 +229,41 @@ def settings_lines(facts: Facts) -> list[str]:
     st = _value(facts, "run.settings")
     if not isinstance(st, dict):
         return []
-    return ["", f"Settings at the end: cudnn.benchmark={st.get('cudnn_benchmark')}, float32 matmul precision "
-                f"'{st.get('float32_matmul_precision')}', autocast seen: {'yes' if st.get('autocast_seen') else 'no'}"]
+    lines = ["", f"Settings at the end: cudnn.benchmark={st.get('cudnn_benchmark')}, float32 matmul precision "
+                 f"'{st.get('float32_matmul_precision')}', autocast seen: {'yes' if st.get('autocast_seen') else 'no'}"]
+    compiled = st.get("compile")
+    if isinstance(compiled, dict):
+        at = f"torch.compile at {where(compiled.get('site'), facts)}{quoted(compiled.get('site'))}"
+        if compiled.get("compiles_under_audit") is False:
+            lines.append(f"  {at}: this torch does not compile while gpuassist's instruments are on, so the model "
+                         "ran uncompiled here: the numbers are those of eager mode")
+        else:
+            lines.append(f"  {at}: compiled as without gpuassist (the operators above are those the compiled code "
+                         "runs)")
+    return lines
+
+
+def printable(line: str) -> str:
+    """A line the script printed, without terminal control (escape sequences dropped, other control bytes
+    shown as ``?``)."""
+    return CONTROL_CHARACTER.sub("?", ESCAPE_SEQUENCE.sub("", line))
 
 
 def output_lines(facts: Facts, limit: int = 8) -> list[str]:
+    """The end of the script's own output. The stack dump the process left when gpuassist stopped it
+    (faulthandler, on SIGTERM) is not the script's output: the findings quote it where it matters."""
     tail = facts.value("run.stderr_tail")
     if not isinstance(tail, str) or not tail.strip():
         return []
-    lines = tail.splitlines()[-limit:]
+    lines = tail.splitlines()
+    dump = facts.value("run.fault_traceback")
+    if isinstance(dump, str) and dump.strip():
+        first = dump.strip().splitlines()[0]
+        if first in lines:
+            lines = lines[:len(lines) - 1 - lines[::-1].index(first)]
+    lines = [text for text in (printable(line).rstrip() for line in lines) if text.strip()][-limit:]
+    if not lines:
+        return []
     return ["", f"Last lines the script printed (stdout and stderr, {len(lines)} shown):",
             *[f"  | {line[:160]}" for line in lines]]
 

@@ -16,7 +16,12 @@ What is installed before the script starts, all in this process only:
   batch, first batch of an epoch (worker start-up) apart, each loader's settings and ``for`` line;
 - a global optimizer step post-hook (a *step* is ``optimizer.step()``; a script that never creates an
   optimizer counts forward passes of its first module instead), a global module forward pre-hook (the
-  devices of the parameters and inputs at the first forward), and ``torch.cuda.synchronize`` counted.
+  devices of the parameters and inputs at the first forward), and ``torch.cuda.synchronize`` counted;
+- ``torch.compile`` calls recorded (the dispatch mode lets them compile: ``ignore_compile_internals``), and
+  the processes the script starts (work its main process waits for is done where nothing is measured).
+
+A forked child (a DataLoader worker, a fork Pool) records nothing and runs without the dispatch mode and
+without the SIGTERM stack dump (:func:`leave_forked_child`).
 
 Stopping: after ``--steps`` steps or ``--seconds`` seconds the next hook or operator raises
 :class:`StopRun` (a ``BaseException``, so ``except Exception`` in the script does not swallow it) and the
@@ -34,12 +39,14 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import functools
 import linecache
 import os
 import sys
 import threading
 import time
 import traceback
+import warnings
 from typing import TYPE_CHECKING, Any, Callable
 
 if TYPE_CHECKING or __package__:  # imported as part of gpuassist (host side, tests)
@@ -204,6 +211,9 @@ class Recorder:
         self.step_records: Any = collections.deque(maxlen=MAX_STEP_RECORDS)  # the steps after it, latest kept
         self.loop_started: float | None = None
         self.top_module: Any = None
+        self.processes: list[Any] = []  # multiprocessing processes the script started (not DataLoader workers)
+        self.compile_calls = 0  # torch.compile(...) / module.compile() calls, and the first one's line
+        self.compile_site: dict[str, Any] | None = None
         self.first_forward: dict[str, Any] | None = None
         self.autocast_seen = False
         # data loading
@@ -214,6 +224,8 @@ class Recorder:
         self.stop_reason: str | None = None
         self.stop_requested_at: float | None = None
         self.last_raise = 0.0
+        self.stop_raises = 0  # more than one: the script caught StopRun (``except BaseException``, bare ``except:``)
+        self.mode: Any = None  # the dispatch mode while the script runs (taken out again in forked children)
         self.step_mark = self._marks()
 
     # -- clock and stop ---------------------------------------------------------------------------------
@@ -232,6 +244,7 @@ class Recorder:
         now = time.perf_counter()
         if now - self.last_raise >= 0.5:
             self.last_raise = now
+            self.stop_raises += 1
             raise StopRun(self.stop_reason)
 
     # -- operators --------------------------------------------------------------------------------------
@@ -364,6 +377,37 @@ class Recorder:
             "seconds": round(self.elapsed(), 4),
         }
 
+    def on_process(self, process: Any) -> None:
+        target = getattr(process, "_target", None)
+        if str(getattr(target, "__module__", "")).startswith("torch.utils.data"):
+            return  # a DataLoader worker: its time is measured as waiting for batches
+        if len(self.processes) < 256:
+            self.processes.append(process)
+
+    def processes_alive(self) -> int:
+        """Processes the script started that still run: the work a main process waits for (torch.multiprocessing
+        .spawn, a Pool) is done there, where the instruments are not."""
+        alive = 0
+        for process in list(self.processes):
+            with contextlib.suppress(Exception):
+                alive += 1 if process.is_alive() else 0
+        return alive
+
+    def on_compile(self) -> None:
+        self.compile_calls += 1
+        if self.compile_site is None:
+            self.compile_site = source_line(self.sites.locate(sys._getframe(1))[0])
+
+    def compile_summary(self) -> dict[str, Any] | None:
+        """Whether the script used torch.compile and whether it really compiled under the instruments: a torch
+        that does not know ``ignore_compile_internals`` runs compiled code eagerly while a dispatch mode is on."""
+        if not self.compile_calls:
+            return None
+        from torch.utils._python_dispatch import TorchDispatchMode
+
+        return {"calls": self.compile_calls, "site": self.compile_site,
+                "compiles_under_audit": hasattr(TorchDispatchMode, "ignore_compile_internals")}
+
     # -- data loading -----------------------------------------------------------------------------------
     def on_loader(self, iterator: Any, loader: Any) -> None:
         """A new pass over a DataLoader: loaders iterated at the same line with the same settings are one
@@ -470,7 +514,7 @@ class Recorder:
             "run.steps": steps,
             "run.data": data,
             "run.first_forward": self.first_forward,
-            "run.settings": settings(self.torch, self.autocast_seen),
+            "run.settings": dict(settings(self.torch, self.autocast_seen), compile=self.compile_summary()),
             "run.snapshot": {"seconds": round(self.elapsed(), 4), "final": False,
                              "idle_seconds": round(time.perf_counter() - self.last_activity, 4)},
         }
@@ -613,6 +657,13 @@ def make_mode(torch: Any, rec: Recorder) -> Any:
                     shapes.add(tuple(args[0].shape))
 
     class AuditMode(TorchDispatchMode):
+        @classmethod
+        def ignore_compile_internals(cls) -> bool:
+            """torch.compile compiles as without gpuassist (with any other mode on the stack it silently runs the
+            model eagerly) and the mode sees what the compiled code runs. An older torch does not ask: the
+            model then runs eagerly under the audit, which ``run.settings.compile`` says."""
+            return True
+
         def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
             if rec.stop_reason is not None:
                 rec.maybe_stop()
@@ -665,7 +716,15 @@ def install_hooks(torch: Any, rec: Recorder) -> dict[str, str]:
     def modules() -> None:
         from torch.nn.modules.module import register_module_forward_pre_hook
 
-        register_module_forward_pre_hook(lambda module, inputs: rec.on_forward(module, inputs))
+        compiler = getattr(torch, "compiler", None)
+        compiling = getattr(compiler, "is_compiling", None) or (lambda: False)
+
+        def pre_hook(module: Any, inputs: Any) -> None:
+            if compiling():  # torch.compile tracing a module inside a compiled one: nothing of ours in its graph
+                return
+            rec.on_forward(module, inputs)
+
+        register_module_forward_pre_hook(pre_hook)
 
     def dataloader() -> None:
         from torch.utils.data.dataloader import _BaseDataLoaderIter
@@ -701,6 +760,32 @@ def install_hooks(torch: Any, rec: Recorder) -> dict[str, str]:
         _BaseDataLoaderIter.__init__ = init  # type: ignore[method-assign]
         _BaseDataLoaderIter.__next__ = next_batch  # type: ignore[method-assign]
 
+    def compile_calls() -> None:
+        original = torch.compile
+
+        @functools.wraps(original)
+        def counted(*args: Any, **kwargs: Any) -> Any:
+            if not rec.foreign:
+                rec.on_compile()
+            return original(*args, **kwargs)
+
+        torch.compile = counted
+        # the module hook is ours, and compiling around it is taken care of (see modules() above)
+        warnings.filterwarnings("ignore", message=r"Using `torch\.compile\(module\)` when there are global hooks")
+
+    def processes() -> None:
+        from multiprocessing.process import BaseProcess
+
+        original = BaseProcess.start
+
+        def start(self: Any, *args: Any, **kwargs: Any) -> Any:
+            result = original(self, *args, **kwargs)
+            if not rec.foreign:
+                rec.on_process(self)
+            return result
+
+        BaseProcess.start = start  # type: ignore[method-assign]
+
     def synchronize() -> None:
         original = torch.cuda.synchronize
 
@@ -713,18 +798,36 @@ def install_hooks(torch: Any, rec: Recorder) -> dict[str, str]:
         torch.cuda.synchronize = counted
 
     def forks() -> None:
-        def child() -> None:
-            rec.foreign = True
-
-        os.register_at_fork(after_in_child=child)
+        os.register_at_fork(after_in_child=lambda: leave_forked_child(torch, rec))
 
     attempt("optimizer", optimizer)
     attempt("modules", modules)
     attempt("dataloader", dataloader)
     attempt("synchronize", synchronize)
+    attempt("compile", compile_calls)
+    attempt("processes", processes)
     if hasattr(os, "register_at_fork"):
         attempt("forks", forks)
     return status
+
+
+def leave_forked_child(torch: Any, rec: Recorder) -> None:
+    """In a forked child (a DataLoader worker, a fork Pool): record nothing, and take the instruments out so
+    the child runs as fast as without gpuassist (the dispatch mode would add a Python call to each of its
+    operators and make the loader look slower than it is) and is terminated as quietly (no faulthandler
+    stack dump on SIGTERM when the parent stops its workers)."""
+    rec.foreign = True
+    mode = rec.mode
+    with contextlib.suppress(Exception):
+        from torch.utils._python_dispatch import _get_current_dispatch_mode, _pop_mode
+
+        if mode is not None and _get_current_dispatch_mode() is mode:
+            _pop_mode()
+    with contextlib.suppress(Exception):
+        import faulthandler
+        import signal
+
+        faulthandler.unregister(signal.SIGTERM)
 
 
 def calibrate(torch: Any, mode_class: Any, rec: Recorder, n: int = 2000) -> float:
@@ -826,7 +929,7 @@ class Audit:
         outcome: dict[str, Any] = {"reason": "finished"}
         exception = None
         try:
-            with mode:
+            with self.instrumented(mode):
                 if module is None:  # an absolute path, as __main__.__file__ is for `python script.py` (3.9+)
                     runpy.run_path(os.path.abspath(target), run_name="__main__")
                 else:
@@ -845,6 +948,20 @@ class Audit:
             outcome = {"reason": "error"}
             exception = describe_exception(exc, rec.sites)
         self.finish(outcome, exception)
+
+    @contextlib.contextmanager
+    def instrumented(self, mode: Any) -> Any:
+        """The dispatch mode around the script. A child the script forked with os.fork() that returns through
+        here has no mode left to leave (:func:`leave_forked_child` took it out)."""
+        rec = self.rec
+        assert rec is not None
+        mode.__enter__()
+        rec.mode = mode
+        try:
+            yield
+        finally:
+            if os.getpid() == rec.pid:
+                mode.__exit__(None, None, None)
 
     def watch(self) -> None:
         """Progress, partial summaries, the time bound, and the last resort when the script will not stop."""
@@ -918,6 +1035,10 @@ class Audit:
         try:
             outcome["seconds"] = round(rec.elapsed(), 4)
             outcome["steps"] = rec.steps
+            outcome["stop_raised"] = rec.stop_raises
+            outcome["child_processes"] = rec.processes_alive()
+            if rec.stop_requested_at is not None:
+                outcome["requested_at"] = round(rec.stop_requested_at - rec.t0, 4)
             self.progress(outcome["seconds"])
             outcome.setdefault("forced", False)
             self.send_summary(final=True)

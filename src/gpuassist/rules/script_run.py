@@ -196,7 +196,9 @@ def run_outcome(facts: Facts) -> Finding | None:
     snap = _dict(facts, "run.snapshot")
     idle = _num(snap.get("idle_seconds")) or 0.0
     seconds = _num(stop.get("seconds")) or 0.0
-    if stop.get("forced") and steps_seen(facts) == 0 and idle >= max(MIN_IDLE_SECONDS, 0.5 * seconds):
+    working_elsewhere = bool(_num(stop.get("child_processes")))  # it waited for its own worker processes
+    if stop.get("forced") and steps_seen(facts) == 0 and idle >= max(MIN_IDLE_SECONDS, 0.5 * seconds) \
+            and not working_elsewhere:
         stuck = [s for s in stop.get("stuck_at") or [] if isinstance(s, dict)]
         at = where(stuck[-1], facts) if stuck else None
         return finding(
