@@ -5,7 +5,10 @@ Budget (design §5): p99 < 50 ms. The window is the real one (monitor sampling a
 normal rates); Run all is started `--runs` times on this machine (the real probe subprocess, host
 collection and rules on a worker thread) and every timer tick's lateness is recorded while a run is on.
 
-    .venv/bin/python benchmarks/gui_latency.py [--runs 5] [--simulate NAME]
+    .venv/bin/python benchmarks/gui_latency.py [--runs 5] [--simulate NAME] [--script PATH [--script-steps N]]
+
+``--script``: Run all also reads and runs that training script in the Your script step (its instrumented run
+in a subprocess, progress events every fraction of a second, the run's tables drawn when it ends).
 """
 
 from __future__ import annotations
@@ -27,6 +30,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--simulate", metavar="NAME", help="replay a scenario instead of the real probe")
+    parser.add_argument("--script", metavar="PATH", help="also run this training script (Your script step)")
+    parser.add_argument("--script-steps", type=int, default=200, help="stop the script after N steps (200)")
     args = parser.parse_args()
 
     from PySide6.QtCore import QSettings, Qt, QTimer
@@ -39,6 +44,10 @@ def main() -> int:
     settings = QSettings(os.path.join(tmp, "s.ini"), QSettings.Format.IniFormat)
     window = build_window(parse_args(["--simulate", args.simulate] if args.simulate else []), settings)
     window.show()
+    if args.script:
+        window.set_script(os.path.abspath(args.script), run=False)
+        window.script_run_panel.enabled.setChecked(True)
+        window.script_run_panel.steps.setValue(args.script_steps)
     late: list[float] = []
     last = [time.perf_counter()]
     runs_left = [args.runs]
@@ -81,8 +90,10 @@ def main() -> int:
         return 1
     q = statistics.quantiles(late, n=100)
     p99 = q[98]
-    print(f"runs               : {len(durations)} × {'scenario ' + args.simulate if args.simulate else 'this machine'}"
-          f" (median {statistics.median(durations):.2f} s per Run all)")
+    what = "scenario " + args.simulate if args.simulate else "this machine"
+    if args.script:
+        what += f", running {os.path.basename(args.script)} for {args.script_steps} steps"
+    print(f"runs               : {len(durations)} × {what} (median {statistics.median(durations):.2f} s per Run all)")
     print(f"timer ticks        : {len(late)} at {TICK_MS} ms while a run was on")
     print(f"lateness p50 / p99 : {q[49]:.1f} ms / {p99:.1f} ms   (max {max(late):.1f} ms; budget p99 < 50 ms)")
     print(f"torch imported     : {'yes' if 'torch' in sys.modules else 'no'}")

@@ -82,7 +82,32 @@ def test_a_script_that_cannot_run_here_says_why(make_window: Any, argv: tuple[st
     panel = window.script_run_panel
     assert not panel.enabled.isEnabled() and panel.request() is None
     assert panel.unavailable.isVisibleTo(panel) and why in panel.unavailable.text()
-    assert not panel.warning.isVisibleTo(panel)
+    assert not panel.warning.isVisibleTo(panel) and not panel.options.isVisibleTo(panel)
+
+
+def test_a_reopened_audit_run_report_shows_the_runs_findings_and_numbers(qtbot: Any, make_window: Any,
+                                                                       tmp_path: Path) -> None:
+    from gpuassist.audit.run import load_recording, run_report
+
+    report = run_report(load_recording(DATA / "audit_run" / "cuda_sync_every_step.json"))
+    path = tmp_path / "audit-run.json"
+    path.write_text(json.dumps(report.to_json(), default=str))
+    window = make_window()
+    assert window.open_report_file(path)
+    window.go("script")
+    page = window.pages["script"]
+    assert not window.script_run_panel.isVisibleTo(page)  # nothing to run in someone else's report
+    assert [c.finding.id for c in page.cards] == ["host_device_sync_in_loop"]
+    card = page.cards[0]
+    card.set_evidence_visible(True)
+    evidence = shown_texts(card.evidence_box)
+    assert "/home/alice/proj/train.py:52" in evidence
+    assert any(t.startswith("/home/alice/proj/train.py:52 calls nonzero() on cuda:0: 100 times in 50 steps")
+               for t in evidence)
+    texts = shown_texts(page)
+    assert "Where the operators ran" in texts and "Copies between devices" in texts
+    assert "train.py:52" in texts and "calls nonzero()" in texts
+    assert not [t for t in texts if looks_raw(t)]
 
 
 def test_a_run_shows_progress_findings_numbers_and_the_monitor_band(qtbot: Any, make_window: Any,

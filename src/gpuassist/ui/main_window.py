@@ -577,7 +577,8 @@ class MainWindow(QMainWindow):
         from gpuassist.wizard.steps import SCRIPT_KEY
 
         path = self.flow.context.shared.get(SCRIPT_KEY)
-        why = "this is a report from elsewhere: there is nothing here to run" if not self.flow.interactive else \
+        panel.setVisible(self.flow.interactive)  # a report read here has nothing to run
+        why = "this is a report from elsewhere" if not self.flow.interactive else \
             run_unavailable(self.flow.context, path)
         panel.set_context(python=target_python(self.flow.context), folder=working_dir(path) if path else None,
                           why_not=why)

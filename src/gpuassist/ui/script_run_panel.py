@@ -9,7 +9,17 @@ folder; the static audit above it never runs anything.
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QCheckBox, QFrame, QGridLayout, QHBoxLayout, QLabel, QLineEdit, QSpinBox, QVBoxLayout
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QFrame,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
 
 from gpuassist.findings import Severity
 from gpuassist.ui.cards import wrap_label
@@ -48,7 +58,9 @@ class ScriptRunPanel(QFrame):
         self.unavailable.setVisible(False)
         lay.addWidget(self.unavailable)
 
-        grid = QGridLayout()
+        self.options = QWidget()  # arguments and limits: hidden where the script cannot be run
+        grid = QGridLayout(self.options)
+        grid.setContentsMargins(0, 0, 0, 0)
         grid.setHorizontalSpacing(10)
         grid.setVerticalSpacing(6)
         args_label = QLabel("Arguments")
@@ -87,7 +99,7 @@ class ScriptRunPanel(QFrame):
         grid.addWidget(stop_label, 2, 0)
         grid.addLayout(limits, 2, 1)
         grid.setColumnStretch(1, 1)
-        lay.addLayout(grid)
+        lay.addWidget(self.options)
         self.inputs = [args_label, self.args, stop_label, self.use_steps, self.steps, self.steps_label,
                        self.seconds, self.seconds_label]
 
@@ -128,6 +140,7 @@ class ScriptRunPanel(QFrame):
                 "anything; it only runs when this box is ticked.")
         self.unavailable.setVisible(bool(self._why_not))
         self.warning.setVisible(not self._why_not)
+        self.options.setVisible(not self._why_not)
         self._update_enabled()
 
     def set_busy(self, busy: bool) -> None:

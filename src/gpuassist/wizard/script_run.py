@@ -15,9 +15,12 @@ import os
 import shlex
 import threading
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gpuassist.wizard.model import Event, OnEvent, StepContext
+
+if TYPE_CHECKING:  # the run's library loads when a run is asked for
+    from gpuassist.audit.run import Bound
 
 RUN_KEY = "script_run"  # StepContext.shared: the RunRequest, or None for the static audit alone
 MONITOR_KEY = "monitor"  # StepContext.shared: the app's live Monitor (the run's band goes on it)
@@ -47,7 +50,7 @@ class RunRequest:
         except ValueError as exc:  # "No closing quotation", "No escaped character"
             raise RunRequestError(f"the arguments cannot be split like a shell would: {exc}") from None
 
-    def bound(self) -> Any:
+    def bound(self) -> Bound:
         """The run's :class:`~gpuassist.audit.run.Bound` (whichever limit comes first)."""
         from gpuassist.audit.run import Bound, RunUsageError
 
@@ -59,14 +62,6 @@ class RunRequest:
             return Bound.of(self.seconds, self.steps)
         except RunUsageError as exc:
             raise RunRequestError(str(exc)) from None
-
-    def describe(self) -> str:
-        """The limit in words, as the page states it before and after the run."""
-        seconds = f"{self.seconds:g} s"
-        if self.steps is None:
-            return f"after {seconds}"
-        return f"after {self.steps:,} optimizer step{'s' if self.steps != 1 else ''} or {seconds}, whichever " \
-               "comes first"
 
 
 def run_unavailable(ctx: StepContext, path: str | None) -> str | None:
@@ -136,6 +131,7 @@ class RunOutcome:
     facts: dict[str, Any]
     outcome: str
     ending: str  # how it ended, in words
+    failure: str = ""  # the script's own failure (its exception, a non-zero exit status), in words
 
 
 def run_script(ctx: StepContext, path: str, request: RunRequest, static: Any, on_event: OnEvent,
@@ -164,9 +160,15 @@ def run_script(ctx: StepContext, path: str, request: RunRequest, static: Any, on
     report = run_report(result)
     if static is not None:
         add_static_audit(report, static, cwd)
-    ending = " ".join(line.strip() for line in ending_lines(report.facts)[:1])
-    ending = ending.removeprefix("ended: ")
-    return RunOutcome(list(report.findings), dict(result.facts), result.outcome, ending)
+    lines = [line.strip().removeprefix("ended: ") for line in ending_lines(report.facts)]
+    ending = lines[0] if lines else ""
+    stop = result.facts.get("run.stop")
+    failure = ""
+    if isinstance(stop, dict) and stop.get("reason") == "error":
+        failure = next((line for line in lines if line.startswith("exception at ")), ending)
+    elif isinstance(stop, dict) and stop.get("reason") == "exit" and stop.get("exit_code") not in (0, None):
+        failure = ending
+    return RunOutcome(list(report.findings), dict(result.facts), result.outcome, ending, failure)
 
 
 # ---- the progress line ------------------------------------------------------------------------------------

@@ -241,10 +241,15 @@ def run_script_audit(ctx: StepContext, on_event: OnEvent, cancel: threading.Even
             return StepResult(StepStatus.CANCELLED, _short_titles(findings, path), facts, used_target=True,
                               reason="you stopped the run of the script; what it measured until then is below")
         notes.insert(0, f"ran it: {run.ending}" if run.ending else "ran it")
-        if run.outcome != "ok" and not any(f.severity is Severity.ERROR for f in findings):
+        explained = any(f.severity is Severity.ERROR for f in findings)
+        if run.outcome != "ok" and not explained:
             status = StepStatus.ERROR  # measurements missing is never "passed"
             error = str(run.facts.get("run.error") or "").strip()
             notes[0] = f"the run did not complete ({run.outcome.replace('_', ' ')})" + (f": {error}" if error else "")
+        elif run.failure and not explained:  # the script failed by itself: what it measured is not a training run
+            status = StepStatus.ERROR
+            if run.failure != run.ending:
+                notes[0] += f"; {run.failure}"
     findings = _short_titles(findings, path)
     if status is None:
         status = StepStatus.from_findings(findings)
