@@ -249,6 +249,24 @@ def test_work_in_the_scripts_own_processes_is_not_called_a_hang() -> None:
         assert not alive or alive[0].status() == psutil.STATUS_ZOMBIE
 
 
+def test_os_exit_still_gets_the_final_summary() -> None:
+    result = run("os_exit.py", seconds=20.0)
+    stop = result.facts["run.stop"]
+    assert result.outcome == "ok" and result.facts["run.snapshot"]["final"] is True
+    assert (stop["reason"], stop["function"], stop["exit_code"], stop["steps"]) == ("exit", "os._exit", 3, 3)
+    assert line_of(stop["site"]) == ("os_exit.py", 14)
+    assert "the script called os._exit(3)" in summary_text(run_report(result).facts)
+
+
+def test_a_loop_in_a_thread_is_stopped_there_and_said_to_be_unmeasured() -> None:
+    result = run("trains_in_a_thread.py", steps=5)
+    f = result.facts
+    assert f["run.stop"]["reason"] == "steps" and not f["run.stop"]["forced"]  # the thread ended, then the script
+    assert f["run.steps"]["count"] == f["run.steps"]["other_thread"] >= 5
+    assert "StopRun" not in (f["run.stderr_tail"] or "")  # no traceback of gpuassist's stop from the thread
+    assert "ran on another thread than the script's main one" in summary_text(run_report(result).facts)
+
+
 def test_torch_compile_compiles_under_the_instruments() -> None:
     result = run("compiled.py", seconds=20.0)
     f = result.facts
@@ -545,6 +563,38 @@ def test_cli_ctrl_c_stops_the_script_and_still_reports() -> None:
         proc.kill()
     assert proc.returncode == 0, err
     assert "ended: stopped by the user" in out
+
+
+@pytest.mark.skipif(os.name == "nt", reason="POSIX process groups")
+def test_when_gpuassist_is_killed_the_script_and_its_processes_end_too() -> None:
+    import subprocess
+    import time
+
+    import psutil
+
+    command = [PY, "-m", "gpuassist", "audit", "--run", "--seconds", "120", "--", PY,
+               str(DATA / "waits_for_processes.py")]
+    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    run: list[psutil.Process] = []
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not run:  # the audited script, once it has started its worker
+            time.sleep(0.2)
+            for child in psutil.Process(proc.pid).children():
+                with contextlib.suppress(psutil.Error):
+                    workers = child.children()
+                    if "waits_for_processes.py" in " ".join(child.cmdline()) and workers:
+                        run = [child, *workers]
+        assert run
+        proc.kill()  # no chance to clean up: the script's watchdog must notice and end its process group
+        _, alive = psutil.wait_procs(run, timeout=10)
+        assert [p for p in alive if p.status() != psutil.STATUS_ZOMBIE] == []
+    finally:
+        proc.kill()
+        proc.wait(timeout=10)
+        for leftover in run:  # a failure here must not leave them behind
+            with contextlib.suppress(psutil.Error):
+                leftover.kill()
 
 
 def test_many_small_cpu_operators_beside_a_gpu_model_are_not_work_left_on_the_cpu() -> None:

@@ -17,7 +17,7 @@ STOP_WORDS = {
     "steps": "stopped after {steps} {kind}, as asked",
     "seconds": "stopped after {seconds:.1f} s, as asked ({steps} {kind} done)",
     "finished": "the script finished by itself after {seconds:.1f} s ({steps} {kind})",
-    "exit": "the script called sys.exit({code}) after {seconds:.1f} s ({steps} {kind})",
+    "exit": "the script called {function}({code}) after {seconds:.1f} s ({steps} {kind})",
     "error": "the script raised an exception after {seconds:.1f} s ({steps} {kind})",
     "interrupted": "the script was interrupted after {seconds:.1f} s",
 }
@@ -97,6 +97,11 @@ def ending_lines(facts: Facts) -> list[str]:
         return ["  ended: stopped by the user"]
     if outcome == "ok" and not stop:
         return [not_run_line(facts)]
+    if outcome == "failed" and facts.value("run.failed_stage") == "script":
+        code = facts.value("run.returncode")
+        return [f"  ended: the script's process exited with status {code} without a Python exit (a native library "
+                f"called exit()?), so the numbers below are from the last summary it sent "
+                f"({(_value(facts, 'run.snapshot') or {}).get('seconds', '?')} s into the run)"]
     if outcome != "ok":
         return [f"  ended: {facts.value('run.error') or outcome}"]
     seconds = float(stop.get("seconds") or 0.0)
@@ -105,7 +110,7 @@ def ending_lines(facts: Facts) -> list[str]:
     code = stop.get("exit_code")
     text = STOP_WORDS.get(str(stop.get("reason")), "{reason}").format(
         steps=stop.get("steps", 0), kind=_kind(facts, stop.get("steps", 0)), seconds=asked if forced else seconds,
-        code="" if code is None else code, reason=stop.get("reason"))
+        code="" if code is None else code, function=stop.get("function") or "sys.exit", reason=stop.get("reason"))
     lines = [f"  ended: {text}"]
     if stop.get("forced"):
         caught = int(_num(stop.get("stop_raised")) or 0)
@@ -206,6 +211,10 @@ def step_lines(facts: Facts) -> list[str]:
     inst = _value(facts, "run.instrumentation") or {}
     overhead = float(per.get("ops") or 0) * float(inst.get("per_op_seconds") or 0)
     lines = ["", f"Steps: {steps['count']:,} {kind}"]
+    elsewhere = int(_num(steps.get("other_thread")) or 0)
+    if elsewhere:
+        lines.append(f"  {elsewhere:,} of them ran on another thread than the script's main one: gpuassist counts "
+                     "operators, copies and waits on the main thread only, so their work is not in those numbers")
     if per and steps["count"] == 1:  # no step after the first: nothing but start-up was timed
         lines.append(f"  it took {_ms(per.get('first_step_seconds'))}, start-up included: waiting for data "
                      f"{_ms(per.get('data_wait'))}, gpuassist's instruments about {_ms(overhead)}")

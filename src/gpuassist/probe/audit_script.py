@@ -47,7 +47,7 @@ import threading
 import time
 import traceback
 import warnings
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, NoReturn
 
 if TYPE_CHECKING or __package__:  # imported as part of gpuassist (host side, tests)
     from .channel import Channel, dump_stacks_on_sigterm, parse_limits
@@ -90,6 +90,7 @@ COMPUTE_OPS = (
 CONV_OPS = ("convolution", "_convolution", "cudnn_convolution", "convolution_overrideable")
 
 USER, LIB, INTERNAL = "user", "lib", "internal"
+EXIT = os._exit  # the real one: the script's os._exit() is wrapped so that it still gets a final summary
 GRAD_SCALER_FILES = (os.path.join("amp", "grad_scaler.py"),)  # torch.amp's and torch.cuda.amp's
 
 
@@ -188,6 +189,7 @@ class Recorder:
         self.steps_limit = steps_limit
         self.seconds_limit = seconds_limit
         self.pid = os.getpid()
+        self.main_ident = threading.get_ident()  # set-up runs on the thread that runs the script
         self.foreign = False  # True in a forked child (DataLoader worker): record nothing there
         self.t0 = time.perf_counter()
         self.last_activity = self.t0
@@ -205,6 +207,7 @@ class Recorder:
         self.optimizer_created = False
         self.optimizers: dict[str, int] = {}
         self.steps = 0
+        self.other_thread_steps = 0  # steps on another thread: the dispatch mode (main thread) did not see them
         self.step_kind: str | None = None
         # per step: (seconds, data wait, ops, accelerator ops, h2d, h2d bytes, d2h, d2h bytes, host waits)
         self.first_step: tuple[Any, ...] | None = None  # pays for start-up (workers, CUDA context, caches)
@@ -237,9 +240,13 @@ class Recorder:
             self.stop_reason = reason
             self.stop_requested_at = time.perf_counter()
 
-    def maybe_stop(self) -> None:
-        """Raise StopRun when a stop is pending (again at most twice a second if the script swallowed it)."""
+    def maybe_stop(self, *, any_thread: bool = False) -> None:
+        """Raise StopRun when a stop is pending (again at most twice a second if the script swallowed it). Only
+        on the main thread, unless ``any_thread``: a step hook raises in the thread that trains, but a data
+        thread running some module must not die of it while the main thread waits for its batches."""
         if self.stop_reason is None or self.foreign:
+            return
+        if not any_thread and threading.get_ident() != self.main_ident:
             return
         now = time.perf_counter()
         if now - self.last_raise >= 0.5:
@@ -315,6 +322,8 @@ class Recorder:
             self.step_records.append(record)
         self.step_mark = now
         self.steps += 1
+        if threading.get_ident() != self.main_ident:
+            self.other_thread_steps += 1
         self.last_activity = now[0]
         if self.steps_limit is not None and self.steps >= self.steps_limit:
             self.request_stop("steps")
@@ -334,7 +343,7 @@ class Recorder:
             return
         self.start_loop()
         self.end_step("optimizer")
-        self.maybe_stop()
+        self.maybe_stop(any_thread=True)
 
     def on_forward(self, module: Any, inputs: Any) -> None:
         if self.foreign:
@@ -350,7 +359,7 @@ class Recorder:
                 self.autocast_seen = autocast_enabled(self.torch)
             if not self.optimizer_created:
                 self.end_step("forward")  # inference: a step is one forward of the model
-                self.maybe_stop()
+                self.maybe_stop(any_thread=True)
 
     def record_first_forward(self, module: Any, inputs: Any) -> None:
         torch = self.torch
@@ -484,7 +493,8 @@ class Recorder:
         records = list(self.step_records)
         steady = records or ([first] if first else [])
         steps = {
-            "kind": self.step_kind, "count": self.steps, "optimizers": dict(self.optimizers),
+            "kind": self.step_kind, "count": self.steps, "other_thread": self.other_thread_steps,
+            "optimizers": dict(self.optimizers),
             "seconds": [round(r[0], 5) for r in records[-500:]],
             "data_wait": [round(r[1], 5) for r in records[-500:]],
             "per_step": _per_step(first, steady),
@@ -786,6 +796,15 @@ def install_hooks(torch: Any, rec: Recorder) -> dict[str, str]:
 
         BaseProcess.start = start  # type: ignore[method-assign]
 
+    def threads() -> None:
+        previous = threading.excepthook
+
+        def quiet_stop(args: Any) -> None:
+            if args.exc_type is not StopRun:  # the bound ended a thread that trains: not the script's error
+                previous(args)
+
+        threading.excepthook = quiet_stop
+
     def synchronize() -> None:
         original = torch.cuda.synchronize
 
@@ -806,6 +825,7 @@ def install_hooks(torch: Any, rec: Recorder) -> dict[str, str]:
     attempt("synchronize", synchronize)
     attempt("compile", compile_calls)
     attempt("processes", processes)
+    attempt("threads", threads)
     if hasattr(os, "register_at_fork"):
         attempt("forks", forks)
     return status
@@ -926,6 +946,7 @@ class Audit:
         self.progress(0.0)  # the bar appears at once; the watchdog updates it, finish() completes it
         watchdog.start()
         mode = self.mode_class() if self.mode_class is not None else contextlib.nullcontext()
+        os._exit = self.exit_now
         outcome: dict[str, Any] = {"reason": "finished"}
         exception = None
         try:
@@ -934,6 +955,8 @@ class Audit:
                     runpy.run_path(os.path.abspath(target), run_name="__main__")
                 else:
                     runpy.run_module(module, run_name="__main__", alter_sys=True)
+            if rec.stop_raises:  # the stop ended a thread that trained; the script then ran to its end
+                outcome = {"reason": rec.stop_reason}
         except StopRun:
             outcome = {"reason": rec.stop_reason or "seconds"}
         except SystemExit as exc:
@@ -948,6 +971,14 @@ class Audit:
             outcome = {"reason": "error"}
             exception = describe_exception(exc, rec.sites)
         self.finish(outcome, exception)
+
+    def exit_now(self, status: int) -> NoReturn:
+        """The script's os._exit(): the final summary first (in the script's process, not in a forked child)."""
+        rec = self.rec
+        if rec is not None and os.getpid() == rec.pid:
+            site = source_line(rec.sites.locate(sys._getframe(1))[0])
+            self.finish({"reason": "exit", "exit_code": status, "site": site, "function": "os._exit"}, None)
+        EXIT(status)
 
     @contextlib.contextmanager
     def instrumented(self, mode: Any) -> Any:
@@ -975,7 +1006,7 @@ class Audit:
             if self.finished or os.getpid() != rec.pid:
                 return
             if os.name != "nt" and os.getppid() != parent:
-                os._exit(1)  # nobody is listening any more
+                leave_orphaned()
             ops_now = sum(dict(rec.dev_ops).values()) + sum(dict(rec.data_ops).values())
             if ops_now != ops_seen:  # operators ran since the last look: the script is doing something
                 ops_seen = ops_now
@@ -1053,7 +1084,18 @@ class Audit:
         for stream in (sys.stdout, sys.stderr):  # what the script printed is still in Python's buffers
             with contextlib.suppress(Exception):
                 stream.flush()
-        os._exit(0)
+        EXIT(0)
+
+
+def leave_orphaned() -> NoReturn:
+    """gpuassist is gone (killed, or its terminal closed): nobody is listening and nobody will end the process
+    group, so end it here, with the processes the script started (a worker looping forever would outlive us)."""
+    import signal
+
+    with contextlib.suppress(OSError):
+        if os.getpgrp() == os.getpid():  # the runner made this process a group leader: the group is the run's
+            os.killpg(os.getpid(), signal.SIGKILL)
+    EXIT(1)
 
 
 def accelerators(torch: Any) -> dict[str, Any]:
@@ -1165,7 +1207,7 @@ def main(argv: list[str] | None = None) -> None:
     if not ok:
         audit.stage("script", "skipped", reason="the audit could not be set up")
         channel.send({"event": "done", "t": channel.t()})
-        os._exit(0)
+        EXIT(0)
     audit.stage("script", "start", limit=limits["script"])
     audit.run_script(target, module, script_args)  # ends the process
 
