@@ -329,3 +329,18 @@ def test_without_a_run_nothing_is_added_and_a_crash_says_what_is_missing() -> No
     assert dict(blocks[0].rows)["How it ended"].startswith("the script crashed (SIGSEGV)")
     assert step_blocks("script", facts, []) == blocks
     assert not [b for b in blocks if isinstance(b, Code)]
+
+
+def test_torch_compile_is_named_with_its_line_and_whether_it_compiled_under_the_instruments() -> None:
+    facts = Facts({"run.command": {"script": "/p/t.py", "args": [], "cwd": "/p"}, "run.bound": {"seconds": 30},
+                   "run.outcome": "ok",
+                   "run.settings": {"cudnn_benchmark": False, "compile": {"calls": 2, "site": {"file": "/p/t.py",
+                                                                                             "line": 8},
+                                                                         "compiles_under_audit": False}}})
+    settings = next(b for b in run_blocks(facts) if b.title.startswith("Settings"))
+    assert isinstance(settings, KeyValues)
+    shown = dict(settings.rows)["torch.compile"]
+    assert shown.startswith("called 2 times, first at t.py:8; this torch runs compiled code uncompiled")
+    facts.update({"run.settings": {"compile": None}})
+    settings = next(b for b in run_blocks(facts) if b.title.startswith("Settings"))
+    assert isinstance(settings, KeyValues) and dict(settings.rows)["torch.compile"] == "not used"

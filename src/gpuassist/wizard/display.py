@@ -259,6 +259,17 @@ def _torch_import(value: Any) -> str:
     return _plain(value)
 
 
+def _run_settings(value: Any) -> str:
+    if not isinstance(value, dict):
+        return _plain(value)
+    text = (f"cudnn.benchmark {fmt_bool(value.get('cudnn_benchmark'))}, float32 matmul precision "
+            f"{value.get('float32_matmul_precision')}, TF32 matmul {fmt_bool(value.get('cuda_matmul_allow_tf32'))} / "
+            f"cuDNN {fmt_bool(value.get('cudnn_allow_tf32'))}, autocast {fmt_bool(value.get('autocast_seen'))}")
+    if isinstance(value.get("compile"), dict):
+        text += ", torch.compile used"
+    return text
+
+
 def _per_op(value: Any) -> str:
     x = _num(value)
     return "—" if x is None else f"{x * 1e6:.1f} µs added to each operator"
@@ -277,6 +288,7 @@ RUN_FORMATTERS: dict[str, Callable[[Any], str]] = {
     "run.ops.compute": _compute,
     "run.torch": _torch_import,
     "run.instrumentation.per_op_seconds": _per_op,
+    "run.settings": _run_settings,
 }
 
 # What None means for a key: "looked, found nothing" in the words of that fact.

@@ -257,13 +257,30 @@ def settings(facts: Facts) -> list[Block]:
     st = _dict(facts, "run.settings")
     if not st:
         return []
-    return [KeyValues("Settings at the end of the run", [
-        ("cudnn.benchmark", fmt_bool(st.get("cudnn_benchmark"))),
-        ("float32 matmul precision", str(st.get("float32_matmul_precision") or "—")),
-        ("TF32 matmul / cuDNN",
-         f"{fmt_bool(st.get('cuda_matmul_allow_tf32'))} / {fmt_bool(st.get('cudnn_allow_tf32'))}"),
-        ("Autocast used", fmt_bool(st.get("autocast_seen"))),
-    ])]
+    rows = [("cudnn.benchmark", fmt_bool(st.get("cudnn_benchmark"))),
+            ("float32 matmul precision", str(st.get("float32_matmul_precision") or "—")),
+            ("TF32 matmul / cuDNN",
+             f"{fmt_bool(st.get('cuda_matmul_allow_tf32'))} / {fmt_bool(st.get('cudnn_allow_tf32'))}"),
+            ("Autocast used", fmt_bool(st.get("autocast_seen")))]
+    if "compile" in st:
+        rows.append(("torch.compile", compiled(st.get("compile"), facts)))
+    return [KeyValues("Settings at the end of the run", rows)]
+
+
+def compiled(value: Any, facts: Facts) -> str:
+    if not isinstance(value, dict):
+        return "not used"
+    calls = value.get("calls")
+    text = f"called {fmt_num(calls, 0)} time{'s' if calls != 1 else ''}" if isinstance(calls, int) else "called"
+    if value.get("site"):
+        text += f", first at {line_of(value.get('site'), facts)}"
+    graphs = value.get("graphs")
+    if isinstance(graphs, int):
+        text += f"; {graphs:,} graph{'s' if graphs != 1 else ''} compiled"
+    if value.get("compiles_under_audit") is False:
+        text += ("; this torch runs compiled code uncompiled while gpuassist's instruments are on, so these "
+                 "numbers are those of the uncompiled model")
+    return text
 
 
 def output(facts: Facts) -> list[Block]:
