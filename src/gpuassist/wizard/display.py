@@ -176,6 +176,15 @@ def _bound(value: Any) -> str:
 
 # -- a script run's evidence (run.* facts on a finding card): the numbers in words
 
+def _of_dict(words: Callable[[dict[str, Any]], str]) -> Callable[[Any], str]:
+    """A formatter of a fact whose value is a dict; any other value (could not collect, an older layout) is
+    shown in plain words."""
+    def show_value(value: Any) -> str:
+        return words(value) if isinstance(value, dict) else _plain(value)
+
+    return show_value
+
+
 def _site(site: Any) -> str:
     if not isinstance(site, dict) or not site.get("file"):
         return "an unknown line"
@@ -195,9 +204,8 @@ def _by_device(value: Any) -> str:
                      for d, n in sorted(value.items(), key=lambda kv: -float(_num(kv[1]) or 0)))
 
 
-def _first_forward(value: Any) -> str:
-    if not isinstance(value, dict):
-        return _plain(value)
+@_of_dict
+def _first_forward(value: dict[str, Any]) -> str:
     params = ", ".join(f"{d} ({fmt_num(n, 0)} values)" for d, n in (value.get("param_devices") or {}).items())
     inputs = "; ".join(f"{i.get('device')} {'×'.join(map(str, i.get('shape') or []))} {i.get('dtype')}"
                        for i in _rows(value.get("inputs")))
@@ -205,9 +213,8 @@ def _first_forward(value: Any) -> str:
             f"inputs {inputs or 'none'}")
 
 
-def _exception(value: Any) -> str:
-    if not isinstance(value, dict):
-        return _plain(value)
+@_of_dict
+def _exception(value: dict[str, Any]) -> str:
     at = f" at {_site_with_code(value.get('site'))}" if value.get("site") else ""
     return f"{value.get('type')}: {value.get('message')}{at}"
 
@@ -220,25 +227,22 @@ def _syncs(value: Any) -> str:
                      for s in _rows(value)) or "none"
 
 
-def _loader(value: Any) -> str:
-    if not isinstance(value, dict):
-        return _plain(value)
+@_of_dict
+def _loader(value: dict[str, Any]) -> str:
     return (f"{_site(value.get('site'))}: batch {value.get('batch_size')}, num_workers={value.get('num_workers')}, "
             f"pin_memory={value.get('pin_memory')}; waited {fmt_seconds(value.get('wait_seconds'))} in all, first "
             f"batch {fmt_seconds(value.get('startup_seconds'))}")
 
 
-def _steady(value: Any) -> str:
-    if not isinstance(value, dict):
-        return _plain(value)
+@_of_dict
+def _steady(value: dict[str, Any]) -> str:
     return (f"{fmt_num(value.get('steps'), 0)} steps took {fmt_seconds(value.get('step_seconds'))}: "
             f"{fmt_seconds(value.get('wait_seconds'))} waiting for data, "
             f"{fmt_seconds(value.get('instrumentation_seconds'))} gpuassist's instruments")
 
 
-def _per_step(value: Any) -> str:
-    if not isinstance(value, dict):
-        return _plain(value)
+@_of_dict
+def _per_step(value: dict[str, Any]) -> str:
     return (f"{fmt_seconds(value.get('seconds'))} per step, {fmt_seconds(value.get('data_wait'))} of it waiting for "
             f"data; {fmt_num(value.get('ops'), 0)} operators ({fmt_num(value.get('accel_ops'), 0)} on a GPU); "
             f"{fmt_num(value.get('h2d'), 0)} copies to the device ({fmt_bytes(value.get('h2d_bytes'))}), "
@@ -259,9 +263,8 @@ def _torch_import(value: Any) -> str:
     return _plain(value)
 
 
-def _run_settings(value: Any) -> str:
-    if not isinstance(value, dict):
-        return _plain(value)
+@_of_dict
+def _run_settings(value: dict[str, Any]) -> str:
     text = (f"cudnn.benchmark {fmt_bool(value.get('cudnn_benchmark'))}, float32 matmul precision "
             f"{value.get('float32_matmul_precision')}, TF32 matmul {fmt_bool(value.get('cuda_matmul_allow_tf32'))} / "
             f"cuDNN {fmt_bool(value.get('cudnn_allow_tf32'))}, autocast {fmt_bool(value.get('autocast_seen'))}")
