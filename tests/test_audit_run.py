@@ -267,6 +267,20 @@ def test_a_loop_in_a_thread_is_stopped_there_and_said_to_be_unmeasured() -> None
     assert "ran on another thread than the script's main one" in summary_text(run_report(result).facts)
 
 
+def test_several_optimizers_make_one_step_per_iteration() -> None:
+    f = run("two_optimizers.py", steps=3).facts
+    assert f["run.stop"]["steps"] == 3 and f["run.steps"]["count"] == 3
+    (logged,) = [s for s in f["run.syncs"] if line_of(s["site"]) == ("two_optimizers.py", 19)]
+    # stopped at the third iteration's first optimizer step: the two before it logged, in each of their steps
+    assert (logged["count"], logged["steps"]) == (4, 2)
+
+
+def test_a_new_optimizer_takes_over_the_step_count() -> None:
+    f = run("two_optimizers.py", steps=6).facts  # 3 GAN iterations, then steps of the fine-tuning optimizer
+    assert f["run.stop"]["reason"] == "steps" and not f["run.stop"]["forced"]
+    assert f["run.steps"]["optimizers"] == {"SGD": 3}
+
+
 def test_torch_compile_compiles_under_the_instruments() -> None:
     result = run("compiled.py", seconds=20.0)
     f = result.facts
@@ -536,6 +550,8 @@ def test_cli_audit_run_json_is_a_report_with_the_monitor_trace(capsys: pytest.Ca
     (["audit", "--run", "--", "python", "missing.py"], "no such file"),
     (["audit", "--run", "--steps", "0", "--", "python", __file__], "at least 1"),
     (["audit", "--run", "--", "/nonexistent/python3", __file__], "cannot run /nonexistent/python3"),
+    (["audit", "--run", "python", "train.py", "--epochs", "2"], "--epochs 2: the script's own options go after `--`"),
+    (["audit", "x.py", "--bogus"], "unrecognized arguments: --bogus (see gpuassist audit --help)"),
 ])
 def test_cli_audit_run_bad_usage_is_one_line_exit_2(capsys: pytest.CaptureFixture[str], argv: list[str],
                                                     message: str) -> None:

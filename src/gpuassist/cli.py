@@ -32,7 +32,8 @@ class UsageError(Exception):
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:  # one line, not the whole usage block
-        self.exit(2, f"gpuassist: {message} (see gpuassist {self.prog.split()[-1]} --help)\n")
+        command = " ".join(["gpuassist", *self.prog.split()[1:]])  # the root parser's prog is "gpuassist" alone
+        self.exit(2, f"gpuassist: {message} (see {command} --help)\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -420,7 +421,15 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra and args.command == "audit" and args.run:  # `audit --run python train.py --epochs 2`, no `--`
+        print(f"gpuassist: {' '.join(extra)}: the script's own options go after `--`: "
+              "gpuassist audit --run [--steps N | --seconds N] -- python train.py ARGS", file=sys.stderr)
+        return 2
+    if extra:
+        command = f"gpuassist {args.command}" if args.command else "gpuassist"
+        print(f"gpuassist: unrecognized arguments: {' '.join(extra)} (see {command} --help)", file=sys.stderr)
+        return 2
     if args.command is None:
         parser.print_help()
         return 2

@@ -14,9 +14,10 @@ What is installed before the script starts, all in this process only:
   source line that called them; matmul/convolution/attention operators by dtype;
 - DataLoader timing (``_BaseDataLoaderIter.__init__``/``__next__`` wrapped): time waiting for each
   batch, first batch of an epoch (worker start-up) apart, each loader's settings and ``for`` line;
-- a global optimizer step post-hook (a *step* is ``optimizer.step()``; a script that never creates an
-  optimizer counts forward passes of its first module instead), a global module forward pre-hook (the
-  devices of the parameters and inputs at the first forward), and ``torch.cuda.synchronize`` counted;
+- a global optimizer step post-hook (a *step* is ``optimizer.step()``, of one optimizer when there are
+  several; a script that never creates an optimizer counts forward passes of its first module instead),
+  a global module forward pre-hook (the devices of the parameters and inputs at the first forward), and
+  ``torch.cuda.synchronize`` counted;
 - ``torch.compile`` calls recorded (the dispatch mode lets them compile: ``ignore_compile_internals``), and
   the processes the script starts (work its main process waits for is done where nothing is measured).
 
@@ -206,6 +207,8 @@ class Recorder:
         # steps
         self.optimizer_created = False
         self.optimizers: dict[str, int] = {}
+        self.clock: Any = None  # the optimizer whose step() is a step
+        self.other_stepped: Any = None  # another optimizer that stepped since the clock last did
         self.steps = 0
         self.other_thread_steps = 0  # steps on another thread: the dispatch mode (main thread) did not see them
         self.step_kind: str | None = None
@@ -338,12 +341,26 @@ class Recorder:
             self.loop_started = None
         self.optimizer_created = True
 
-    def on_optimizer_step(self) -> None:
+    def on_optimizer_step(self, optimizer: Any) -> None:
         if self.foreign:
             return
-        self.start_loop()
-        self.end_step("optimizer")
+        if self.counts_as_step(optimizer):
+            self.start_loop()
+            self.end_step("optimizer")
         self.maybe_stop(any_thread=True)
+
+    def counts_as_step(self, optimizer: Any) -> bool:
+        """One step per iteration with several optimizers (a GAN's generator and discriminator): the first one
+        that steps is the clock, the others' steps are part of its step. An optimizer that steps twice without
+        the clock in between takes over (a second training phase with a new optimizer)."""
+        if self.clock is None or optimizer is self.clock:
+            self.clock, self.other_stepped = optimizer, None
+            return True
+        if optimizer is self.other_stepped:
+            self.clock, self.other_stepped = optimizer, None
+            return True
+        self.other_stepped = optimizer
+        return False
 
     def on_forward(self, module: Any, inputs: Any) -> None:
         if self.foreign:
@@ -713,7 +730,7 @@ def install_hooks(torch: Any, rec: Recorder) -> dict[str, str]:
     def optimizer() -> None:
         from torch.optim.optimizer import Optimizer, register_optimizer_step_post_hook
 
-        register_optimizer_step_post_hook(lambda opt, args, kwargs: rec.on_optimizer_step())
+        register_optimizer_step_post_hook(lambda opt, args, kwargs: rec.on_optimizer_step(opt))
         original = Optimizer.__init__
 
         def init(self: Any, *args: Any, **kwargs: Any) -> None:
