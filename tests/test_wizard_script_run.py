@@ -185,9 +185,6 @@ def test_a_script_that_fails_by_itself_is_a_problem_with_its_line_on_the_page(tm
     assert "exception at fails.py:3 (`raise ValueError('bad config')`): ValueError: bad config" in st.reason
 
 
-@pytest.mark.xfail(strict=True, reason="gpuassist.audit.run.run_audit records RunCommand.cwd but does not start "
-                                       "the script there (probe.runner.run_script has no cwd): it runs in "
-                                       "gpuassist's own working directory")
 def test_the_script_runs_in_its_own_folder(tmp_path: Path) -> None:
     (tmp_path / "settings.txt").write_text("lr=0.1\n")
     script = tmp_path / "reads_settings.py"

@@ -283,7 +283,8 @@ def run_audit(
     try:
         result = run_script(command.python, "audit_script.py", command_line(command, bound, script_limit, stop_grace),
                             limits=limits, defaults=audit_script.DEFAULT_LIMITS, on_event=relay, cancel=cancel,
-                            env=env, to_facts=lambda evs: run_facts_from_events(evs, command, bound))
+                            env=env, to_facts=lambda evs: run_facts_from_events(evs, command, bound),
+                            cwd=command.cwd)
     finally:
         if own:
             mon.stop()

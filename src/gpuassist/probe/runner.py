@@ -503,9 +503,11 @@ def run_script(
     cancel: threading.Event | None = None,
     env: Mapping[str, str] | None = None,
     to_facts: Callable[[Sequence[Event]], dict[str, Any]] | None = None,
+    cwd: str | None = None,
 ) -> ProbeResult:
     """Run ``script_name`` (a protocol-speaking script of this package) under ``python`` and return the
     facts ``to_facts`` derives from its events; never raises for anything the target interpreter does.
+    ``cwd`` is the working directory it starts in (default: this process's), e.g. a user script's folder.
 
     ``command(resolved_python, script_path, nonce)`` builds the command line. ``defaults`` are the
     script's per-stage limits (``None``: the probe's). The process runs in its own process group, which
@@ -545,7 +547,7 @@ def run_script(
             popen_kw["start_new_session"] = True
         try:
             proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                    stderr=subprocess.PIPE, env=run_env, close_fds=True, **popen_kw)
+                                    stderr=subprocess.PIPE, env=run_env, close_fds=True, cwd=cwd, **popen_kw)
         except OSError as exc:
             why = exc.strerror or str(exc)
             emit({"event": "not_found", "reason": f"it could not be started ({why})",
