@@ -25,6 +25,10 @@ STOP_WORDS = {
 # report shows the text, it must not move the reader's cursor or clear their screen.
 ESCAPE_SEQUENCE = re.compile(r"\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)?|[@-Z\\-_])")
 CONTROL_CHARACTER = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# A faulthandler dump's lines (`  File "x.py", line 3 in f`: no comma before "in", unlike a traceback's).
+FAULT_DUMP_LINE = re.compile(r'\s*$|\s*File ".*", line \d+ in |(Current thread|Thread) 0x[0-9a-fA-F]+ |'
+                             r"Fatal Python error: |Python runtime state: |Stack \(most recent call first\)|"
+                             r"Extension modules: |\s*<no Python frame>|\s*\.\.\.$")
 
 
 def _ms(seconds: Any) -> str:
@@ -266,10 +270,9 @@ def output_lines(facts: Facts, limit: int = 8) -> list[str]:
         return []
     lines = tail.splitlines()
     dump = facts.value("run.fault_traceback")
-    if isinstance(dump, str) and dump.strip():
-        first = dump.strip().splitlines()[0]
-        if first in lines:
-            lines = lines[:len(lines) - 1 - lines[::-1].index(first)]
+    if isinstance(dump, str) and dump.strip():  # the tail ends with the dump, often with its start cut off
+        while lines and FAULT_DUMP_LINE.match(lines[-1]):
+            lines.pop()
     lines = [text for text in (printable(line).rstrip() for line in lines) if text.strip()][-limit:]
     if not lines:
         return []
