@@ -41,7 +41,7 @@ GIB = 1024 ** 3
 
 # Plain-words reasons for "no GPU plot", keyed by NvmlSession.status.
 NVML_REASONS = {
-    "library_not_found": "no NVIDIA driver is installed (NVML library not found)",
+    "library_not_found": "the NVIDIA driver's NVML library is not on this machine (no NVIDIA driver or GPU here)",
     "driver_not_loaded": "the NVIDIA kernel driver is not loaded",
     "lib_rm_version_mismatch": "NVIDIA driver/library version mismatch (a reboot usually fixes it)",
     "no_permission": "no permission to query the NVIDIA driver",

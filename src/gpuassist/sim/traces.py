@@ -35,12 +35,6 @@ IDLE_TAIL_S = 3.0  # samples at rest after the last step
 ENVIRONMENT_STAGES = ("interpreter", "torch_dist", "import_torch")
 RUNTIME_ORDER = (("placement", "placement"), ("sweep", "dataloader"), ("bench", "benchmark"))  # (test, step)
 CUDA_CONTEXT_GIB = 0.45
-NVML_REASONS = {
-    "NVML_ERROR_LIBRARY_NOT_FOUND": "no NVIDIA driver is installed (NVML library not found)",
-    "NVML_ERROR_DRIVER_NOT_LOADED": "the NVIDIA kernel driver is not loaded",
-    "NVML_ERROR_LIB_RM_VERSION_MISMATCH": "NVIDIA driver/library version mismatch (a reboot usually fixes it)",
-    "NVML_ERROR_NO_PERMISSION": "no permission to query the NVIDIA driver",
-}
 GPU_SERIES = ("util", "mem_used_gib", "power_w", "temp_c")
 
 
@@ -337,7 +331,10 @@ def _generate(name: str, data: dict[str, Any], gen: dict[str, Any]) -> dict[str,
     if not gpus:
         nvml = host.get("nvml") or {"init_error": "NVML_ERROR_LIBRARY_NOT_FOUND"}
         err = str(nvml.get("init_error") or "")
-        reason = NVML_REASONS.get(err, f"NVML is not usable ({err})" if err else "no NVIDIA GPU")
+        from gpuassist.collect.nvml import INIT_STATUS
+        from gpuassist.monitor.sampler import NVML_REASONS  # the live monitor's words for the same error
+
+        reason = NVML_REASONS.get(INIT_STATUS.get(err, ""), f"NVML is not usable ({err})" if err else "no NVIDIA GPU")
         if host.get("os") == "Darwin":
             reason = "macOS has no NVML (no NVIDIA GPU plot)"
     return {"label": f"scenario {name} (SIMULATED)", "interval": interval, "t": times, "cpu": cpu, "ram": ram,
