@@ -114,3 +114,17 @@ def test_ok_verdict_when_cuda_works() -> None:
                    "devices": [{"device": "cuda:0", "name": "NVIDIA GeForce RTX 4090"}]})
     v = verdict(Report(facts, [], [], {}, {}))
     assert v.severity == "ok" and "RTX 4090" in v.headline
+
+
+def test_a_script_run_cut_short_by_its_own_error_is_not_no_problem_found() -> None:
+    """`audit --run` of a script that failed on a missing data file measured next to nothing: the verdict
+    says so (a warning naming the error and its line), never "No problem found"."""
+    exc = {"type": "FileNotFoundError", "message": "[Errno 2] No such file or directory: 'train.csv'",
+           "site": {"file": "/home/alice/proj/train.py", "line": 3, "code": "open('train.csv')"}}
+    facts = Facts({"run.exception": exc, "run.stop": {"reason": "error", "steps": 0}})
+    v = verdict(Report(facts, [], [], {}, {}))
+    assert v.severity == "warning" and v.icon == Severity.WARNING.icon
+    assert v.headline == ("The script stopped with FileNotFoundError at train.py:3 after 0 steps: "
+                          "no GPU problem in what ran")
+    assert "train.csv" in v.detail
+    assert verdict(Report(Facts({"run.stop": {"reason": "steps", "steps": 3}}), [], [], {}, {})).severity == "ok"

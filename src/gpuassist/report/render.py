@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -42,7 +43,25 @@ def verdict(report: Report) -> Verdict:
     if facts.value("mps.available"):
         return Verdict(OK_ICON, OK_COLOUR, "PyTorch can use the Apple GPU through MPS",
                        top.explanation if top else "", "ok")
+    failed = _script_failure(facts)
+    if failed is not None:  # nothing wrong in what ran, but the run ended early on the script's own error
+        return Verdict(Severity.WARNING.icon, Severity.WARNING.colour, failed[0], failed[1], "warning")
     return Verdict(OK_ICON, OK_COLOUR, "No problem found", top.title if top else "", "ok")
+
+
+def _script_failure(facts: Any) -> tuple[str, str] | None:
+    """(headline, detail) when an audited script raised an exception no finding explains (a missing data
+    file, a bad argument): "no problem found" would claim more than a run cut short can show."""
+    exc = facts.value("run.exception")
+    if not isinstance(exc, dict):
+        return None
+    site = exc.get("site") if isinstance(exc.get("site"), dict) else {}
+    at = f" at {os.path.basename(str(site.get('file')))}:{site.get('line')}" if site.get("file") else ""
+    steps = (facts.value("run.stop") or {}).get("steps") if isinstance(facts.value("run.stop"), dict) else None
+    after = f" after {steps} step{'s' if steps != 1 else ''}" if isinstance(steps, int) else ""
+    return (f"The script stopped with {exc.get('type')}{at}{after}: no GPU problem in what ran",
+            f"{exc.get('type')}: {exc.get('message')}. Fix that error (run it with the same arguments and working "
+            "directory as when you train), then audit the run again to see the training steps.")
 
 
 def format_value(value: Any, limit: int = 2000) -> str:
