@@ -55,9 +55,11 @@ def _script_failure(facts: Any) -> tuple[str, str] | None:
     exc = facts.value("run.exception")
     if not isinstance(exc, dict):
         return None
-    site = exc.get("site") if isinstance(exc.get("site"), dict) else {}
-    at = f" at {os.path.basename(str(site.get('file')))}:{site.get('line')}" if site.get("file") else ""
-    steps = (facts.value("run.stop") or {}).get("steps") if isinstance(facts.value("run.stop"), dict) else None
+    site = exc.get("site")
+    at = (f" at {os.path.basename(str(site.get('file')))}:{site.get('line')}"
+          if isinstance(site, dict) and site.get("file") else "")
+    stop = facts.value("run.stop")
+    steps = stop.get("steps") if isinstance(stop, dict) else None
     after = f" after {steps} step{'s' if steps != 1 else ''}" if isinstance(steps, int) else ""
     return (f"The script stopped with {exc.get('type')}{at}{after}: no GPU problem in what ran",
             f"{exc.get('type')}: {exc.get('message')}. Fix that error (run it with the same arguments and working "
