@@ -235,6 +235,19 @@ def test_adaptive_search_finds_the_grid_best_with_a_fraction_of_the_trials() -> 
     assert [(t["num_workers"], t["pin_memory"]) for t in trials if t["num_workers"] == 0] == [(0, False)]
 
 
+def test_confirming_the_finalists_compares_medians_of_alternate_measurements() -> None:
+    """The benchmark's throughput gap: both chosen settings measured again in turn, medians compared."""
+    a = FakeBench()
+    grid_best = dict(rs.normal_cfg(4, True, True, 4), samples_per_s=9999.0)  # a lucky single trial
+    adaptive_best = dict(rs.normal_cfg(2, True, True, 2), samples_per_s=3500.0)
+    out = rs.confirm_finalists(a, grid_best, adaptive_best, rounds=3)
+    assert [t["num_workers"] for t in a.trials] == [4, 2, 4, 2, 4, 2]  # alternately, not one after the other
+    assert out["grid_samples_per_s"] == round(a.rate(rs.normal_cfg(4, True, True, 4)), 1)
+    assert out["adaptive_vs_grid_throughput"] == round(out["adaptive_samples_per_s"] / out["grid_samples_per_s"], 4)
+    same = rs.confirm_finalists(FakeBench(), grid_best, dict(grid_best), rounds=2)
+    assert same["same_setting"] and same["adaptive_vs_grid_throughput"] == 1.0
+
+
 def test_loader_line_and_configs() -> None:
     assert rs.loader_line(rs.normal_cfg(0, False, True, 4), 32) == \
         "DataLoader(dataset, batch_size=32, shuffle=True, num_workers=0)"
