@@ -1,4 +1,4 @@
-# Sourced by ./gpuassist and ./run-tests: create .venv and install gpuassist into it (once per change of
+# Sourced by ./run-app and ./run-tests: create .venv and install gpuassist into it (once per change of
 # pyproject.toml or the constraints), so a fresh clone needs nothing installed by hand.
 # usage: ensure_venv "EXTRAS"   (e.g. "" or "test,dev")
 ensure_venv() {
