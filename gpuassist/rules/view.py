@@ -12,6 +12,7 @@ from typing import Any
 
 from gpuassist.facts import Facts, NotCollected, is_known
 from gpuassist.findings import Evidence
+from gpuassist.knowledge.wheels import capability_from_name, driver_max_cuda
 
 
 def ev(facts: Facts, *keys: str) -> list[Evidence]:
@@ -73,7 +74,6 @@ class GpuView:
 
 
 def _cc_from_name(name: str) -> str | None:
-    from gpuassist.knowledge.wheels import capability_from_name
 
     return capability_from_name(name)
 
@@ -131,7 +131,6 @@ def driver_cuda(facts: Facts) -> tuple[int | None, list[str]]:
             return int(m.group(1)), ["cuda.init_warnings"]
     version = facts.value("driver.version")
     if isinstance(version, str) and version:
-        from gpuassist.knowledge.wheels import driver_max_cuda
 
         cuda = driver_max_cuda(version, os_name(facts))
         if cuda:

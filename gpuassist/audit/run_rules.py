@@ -18,8 +18,10 @@ from typing import Any
 
 from gpuassist.facts import Facts
 from gpuassist.findings import Evidence, Finding, Severity
-from gpuassist.rules.engine import RuleFunc, rule
+from gpuassist.ingest.errors import match_lines
+from gpuassist.knowledge import catalogue
 from gpuassist.rules.make import finding
+from gpuassist.rules.registry import RuleFunc, rule
 
 RULES: dict[str, RuleFunc] = {}
 
@@ -235,8 +237,6 @@ def torch_import(facts: Facts) -> Finding | None:
 def script_error_cause(facts: Facts) -> list[Finding]:
     """The script's exception, when its text names a cause from the catalogue (a device mismatch, a CPU-only
     build asked for CUDA, a driver error...), at the user's line that raised it."""
-    from gpuassist.ingest.errors import match_lines
-    from gpuassist.knowledge import catalogue
 
     exc = _dict(facts, "run.exception")
     if not exc:
