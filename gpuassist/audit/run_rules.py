@@ -14,6 +14,7 @@ corrected for what the instrumentation itself costs per operator (measured befor
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from typing import Any
 
 from gpuassist.facts import Facts
@@ -52,7 +53,7 @@ SYNC_WORDS = {
 UNAVOIDABLE_SYNCS = {"grad_scaler"}  # float16 loss scaling must look at found_inf every step
 
 
-def run_rule(name: str) -> Any:
+def run_rule(name: str) -> Callable[[RuleFunc], RuleFunc]:
     return rule(name, registry=RULES)
 
 

@@ -422,12 +422,14 @@ class RecordedNvml:
             procs = dev.get("processes")
             for p in procs if isinstance(procs, list) else []:
                 if p.get("pid") == pid:
-                    return p.get("name")
+                    name = p.get("name")
+                    return None if name is None else str(name)
         return None
 
     @property
     def NVMLError(self) -> type[Exception]:
-        return _pynvml().NVMLError
+        error: type[Exception] = _pynvml().NVMLError
+        return error
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("NVML_"):  # constants (NVML_TEMPERATURE_GPU, NVML_ERROR_*) as pynvml has them

@@ -168,7 +168,7 @@ def _pathmod(path: str) -> ModuleType:
 
 def _norm(path: str) -> str:
     mod = _pathmod(path)
-    return mod.normcase(mod.normpath(path)).rstrip(mod.sep)
+    return str(mod.normcase(mod.normpath(path))).rstrip(mod.sep)
 
 
 def _inside(path: str, root: str) -> bool:

@@ -309,7 +309,7 @@ class StepPage(QWidget):
             self.content.addWidget(note_box("✔  Nothing to fix here."))
         seconds = state.result.seconds if state.result else None
         self._add_cards(state.findings)
-        if blocks and state.status is not StepStatus.PENDING:
+        if blocks:  # (a pending step returned above)
             # Start-up: block widgets load with the first measured step.
             from gpuassist.ui.blocks import widget_for
 
