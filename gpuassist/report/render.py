@@ -104,6 +104,16 @@ def _env() -> Any:
     return env
 
 
+def target_line(report: Report) -> str | None:
+    """"Interpreter: PATH — why" for a report about an interpreter on this machine (``meta.target`` and
+    ``meta.target_reason``); None for a simulated machine or a report read from elsewhere without one."""
+    target = report.meta.get("target")
+    if not target or report.simulated:
+        return None
+    reason = report.meta.get("target_reason")
+    return f"Interpreter: {target}" + (f" — {reason}" if reason else "")
+
+
 def _context(report: Report) -> dict[str, Any]:
     facts = report.facts
     return {
@@ -122,6 +132,7 @@ def _context(report: Report) -> dict[str, Any]:
         "ok_icon": OK_ICON,
         "plots": report.meta.get("plots") or [],
         "redaction": report.meta.get("redaction") or {},
+        "target_line": target_line(report),
     }
 
 
@@ -151,6 +162,9 @@ def to_text(report: Report, *, width: int | None = None, colour: bool | None = N
     source = report.meta.get("source")
     if source and source not in ("live", "simulated"):
         console.print(Text(f"Diagnosed from {report.meta.get('source_label', source)}", style="dim"))
+    line = target_line(report)
+    if line:
+        console.print(Text(line, style="dim"))
     console.print(Text(f"{v.icon} {v.headline}", style=style))
     for f in report.findings:
         body: list[Any] = [Text(f.explanation)]
