@@ -54,6 +54,7 @@ PATH_FALLBACK = "path"
 OTHER = "other"
 OWN = "own"
 NONE = "none"
+KEPT = "kept"  # the app's current target, carried into a diagnosis with the reason it was chosen for
 
 
 class EmptyPython(ValueError):
@@ -102,6 +103,12 @@ def requested_choice(python: str, reason: str = "the interpreter named with --py
     if not python.strip():
         raise EmptyPython("--python needs the path of a Python interpreter (it was given an empty string)")
     return TargetChoice(python, reason, REQUESTED, own=is_own(python))
+
+
+def described(python: str, reason: str, explicit: bool) -> TargetChoice:
+    """A target chosen earlier (the app's), with the reason it was chosen for."""
+    return TargetChoice(python, reason or ("the interpreter you chose" if explicit else "the default target"),
+                        REQUESTED if explicit else KEPT, own=is_own(python))
 
 
 def own_choice() -> TargetChoice:
