@@ -125,9 +125,12 @@ def _origin(cand: Candidate, kind: str) -> Any:
     return next((o for o in cand.origins if o.kind == kind), None)
 
 
-def _shown(path: str, home: str) -> str:
+def _shown(text: str, home: str) -> str:
+    """``text`` with the home directory written ``~`` (as the user would type the paths in it)."""
     home = home.rstrip(os.sep)
-    return "~" + path[len(home):] if home and (path == home or path.startswith(home + os.sep)) else path
+    if not home:
+        return text
+    return "~" if text == home else text.replace(home + os.sep, "~" + os.sep)
 
 
 def choose_target(ctx: Context | None = None, *, requested: str | None = None, remembered: str | None = None,

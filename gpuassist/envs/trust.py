@@ -21,7 +21,8 @@ import re
 import stat
 from collections.abc import Iterator, Sequence
 
-PYTHON_NAME = re.compile(r"^(python|pypy)(\d+(\.\d+)*)?[tdmu]?(\.exe)?$", re.IGNORECASE)
+# python, python3.12, python3.13t, pypy3.10, python.exe; and `py`, the launcher that starts a Python
+PYTHON_NAME = re.compile(r"^((python|pypy)(\d+(\.\d+)*)?[tdmu]?|py)(\.exe)?$", re.IGNORECASE)
 HEAD_BYTES = 256
 
 
@@ -80,8 +81,12 @@ def _owner_problem(path: str, trusted: Sequence[int]) -> str | None:
 
 
 def _chain(top: str, leaf: str) -> Iterator[str]:
-    """``top``'s parent, ``top``, and every directory from ``top`` down to ``leaf`` (and ``leaf``)."""
+    """``top``'s parent, ``top``, and every directory from ``top`` down to ``leaf`` (and ``leaf``); only
+    ``leaf``'s directory and ``leaf`` when ``leaf`` is not inside ``top``."""
     top, leaf = os.path.abspath(top), os.path.abspath(leaf)
+    if not (leaf + os.sep).startswith(top.rstrip(os.sep) + os.sep):
+        yield from (os.path.dirname(leaf), leaf)
+        return
     yield os.path.dirname(top)
     here = leaf
     below: list[str] = []
