@@ -4,8 +4,8 @@
 from __future__ import annotations
 
 import json
-import re
 import os
+import re
 import sys
 import time
 from pathlib import Path
