@@ -29,17 +29,19 @@ def _active_python(env: Mapping[str, Any]) -> str | None:
 
 def offered_interpreter(finding: Finding, current: str | None) -> str | None:
     """The interpreter a finding that blames the interpreter points to (to diagnose with one click), or
-    None: another finding, or it points at the current target."""
+    None: another finding, or it points only at the interpreter diagnosed (``current``, or the target the
+    finding itself names in ``envs.target``)."""
     if finding.id not in RETARGET_FINDINGS:
         return None
+    skip = {current} | {ev.value for ev in finding.evidence if ev.fact == "envs.target" and isinstance(ev.value, str)}
     for ev in finding.evidence:
         if ev.fact == "envs.inventory" and isinstance(ev.value, list):
             for row in ev.value:
                 python = row.get("python") if isinstance(row, Mapping) else None
-                if isinstance(python, str) and python and python != current:
+                if isinstance(python, str) and python and python not in skip:
                     return python
         if ev.fact == "env" and isinstance(ev.value, Mapping):
             python = _active_python(ev.value)
-            if python and python != current:
+            if python and python not in skip:
                 return python
     return None
