@@ -673,8 +673,9 @@ def _read_kernel(ctx: Context, spec_dir: str, env_prefix: str | None,
 
 def _from_kernels(col: _Collector, disc: Discovery) -> None:
     ctx = col.ctx
-    prefixes = [c.prefix for c in col.result() if c.prefix and c.exists]
-    conda_envs = {os.path.basename(c.prefix): c.prefix for c in col.result() if c.kind == "conda" and c.prefix}
+    found = list(col.by_key.values())
+    prefixes = [c.prefix for c in found if c.prefix and c.exists]
+    conda_envs = {os.path.basename(c.prefix): c.prefix for c in found if c.kind == "conda" and c.prefix}
     for kernels_dir, env_prefix in _kernel_dirs(ctx, dict.fromkeys(prefixes)):
         for name in _listdir(kernels_dir):
             spec = _read_kernel(ctx, os.path.join(kernels_dir, name), env_prefix, conda_envs)
