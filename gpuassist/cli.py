@@ -22,6 +22,9 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from gpuassist import __version__
 
+# Lazy imports: start-up. Each subcommand imports its own engine when it runs, so `gpuassist diagnose`
+# (budget: docs/architecture.md §5) never loads the audit, the runtime tests or the environment scan.
+
 if TYPE_CHECKING:
     from gpuassist.audit import AuditResult
     from gpuassist.envs.target import TargetChoice
@@ -276,8 +279,8 @@ def cmd_envs(args: argparse.Namespace) -> int:
     import threading
 
     from gpuassist.collect import collect_this_machine
-    from gpuassist.envs import inventory
-    from gpuassist.envs.report import envs_report, render_text
+    from gpuassist.envs.inspect import inventory
+    from gpuassist.report.envs import envs_report, render_text
     from gpuassist.report.model import Report
     from gpuassist.report.redact import redact_report
 
@@ -411,8 +414,8 @@ def cmd_scenarios(_: argparse.Namespace) -> int:
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
+    from gpuassist.finding_docs import how_detected
     from gpuassist.knowledge import catalogue
-    from gpuassist.knowledge.docs import how_detected
 
     cat = catalogue()
     if not args.id:

@@ -13,11 +13,10 @@ import pytest
 
 from envs_layouts import bin_path, kernelspec, marker_python, real_venv, site_packages, stub_torch, write
 from gpuassist.cli import main
-from gpuassist.envs import Context, discover, inspect_all, inspect_one, inventory
-from gpuassist.envs.discovery import Candidate
-from gpuassist.envs.inspect import Inventory
-from gpuassist.envs.report import envs_report, render_text
+from gpuassist.envs.discovery import Candidate, Context, discover
+from gpuassist.envs.inspect import Inventory, inspect_all, inspect_one, inventory
 from gpuassist.facts import Facts
+from gpuassist.report.envs import envs_report, render_text
 from gpuassist.rules.environments import environment_findings
 
 pytestmark = pytest.mark.slow

@@ -18,9 +18,9 @@ import pytest
 
 from envs_layouts import linked_venv, write
 from gpuassist.cli import main
-from gpuassist.envs import inventory
 from gpuassist.envs.discovery import Context, discover
-from gpuassist.envs.report import envs_report, render_text
+from gpuassist.envs.inspect import inventory
+from gpuassist.report.envs import envs_report, render_text
 
 CLEARED = ("VIRTUAL_ENV", "CONDA_PREFIX", "CONDA_EXE", "MAMBA_EXE", "MAMBA_ROOT_PREFIX", "PYENV_ROOT",
            "PYENV_VERSION", "JUPYTER_PATH", "JUPYTER_DATA_DIR", "XDG_DATA_HOME", "XDG_CACHE_HOME", "WORKON_HOME",

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from gpuassist.envs.discovery import Origin
 from gpuassist.envs.inspect import EnvRow, Inventory, TorchCopy
-from gpuassist.envs.report import envs_report
 from gpuassist.facts import Facts
 from gpuassist.findings import Evidence, Finding, Severity
+from gpuassist.report.envs import envs_report
 from gpuassist.rules import evaluate
 from gpuassist.wizard.retarget import offered_interpreter
 

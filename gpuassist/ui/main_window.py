@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QSettings, Qt, Signal
+from PySide6.QtCore import QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QColor, QFont, QIcon, QKeySequence, QPainter, QPen, QPixmap, QShortcut
 from PySide6.QtWidgets import (
     QComboBox,
@@ -51,6 +51,7 @@ from gpuassist.ui.pages import ScriptProgress, StepPage, SummaryPage
 from gpuassist.ui.script_run_panel import ScriptRunPanel
 from gpuassist.ui.workers import WorkerHandle, start_worker
 from gpuassist.wizard import SUMMARY, Flow, StepStatus
+from gpuassist.wizard.model import SCRIPT_KEY
 from gpuassist.wizard.script_run import (
     DEFAULT_SECONDS,
     DEFAULT_STEPS,
@@ -60,6 +61,8 @@ from gpuassist.wizard.script_run import (
     target_python,
     working_dir,
 )
+
+# Lazy imports: start-up. Panels, readers and exporters load when first used, after the window is shown.
 
 if TYPE_CHECKING:  # the environment table loads when first shown (start-up budget)
     from gpuassist.ui.envs_panel import EnvironmentsPanel
@@ -75,6 +78,7 @@ ENVS_TIP_SIMULATED = ("The environment table lists this machine's interpreters: 
 EXPORT_FILTERS = {"html": "HTML report (*.html)", "markdown": "Markdown (*.md)", "json": "JSON report (*.json)",
                   "csv": "Monitor traces (*.csv)"}
 EXPORT_SUFFIX = {"html": ".html", "markdown": ".md", "json": ".json", "csv": ".csv"}
+ASK_DELAY_MS = 300  # the question opens once the window has been shown and drawn
 PICKED_REASON = "your choice in gpuassist (remembered on this machine)"
 ASK_TEXT = ("Which Python does your code run? gpuassist guessed {name} ({reason}). Click the environment your "
             "code runs with to diagnose that one instead.")
@@ -205,9 +209,8 @@ class MainWindow(QMainWindow):
         self.refresh()
         self.steps_list.setCurrentRow(0)
         if self.target_choice is not None and self.target_choice.ask:
-            from PySide6.QtCore import QTimer
-
-            QTimer.singleShot(0, self.ask_for_target)
+            # after the window is up: the environment table (and its scan) are not part of start-up
+            QTimer.singleShot(ASK_DELAY_MS, self.ask_for_target)
 
     def showEvent(self, event: Any) -> None:
         super().showEvent(event)
@@ -644,7 +647,6 @@ class MainWindow(QMainWindow):
         panel = self.script_run_panel
         if panel is None:
             return
-        from gpuassist.wizard.steps import SCRIPT_KEY
 
         path = self.flow.context.shared.get(SCRIPT_KEY)
         panel.setVisible(self.flow.interactive)  # a report read here has nothing to run
@@ -657,7 +659,6 @@ class MainWindow(QMainWindow):
             self._on_script_run_changed()
 
     def choose_script(self) -> None:
-        from gpuassist.wizard.steps import SCRIPT_KEY
 
         start = str(self.flow.context.shared.get(SCRIPT_KEY) or self.settings.value("script", "") or Path.home())
         path, _ = QFileDialog.getOpenFileName(self, "Choose the training script or notebook to audit", start,

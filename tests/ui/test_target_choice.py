@@ -132,7 +132,7 @@ def test_diagnose_this_one_on_a_finding_that_blames_the_interpreter(qtbot: Any, 
     assert window.flow.context.target == str(pythons["gpuenv"])
     assert settings.value(remembered_key()) == str(pythons["gpuenv"])
     # the same finding in a report read from elsewhere offers no button (nothing here to diagnose)
-    from gpuassist.envs.report import envs_report
+    from gpuassist.report.envs import envs_report
     from gpuassist.ui.cards import FindingCard, card_actions
 
     report_window = make_window()
