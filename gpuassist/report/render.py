@@ -164,10 +164,10 @@ def to_text(report: Report, *, width: int | None = None, colour: bool | None = N
     source = report.meta.get("source")
     if source and source not in ("live", "simulated"):
         console.print(Text(f"Diagnosed from {report.meta.get('source_label', source)}", style="dim"))
-    line = target_line(report)
+    console.print(Text(f"{v.icon} {v.headline}", style=style))
+    line = target_line(report)  # right under the verdict: which interpreter it is about, and why that one
     if line:
         console.print(Text(line, style="dim"))
-    console.print(Text(f"{v.icon} {v.headline}", style=style))
     for f in report.findings:
         body: list[Any] = [Text(f.explanation)]
         if f.fix:
