@@ -727,7 +727,7 @@ def discover(ctx: Context | None = None, *, script: str | None = None, requested
     if ctx.executable:
         col.add(ctx.executable, SELF, "gpuassist's own")
     for python in requested:
-        col.add(python, REQUESTED, "requested (--python)")
+        col.add(python, REQUESTED, "chosen as the target")
     _from_active(col)
     _from_pyenv_local(col)
     if script is not None:

@@ -71,6 +71,7 @@ class TargetChoice:
     reason: str
     how: str
     ask: bool = False
+    name: str = ""  # the environment's short name ("thesis/.venv", "conda env 'ml'")
     own: bool = False
     with_torch: tuple[str, ...] = ()
     others: int = 0
@@ -154,7 +155,7 @@ def choose_target(ctx: Context | None = None, *, requested: str | None = None, r
     others = len(usable)
 
     def pick(cand: Candidate, reason: str, how: str, **kw: Any) -> TargetChoice:
-        return TargetChoice(cand.python, reason, how, discovery=disc, others=others - 1, **kw)
+        return TargetChoice(cand.python, reason, how, discovery=disc, others=others - 1, name=cand.name, **kw)
 
     if script is not None and disc.script is not None and disc.script.python:
         cand = disc.find(disc.script.python)
@@ -190,7 +191,7 @@ def choose_target(ctx: Context | None = None, *, requested: str | None = None, r
     if with_torch:
         newest = max(with_torch, key=lambda c: ondisk.last_used(c, ctx.home) or 0.0)
         return pick(newest, f"a guess: the most recently used of {len(with_torch)} environments that have torch "
-                            f"({newest.name}); choose yours with --python or in the Environments table",
+                            f"({newest.name}); `gpuassist envs` lists them",
                     GUESS_WITH_TORCH, ask=True, with_torch=names)
     if on_path:
         cand = on_path[0]

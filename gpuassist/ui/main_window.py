@@ -80,8 +80,10 @@ EXPORT_FILTERS = {"html": "HTML report (*.html)", "markdown": "Markdown (*.md)",
 EXPORT_SUFFIX = {"html": ".html", "markdown": ".md", "json": ".json", "csv": ".csv"}
 ASK_DELAY_MS = 300  # the question opens once the window has been shown and drawn
 PICKED_REASON = "your choice in gpuassist (remembered on this machine)"
-ASK_TEXT = ("Which Python does your code run? gpuassist guessed {name} ({reason}). Click the environment your "
-            "code runs with to diagnose that one instead.")
+ASK_GUESS = ("Which Python does your code run? {count} environments have torch; gpuassist picked {name}, the one "
+             "used most recently. Click the one your code runs with to diagnose it instead.")
+ASK_NONE = ("Which Python does your code run? None of the environments found has torch; gpuassist picked {name}. "
+            "Click the one your code runs with to diagnose it instead.")
 
 
 def remembered_key() -> str:
@@ -553,8 +555,14 @@ class MainWindow(QMainWindow):
             return  # the user chose meanwhile (--python, the selector), or there is nothing to ask about
         self.asking = True
         self.show_environments_panel(True)
-        name = os.path.basename(os.path.dirname(os.path.dirname(choice.python or ""))) or choice.python
-        self.envs_panel.set_asking(ASK_TEXT.format(name=name, reason=choice.reason))
+        sizes = self.vsplit.sizes()  # the question needs room: most of the height, the monitor the least
+        total = sum(sizes)
+        if len(sizes) == 3 and total > 0:
+            table = int(total * 0.48)
+            monitor = min(sizes[2], max(150, int(total * 0.22)))
+            self.vsplit.setSizes([table, max(120, total - table - monitor), monitor])
+        text = ASK_GUESS if choice.with_torch else ASK_NONE
+        self.envs_panel.set_asking(text.format(name=choice.name or choice.python, count=len(choice.with_torch)))
 
     def _diagnose_offered(self, path: str) -> None:
         """"Diagnose this one" on a finding card: that interpreter becomes the target (and is remembered)."""

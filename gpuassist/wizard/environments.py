@@ -58,9 +58,15 @@ def ago(when: float | None, now: float | None = None) -> str:
     return time.strftime("%Y-%m-%d", time.localtime(when))
 
 
+def _order(row: EnvRow) -> tuple[int, bool]:
+    """GPU builds of torch first, then other torch, then the rest; gpuassist's own after its peers."""
+    return (0 if row.gpu_build else 1 if row.torch_version else 2, row.is_self)
+
+
 def table_rows(rows: list[EnvRow]) -> list[TableRow]:
+    """The table's rows, the environments that matter for the question first (see :func:`_order`)."""
     out = []
-    for r in rows:
+    for r in sorted(rows, key=_order):
         text, style = torch_cell(r)
         tip = [r.python]
         if r.executable and r.executable != r.python:

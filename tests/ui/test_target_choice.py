@@ -38,7 +38,7 @@ def machine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
     pythons = {name: fake_binary(tmp_path / name / "bin" / "python") for name in ("cpuenv", "gpuenv", "bare")}
     guess = TargetChoice(str(pythons["cpuenv"]), "a guess: the most recently used of 2 environments that have "
                          "torch (cpuenv)", GUESS_WITH_TORCH, ask=True,
-                         with_torch=(str(pythons["cpuenv"]), str(pythons["gpuenv"])), others=2)
+                         with_torch=(str(pythons["cpuenv"]), str(pythons["gpuenv"])), others=2, name="cpuenv")
     calls: list[str | None] = []
 
     def choose(ctx: Any = None, *, remembered: str | None = None, **_: Any) -> TargetChoice:
@@ -89,12 +89,12 @@ def test_a_guess_opens_the_environments_with_it_selected_and_one_click_changes_i
     assert panel.isVisible() and panel.asking and panel.ask_label.isVisible()
     assert "Which Python does your code run" in panel.ask_label.text() and "cpuenv" in panel.ask_label.text()
     names = [r.cells[1] for r in panel.rows]
-    assert names == ["cpuenv", "gpuenv", "bare"]
+    assert names == ["gpuenv", "cpuenv", "bare"]  # a GPU build first, then other torch builds, then the rest
     selected = panel.table.selectionModel().selectedRows()
-    assert [i.row() for i in selected] == [0] and panel.rows[0].is_target  # the guess, pre-selected
-    assert panel.rows[1].cells[3] == "2.5.1+cu124" and panel.rows[1].cells[6]  # torch build, last used
+    assert [i.row() for i in selected] == [1] and panel.rows[1].is_target  # the guess, pre-selected
+    assert panel.rows[0].cells[3] == "2.5.1+cu124" and panel.rows[0].cells[6]  # torch build, last used
     # one click on another row makes it the target and remembers it for this machine
-    rect = panel.table.visualRect(panel.table.model().index(1, 1))
+    rect = panel.table.visualRect(panel.table.model().index(0, 1))
     qtbot.mouseClick(panel.table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
     assert window.flow.context.target == str(pythons["gpuenv"])
     assert window.flow.context.target_explicit and "your choice" in window.target_reason.text()
