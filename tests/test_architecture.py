@@ -49,10 +49,14 @@ def strongly_connected(graph: dict[str, set[str]]) -> list[list[str]]:
             if len(comp) > 1:
                 out.append(sorted(comp))
 
-    sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))
-    for node in sorted(graph):
-        if node not in index:
-            visit(node)
+    limit = sys.getrecursionlimit()  # restored: other tests rely on the default (deep code in the audit)
+    sys.setrecursionlimit(max(limit, 10_000))
+    try:
+        for node in sorted(graph):
+            if node not in index:
+                visit(node)
+    finally:
+        sys.setrecursionlimit(limit)
     return out
 
 
@@ -113,7 +117,7 @@ GUI_START_UP = {
     "gpuassist.monitor.layout", "gpuassist.monitor.sampler", "gpuassist.report", "gpuassist.report.model",
     "gpuassist.ui", "gpuassist.ui.app", "gpuassist.ui.cards", "gpuassist.ui.main_window",
     "gpuassist.ui.monitor_view", "gpuassist.ui.pages", "gpuassist.ui.qtcompat", "gpuassist.ui.script_run_panel",
-    "gpuassist.ui.style", "gpuassist.ui.workers", "gpuassist.wizard", "gpuassist.wizard.flow",
+    "gpuassist.step_table", "gpuassist.ui.style", "gpuassist.ui.workers", "gpuassist.wizard", "gpuassist.wizard.flow",
     "gpuassist.wizard.model", "gpuassist.wizard.script_run", "gpuassist.wizard.steps",
 }
 
