@@ -106,6 +106,16 @@ def _env() -> Any:
     return env
 
 
+def target_line(report: Report) -> str | None:
+    """"Interpreter: PATH — why" for a report about an interpreter on this machine (``meta.target`` and
+    ``meta.target_reason``); None for a simulated machine or a report read from elsewhere without one."""
+    target = report.meta.get("target")
+    if not target or report.simulated:
+        return None
+    reason = report.meta.get("target_reason")
+    return f"Interpreter: {target}" + (f" — {reason}" if reason else "")
+
+
 def _context(report: Report) -> dict[str, Any]:
     facts = report.facts
     return {
@@ -124,6 +134,7 @@ def _context(report: Report) -> dict[str, Any]:
         "ok_icon": OK_ICON,
         "plots": report.meta.get("plots") or [],
         "redaction": report.meta.get("redaction") or {},
+        "target_line": target_line(report),
     }
 
 
@@ -155,6 +166,9 @@ def to_text(report: Report, *, width: int | None = None, colour: bool | None = N
     if source and source not in ("live", "simulated"):
         console.print(Text(f"Diagnosed from {report.meta.get('source_label', source)}", style="dim"))
     console.print(Text(f"{v.icon} {v.headline}", style=style))
+    line = target_line(report)  # right under the verdict: which interpreter it is about, and why that one
+    if line:
+        console.print(Text(line, style="dim"))
     for f in report.findings:
         body: list[Any] = [Text(f.explanation)]
         if f.fix:

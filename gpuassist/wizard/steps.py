@@ -43,8 +43,10 @@ def run_diagnosis(ctx: StepContext, on_event: OnEvent, cancel: threading.Event) 
                       cancel=cancel)
         return None if cancel.is_set() else simulate(ctx.scenario)
     from gpuassist.diagnose import diagnose_live
+    from gpuassist.envs.target import described
 
-    report = diagnose_live(ctx.target, on_event=on_event, cancel=cancel)
+    choice = described(ctx.target, ctx.target_reason, ctx.target_explicit) if ctx.target else None
+    report = diagnose_live(ctx.target, on_event=on_event, cancel=cancel, choice=choice)
     return None if cancel.is_set() else report
 
 
