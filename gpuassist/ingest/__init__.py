@@ -1,10 +1,15 @@
-"""Offline diagnosis input (``gpuassist diagnose --from``): a gpuassist JSON report, collect_env output,
-or an error message / traceback / log. Everything else is rejected with one line saying why."""
+"""Offline diagnosis input (``gpuassist diagnose --from``): a gpuassist JSON report, or any text a user
+pastes: collect_env output (and its forks), an error message, traceback, REPL or notebook session, a
+kernel log, nvidia-smi output, a pip/conda session, alone or mixed. The report names the kinds it read and
+what it could not tell. Only text with nothing about Python, PyTorch, CUDA, NVIDIA or a GPU is refused."""
 
 from __future__ import annotations
 
+import json
+
 from gpuassist.facts import Facts
-from gpuassist.ingest import collect_env, errors
+from gpuassist.ingest import collect_env, errors, paste_causes, paste_facts
+from gpuassist.ingest import kinds as kinds_mod
 from gpuassist.ingest.report_json import looks_like_json, parse_report
 from gpuassist.ingest.text import UnreadableInput, clean_lines, decode
 from gpuassist.report.model import Report
@@ -24,42 +29,105 @@ def _field_line(lines: list[str], parsed: collect_env.CollectEnvParse, name: str
     return None
 
 
+def _is_json(text: str) -> bool:
+    """A text that starts with ``{`` is meant as JSON (a report); one that starts with ``[`` only if it
+    parses: a kernel log line ``[12345.678] NVRM: ...`` starts with a bracket too."""
+    if not looks_like_json(text):
+        return False
+    stripped = text.lstrip()
+    if stripped.startswith("{"):
+        return True
+    try:
+        json.loads(stripped)
+    except (ValueError, RecursionError):
+        return False
+    return True
+
+
+def _could_not_tell(facts: Facts, kinds: list[kinds_mod.InputKind]) -> list[str]:
+    """What a verdict would need that the pasted text does not say."""
+    out = []
+    if not facts.known("torch.version"):
+        out.append("which torch build runs (paste `python -m torch.utils.collect_env`)")
+    if not facts.known("driver.version") and not facts.known("cuda.driver_version"):
+        out.append("the NVIDIA driver version (`nvidia-smi`)")
+    if not facts.known("reported.gpus"):
+        out.append("the GPU model")
+    if not kinds:
+        out.append("any tool output or error message: the text only talks about the problem")
+    return out
+
+
 def load_text(text: str, *, label: str = "the input") -> Report:
     from gpuassist.diagnose import build_report
 
-    if looks_like_json(text):
+    if _is_json(text):
         report = parse_report(text)
         report.meta.setdefault("source_label", label)
         report.meta["reopened_from"] = label
         return report
     lines = clean_lines(text)
     parsed = collect_env.parse(lines)
-    matches = errors.match_lines(lines)
+    kinds = kinds_mod.detect(lines, collect_env=parsed.recognised, skip=parsed.field_lines)
+    matches = paste_causes.adjust_matches(lines, errors.match_lines(lines))
+    extra = paste_facts.gather(lines, parsed.field_lines)
     if parsed.recognised:
         # collect_env's own field lines are read as facts by the parser; matching them again as error text
         # would turn "CUDA used to build PyTorch: None" on a Mac, or the WSL kernel name of a healthy WSL2
         # machine, into a claimed cause. Prose and torch's warnings around the fields still count.
         matches = [m for m in matches if m.line_no not in parsed.field_lines]
-        facts = Facts(collect_env.to_facts(parsed))
+        facts = Facts({**extra, **collect_env.to_facts(parsed)})
         report = build_report(facts, source="collect_env", meta={
-            "source_label": f"collect_env output ({label})",
+            "source_label": f"{kinds_mod.describe(kinds)} ({label})",
+            "input_kinds": [k.id for k in kinds],
             "missing_facts": parsed.missing,
         }, ran=set())
         if (facts.value("cuda.available") is False and facts.value("torch.cuda_build")
                 and not report.has_error and not any(m.specific for m in matches)):
             matches += errors.unavailable_guesses(parsed.fields, _field_line(lines, parsed, "cuda_available"),
                                                   bool(parsed.gpu_lines))
-        errors.merge(report, matches)
+        _add_paste_findings(report, lines, matches)
         return report
-    if matches:
-        facts = Facts(errors.facts_from_text(lines, matches))
-        report = build_report(facts, source="error_text", meta={
-            "source_label": f"an error message ({label})",
-            "missing_facts": ["the machine's own facts: run `gpuassist diagnose` on that machine to confirm"],
-        }, ran=set())
-        errors.merge(report, matches)
-        return report
-    raise UnreadableInput(
-        "found no collect_env output, gpuassist report or known PyTorch/CUDA error message in it "
-        "(paste the output of `python -m torch.utils.collect_env`, or run `gpuassist diagnose` on that machine)"
-    )
+    if not matches and not kinds and not extra and not kinds_mod.about_the_topic(text):
+        raise UnreadableInput(
+            "found nothing about Python, PyTorch, CUDA, NVIDIA or a GPU in it (paste the output of "
+            "`python -m torch.utils.collect_env`, the error message, or run `gpuassist diagnose` on that machine)"
+        )
+    facts = Facts({**extra, **errors.facts_from_text(lines, matches)})
+    report = build_report(facts, source="error_text", meta={
+        "source_label": f"{kinds_mod.describe(kinds)} ({label})",
+        "input_kinds": [k.id for k in kinds],
+        "missing_facts": _could_not_tell(facts, kinds)
+        + ["the machine's own facts: run `gpuassist diagnose` on that machine to confirm"],
+    }, ran=set())
+    _add_paste_findings(report, lines, matches)
+    if not report.findings:
+        report.meta["inconclusive"] = True
+        report.meta["missing_facts"].insert(0, "the cause: nothing in the text names one")
+    return report
+
+
+def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.Match]) -> None:
+    """Findings only the paste's paths show (the library or torch copy to blame), then the pattern matches."""
+    for found in (paste_causes.library_finding(lines), paste_causes.shadowed_torch_finding(lines)):
+        if found is None:
+            continue
+        same = next((f for f in report.findings if f.id == found.id), None)
+        if same is not None:
+            report.findings.remove(same)
+        report.findings.append(found)
+    jetson = _jetson_match(lines, report, matches)
+    if jetson is not None:
+        matches = [*matches, jetson]
+    errors.merge(report, matches)
+
+
+def _jetson_match(lines: list[str], report: Report, matches: list[errors.Match]) -> errors.Match | None:
+    """On a Jetson, a torch without CUDA is the PyPI/CPU wheel: NVIDIA's JetPack build is the fix."""
+    if not report.facts.value("platform.jetson"):
+        return None
+    if not any(m.id in ("cpu_only_build", "no_nvidia_driver", "no_nvidia_gpu") for m in matches) and not any(
+            f.id == "cpu_only_build" for f in report.findings):
+        return None
+    no = next((i for i, line in enumerate(lines, start=1) if paste_facts.JETSON_RELEASE.search(line)), 1)
+    return errors.Match("jetson_needs_nvidia_wheel", no, lines[no - 1].strip()[:500], True, 1.0)

@@ -133,7 +133,12 @@ def _catalogue_finding(m: Match) -> Finding:
 
     entry = catalogue()[m.id]
     confirm = _confirm(m.id)
-    if m.specific:
+    if entry.gpu_in_use:
+        # The error shows CUDA working: a different problem, reported at info severity, never a failure
+        # to use the GPU.
+        severity, title = Severity.INFO, entry.title
+        lead = "The pasted error comes from a GPU that works."
+    elif m.specific:
         severity, title = Severity.ERROR, entry.title
         lead = "The pasted text shows this cause directly."
     else:
