@@ -97,8 +97,8 @@ def load_text(text: str, *, label: str = "the input") -> Report:
     report = build_report(facts, source="error_text", meta={
         "source_label": f"{kinds_mod.describe(kinds)} ({label})",
         "input_kinds": [k.id for k in kinds],
-        "missing_facts": _could_not_tell(facts, kinds)
-        + ["the machine's own facts: run `gpuassist diagnose` on that machine to confirm"],
+        "missing_facts": [*_could_not_tell(facts, kinds),
+                          "the machine's own facts: run `gpuassist diagnose` on that machine to confirm"],
     }, ran=set())
     _add_paste_findings(report, lines, matches)
     if not report.findings:

@@ -155,7 +155,7 @@ def shadowed_torch_finding(lines: list[str]) -> Finding | None:
         ),
         fix=(
             "Remove the stray copy and keep Python from loading it:\n"
-            + (f"  python -m pip uninstall -y torch   # with ~/.local first on sys.path this removes that copy\n"
+            + ("  python -m pip uninstall -y torch   # with ~/.local first on sys.path this removes that copy\n"
                "  export PYTHONNOUSERSITE=1   # or run python -s\n" if user else
                f"  {_env_root(sp)}/bin/python -m pip uninstall -y torch   # or remove {sp} from PYTHONPATH\n")
             + "  python -c \"import torch; print(torch.__file__, torch.__version__, torch.cuda.is_available())\"\n"
