@@ -6,8 +6,10 @@ what it could not tell. Only text with nothing about Python, PyTorch, CUDA, NVID
 from __future__ import annotations
 
 import json
+import re
 
 from gpuassist.facts import Facts
+from gpuassist.findings import Evidence
 from gpuassist.ingest import collect_env, errors, paste_causes, paste_facts
 from gpuassist.ingest import kinds as kinds_mod
 from gpuassist.ingest.report_json import looks_like_json, parse_report
@@ -70,7 +72,8 @@ def load_text(text: str, *, label: str = "the input") -> Report:
     parsed = collect_env.parse(lines)
     kinds = kinds_mod.detect(lines, collect_env=parsed.recognised, skip=parsed.field_lines)
     matches = paste_causes.adjust_matches(lines, errors.match_lines(lines))
-    extra = paste_facts.gather(lines, parsed.field_lines)
+    sources: paste_facts.Sources = {}
+    extra = paste_facts.gather(lines, parsed.field_lines, sources)
     if parsed.recognised:
         # collect_env's own field lines are read as facts by the parser; matching them again as error text
         # would turn "CUDA used to build PyTorch: None" on a Mac, or the WSL kernel name of a healthy WSL2
@@ -86,7 +89,7 @@ def load_text(text: str, *, label: str = "the input") -> Report:
                 and not report.has_error and not any(m.specific for m in matches)):
             matches += errors.unavailable_guesses(parsed.fields, _field_line(lines, parsed, "cuda_available"),
                                                   bool(parsed.gpu_lines))
-        _add_paste_findings(report, lines, matches)
+        _add_paste_findings(report, lines, matches, sources)
         return report
     if not matches and not kinds and not extra and not kinds_mod.about_the_topic(text):
         raise UnreadableInput(
@@ -100,15 +103,17 @@ def load_text(text: str, *, label: str = "the input") -> Report:
         "missing_facts": [*_could_not_tell(facts, kinds),
                           "the machine's own facts: run `gpuassist diagnose` on that machine to confirm"],
     }, ran=set())
-    _add_paste_findings(report, lines, matches)
+    _add_paste_findings(report, lines, matches, sources)
     if not report.findings:
         report.meta["inconclusive"] = True
         report.meta["missing_facts"].insert(0, "the cause: nothing in the text names one")
     return report
 
 
-def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.Match]) -> None:
-    """Findings only the paste's paths show (the library or torch copy to blame), then the pattern matches."""
+def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.Match],
+                        sources: paste_facts.Sources) -> None:
+    """Findings only the paste's paths show (the library or torch copy to blame), then the pattern matches;
+    every finding a rule drew from facts the paste stated cites the line that stated them."""
     for found in (paste_causes.library_finding(lines), paste_causes.shadowed_torch_finding(lines)):
         if found is None:
             continue
@@ -120,14 +125,37 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
     if jetson is not None:
         matches = [*matches, jetson]
     errors.merge(report, matches)
+    for f in report.findings:
+        if any(e.fact == "pasted.line" for e in f.evidence):
+            continue
+        cited = dict.fromkeys(sources[e.fact] for e in f.evidence if e.fact in sources)
+        f.evidence += [Evidence("pasted.line", f"line {no}: {line}") for no, line in cited]
+        if cited and report.meta.get("source") == "error_text" and "To confirm:" not in f.fix:
+            f.fix += f"\nTo confirm: {errors.confirm_step(f.id)}"
+
+
+# The text says CUDA does not work ("is_available() returns False", "CPU-only version", "CUDA not available").
+UNAVAILABLE = re.compile(r"is_available\(\)\)?\s*(?:returns?|returned|is|=+|->|:|gives)?\s*false|"
+                         r"CUDA (?:is )?(?:not|un)available|CPU[- ]only (?:version|build|wheel)", re.IGNORECASE)
+
+
+GENERIC_WHEEL = re.compile(r"manylinux|\bpypi\b|pip3? install torch\b|\+cpu\b|CPU[- ]only", re.IGNORECASE)
 
 
 def _jetson_match(lines: list[str], report: Report, matches: list[errors.Match]) -> errors.Match | None:
-    """On a Jetson, a torch without CUDA is the PyPI/CPU wheel: NVIDIA's JetPack build is the fix."""
-    if not report.facts.value("platform.jetson"):
+    """On a Jetson, a torch without working CUDA is almost always a wheel that is not NVIDIA's JetPack build
+    (PyPI's aarch64 wheels have no Tegra GPU support): the JetPack-matched wheel or container is the fix."""
+    if not report.facts.value("platform.jetson") or report.facts.value("cuda.available") is True:
         return None
-    if not any(m.id in ("cpu_only_build", "no_nvidia_driver", "no_nvidia_gpu") for m in matches) and not any(
-            f.id == "cpu_only_build" for f in report.findings):
+    says_unavailable = report.facts.value("cuda.available") is False or any(
+        UNAVAILABLE.search(line[:2000]) for line in lines)
+    if not says_unavailable and not any(m.id in ("cpu_only_build", "no_nvidia_driver", "no_nvidia_gpu")
+                                        for m in matches) and not any(f.id == "cpu_only_build"
+                                                                      for f in report.findings):
         return None
     no = next((i for i, line in enumerate(lines, start=1) if paste_facts.JETSON_RELEASE.search(line)), 1)
-    return errors.Match("jetson_needs_nvidia_wheel", no, lines[no - 1].strip()[:500], True, 1.0)
+    # A verdict only when the text shows a non-JetPack wheel; otherwise (a container build, a wheel of unknown
+    # origin) it is the likeliest of the possible causes.
+    generic = any(m.id == "cpu_only_build" for m in matches) or any(
+        f.id == "cpu_only_build" for f in report.findings) or any(GENERIC_WHEEL.search(line[:2000]) for line in lines)
+    return errors.Match("jetson_needs_nvidia_wheel", no, lines[no - 1].strip()[:500], generic, 0.6)
