@@ -30,8 +30,13 @@ pytestmark = [
 
 
 def _system_lib(name: str) -> str:
-    for pattern in (f"/usr/lib/x86_64-linux-gnu/{name}*", f"/lib/x86_64-linux-gnu/{name}*", f"/usr/lib64/{name}*",
-                    f"/usr/lib/aarch64-linux-gnu/{name}*", f"/usr/lib/{name}*"):
+    for pattern in (
+        f"/usr/lib/x86_64-linux-gnu/{name}*",
+        f"/lib/x86_64-linux-gnu/{name}*",
+        f"/usr/lib64/{name}*",
+        f"/usr/lib/aarch64-linux-gnu/{name}*",
+        f"/usr/lib/{name}*",
+    ):
         found = sorted(p for p in glob.glob(pattern) if os.path.isfile(p))
         if found:
             return found[0]

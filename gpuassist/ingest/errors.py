@@ -139,7 +139,7 @@ def _catalogue_finding(m: Match) -> Finding:
         # The error shows CUDA working: a different problem, reported at info severity, never a failure
         # to use the GPU.
         severity, title = Severity.INFO, entry.title
-        lead = "The pasted error comes from a GPU that works."
+        lead = "The pasted error shows CUDA working."
     elif m.specific:
         severity, title = Severity.ERROR, entry.title
         lead = "The pasted text shows this cause directly."

@@ -29,40 +29,66 @@ class InputKind:
 KIND_PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
     (kid, label, re.compile(rx, re.IGNORECASE))
     for kid, label, rx in (
-        ("env_fork", "an environment report of accelerate / transformers / diffusers / ultralytics",
-         r"^\s*-\s*`?(accelerate|transformers|diffusers|huggingface_hub|peft|trl)`?\s+version\s*:|"
-         r"PyTorch version \((GPU|accelerator)\?\)\s*:|^Ultralytics\b.*\btorch-\S+\s+(CUDA|CPU|MPS)|"
-         r"^\*\s+(CUDA|Packages|System)\s*:\s*$"),
-        ("kernel_log", "a kernel/system log (dmesg, journalctl, syslog)",
-         r"^\[\s*\d+\.\d+\]\s|^\[[A-Z][a-z]{2} [A-Z][a-z]{2}\s+\d+ [\d:]+ \d{4}\]\s|"
-         r"^[A-Z][a-z]{2}\s+\d+\s+\d\d:\d\d:\d\d\s+\S+\s+\S+?(\[\d+\])?:\s|\bNVRM:|"
-         r"^-- (Logs|Journal) begin|\bkernel: \["),
-        ("nvidia_smi", "nvidia-smi output",
-         r"NVIDIA-SMI \d|\bDriver Version:\s*\d|=+\s*NVSMI LOG\s*=+|^\|\s+\d+\s+.+\s(On|Off)\s+\|\s|"
-         r"NVIDIA-SMI has failed|^Failed to initialize NVML|^No devices were found|"
-         r"Unable to determine the device handle|^GPU \d+: .+\(UUID: GPU-"),
-        ("container", "a container / Kubernetes error (Docker, nvidia-docker, Podman, Kubernetes)",
-         r"\bdocker(-compose)?\s+(run|exec|compose|build|start)\b|docker: Error response from daemon|"
-         r"nvidia-container-(cli|runtime|toolkit)|nvidia-docker|\bpodman\b|\bcrun:|OCI runtime|"
-         r"\bkubectl\b|nvidia\.com/gpu|\bFailedScheduling\b|containerd|^FROM\s+\S+"),
-        ("jetson", "Jetson / L4T output",
-         r"tegrastats|GR3D_FREQ|# R\d+ \(release\), REVISION|\bL4T\b|JetPack|nvidia-l4t|-tegra\b|\bJetson\b"),
-        ("install", "a pip / conda / mamba install session",
-         r"^\s*(\S*[$#>]\s*)?(pip3?|python\d*(\.\d+)?\s+-m\s+pip|uv\s+pip|conda|mamba|micromamba)\s+install\b|"
-         r"^\s*Collecting \S|^\s*Successfully installed\s|^\s*Requirement already satisfied:|"
-         r"^\s*Looking in (indexes|links):|^\s*Downloading \S+\.whl|The following NEW packages will be INSTALLED|"
-         r"^\s*Solving environment|^\s*## Package Plan ##|No matching distribution found|"
-         r"Could not find a version that satisfies the requirement"),
-        ("repl", "a Python interactive session (>>> / IPython)",
-         r"^\s*>>>\s*\S|^\s*In \[\d+\]:\s*\S"),
-        ("jupyter", "a Jupyter notebook traceback",
-         r"Cell In\s*\[\d+\],? line \d+|<ipython-input-\d+|ipykernel_\d+|Traceback \(most recent call last\)\s*"
-         r"(Cell|<ipython)|^-{30,}\s*$|\w+Error\s{3,}Traceback \(most recent call last\)"),
-        ("windows", "Windows / PowerShell output",
-         r"[A-Za-z]:\\(Users|Program|Python|ProgramData|Anaconda|miniconda|Windows)|^\s*PS [A-Za-z]:\\|"
-         r"\bWinError\b|Microsoft Windows \[Version"),
-        ("traceback", "a Python traceback or error message",
-         r"Traceback \(most recent call last\)|^\s*\w+(\.\w+)*(Error|Exception|Warning):\s"),
+        (
+            "env_fork",
+            "an environment report of accelerate / transformers / diffusers / ultralytics",
+            r"^\s*-\s*`?(accelerate|transformers|diffusers|huggingface_hub|peft|trl)`?\s+version\s*:|"
+            r"PyTorch version \((GPU|accelerator)\?\)\s*:|^Ultralytics\b.*\btorch-\S+\s+(CUDA|CPU|MPS)|"
+            r"^\*\s+(CUDA|Packages|System)\s*:\s*$",
+        ),
+        (
+            "kernel_log",
+            "a kernel/system log (dmesg, journalctl, syslog)",
+            r"^\[\s*\d+\.\d+\]\s|^\[[A-Z][a-z]{2} [A-Z][a-z]{2}\s+\d+ [\d:]+ \d{4}\]\s|"
+            r"^[A-Z][a-z]{2}\s+\d+\s+\d\d:\d\d:\d\d\s+\S+\s+\S+?(\[\d+\])?:\s|\bNVRM:|"
+            r"^-- (Logs|Journal) begin|\bkernel: \[",
+        ),
+        (
+            "nvidia_smi",
+            "nvidia-smi output",
+            r"NVIDIA-SMI \d|\bDriver Version:\s*\d|=+\s*NVSMI LOG\s*=+|^\|\s+\d+\s+.+\s(On|Off)\s+\|\s|"
+            r"NVIDIA-SMI has failed|^Failed to initialize NVML|^No devices were found|"
+            r"Unable to determine the device handle|^GPU \d+: .+\(UUID: GPU-",
+        ),
+        (
+            "container",
+            "a container / Kubernetes error (Docker, nvidia-docker, Podman, Kubernetes)",
+            r"\bdocker(-compose)?\s+(run|exec|compose|build|start)\b|docker: Error response from daemon|"
+            r"nvidia-container-(cli|runtime|toolkit)|nvidia-docker|\bpodman\b|\bcrun:|OCI runtime|"
+            r"\bkubectl\b|nvidia\.com/gpu|\bFailedScheduling\b|containerd|^FROM\s+\S+",
+        ),
+        (
+            "jetson",
+            "Jetson / L4T output",
+            r"tegrastats|GR3D_FREQ|# R\d+ \(release\), REVISION|\bL4T\b|JetPack|nvidia-l4t|-tegra\b|\bJetson\b",
+        ),
+        (
+            "install",
+            "a pip / conda / mamba install session",
+            r"^\s*(\S*[$#>]\s*)?(pip3?|python\d*(\.\d+)?\s+-m\s+pip|uv\s+pip|conda|mamba|micromamba)\s+install\b|"
+            r"^\s*Collecting \S|^\s*Successfully installed\s|^\s*Requirement already satisfied:|"
+            r"^\s*Looking in (indexes|links):|^\s*Downloading \S+\.whl|The following NEW packages will be INSTALLED|"
+            r"^\s*Solving environment|^\s*## Package Plan ##|No matching distribution found|"
+            r"Could not find a version that satisfies the requirement",
+        ),
+        ("repl", "a Python interactive session (>>> / IPython)", r"^\s*>>>\s*\S|^\s*In \[\d+\]:\s*\S"),
+        (
+            "jupyter",
+            "a Jupyter notebook traceback",
+            r"Cell In\s*\[\d+\],? line \d+|<ipython-input-\d+|ipykernel_\d+|Traceback \(most recent call last\)\s*"
+            r"(Cell|<ipython)|^-{30,}\s*$|\w+Error\s{3,}Traceback \(most recent call last\)",
+        ),
+        (
+            "windows",
+            "Windows / PowerShell output",
+            r"(?<![\w/])[A-Za-z]:\\[^\\\s:*?\"<>|]+\\|(?:^|\s)PS [A-Za-z]:\\|"
+            r"\bWinError\b|Microsoft Windows \[Version",
+        ),
+        (
+            "traceback",
+            "a Python traceback or error message",
+            r"Traceback \(most recent call last\)|^\s*\w+(\.\w+)*(Error|Exception|Warning):\s",
+        ),
     )
 )
 
@@ -92,7 +118,7 @@ def about_the_topic(text: str) -> bool:
 
 
 def describe(kinds: list[InputKind]) -> str:
-    """"a kernel log + nvidia-smi output" for the report's source line."""
+    """The kinds read, for the report's source line: "a kernel log + nvidia-smi output"."""
     if not kinds:
         return "a text about PyTorch/CUDA with no tool output or error message in it"
     return " + ".join(k.label for k in kinds)

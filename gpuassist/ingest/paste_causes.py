@@ -30,14 +30,18 @@ LIB_FAILURE = re.compile(
 )
 # "undefined symbol: X, version libcudart.so.11.0" names the library by soname only.
 ENV_ASSIGN = re.compile(r"\b(LD_LIBRARY_PATH|CUDA_HOME|CUDA_PATH)\s*[=:]\s*[\"']?(?P<value>[^\s\"']+)")
-SYSTEM_CUDA = re.compile(r"^/usr/local/cuda[\w.-]*(/|$)|/cuda[\w.-]*/(lib64|lib|targets)\b|/cudnn|/TensorRT",
-                         re.IGNORECASE)
+SYSTEM_CUDA = re.compile(
+    r"^/usr/local/cuda[\w.-]*(/|$)|/cuda[\w.-]*/(lib64|lib|targets)\b|/cudnn|/TensorRT", re.IGNORECASE
+)
 BUNDLED = re.compile(r"[/\\](site|dist)-packages[/\\](torch|nvidia)[/\\]")
 
 TORCH_FILE = re.compile(r"File \"(?P<sp>.+?[/\\](?:site|dist)-packages)[/\\]torch[/\\]")
 SITE_PACKAGES = re.compile(r"(?P<sp>(?:[A-Za-z]:)?[/\\][^\s\"':]*?[/\\](?:site|dist)-packages)(?=[/\\\s\"']|$)")
-USER_SITE = re.compile(r"[/\\]\.local[/\\]lib[/\\]python[\d.]+[/\\]site-packages|"
-                       r"AppData[/\\]Roaming[/\\]Python[/\\]Python\d+[/\\]site-packages", re.IGNORECASE)
+USER_SITE = re.compile(
+    r"[/\\]\.local[/\\]lib[/\\]python[\d.]+[/\\]site-packages|"
+    r"AppData[/\\]Roaming[/\\]Python[/\\]Python\d+[/\\]site-packages",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -91,8 +95,10 @@ def library_finding(lines: list[str]) -> Finding | None:
     if ld_dirs:
         export = f"export LD_LIBRARY_PATH={':'.join(dict.fromkeys(kept))}" if kept else "unset LD_LIBRARY_PATH"
     else:
-        export = (f"export LD_LIBRARY_PATH=$(printf %s \"$LD_LIBRARY_PATH\" | tr ':' '\\n' | "
-                  f"grep -v '^{c.directory}/\\?$' | paste -sd: -)")
+        export = (
+            f"export LD_LIBRARY_PATH=$(printf %s \"$LD_LIBRARY_PATH\" | tr ':' '\\n' | "
+            f"grep -v '^{c.directory}/\\?$' | paste -sd: -)"
+        )
     return finding(
         "ld_library_path_shadowing",
         Severity.ERROR,
@@ -106,11 +112,11 @@ def library_finding(lines: list[str]) -> Finding | None:
         fix=(
             f"Take {c.directory} off the loader path for this environment, then retry:\n"
             f"  {export}\n"
-            "  python -c \"import torch; print(torch.__version__, torch.cuda.is_available())\"\n"
+            '  python -c "import torch; print(torch.__version__, torch.cuda.is_available())"\n'
             "Then remove it where it is set (~/.bashrc, the module file or job script, the Dockerfile ENV). "
             "A pip-installed torch needs no LD_LIBRARY_PATH.\n"
             "To confirm: `ldd $(python -c 'import torch, os; print(os.path.join(os.path.dirname(torch.__file__), "
-            "\"lib\", \"libtorch_cuda.so\"))') | grep -E 'cuda|cudnn|cublas|gomp'`"
+            '"lib", "libtorch_cuda.so"))\') | grep -E \'cuda|cudnn|cublas|gomp\'`'
         ),
         evidence=[Evidence("pasted.line", f"line {c.line_no}: {c.line}")],
         explains=["torch_import_error", "cpu_only_build"],
@@ -155,10 +161,13 @@ def shadowed_torch_finding(lines: list[str]) -> Finding | None:
         ),
         fix=(
             "Remove the stray copy and keep Python from loading it:\n"
-            + ("  python -m pip uninstall -y torch   # with ~/.local first on sys.path this removes that copy\n"
-               "  export PYTHONNOUSERSITE=1   # or run python -s\n" if user else
-               f"  {_env_root(sp)}/bin/python -m pip uninstall -y torch   # or remove {sp} from PYTHONPATH\n")
-            + "  python -c \"import torch; print(torch.__file__, torch.__version__, torch.cuda.is_available())\"\n"
+            + (
+                "  python -m pip uninstall -y torch   # with ~/.local first on sys.path this removes that copy\n"
+                "  export PYTHONNOUSERSITE=1   # or run python -s\n"
+                if user
+                else f"  {_env_root(sp)}/bin/python -m pip uninstall -y torch   # or remove {sp} from PYTHONPATH\n"
+            )
+            + '  python -c "import torch; print(torch.__file__, torch.__version__, torch.cuda.is_available())"\n'
             "Check PYTHONPATH for directories of another environment."
         ),
         evidence=[Evidence("pasted.line", f"line {no}: {line}"), Evidence("pasted.line", f"line {ono}: {oline}")],
@@ -202,9 +211,9 @@ def adjust_matches(lines: list[str], matches: list[Match]) -> list[Match]:
     oom = next((m for m in matches if m.id == "cuda_out_of_memory"), None)
     if oom is None:
         return matches
-    rest = [m for m in matches if m.id not in ("gpu_memory_held_by_others", "wsl_pinned_memory_limit")
-            or m.specific]
+    rest = [m for m in matches if m.id not in ("gpu_memory_held_by_others", "wsl_pinned_memory_limit") or m.specific]
     if oom_held_by_others(lines):
         return [m for m in rest if m.id != "cuda_out_of_memory"] + [
-            Match("gpu_memory_held_by_others", oom.line_no, oom.line, True, 0.9)]
+            Match("gpu_memory_held_by_others", oom.line_no, oom.line, True, 0.9)
+        ]
     return rest

@@ -30,10 +30,20 @@ REPL_OUT = re.compile(r"^\s*(?:Out\[\d+\]:\s*)?(.*?)\s*$")
 WINDOWS_PYPI_WHEEL = re.compile(r"\btorch-(\d+\.\d+\.\d+)-cp\d+-cp\d+\w*-win_amd64\.whl")
 INSTALLED = re.compile(r"Successfully installed .*?\btorch-(\d+\.\d+(?:\.\d+)?(?:\+\w+)?)\b")
 CONDA_TORCH = re.compile(r"^\s*(?:\+\s*)?pytorch[\s=]+(\d+\.\d+(?:\.\d+)?)[\s=]+(\S+)")
-JETSON_RELEASE = re.compile(r"# R(\d+) \(release\), REVISION: ([\d.]+)|\bL4T\s+R?(\d+\.\d+(?:\.\d+)?)|-tegra\b|"
-                            r"tegrastats|GR3D_FREQ|\bJetson\b", re.IGNORECASE)
-WINDOWS = re.compile(r"[A-Za-z]:\\(Users|Program|Python|ProgramData|Anaconda|miniconda)|^\s*PS [A-Za-z]:\\|"
-                     r"\bWinError\b|Microsoft Windows \[Version", re.IGNORECASE)
+JETSON_RELEASE = re.compile(
+    r"# R(\d+) \(release\), REVISION: ([\d.]+)|\bL4T\s+R?(\d+\.\d+(?:\.\d+)?)|-tegra\b|"
+    r"tegrastats|GR3D_FREQ|\bJetson\b",
+    re.IGNORECASE,
+)
+# Apple silicon with an x86_64 Python: Rosetta says so itself (sysctl), or the text names both.
+ROSETTA = re.compile(r"sysctl\.proc_translated:?\s*1\b|proc_translated\s*=\s*1\b")
+APPLE_CHIP = re.compile(r"\bApple M\d\b")
+MAC_X86 = re.compile(r"macOS-[\d.]+-x86_64|OS: macOS [\d.]+ \(x86_64\)|Darwin\b.*\bx86_64|'x86_64'")
+WINDOWS = re.compile(
+    r"(?<![\w/])[A-Za-z]:\\[^\\\s:*?\"<>|]+\\|(?:^|\s)PS [A-Za-z]:\\|"
+    r"\bWinError\b|Microsoft Windows \[Version",
+    re.IGNORECASE,
+)
 
 
 Sources = dict[str, tuple[int, str]]
@@ -169,8 +179,12 @@ def repl_facts(lines: list[str], sources: Sources) -> dict[str, Any]:
             facts["torch.arch_list"] = re.findall(r"(?:sm|compute)_\d+a?", value)
         new = [k for k in facts if k not in before]
         if new:
-            _note(sources, [*new, "torch.cuda_build"] if "torch.version" in new else new, i + 1,
-                  f"{raw.strip()}  ->  {out.strip()}")
+            _note(
+                sources,
+                [*new, "torch.cuda_build"] if "torch.version" in new else new,
+                i + 1,
+                f"{raw.strip()}  ->  {out.strip()}",
+            )
     _local_build(facts)
     return facts
 
@@ -214,6 +228,16 @@ def platform_facts(lines: list[str], sources: Sources) -> dict[str, Any]:
             _note(sources, ("platform.jetson",), no, line)
     if "platform.jetson" in facts:
         facts.setdefault("host.machine", "aarch64")
+    chip = next(((no, line) for no, line in enumerate(lines, start=1) if APPLE_CHIP.search(line[:MAX_LINE])), None)
+    x86 = next(((no, line) for no, line in enumerate(lines, start=1) if MAC_X86.search(line[:MAX_LINE])), None)
+    said = next(((no, line) for no, line in enumerate(lines, start=1) if ROSETTA.search(line[:MAX_LINE])), None)
+    if said or (chip and x86):
+        facts["platform.rosetta"] = True
+        facts["host.os"] = "Darwin"
+        facts["python.machine"] = "x86_64"
+        for hit in (said, chip, x86):
+            if hit is not None:
+                _note(sources, ("platform.rosetta", "python.machine"), *hit)
     return facts
 
 
@@ -222,8 +246,13 @@ def gather(lines: list[str], skip: set[int], sources: Sources | None = None) -> 
     ``sources`` receives the line that stated each fact (1-based number, text)."""
     sources = {} if sources is None else sources
     facts: dict[str, Any] = {}
-    for part in (repl_facts(lines, sources), fork_facts(lines, sources), install_facts(lines, sources),
-                 nvidia_smi_facts(lines, skip, sources), platform_facts(lines, sources)):
+    for part in (
+        repl_facts(lines, sources),
+        fork_facts(lines, sources),
+        install_facts(lines, sources),
+        nvidia_smi_facts(lines, skip, sources),
+        platform_facts(lines, sources),
+    ):
         for key, value in part.items():
             facts.setdefault(key, value)
     return facts

@@ -41,7 +41,8 @@ def decode(data: bytes) -> str:
     return text
 
 
-QUOTE = re.compile(r"^\s{0,3}(?:>\s?)+")
+# "> " quote markers of an e-mail or issue reply; not the ">>> " prompt of a Python session.
+QUOTE = re.compile(r"^\s{0,3}(?!>>>(?:\s|$))(?:>\s?)+")
 FENCE = re.compile(r"^\s*(```|~~~)")
 
 
