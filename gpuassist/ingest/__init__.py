@@ -121,9 +121,9 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
         if same is not None:
             report.findings.remove(same)
         report.findings.append(found)
-    jetson = _jetson_match(lines, report, matches)
-    if jetson is not None:
-        matches = [*matches, jetson]
+    for inferred in (_jetson_match(lines, report, matches), _visible_devices_match(lines, report)):
+        if inferred is not None:
+            matches = [*matches, inferred]
     errors.merge(report, matches)
     for f in report.findings:
         if any(e.fact == "pasted.line" for e in f.evidence):
@@ -135,11 +135,28 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
 
 
 # The text says CUDA does not work ("is_available() returns False", "CPU-only version", "CUDA not available").
-UNAVAILABLE = re.compile(r"is_available\(\)\)?\s*(?:returns?|returned|is|=+|->|:|gives)?\s*false|"
-                         r"CUDA (?:is )?(?:not|un)available|CPU[- ]only (?:version|build|wheel)", re.IGNORECASE)
+UNAVAILABLE = re.compile(r"is_available(?:\(\))?\)?\s*(?:returns?|returned|is|=+|->|:|gives)?\s*(?:i get\s+)?false|"
+                         r"CUDA (?:is )?(?:not|un)available|CPU[- ]only (?:version|build|wheel)|"
+                         r"no CUDA GPUs are available|no CUDA-capable device", re.IGNORECASE)
+VISIBLE_SET = re.compile(r"CUDA_VISIBLE_DEVICES\s*[\"']?\]?\s*=\s*[\"']?(?:-1|\d+(?:,\d+)*|\"\"|'')")
 
 
 GENERIC_WHEEL = re.compile(r"manylinux|\bpypi\b|pip3? install torch\b|\+cpu\b|CPU[- ]only", re.IGNORECASE)
+
+
+def _says_unavailable(lines: list[str]) -> bool:
+    """The text says CUDA does not work, also across a line break ("is_available()\\n i get false")."""
+    text = "\n".join(line[:2000] for line in lines[:5000])
+    return UNAVAILABLE.search(re.sub(r"\s*\n\s*", " ", text)) is not None
+
+
+def _visible_devices_match(lines: list[str], report: Report) -> errors.Match | None:
+    """CUDA_VISIBLE_DEVICES set in the text (export, env prefix, os.environ) while CUDA sees no GPU: one of the
+    likely causes (an index that does not exist, -1, or an empty value hides the GPUs)."""
+    hit = next(((no, line) for no, line in enumerate(lines, start=1) if VISIBLE_SET.search(line[:2000])), None)
+    if hit is None or report.facts.value("cuda.available") is True or not _says_unavailable(lines):
+        return None
+    return errors.Match("cuda_visible_devices_hides_gpus", hit[0], hit[1].strip()[:500], False, 0.7)
 
 
 def _jetson_match(lines: list[str], report: Report, matches: list[errors.Match]) -> errors.Match | None:
@@ -147,8 +164,7 @@ def _jetson_match(lines: list[str], report: Report, matches: list[errors.Match])
     (PyPI's aarch64 wheels have no Tegra GPU support): the JetPack-matched wheel or container is the fix."""
     if not report.facts.value("platform.jetson") or report.facts.value("cuda.available") is True:
         return None
-    says_unavailable = report.facts.value("cuda.available") is False or any(
-        UNAVAILABLE.search(line[:2000]) for line in lines)
+    says_unavailable = report.facts.value("cuda.available") is False or _says_unavailable(lines)
     if not says_unavailable and not any(m.id in ("cpu_only_build", "no_nvidia_driver", "no_nvidia_gpu")
                                         for m in matches) and not any(f.id == "cpu_only_build"
                                                                       for f in report.findings):

@@ -179,6 +179,7 @@ OOM_TOTAL = re.compile(r"([\d.]+) ([GMK]i?B) total capacity|total capacity of ([
 OOM_OTHER = re.compile(r"Process (\d+) has ([\d.]+) ([GMK]i?B) memory in use")
 OOM_SELF = re.compile(r"this process has ([\d.]+) ([GMK]i?B) memory in use")
 OOM_RESERVED = re.compile(r"([\d.]+) ([GMK]i?B) reserved in total by PyTorch")
+OOM_PYTORCH = re.compile(r"Of the allocated memory ([\d.]+) ([GMK]i?B) is allocated by PyTorch")
 UNIT = {"KiB": 1 / 1024 / 1024, "MiB": 1 / 1024, "GiB": 1.0, "KB": 1 / 1e6, "MB": 1 / 1e3, "GB": 1.0}
 
 
@@ -197,6 +198,11 @@ def oom_held_by_others(lines: list[str]) -> bool:
     if total <= 0:
         return False
     others = sum(_gib(v, u) for pid, v, u in OOM_OTHER.findall(text))
+    by_pytorch = OOM_PYTORCH.search(text)
+    if by_pytorch and _gib(*by_pytorch.groups()) >= 0.5 * total:
+        # This process's PyTorch holds most of the GPU; in a container the job itself is listed as
+        # "Process N" too (its PID is the host's), so other listed processes do not prove others.
+        return False
     own = OOM_SELF.search(text)
     reserved = OOM_RESERVED.search(text)
     if others:

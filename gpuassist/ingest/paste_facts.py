@@ -32,7 +32,7 @@ INSTALLED = re.compile(r"Successfully installed .*?\btorch-(\d+\.\d+(?:\.\d+)?(?
 CONDA_TORCH = re.compile(r"^\s*(?:\+\s*)?pytorch[\s=]+(\d+\.\d+(?:\.\d+)?)[\s=]+(\S+)")
 JETSON_RELEASE = re.compile(
     r"# R(\d+) \(release\), REVISION: ([\d.]+)|\bL4T\s+R?(\d+\.\d+(?:\.\d+)?)|-tegra\b|"
-    r"tegrastats|GR3D_FREQ|\bJetson\b",
+    r"tegrastats|GR3D_FREQ|\bJetson\b|\bJetPack\s*\d",
     re.IGNORECASE,
 )
 # Apple silicon with an x86_64 Python: Rosetta says so itself (sysctl), or the text names both.
