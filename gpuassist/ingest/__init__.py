@@ -14,6 +14,7 @@ from gpuassist.ingest import collect_env, errors, paste_causes, paste_facts
 from gpuassist.ingest import kinds as kinds_mod
 from gpuassist.ingest.report_json import looks_like_json, parse_report
 from gpuassist.ingest.text import UnreadableInput, clean_lines, decode
+from gpuassist.report.build import build_report
 from gpuassist.report.model import Report
 
 __all__ = ["UnreadableInput", "load", "load_text"]
@@ -61,7 +62,6 @@ def _could_not_tell(facts: Facts, kinds: list[kinds_mod.InputKind]) -> list[str]
 
 
 def load_text(text: str, *, label: str = "the input") -> Report:
-    from gpuassist.diagnose import build_report
 
     if _is_json(text):
         report = parse_report(text)
