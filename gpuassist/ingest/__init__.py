@@ -121,7 +121,8 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
         if same is not None:
             report.findings.remove(same)
         report.findings.append(found)
-    for inferred in (_jetson_match(lines, report, matches), _visible_devices_match(lines, report)):
+    for inferred in (_jetson_match(lines, report, matches), _visible_devices_match(lines, report),
+                     _container_run_match(lines, report)):
         if inferred is not None:
             matches = [*matches, inferred]
     errors.merge(report, matches)
@@ -138,6 +139,11 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
 UNAVAILABLE = re.compile(r"is_available(?:\(\))?\)?\s*(?:returns?|returned|is|=+|->|:|gives)?\s*(?:i get\s+)?false|"
                          r"CUDA (?:is )?(?:not|un)available|CPU[- ]only (?:version|build|wheel)|"
                          r"no CUDA GPUs are available|no CUDA-capable device", re.IGNORECASE)
+# A `docker run` (or podman) command line that gives the container no GPU.
+CONTAINER_RUN = re.compile(r"\b(?:docker|podman|nerdctl)\s+run\b")
+GPU_FLAGS = re.compile(
+    r"--gpus\b|--runtime[= ]nvidia|--device[= ]\S*nvidia\.com/gpu|NVIDIA_VISIBLE_DEVICES|nvidia-docker"
+)
 VISIBLE_SET = re.compile(r"CUDA_VISIBLE_DEVICES\s*[\"']?\]?\s*=\s*[\"']?(?:-1|\d+(?:,\d+)*|\"\"|'')")
 
 
@@ -157,6 +163,20 @@ def _visible_devices_match(lines: list[str], report: Report) -> errors.Match | N
     if hit is None or report.facts.value("cuda.available") is True or not _says_unavailable(lines):
         return None
     return errors.Match("cuda_visible_devices_hides_gpus", hit[0], hit[1].strip()[:500], False, 0.7)
+
+
+def _container_run_match(lines: list[str], report: Report) -> errors.Match | None:
+    """The paste shows the container started without a GPU (no --gpus / NVIDIA runtime / CDI device) and CUDA
+    unavailable or nvidia-smi missing inside it: the container was never given the GPU."""
+    run = next(((no, line) for no, line in enumerate(lines, start=1)
+                if CONTAINER_RUN.search(line[:2000]) and not GPU_FLAGS.search(line[:2000])), None)
+    if run is None or any(GPU_FLAGS.search(line[:2000]) for line in lines):
+        return None
+    no_gpu = report.facts.value("cuda.available") is False or _says_unavailable(lines) or any(
+        re.search(r"nvidia-smi: (?:command )?not found|Flase|False\s*$", line[:2000]) for line in lines)
+    if not no_gpu:
+        return None
+    return errors.Match("docker_no_gpu_runtime", run[0], run[1].strip()[:500], True, 0.9)
 
 
 def _jetson_match(lines: list[str], report: Report, matches: list[errors.Match]) -> errors.Match | None:

@@ -23,7 +23,9 @@ FORK_TORCH = re.compile(r"PyTorch version \((?:GPU|accelerator)\?\)\s*:\s*(\S+)\
 FORK_GPU = re.compile(r"^\s*-\s*GPU type\s*:\s*(.+?)\s*$", re.IGNORECASE)
 # accelerate / transformers / diffusers `env` print platform.platform(): "Linux-4.4.0-19041-Microsoft-x86_64-...".
 FORK_PLATFORM = re.compile(r"^\s*-\s*Platform\s*:\s*((?:Linux|Windows|macOS)-\S+)", re.IGNORECASE)
-ULTRALYTICS = re.compile(r"\btorch-(\d+\.\d+\S*)\s+(?:CUDA:(\d+)\s*\((.+?),\s*\d+\s*MiB\)|(CPU|MPS))")
+ULTRALYTICS = re.compile(
+    r"^Ultralytics\b.*?\btorch-(\d+\.\d+[^\s,]*)(?:\s+(?:CUDA:(\d+)\s*\((.+?),\s*\d+\s*MiB\)|(CPU|MPS)))?"
+)
 REPL_IN = re.compile(r"^\s*(?:>>>|In \[\d+\]:)\s*(?:print\()?\s*(torch\.\S+?)\s*\)?\s*$")
 REPL_OUT = re.compile(r"^\s*(?:Out\[\d+\]:\s*)?(.*?)\s*$")
 # A torch wheel file name without a local version (+cu121) built for Windows: PyPI's, which is CPU-only.
@@ -121,8 +123,11 @@ def fork_facts(lines: list[str], sources: Sources) -> dict[str, Any]:
             found = platform_string_facts(plat.group(1))
             facts.update(found)
             _note(sources, list(found), no, line)
-        u = ULTRALYTICS.search(line)
-        if u and "torch.version" not in facts:
+        u = ULTRALYTICS.search(line.strip())
+        if u:  # the last banner is the latest run
+            for key in ("torch.version", "torch.cuda_build", "cuda.available", "reported.gpus"):
+                facts.pop(key, None)
+                sources.pop(key, None)
             facts["torch.version"] = u.group(1)
             if u.group(3):
                 facts["cuda.available"] = True
