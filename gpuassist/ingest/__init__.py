@@ -170,10 +170,11 @@ def _container_run_match(lines: list[str], report: Report) -> errors.Match | Non
     unavailable or nvidia-smi missing inside it: the container was never given the GPU."""
     run = next(((no, line) for no, line in enumerate(lines, start=1)
                 if CONTAINER_RUN.search(line[:2000]) and not GPU_FLAGS.search(line[:2000])), None)
-    if run is None or any(GPU_FLAGS.search(line[:2000]) for line in lines):
+    if run is None or report.facts.value("cuda.available") is True or any(GPU_FLAGS.search(line[:2000])
+                                                                          for line in lines):
         return None
     no_gpu = report.facts.value("cuda.available") is False or _says_unavailable(lines) or any(
-        re.search(r"nvidia-smi: (?:command )?not found|Flase|False\s*$", line[:2000]) for line in lines)
+        re.search(r"nvidia-smi: (?:command )?not found", line[:2000]) for line in lines)
     if not no_gpu:
         return None
     return errors.Match("docker_no_gpu_runtime", run[0], run[1].strip()[:500], True, 0.9)
