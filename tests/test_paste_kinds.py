@@ -242,6 +242,7 @@ def test_repl_session_facts() -> None:
     report = load_text(text)
     assert report.facts.value("torch.version") == "2.0.1+cpu"
     assert report.facts.value("torch.cuda_build") is None
+    assert report.facts.value("cuda.available") is False
     first = report.findings[0]
     assert first.id == "cpu_only_build"
     assert any(e.fact == "pasted.line" and "torch.__version__" in str(e.value) for e in first.evidence)
@@ -266,3 +267,14 @@ def test_rosetta_from_the_pastes_own_words() -> None:
     )
     report = load_text(text)
     assert report.findings[0].id == "macos_rosetta_x86_python"
+
+
+def test_container_started_without_a_gpu_is_blamed() -> None:
+    report = _load("floydhub-dockerfiles-3-docker-run-without-nvidia-ipython.txt")
+    first = report.findings[0]
+    assert first.id == "docker_no_gpu_runtime"
+    assert any("docker run" in str(e.value) for e in first.evidence)
+    healthy = load_text(
+        "$ docker run --gpus all -it img python\n>>> import torch\n>>> torch.cuda.is_available()\nTrue\n"
+    )
+    assert "docker_no_gpu_runtime" not in [f.id for f in healthy.findings]

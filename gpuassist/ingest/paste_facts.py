@@ -26,7 +26,9 @@ FORK_PLATFORM = re.compile(r"^\s*-\s*Platform\s*:\s*((?:Linux|Windows|macOS)-\S+
 ULTRALYTICS = re.compile(
     r"^Ultralytics\b.*?\btorch-(\d+\.\d+[^\s,]*)(?:\s+(?:CUDA:(\d+)\s*\((.+?),\s*\d+\s*MiB\)|(CPU|MPS)))?"
 )
-REPL_IN = re.compile(r"^\s*(?:>>>|In \[\d+\]:)\s*(?:print\()?\s*(torch\.\S+?)\s*\)?\s*$")
+REPL_IN = re.compile(
+    r"^\s*(?:>>>|In \[\d+\]:)\s*(?:print\(\s*(torch\.[\w.]+(?:\(\))?)\s*\)|(torch\.[\w.]+(?:\(\))?))\s*;?\s*$"
+)
 REPL_OUT = re.compile(r"^\s*(?:Out\[\d+\]:\s*)?(.*?)\s*$")
 # A torch wheel file name without a local version (+cu121) built for Windows: PyPI's, which is CPU-only.
 WINDOWS_PYPI_WHEEL = re.compile(r"\btorch-(\d+\.\d+\.\d+)-cp\d+-cp\d+\w*-win_amd64\.whl")
@@ -165,7 +167,7 @@ def repl_facts(lines: list[str], sources: Sources) -> dict[str, Any]:
         m = REPL_IN.match(raw[:MAX_LINE])
         if not m:
             continue
-        expr = m.group(1)
+        expr = m.group(1) or m.group(2)
         nxt = lines[i + 1][:MAX_LINE] if i + 1 < len(lines) else ""
         out_m = REPL_OUT.match(nxt)
         out = out_m.group(1) if out_m and not REPL_IN.match(nxt) and not nxt.lstrip().startswith(">>>") else ""
