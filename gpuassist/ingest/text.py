@@ -52,7 +52,11 @@ def clean_lines(text: str) -> list[str]:
     for raw in text.replace("\r\n", "\n").replace("\r", "\n").split("\n"):
         line = QUOTE.sub("", raw).rstrip()
         if FENCE.match(line):
-            continue
+            # "```text" opens a block; "```NVIDIA GeForce ..." (text right after the fence) keeps its text.
+            rest = FENCE.sub("", line, count=1).strip()
+            if not rest or re.fullmatch(r"[\w+-]{1,20}", rest):
+                continue
+            line = rest
         # Non-breaking spaces and full-width colons ("GPU 0： Tesla P100", typed with a CJK input method).
         lines.append(line.replace("\u00a0", " ").replace("\uff1a", ": "))
     return lines
