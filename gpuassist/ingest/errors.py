@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from gpuassist.findings import Evidence, Finding, Severity
+from gpuassist.ingest.needles import any_of, fold, needles
 from gpuassist.knowledge import catalogue, symptom_patterns
 from gpuassist.knowledge.wheels import capability_from_name
 from gpuassist.report.model import Report, step_summaries
@@ -31,15 +33,59 @@ class Match:
     weight: float = 1.0
 
 
-def _compiled() -> list[tuple[str, re.Pattern[str], bool, float]]:
+@dataclass(frozen=True)
+class _Pattern:
+    id: str
+    regex: re.Pattern[str]
+    specific: bool
+    weight: float
 
-    return [(p.id, p.regex, p.specific, p.weight) for p in symptom_patterns()]
+
+@dataclass(frozen=True)
+class _Patterns:
+    """The symptom patterns, with the literal needles that gate them (see ingest/needles.py)."""
+
+    patterns: tuple[_Pattern, ...]
+    by_needle: dict[str, tuple[int, ...]]  # needle -> indices of the patterns it gates
+    always: tuple[int, ...]  # patterns without a usable needle: tried on every line
+    any_needle: re.Pattern[str] | None  # one alternation of every needle: does a line hold any?
 
 
-def match_lines(lines: list[str]) -> list[Match]:
-    """Every (id, line) pair whose pattern matches, first line per id kept."""
+@cache
+def _compiled() -> _Patterns:
+    patterns = tuple(_Pattern(p.id, p.regex, p.specific, p.weight) for p in symptom_patterns())
+    by_needle: dict[str, list[int]] = {}
+    always = []
+    for index, p in enumerate(symptom_patterns()):
+        found = needles(p.pattern)
+        if found is None:
+            always.append(index)
+            continue
+        for n in found:
+            by_needle.setdefault(n, []).append(index)
+    return _Patterns(patterns, {n: tuple(v) for n, v in by_needle.items()}, tuple(always), any_of(set(by_needle)))
+
+
+def _candidates(compiled: _Patterns, text: str, prefilter: bool) -> list[_Pattern] | tuple[_Pattern, ...]:
+    """The patterns that can match ``text`` (in catalogue order): those whose needle it contains."""
+    if not prefilter:
+        return compiled.patterns
+    folded = fold(text)
+    chosen = set(compiled.always)
+    if compiled.any_needle is not None and compiled.any_needle.search(folded):
+        for needle, indices in compiled.by_needle.items():
+            if needle in folded:
+                chosen.update(indices)
+    return [compiled.patterns[i] for i in sorted(chosen)]
+
+
+def match_lines(lines: list[str], *, prefilter: bool = True) -> list[Match]:
+    """Every (id, line) pair whose pattern matches, first line per id kept. A pattern is only tried on a
+    line that contains one of its needles (a necessary condition), so a long log is read in one pass of
+    cheap substring checks; the result is the same as trying every pattern on every line, which
+    ``prefilter=False`` does (the reference the tests and benchmarks/ingest_speed.py compare with)."""
     found: dict[str, Match] = {}
-    patterns = _compiled()
+    compiled = _compiled()
 
     def consider(fid: str, line_no: int, text: str, specific: bool, weight: float) -> None:
         prev = found.get(fid)
@@ -51,16 +97,16 @@ def match_lines(lines: list[str]) -> list[Match]:
         if not text:
             continue
         hit = False
-        for fid, regex, specific, weight in patterns:
-            if regex.search(text):
-                consider(fid, i + 1, text, specific, weight)
+        for p in _candidates(compiled, text, prefilter):
+            if p.regex.search(text):
+                consider(p.id, i + 1, text, p.specific, p.weight)
                 hit = True
         # A message wrapped over two lines in a paste: try it joined, and cite both lines.
         if not hit and i + 1 < len(lines) and lines[i + 1].strip():
             joined = f"{text} {lines[i + 1].strip()}"[:MAX_LINE]
-            for fid, regex, specific, weight in patterns:
-                if regex.search(joined) and not regex.search(lines[i + 1]):
-                    consider(fid, i + 1, joined, specific, weight)
+            for p in _candidates(compiled, joined, prefilter):
+                if p.regex.search(joined) and not p.regex.search(lines[i + 1]):
+                    consider(p.id, i + 1, joined, p.specific, p.weight)
     return _weigh_by_gpu_named(lines, list(found.values()))
 
 
