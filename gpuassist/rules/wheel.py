@@ -154,7 +154,8 @@ def gpu_arch_dropped_from_build(facts: Facts) -> Finding | None:
         explanation=(
             f"This torch build starts at {arch_list[0]}; {_gpu_desc(too_old)} is older. Recent CUDA 12.8+ and "
             "13 builds dropped Maxwell, Pascal and (in places) Volta, so the GPU is visible but unusable. "
-            "The cu126 variant still carries these architectures; Kepler needs torch 2.7 or older with cu118."
+            "The cu126 variant still carries Maxwell, Pascal and Volta up to torch 2.14 (2.15 has no cu126); "
+            "Kepler needs torch 2.7 or older with cu118."
         ),
         fix=wheel_fix,
         evidence=view.ev(facts, "torch.version", "torch.arch_list", "nvml.gpus", "devices", "cuda.init_warnings"),
