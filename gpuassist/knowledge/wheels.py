@@ -60,6 +60,7 @@ __all__ = [
     "variant_cuda",
     "wheel_arch_list",
     "wheel_builds",
+    "wheel_platform",
 ]
 
 INDEX_URL = "https://download.pytorch.org/whl/{variant}"
@@ -666,6 +667,12 @@ class WheelChoice:
         requirements = " ".join(f'"{r}"' for r in (self.requirement, *self.companions))
         cmd = f"{py} -m pip install --force-reinstall {requirements}"
         return cmd + (f" --index-url {self.index_url}" if self.index_url else "")
+
+
+def wheel_platform(os: str, machine: str) -> Platform | None:
+    """Which wheel platform an OS and machine use ("linux_x86_64" for Linux/WSL on x86_64); None when
+    PyTorch publishes no CUDA wheels there (macOS, 32-bit, Windows on Arm)."""
+    return _platform(os, machine)
 
 
 def _platform(os: str, machine: str) -> Platform | None:
