@@ -68,8 +68,9 @@ def elf(sections: dict[str, bytes]) -> bytes:
         headers.append(struct.pack("<IIQQQQIIQQ", names.index(name.encode() + b"\0"), 1, 0, 0, off, size, 0, 0, 8, 0))
     data += b"".join(headers)
     ident = b"\x7fELF" + bytes([2, 1, 1]) + b"\0" * 9
-    header = ident + struct.pack("<HHIQQQIHHHHHH", 3, 62, 1, 0, 0, shoff, 0, 64, 0, 0, 64, len(headers),
-                                 len(headers) - 1)
+    header = ident + struct.pack(
+        "<HHIQQQIHHHHHH", 3, 62, 1, 0, 0, shoff, 0, 64, 0, 0, 64, len(headers), len(headers) - 1
+    )
     data[: len(header)] = header
     return bytes(data)
 
@@ -77,7 +78,8 @@ def elf(sections: dict[str, bytes]) -> bytes:
 def cuda_lib(sass: tuple[int, ...], ptx: tuple[int, ...] = (), containers: int = 2) -> bytes:
     blobs = []
     for i in range(containers):
-        entries = [fat_entry(2, a, b"\x28\xb5\x2f\xfd" + bytes([i, a % 256]) * 3, 112 if a >= 100 else 64) for a in sass]
+        zstd = b"\x28\xb5\x2f\xfd"  # SASS payloads are zstd frames
+        entries = [fat_entry(2, a, zstd + bytes([i, a % 256]) * 3, 112 if a >= 100 else 64) for a in sass]
         entries += [fat_entry(1, a, b".version 9.0\n.target sm_%d\n" % a, 80 if a >= 120 else 64) for a in ptx]
         blobs.append(container(*entries))
     fatbin = b"\0" * 8 + blobs[0] + b"\0" * 8 + b"".join(blobs[1:])  # alignment padding between containers
@@ -98,13 +100,23 @@ METADATA_215 = (
 )
 
 
-def make_wheel(tmp_path: Path, name: str, version: str, cuda: str | None, metadata: str = METADATA_215,
-               arch: tuple[str, ...] = X86_215, sass: tuple[int, ...] = (75, 80, 86, 90, 100, 120),
-               ptx: tuple[int, ...] = ()) -> Path:
+def make_wheel(
+    tmp_path: Path,
+    name: str,
+    version: str,
+    cuda: str | None,
+    metadata: str = METADATA_215,
+    arch: tuple[str, ...] = X86_215,
+    sass: tuple[int, ...] = (75, 80, 86, 90, 100, 120),
+    ptx: tuple[int, ...] = (),
+) -> Path:
     path = tmp_path / name
     with zipfile.ZipFile(path, "w") as z:
-        z.writestr("torch/version.py", "from typing import Optional\n__version__ = '%s'\ndebug = False\n"
-                   "cuda: Optional[str] = %s\nhip: Optional[str] = None\n" % (version, repr(cuda)))
+        z.writestr(
+            "torch/version.py",
+            f"from typing import Optional\n__version__ = '{version}'\ndebug = False\n"
+            f"cuda: Optional[str] = {cuda!r}\nhip: Optional[str] = None\n",
+        )
         z.writestr(f"torch-{version.split('+')[0]}.dist-info/METADATA", metadata)
         if cuda:
             z.writestr("torch/lib/libtorch_python.so", python_lib(arch))
@@ -117,7 +129,7 @@ def make_wheel(tmp_path: Path, name: str, version: str, cuda: str | None, metada
 
 def test_elf_section_is_found_and_bounds_checked() -> None:
     image = cuda_lib((75,))
-    offset, size = elf_section(image, ".nv_fatbin") or (0, 0)
+    offset, _size = elf_section(image, ".nv_fatbin") or (0, 0)
     assert image[offset + 8 : offset + 12] == struct.pack("<I", FATBIN_MAGIC)  # after the 8 padding bytes
     assert elf_section(image, ".nv_fatbin_not") is None
     with pytest.raises(ValueError):
@@ -130,8 +142,12 @@ def test_fatbin_entries_kinds_and_architectures() -> None:
     image = cuda_lib((75, 90, 120), ptx=(120,), containers=3)
     offset, size = elf_section(image, ".nv_fatbin") or (0, 0)
     counts = Counter(fatbin_entries(image, offset, size))
-    assert counts == {FatbinEntry("sass", 75): 3, FatbinEntry("sass", 90): 3, FatbinEntry("sass", 120): 3,
-                      FatbinEntry("ptx", 120): 3}
+    assert counts == {
+        FatbinEntry("sass", 75): 3,
+        FatbinEntry("sass", 90): 3,
+        FatbinEntry("sass", 120): 3,
+        FatbinEntry("ptx", 120): 3,
+    }
 
 
 def test_fatbin_walk_stops_at_a_broken_entry_and_at_the_section_end() -> None:
@@ -159,12 +175,20 @@ def test_version_py_and_metadata() -> None:
     assert cuda_from_requires(reqs, "Windows") is None  # the CUDA lines are Linux-only
     assert cuda_from_requires(["nvidia-cuda-runtime-cu12==12.4.127; platform_system == 'Linux'"]) == "12.4"
     assert cuda_from_requires(["filelock", "not a requirement ("]) is None
+    # 2.10's aarch64 wheel is CPU-only: its CUDA lines are for x86_64 machines
+    cu12 = ["nvidia-cuda-runtime-cu12==12.8.90; platform_system == 'Linux' and platform_machine == 'x86_64'"]
+    assert cuda_from_requires(cu12, "Linux", "aarch64") is None
+    assert cuda_from_requires(cu12, "Linux", "x86_64") == "12.8"
 
 
 def test_wheel_names_give_platform_and_python_tags() -> None:
-    names = ["torch-2.15.0-cp311-cp311-manylinux_2_28_x86_64.whl", "torch-2.15.0-cp315-cp315-win_amd64.whl",
-             "torch-2.15.0-cp314-cp314t-manylinux_2_28_aarch64.whl", "torch-2.15.0-cp312-cp312-macosx_14_0_arm64.whl",
-             "not-a-wheel.tar.gz"]
+    names = [
+        "torch-2.15.0-cp311-cp311-manylinux_2_28_x86_64.whl",
+        "torch-2.15.0-cp315-cp315-win_amd64.whl",
+        "torch-2.15.0-cp314-cp314t-manylinux_2_28_aarch64.whl",
+        "torch-2.15.0-cp312-cp312-macosx_14_0_arm64.whl",
+        "not-a-wheel.tar.gz",
+    ]
     assert [platform_of_wheel(n) for n in names] == ["linux_x86_64", "windows", "linux_aarch64", "macos_arm64", None]
     assert python_tags(names) == {"3.11", "3.15", "3.12"}  # cp314t is free-threaded: not counted
 
@@ -183,8 +207,15 @@ def test_a_wheel_like_the_measured_215_has_no_difference(tmp_path: Path) -> None
 
 def test_differences_are_reported(tmp_path: Path) -> None:
     # a 2.15 wheel that carried PTX, dropped sm_75 SASS and listed another arch string
-    wheel = make_wheel(tmp_path, "torch-2.15.0-cp312-cp312-manylinux_2_28_x86_64.whl", "2.15.0+cu132", "13.2",
-                       arch=(*X86_215, "compute_120"), sass=(80, 86, 90, 100, 120), ptx=(120,))
+    wheel = make_wheel(
+        tmp_path,
+        "torch-2.15.0-cp312-cp312-manylinux_2_28_x86_64.whl",
+        "2.15.0+cu132",
+        "13.2",
+        arch=(*X86_215, "compute_120"),
+        sass=(80, 86, 90, 100, 120),
+        ptx=(120,),
+    )
     out = compare_wheel(inspect_wheel(wheel, tmp_path))
     assert any("get_arch_list() is" in d and "compute_120" in d for d in out), out
     assert any("no SASS for sm_75" in d for d in out), out
@@ -195,13 +226,20 @@ def test_a_changed_pypi_default_is_reported(tmp_path: Path) -> None:
     meta = METADATA_215.replace("13.2.2", "13.0.2")
     wheel = make_wheel(tmp_path, "torch-2.15.0-cp312-cp312-manylinux_2_28_x86_64.whl", "2.15.0+cu130", "13.0", meta)
     assert compare_wheel(inspect_wheel(wheel, tmp_path)) == [
-        "2.15.0 linux_x86_64: PyPI serves cu130, the tables say cu132"]
+        "2.15.0 linux_x86_64: PyPI serves cu130, the tables say cu132"
+    ]
 
 
 def test_aarch64_and_windows_defaults(tmp_path: Path) -> None:
-    arm = make_wheel(tmp_path, "torch-2.13.0-cp312-cp312-manylinux_2_28_aarch64.whl", "2.13.0+cu130", "13.0",
-                     METADATA_215.replace("13.2.2", "13.0.2"), arch=("sm_80", "sm_90", "sm_100", "sm_110", "sm_120"),
-                     sass=(80, 90, 100, 110, 120))
+    arm = make_wheel(
+        tmp_path,
+        "torch-2.13.0-cp312-cp312-manylinux_2_28_aarch64.whl",
+        "2.13.0+cu130",
+        "13.0",
+        METADATA_215.replace("13.2.2", "13.0.2"),
+        arch=("sm_80", "sm_90", "sm_100", "sm_110", "sm_120"),
+        sass=(80, 90, 100, 110, 120),
+    )
     assert compare_wheel(inspect_wheel(arm, tmp_path)) == []
     old_arm = make_wheel(tmp_path, "torch-2.10.0-cp312-cp312-manylinux_2_28_aarch64.whl", "2.10.0+cpu", None)
     assert compare_wheel(inspect_wheel(old_arm, tmp_path)) == []  # PyPI aarch64 is CPU-only up to 2.10
@@ -214,16 +252,25 @@ def test_python_and_macos_tags_against_the_tables() -> None:
     assert compare_python_tags("2.15.0", {"3.11", "3.12", "3.13", "3.14", "3.15"}) == []
     assert compare_python_tags("2.14.1", {"3.10", "3.11", "3.12", "3.13", "3.14"}) == []
     assert compare_python_tags("2.14.1", {"3.10", "3.15"}) == [
-        "2.14.1: PyPI ships Python 3.10-3.15, the tables say 3.10-3.14"]
+        "2.14.1: PyPI ships Python 3.10-3.15, the tables say 3.10-3.14"
+    ]
     assert "not in the tables" in compare_python_tags("2.16.0", {"3.12"})[0]
     assert compare_macos_tag("2.12.1", ["torch-2.12.1-cp312-cp312-macosx_14_0_arm64.whl"]) == []
     assert compare_macos_tag("2.11.0", ["torch-2.11.0-cp312-cp312-macosx_11_0_arm64.whl"]) == []
+    mixed = ["torch-2.10.0-cp312-none-macosx_11_0_arm64.whl", "torch-2.10.0-cp314-cp314-macosx_14_0_arm64.whl"]
+    assert compare_macos_tag("2.10.0", mixed) == []  # Python 3.12 still installs on macOS 11
     assert compare_macos_tag("2.13.0", ["torch-2.13.0-cp312-cp312-macosx_11_0_arm64.whl"]) == [
-        "2.13.0 macOS arm64: wheels are tagged macOS 11.0, the tables say 14.0"]
+        "2.13.0 macOS arm64: wheels are tagged macOS 11.0, the tables say 14.0"
+    ]
 
 
 def test_script_help_runs_without_network() -> None:
-    proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "verify-wheels"), "--help"], capture_output=True,
-                          text=True, timeout=60, check=False)
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "verify-wheels"), "--help"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stderr
     assert "--platform" in proc.stdout and "PyPI" in proc.stdout

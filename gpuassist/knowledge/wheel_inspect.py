@@ -163,20 +163,27 @@ def requires_dist(metadata: str) -> list[str]:
     return out
 
 
-def cuda_from_requires(requires: Iterable[str], platform_system: str = "Linux") -> str | None:
+def cuda_from_requires(
+    requires: Iterable[str], platform_system: str = "Linux", platform_machine: str = "x86_64"
+) -> str | None:
     """The CUDA toolkit a wheel depends on, as "13.2": ``cuda-toolkit[...]==13.2.2`` (CUDA 13 wheels) or
     ``nvidia-cuda-runtime-cu12==12.4.127`` (CUDA 12 wheels); None for a CPU wheel. Requirements whose
-    marker excludes ``platform_system`` (every wheel of a release has the same METADATA, with
-    ``; platform_system == "Linux"`` on the CUDA lines) do not count."""
+    marker excludes this platform (the wheels of a release share their METADATA, with
+    ``; platform_system == "Linux"`` or ``platform_machine == "x86_64"`` on the CUDA lines) do not count."""
     for text in requires:
         try:
             req = Requirement(text)
         except InvalidRequirement:
             continue
-        if req.marker and not req.marker.evaluate({"platform_system": platform_system, "extra": ""}):
+        env = {"platform_system": platform_system, "platform_machine": platform_machine, "extra": ""}
+        if req.marker and not req.marker.evaluate(env):
             continue
-        if req.name.lower() in ("cuda-toolkit", "nvidia-cuda-runtime-cu12", "nvidia-cuda-runtime-cu11",
-                                "nvidia-cuda-runtime"):
+        if req.name.lower() in (
+            "cuda-toolkit",
+            "nvidia-cuda-runtime-cu12",
+            "nvidia-cuda-runtime-cu11",
+            "nvidia-cuda-runtime",
+        ):
             for spec in req.specifier:
                 if spec.operator in ("==", "==="):
                     v = Version(spec.version.rstrip(".*"))
@@ -185,7 +192,7 @@ def cuda_from_requires(requires: Iterable[str], platform_system: str = "Linux") 
 
 
 def platform_of_wheel(filename: str) -> Platform | str | None:
-    """"linux_x86_64", "linux_aarch64", "windows", "macos_arm64" or "macos_x86_64" from a wheel name."""
+    """ "linux_x86_64", "linux_aarch64", "windows", "macos_arm64" or "macos_x86_64" from a wheel name."""
     try:
         _name, _version, _build, tags = parse_wheel_filename(filename)
     except InvalidWheelFilename:
@@ -256,8 +263,9 @@ def inspect_wheel(path: Path, workdir: Path | None = None) -> WheelFacts:
         requires = requires_dist(z.read(meta).decode("utf-8", "replace")) if meta else []
         platform = platform_of_wheel(path.name)
         system = "Windows" if platform == "windows" else "Darwin" if str(platform).startswith("macos") else "Linux"
-        facts = WheelFacts(path.name, platform, versions["version"], versions["cuda"], requires,
-                           cuda_from_requires(requires, system))
+        machine = "aarch64" if platform == "linux_aarch64" else "arm64" if platform == "macos_arm64" else "x86_64"
+        toolkit = cuda_from_requires(requires, system, machine)
+        facts = WheelFacts(path.name, platform, versions["version"], versions["cuda"], requires, toolkit)
         python_lib = _member(z, "torch/lib/libtorch_python.so")
         cuda_lib = _member(z, "torch/lib/libtorch_cuda.so")
         with tempfile.TemporaryDirectory(dir=workdir) as tmp:
@@ -316,19 +324,24 @@ def compare_wheel(facts: WheelFacts) -> list[str]:
                 out.append(f"{where}: {variant} wheel depends on CUDA toolkit {facts.toolkit}")
             table = _table_arch(series, variant, platform)
             if table is None:
-                out.append(f"{where}: the tables have no {variant} arch list; the wheel has "
-                           f"{' '.join(facts.arch_list) or '(none)'}")
+                out.append(
+                    f"{where}: the tables have no {variant} arch list; the wheel has "
+                    f"{' '.join(facts.arch_list) or '(none)'}"
+                )
             else:
                 t_sass, t_ptx = _sm(table)
                 if facts.arch_list and set(facts.arch_list) != set(table):
-                    out.append(f"{where}: get_arch_list() is {' '.join(facts.arch_list)}, the tables say "
-                               f"{' '.join(table)}")
+                    out.append(
+                        f"{where}: get_arch_list() is {' '.join(facts.arch_list)}, the tables say {' '.join(table)}"
+                    )
                 missing = t_sass - facts.sass if facts.fatbin else set()
                 if missing:
                     out.append(f"{where}: no SASS for sm_{', sm_'.join(map(str, sorted(missing)))} in libtorch_cuda.so")
                 if facts.fatbin and facts.ptx != t_ptx:
-                    out.append(f"{where}: PTX in libtorch_cuda.so for {sorted(facts.ptx) or 'none'}, the tables say "
-                               f"{sorted(t_ptx) or 'none'}")
+                    out.append(
+                        f"{where}: PTX in libtorch_cuda.so for {sorted(facts.ptx) or 'none'}, the tables say "
+                        f"{sorted(t_ptx) or 'none'}"
+                    )
     return out
 
 
@@ -343,13 +356,16 @@ def compare_python_tags(release: str, tags: set[str]) -> list[str]:
     if not have:
         return [f"{release}: no CPython wheel on PyPI"]
     if (have[0], have[-1]) != (lo, hi):
-        return [f"{release}: PyPI ships Python {have[0][0]}.{have[0][1]}-{have[-1][0]}.{have[-1][1]}, the tables "
-                f"say {info['python'][0]}-{info['python'][1]}"]
+        return [
+            f"{release}: PyPI ships Python {have[0][0]}.{have[0][1]}-{have[-1][0]}.{have[-1][1]}, the tables "
+            f"say {info['python'][0]}-{info['python'][1]}"
+        ]
     return []
 
 
 def compare_macos_tag(release: str, filenames: Iterable[str]) -> list[str]:
-    """The minimum macOS of the arm64 wheels (their platform tag) against the tables."""
+    """The oldest macOS the arm64 wheels install on (the lowest platform tag among them; 2.10.0's cp314
+    wheels alone need 14.0) against the tables."""
     mins = set()
     for name in filenames:
         m = re.search(r"macosx_(\d+)_(\d+)_arm64", name)
@@ -364,6 +380,7 @@ def compare_macos_tag(release: str, filenames: Iterable[str]) -> list[str]:
     for s in known:  # the entry of the newest listed series <= this one
         if Version(s) <= Version(series):
             expected = table[s]
-    if expected is None or {expected} != mins:
+    lowest = min(mins, key=Version)  # the oldest macOS any Python of the release installs on
+    if expected != lowest:
         return [f"{release} macOS arm64: wheels are tagged macOS {', '.join(sorted(mins))}, the tables say {expected}"]
     return []

@@ -51,8 +51,10 @@ def _newer_torch(facts: Facts) -> tuple[list[str], list[str]]:
         variant = view.cuda_variant(facts.value("torch.cuda_build"))
         cuda = variant_cuda(variant) if variant else None
     if cuda and cuda > newest_variant_cuda():
-        out.append(f"its CUDA {cuda_int_to_str(cuda)} build (the newest wheel variant they know is CUDA "
-                   f"{cuda_int_to_str(newest_variant_cuda())})")
+        out.append(
+            f"its CUDA {cuda_int_to_str(cuda)} build (the newest wheel variant they know is CUDA "
+            f"{cuda_int_to_str(newest_variant_cuda())})"
+        )
     return out, ["torch.version", "torch.cuda_build"] if out else []
 
 
@@ -66,8 +68,10 @@ def _newer_driver(facts: Facts) -> tuple[list[str], list[str]]:
     for key in ("driver.cuda_version", "cuda.driver_version"):
         cuda = facts.value(key)
         if isinstance(cuda, int) and cuda > newest_cuda():
-            out.append(f"a driver that supports CUDA {cuda_int_to_str(cuda)} (the newest CUDA they know is "
-                       f"{cuda_int_to_str(newest_cuda())})")
+            out.append(
+                f"a driver that supports CUDA {cuda_int_to_str(cuda)} (the newest CUDA they know is "
+                f"{cuda_int_to_str(newest_cuda())})"
+            )
             keys.append(key)
             break
     return out, keys
@@ -81,8 +85,9 @@ def _newer_gpus(facts: Facts) -> tuple[list[str], list[str]]:
         if gpu.capability:
             major, minor = (int(x) for x in gpu.capability.split(".")[:2])
             if (major, minor) > newest:
-                out.append(f"{gpu.name} (compute capability {gpu.capability}; the newest they know is "
-                           f"{newest[0]}.{newest[1]})")
+                out.append(
+                    f"{gpu.name} (compute capability {gpu.capability}; the newest they know is {newest[0]}.{newest[1]})"
+                )
         elif capability_from_name(gpu.name) is None:
             out.append(f"{gpu.name} (not in their GPU table, and nothing reported its compute capability)")
     return out, gpus.evidence_keys if out else []
