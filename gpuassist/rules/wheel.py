@@ -63,8 +63,13 @@ def cpu_only_build(facts: Facts) -> Finding | None:
     wheel_fix, _ = fixes.cuda_wheel_fix(facts, gpus)
     fix = wheel_fix
     if conda_build and "cpu" in str(conda_build):
+        conda_companions = [p.get("name") for p in facts.value("torch.conda_packages", []) or []
+                            if isinstance(p, dict) and p.get("name") in view.COMPANIONS]
+        conda_companions += [n for n in view.COMPANIONS if n not in conda_companions and any(
+            str(line).startswith(f"[conda] {n} ") for line in facts.value("reported.libraries", []) or [])]
+        remove = " ".join(["pytorch", *map(str, conda_companions), "cpuonly", "pytorch-mutex"])
         fix = ("This is a conda environment with the CPU-only PyTorch package. Remove it (and the `cpuonly` "
-               "package that pins it) first:\n  conda remove --force pytorch cpuonly pytorch-mutex\n") + wheel_fix
+               f"package that pins it) first:\n  conda remove --force {remove}\n") + wheel_fix
     elif source_build:
         fix = ("Rebuild with CUDA visible (USE_CUDA=1, CUDA toolkit on PATH, TORCH_CUDA_ARCH_LIST covering your "
                "GPU), or install a prebuilt wheel instead:\n") + wheel_fix
