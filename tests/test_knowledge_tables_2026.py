@@ -476,3 +476,42 @@ def test_no_staleness_inside_the_tables() -> None:
         }
     )
     assert knowledge_tables_outdated(facts) is None
+
+
+# ---------------------------------------------------------------- macOS
+
+
+def test_macos_before_14_stops_at_211() -> None:
+    from gpuassist.knowledge.wheels import macos_arm64_newest_release, recommend_cpu_wheel
+
+    assert macos_arm64_newest_release("13.6.7") == "2.11"
+    assert macos_arm64_newest_release("11.0") == "2.11"
+    assert macos_arm64_newest_release("14.5") is None  # every release fits
+    assert macos_arm64_newest_release("not a version") is None
+    old = recommend_cpu_wheel(
+        os="Darwin", machine="arm64", python_version="3.12", current_release=None, macos_version="13.6"
+    )
+    assert old.requirement == "torch==2.11.*"
+    kept = recommend_cpu_wheel(
+        os="Darwin", machine="arm64", python_version="3.12", current_release="2.9.1", macos_version="13.6"
+    )
+    assert kept.requirement == "torch==2.9.1"
+
+
+def test_macos_mps_fix_names_the_last_release_for_an_old_macos() -> None:
+    from gpuassist.rules.macos import macos_no_cuda_use_mps
+
+    facts = Facts(
+        {
+            "host.os": "Darwin",
+            "python.platform": "darwin",
+            "python.machine": "arm64",
+            "python.mac_ver": "13.6.7",
+            "torch.version": "2.9.1",
+            "mps.built": True,
+            "mps.available": False,
+            "python.executable": "/Users/a/.venv/bin/python",
+        }
+    )
+    f = macos_no_cuda_use_mps(facts)
+    assert f is not None and '"torch==2.11.*"' in f.fix and "macOS 14 from 2.12" in f.fix

@@ -41,6 +41,7 @@ __all__ = [
     "driver_rows",
     "driver_supports_variant",
     "family_min_driver",
+    "macos_arm64_newest_release",
     "min_driver_for_variant",
     "nearest_releases",
     "needs_ptx_jit",
@@ -821,8 +822,37 @@ def recommend_wheel(
     )
 
 
+def macos_arm64_newest_release(macos_version: str) -> str | None:
+    """The newest release whose macOS arm64 wheels install on ``macos_version`` ("13.6" -> "2.11": from
+    2.12 the wheels are tagged macOS 14); None when the newest known release fits or the version is
+    unreadable."""
+    m = re.match(r"^(\d+)(?:\.(\d+))?", macos_version.strip())
+    if not m:
+        return None
+    have = (int(m.group(1)), int(m.group(2) or 0))
+    table = compat()["pypi_default"]["macos_arm64_min"]
+    listed = sorted(table, key=Version)
+
+    def minimum(series: str) -> tuple[int, int] | None:
+        known = [s for s in listed if Version(s) <= Version(series)]
+        if not known:
+            return None
+        major, minor = table[known[-1]].split(".")[:2]
+        return int(major), int(minor)
+
+    fitting = [r for r in releases() if (need := minimum(r)) is not None and need <= have]
+    if not fitting or fitting[-1] == releases()[-1]:
+        return None
+    return fitting[-1]
+
+
 def recommend_cpu_wheel(
-    *, os: str, machine: str, python_version: str | None, current_release: str | None
+    *,
+    os: str,
+    machine: str,
+    python_version: str | None,
+    current_release: str | None,
+    macos_version: str | None = None,
 ) -> WheelChoice:
     """A CPU build, for machines with no usable NVIDIA/AMD GPU.
 
@@ -834,6 +864,11 @@ def recommend_cpu_wheel(
     if kind == "darwin":
         if machine.strip().lower() in {"x86_64", "amd64"}:
             return WheelChoice("2.2", "cpu", None, "torch==2.2.*", "Intel Macs get wheels only up to 2.2", os)
+        newest = macos_arm64_newest_release(macos_version) if macos_version else None
+        if newest and (current_release is None or Version(_series(current_release) or "0") > Version(newest)):
+            return WheelChoice(newest, "cpu", None, f"torch=={newest}.*",
+                               f"PyPI's macOS arm64 wheels need macOS 14 from 2.12; {newest} is the newest for "
+                               f"macOS {macos_version}", os)
         release = current_release
         requirement = f"torch=={current_release}" if current_release else "torch"
         return WheelChoice(release, "cpu", None, requirement, "PyPI's macOS arm64 wheel (CPU + MPS)", os)

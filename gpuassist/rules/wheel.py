@@ -73,8 +73,11 @@ def cpu_only_build(facts: Facts) -> Finding | None:
     elif source_build:
         fix = ("Rebuild with CUDA visible (USE_CUDA=1, CUDA toolkit on PATH, TORCH_CUDA_ARCH_LIST covering your "
                "GPU), or install a prebuilt wheel instead:\n") + wheel_fix
-    elif view.is_windows(facts) and not _local_tag(facts):
+    elif view.is_windows(facts) and _local_tag(facts) in (None, "cpu"):
         fix = "On Windows, `pip install torch` from PyPI gives the CPU build. " + wheel_fix
+    elif _pypi_aarch64_cpu(facts):
+        fix = ("On Linux aarch64, PyPI's torch up to 2.10 is a CPU-only build (from 2.11 `pip install torch` gives a "
+               "CUDA 13 build). " + wheel_fix)
     where = (f" although {', '.join(g.name for g in gpus.gpus) or 'an NVIDIA GPU'} is present"
              if gpus.count else "")
     return finding(
@@ -90,6 +93,14 @@ def cpu_only_build(facts: Facts) -> Finding | None:
         evidence=view.ev(facts, "torch.version", "torch.cuda_build", "torch.hip_build", "torch.conda_build",
                          *gpus.evidence_keys),
     )
+
+
+def _pypi_aarch64_cpu(facts: Facts) -> bool:
+    """A Linux aarch64 torch that is PyPI's CPU-only build (2.10 and older)."""
+    if view.os_name(facts) != "Linux" or view.machine(facts).lower() not in ("aarch64", "arm64"):
+        return False
+    version = str(facts.value("torch.version") or "")
+    return bool(version) and pypi_default_variant(parse_torch_version(version).release, "linux_aarch64") == "cpu"
 
 
 def build_arch_list(facts: Facts) -> tuple[list[str], str | None]:
