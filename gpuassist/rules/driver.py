@@ -8,8 +8,8 @@ from gpuassist.facts import Facts
 from gpuassist.findings import Finding, Severity
 from gpuassist.knowledge.wheels import cuda_int_to_str, driver_supports_variant, needs_ptx_jit
 from gpuassist.rules import fixes, view
-from gpuassist.rules.engine import rule
 from gpuassist.rules.make import finding
+from gpuassist.rules.registry import rule
 
 
 def _nvidia_on_bus(facts: Facts) -> bool:

@@ -6,8 +6,8 @@ from gpuassist.facts import Facts
 from gpuassist.findings import Finding, Severity
 from gpuassist.knowledge.wheels import macos_arm64_newest_release
 from gpuassist.rules import fixes, view
-from gpuassist.rules.engine import rule
 from gpuassist.rules.make import finding
+from gpuassist.rules.registry import rule
 
 
 def _rosetta(facts: Facts) -> bool:

@@ -26,8 +26,8 @@ from gpuassist.knowledge.wheels import (
     variant_cuda,
 )
 from gpuassist.rules import view
-from gpuassist.rules.engine import rule
 from gpuassist.rules.make import finding
+from gpuassist.rules.registry import rule
 
 
 def _series(version: str) -> Version | None:

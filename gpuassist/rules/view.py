@@ -33,11 +33,11 @@ def torch_imported(facts: Facts) -> bool:
 
 
 def is_macos(facts: Facts) -> bool:
-    return facts.value("host.os") == "Darwin" or facts.value("python.platform") == "darwin"
+    return bool(facts.value("host.os") == "Darwin" or facts.value("python.platform") == "darwin")
 
 
 def is_windows(facts: Facts) -> bool:
-    return facts.value("host.os") == "Windows" or facts.value("python.platform") == "win32"
+    return bool(facts.value("host.os") == "Windows" or facts.value("python.platform") == "win32")
 
 
 def os_name(facts: Facts) -> str:

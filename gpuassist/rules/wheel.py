@@ -17,9 +17,9 @@ from gpuassist.knowledge.wheels import (
     wheel_platform,
 )
 from gpuassist.rules import fixes, view
-from gpuassist.rules.engine import rule
 from gpuassist.rules.hardware import no_nvidia_visible
 from gpuassist.rules.make import finding
+from gpuassist.rules.registry import rule
 
 
 def _local_tag(facts: Facts) -> str | None:
@@ -226,7 +226,7 @@ def _pathmod(path: str) -> ModuleType:
 
 def _norm(path: str) -> str:
     mod = _pathmod(path)
-    return mod.normcase(mod.normpath(path)).rstrip(mod.sep)
+    return str(mod.normcase(mod.normpath(path))).rstrip(mod.sep)
 
 
 def _inside(path: str, root: str) -> bool:
