@@ -742,7 +742,8 @@ def recommend_wheel(
     MVC Table 1). A variant must contain SASS for every GPU (``arch_covers(..., ptx=False)``): PTX alone
     does not make the toolkit's cuBLAS/cuDNN support a newer GPU (malfet in pytorch#150733: "you'll need
     CUDA-12.8 to support 5090"), and the measured PyPI builds carry none. ``driver_cuda`` None (no driver
-    yet): the newest fitting variant of the nearest release, with the driver it needs in ``min_driver``.
+    yet, or none reported): the nearest release's fitting variant that asks least of the driver, with the
+    driver it needs in ``min_driver``.
 
     Returns None on macOS (no CUDA there: callers point to MPS). Jetson (``jetson`` or a Tegra
     capability 5.3/6.2/7.2/8.7 on aarch64) gets a no-wheel choice: only NVIDIA's JetPack wheels work.
@@ -794,11 +795,11 @@ def recommend_wheel(
 
     for series in dict.fromkeys(s for s, _v, _c in covering):
         in_series = [(v, c) for s, v, c in covering if s == series]  # newest CUDA first
-        if driver_cuda is None:
-            variant, cuda = in_series[0]
+        if driver_cuda is None:  # the variant that asks least of the driver
+            variant, cuda = in_series[-1]
             return choose(series, variant, "native",
-                          f"{variant} contains code for {gpus}; it needs a driver supporting CUDA "
-                          f"{cuda // 1000}.x (>= {family_min_driver(variant, os)})")
+                          f"{variant} contains code for {gpus}; it needs a driver of the CUDA {cuda // 1000}.x "
+                          f"family (>= {family_min_driver(variant, os)})")
         native = [(v, c) for v, c in in_series if c <= driver_cuda]
         if native:
             variant, cuda = native[0]

@@ -18,8 +18,6 @@ from gpuassist.knowledge.wheels import (
 from gpuassist.rules import view
 
 CPU_INDEX = "https://download.pytorch.org/whl/cpu"
-# Driver CUDA levels tried, oldest first, when the driver is unknown.
-ASSUMED_DRIVER_LEVELS = (11080, 12040, 12060, 12080, 13000, 13020)
 
 
 def quote(path: str) -> str:
@@ -66,15 +64,8 @@ def cuda_wheel_fix(facts: Facts, gpus: view.GpuView | None = None) -> tuple[str,
     published wheel fits (driver too old for every variant, Jetson, macOS)."""
     gpus = gpus or view.nvidia_gpus(facts)
     driver_cuda, _ = view.driver_cuda(facts)
-    if driver_cuda:
-        choice = _recommend(facts, gpus, driver_cuda)
-    else:
-        # Driver unknown (a pasted error, no NVML): the build that asks the least of the driver.
-        choice = None
-        for assumed in ASSUMED_DRIVER_LEVELS:
-            choice = _recommend(facts, gpus, assumed)
-            if choice is not None and choice.variant:
-                break
+    # Driver unknown (a pasted error, no NVML): the build of the nearest release that asks least of it.
+    choice = _recommend(facts, gpus, driver_cuda)
     py = view.python_executable(facts)
     if choice is None or not choice.variant:
         reason = choice.reason if choice is not None else ""
