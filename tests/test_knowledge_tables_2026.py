@@ -4,6 +4,7 @@ compatibility, the GPU compute-capability table, companion packages and the stal
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -515,3 +516,19 @@ def test_macos_mps_fix_names_the_last_release_for_an_old_macos() -> None:
     )
     f = macos_no_cuda_use_mps(facts)
     assert f is not None and '"torch==2.11.*"' in f.fix and "macOS 14 from 2.12" in f.fix
+
+
+def test_probe_finds_the_companions_that_import(tmp_path: Path) -> None:
+    from gpuassist.probe.probe_script import find_companion_dists
+
+    first, second = tmp_path / "user", tmp_path / "venv"
+    (first / "torchvision-0.20.1+cpu.dist-info").mkdir(parents=True)
+    (first / "torchvision-0.20.1+cpu.dist-info" / "INSTALLER").write_text("pip\n")
+    (second / "torchvision-0.29.2.dist-info").mkdir(parents=True)  # shadowed by the first on the path
+    (second / "torchaudio-2.11.0.dist-info").mkdir(parents=True)
+    (second / "torchvision_extra-1.0.dist-info").mkdir(parents=True)  # another project
+    found = find_companion_dists([str(first), str(second), str(tmp_path / "missing")])
+    assert [(d["name"], d["version"], d["local_tag"], d["installer"]) for d in found] == [
+        ("torchvision", "0.20.1+cpu", "cpu", "pip"),
+        ("torchaudio", "2.11.0", None, None),
+    ]
