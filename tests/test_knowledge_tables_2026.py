@@ -532,3 +532,26 @@ def test_probe_finds_the_companions_that_import(tmp_path: Path) -> None:
         ("torchvision", "0.20.1+cpu", "cpu", "pip"),
         ("torchaudio", "2.11.0", None, None),
     ]
+
+
+def test_a_gpu_newer_than_every_build_is_not_blamed_on_python() -> None:
+    facts = _facts(
+        **{
+            "torch.version": "2.15.0+cu132",
+            "torch.cuda_build": "13.2",
+            "driver.cuda_version": 13060,
+            "nvml.gpus": [_gpu("NVIDIA RTX Q9000", "13.0")],
+        }
+    )
+    text, variant = fixes.cuda_wheel_fix(facts)
+    assert variant is None and "sm_130" in text and "TORCH_CUDA_ARCH_LIST" in text and "2026-11-24" in text
+    assert "Create an environment" not in text
+    too_new_python = _facts(**{"python.version": "3.16.0", "nvml.gpus": [_gpu("NVIDIA GeForce RTX 4090", "8.9")]})
+    text, variant = fixes.cuda_wheel_fix(too_new_python)
+    assert variant is None and "Create an environment with a Python that current PyTorch supports" in text
+
+
+def test_windows_paths_are_quoted_for_windows_shells() -> None:
+    assert fixes.quote(r"C:\Users\alice\.venv\Scripts\python.exe") == r"C:\Users\alice\.venv\Scripts\python.exe"
+    assert fixes.quote(r"C:\Program Files\Python312\python.exe") == r'"C:\Program Files\Python312\python.exe"'
+    assert fixes.quote("/home/a b/python") == "'/home/a b/python'"

@@ -68,6 +68,8 @@ INDEX_URL = "https://download.pytorch.org/whl/{variant}"
 
 Kind = Literal["cuda", "cpu", "rocm", "xpu", "jetson", "source", "unknown"]
 Via = Literal["native", "minor_version_compat"]
+#: Why no wheel fits: the Python version, a GPU newer than every build, the driver, the platform, Jetson.
+Blocker = Literal["python", "gpu", "driver", "platform", "jetson"]
 Platform = Literal["linux_x86_64", "windows", "linux_aarch64"]
 
 
@@ -632,6 +634,7 @@ class WheelChoice:
     driver runs the wheel natively or through minor-version compatibility. ``min_driver`` is the oldest
     driver that runs the wheel (its CUDA family's floor), ``full_driver`` the toolkit's own Table 3
     driver (all of its features). ``companions`` are torchvision/torchaudio requirements installed with it.
+    ``blocker`` says why none fits when ``variant`` is None.
     """
 
     release: str | None
@@ -645,6 +648,7 @@ class WheelChoice:
     keeps_current: bool = False
     full_driver: str | None = None
     companions: tuple[str, ...] = ()
+    blocker: Blocker | None = None
 
     @property
     def ok(self) -> bool:
@@ -688,8 +692,8 @@ def _platform(os: str, machine: str) -> Platform | None:
     return None
 
 
-def _none(os: str, reason: str, min_driver: str | None = None) -> WheelChoice:
-    return WheelChoice(None, None, None, None, reason, os, None, min_driver)
+def _none(os: str, reason: str, blocker: Blocker, min_driver: str | None = None) -> WheelChoice:
+    return WheelChoice(None, None, None, None, reason, os, None, min_driver, blocker=blocker)
 
 
 def _pin(series: str, current_release: str | None) -> tuple[str, str, bool]:
@@ -753,7 +757,7 @@ def recommend_wheel(
         return None
     platform = _platform(os, machine)
     if platform is None:
-        return _none(os, f"PyTorch publishes no CUDA wheels for {os} on {machine}")
+        return _none(os, f"PyTorch publishes no CUDA wheels for {os} on {machine}", "platform")
     caps = [f"{a}.{b}" for a, b in (_cc(c) for c in capabilities if c)]
     tegra = set(compat()["tegra_capabilities"]["capabilities"])
     if platform == "linux_aarch64" and (jetson or any(c in tegra for c in caps)):
@@ -762,20 +766,25 @@ def recommend_wheel(
             "this is a Jetson (integrated Tegra GPU): the aarch64 wheels on PyPI and download.pytorch.org "
             "do not support it; install NVIDIA's PyTorch wheel for your JetPack version or an NVIDIA L4T "
             "container",
+            "jetson",
         )
     gpus = ", ".join(f"sm_{c.replace('.', '')}" for c in caps) or "your GPU"
 
     covering: list[tuple[str, str, int]] = []  # (series, variant, cuda) with code for every GPU
+    python_fits = False
     for series in nearest_releases(current_release):
         if not _python_fits(series, python_version):
             continue
+        python_fits = True
         for variant in sorted(release_variants(series), key=lambda v: variant_cuda(v) or 0, reverse=True):
             arch = wheel_arch_list(series, variant, platform)
             if arch is not None and all(arch_covers(c, arch, ptx=False) for c in caps):
                 covering.append((series, variant, variant_cuda(variant) or 0))
+    if not python_fits:
+        return _none(os, f"no torch release in the tables has a wheel for Python {python_version}", "python")
     if not covering:
         py = f" and Python {python_version}" if python_version else ""
-        return _none(os, f"no published CUDA wheel for {platform}{py} contains code for {gpus}")
+        return _none(os, f"no published CUDA wheel for {platform}{py} contains code for {gpus}", "gpu")
 
     def choose(series: str, variant: str, via: Via, why: str) -> WheelChoice:
         release, requirement, keeps = _pin(series, current_release)
@@ -819,6 +828,7 @@ def recommend_wheel(
         os,
         f"the driver supports CUDA {cuda_int_to_str(driver_cuda or 0)}, too old for every wheel containing "
         f"code for {gpus}; the oldest is {oldest[1]} (torch {oldest[0]}), which needs driver >= {need}",
+        "driver",
         min_driver=need,
     )
 
@@ -879,7 +889,7 @@ def recommend_cpu_wheel(
     else:
         fits = [r for r in sorted(releases(), key=Version, reverse=True) if _python_fits(r, python_version)]
         if not fits:
-            return _none(os, f"no torch release in the data supports Python {python_version}")
+            return _none(os, f"no torch release in the data supports Python {python_version}", "python")
         release, requirement, keeps = _pin(fits[0], current_release)
     return WheelChoice(
         release,
@@ -897,7 +907,7 @@ def recommend_rocm_wheel(
 ) -> WheelChoice:
     """A ROCm build for AMD GPUs: Linux x86_64 only; the release's stable ROCm index (RELEASE.md matrix)."""
     if _platform(os, machine) != "linux_x86_64":
-        return _none(os, f"PyTorch publishes ROCm wheels only for Linux x86_64, not {os} on {machine}")
+        return _none(os, f"PyTorch publishes ROCm wheels only for Linux x86_64, not {os} on {machine}", "platform")
     current = _series(current_release) if current_release else None
     newest_first = sorted(releases(), key=Version, reverse=True)
     order = ([current] if current in newest_first else []) + [r for r in newest_first if r != current]
@@ -914,4 +924,4 @@ def recommend_rocm_wheel(
                 os,
                 keeps_current=keeps,
             )
-    return _none(os, f"no ROCm wheel in the data fits Python {python_version}")
+    return _none(os, f"no ROCm wheel in the data fits Python {python_version}", "python")

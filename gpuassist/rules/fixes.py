@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shlex
 
 from gpuassist.facts import Facts
@@ -14,6 +15,7 @@ from gpuassist.knowledge.wheels import (
     newest_release,
     parse_torch_version,
     recommend_wheel,
+    tables_as_of,
 )
 from gpuassist.rules import view
 
@@ -21,6 +23,11 @@ CPU_INDEX = "https://download.pytorch.org/whl/cpu"
 
 
 def quote(path: str) -> str:
+    """A path as a shell word: bare when it is plain; a Windows path ("C:\\...") in double quotes when it
+    needs any (cmd.exe and PowerShell both take those; single quotes mean nothing to cmd.exe), else POSIX
+    quoting."""
+    if re.match(r"^[A-Za-z]:[\\/]|^\\\\", path):
+        return f'"{path}"' if re.search(r"[\s&()^%!'\"]", path) else path
     return path if path.replace("/", "").replace(".", "").replace("-", "").replace("_", "").isalnum() \
         else shlex.quote(path)
 
@@ -69,7 +76,16 @@ def cuda_wheel_fix(facts: Facts, gpus: view.GpuView | None = None) -> tuple[str,
     py = view.python_executable(facts)
     if choice is None or not choice.variant:
         reason = choice.reason if choice is not None else ""
-        if "Python" in reason:
+        if choice is not None and choice.blocker == "gpu":
+            sms = ", ".join(f"sm_{c.replace('.', '')}" for c in view.capabilities(gpus)) or "this GPU"
+            return (
+                f"No PyTorch build in gpuassist's tables (checked {tables_as_of()}) has code for {sms} ({reason}). "
+                "A newer release or a nightly build may: check https://pytorch.org/get-started/locally/ , or build "
+                f"from source with TORCH_CUDA_ARCH_LIST set to the GPU's compute capability "
+                f"({';'.join(view.capabilities(gpus)) or 'see nvidia-smi --query-gpu=compute_cap --format=csv'}).",
+                None,
+            )
+        if choice is not None and choice.blocker == "python":
             make_env = ("py -3.12 -m venv .venv && .venv\\Scripts\\python -m pip" if view.is_windows(facts)
                         else "python3.12 -m venv .venv && .venv/bin/python -m pip")
             return (
