@@ -555,3 +555,47 @@ def test_windows_paths_are_quoted_for_windows_shells() -> None:
     assert fixes.quote(r"C:\Users\alice\.venv\Scripts\python.exe") == r"C:\Users\alice\.venv\Scripts\python.exe"
     assert fixes.quote(r"C:\Program Files\Python312\python.exe") == r'"C:\Program Files\Python312\python.exe"'
     assert fixes.quote("/home/a b/python") == "'/home/a b/python'"
+
+
+@pytest.mark.parametrize("release", ["2.8.0", "2.9.1", "2.10.0", "2.11.0", "2.12.1", "2.13.0", "2.14.1", "2.15.0"])
+@pytest.mark.parametrize("cc", ["5.2", "6.1"])  # Maxwell, Pascal
+def test_maxwell_and_pascal_on_every_release_default_wheel(release: str, cc: str) -> None:
+    """No PyPI default wheel from 2.8 on runs them; the fix keeps the release with cu126 up to 2.14 and
+    names 2.14 (the last release with cu126) from 2.15."""
+    default = pypi_default_variant(release, "linux_x86_64")
+    assert default in ("cu128", "cu130", "cu132")
+    assert not arch_covers(cc, wheel_arch_list(release, default, "linux_x86_64") or (), ptx=False)
+    c = recommend_wheel(
+        os="Linux",
+        machine="x86_64",
+        python_version="3.12",
+        driver_cuda=13000,
+        capabilities=[cc],
+        current_release=release,
+    )
+    expected = (release, "cu126") if release != "2.15.0" else ("2.14", "cu126")
+    assert c is not None and (c.release, c.variant) == expected
+
+
+@pytest.mark.parametrize(
+    ("gpu", "current", "driver", "expected"),
+    [
+        ("NVIDIA GB10", "2.15.0", 13000, ("2.15.0", "cu130")),  # DGX Spark: sm_120 SASS runs on 12.1
+        ("NVIDIA GB10", "2.15.0", 13020, ("2.15.0", "cu132")),
+        ("NVIDIA GH200 480GB", "2.10.0", 12080, ("2.10.0", "cu128")),  # PyPI's 2.10 is CPU: the index has CUDA
+        ("NVIDIA GB200", "2.13.0", 13000, ("2.13.0", "cu130")),
+        ("NVIDIA Jetson AGX Thor", "2.15.0", 13000, ("2.15.0", "cu130")),  # sm_110 is in the aarch64 list
+    ],
+)
+def test_aarch64_servers(gpu: str, current: str, driver: int, expected: tuple[str, str]) -> None:
+    cc = capability_from_name(gpu)
+    assert cc is not None
+    c = recommend_wheel(
+        os="Linux",
+        machine="aarch64",
+        python_version="3.12",
+        driver_cuda=driver,
+        capabilities=[cc],
+        current_release=current,
+    )
+    assert c is not None and (c.release, c.variant) == expected
