@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
@@ -51,12 +50,7 @@ def markdown_ids(text: str) -> set[str]:
 def test_every_markdown_id_is_in_the_catalogue_and_no_other() -> None:
     ids = markdown_ids(ROOT_CAUSES.read_text(encoding="utf-8"))
     assert len(ids) >= 40  # the parser found the tables
-    assert ids <= set(catalogue())
-    # An id added after root_causes.md says where it came from ("added") and cites its sources.
-    raw = {e["id"]: e for e in json.loads((Path(__file__).parents[1] / "gpuassist" / "knowledge" /
-                                            "catalogue.json").read_text(encoding="utf-8"))["entries"]}
-    for fid in set(catalogue()) - ids:
-        assert raw[fid].get("added") and catalogue()[fid].sources, fid
+    assert ids == set(catalogue())  # a new id gets its row in docs/knowledge/root-causes.md too
 
 
 def test_core_and_runtime_only_flags() -> None:
