@@ -47,6 +47,28 @@ def _is_json(text: str) -> bool:
     return True
 
 
+TORCH_INSTALL = re.compile(r"\b(?:pip3?|conda|mamba|micromamba|uv pip)\s+(?:install|create)\b[^\n]*\b(?:py)?torch\b|"
+                           r"^\[(?:pip\d?|conda)\]\s+(?:py)?torch[\s=]", re.IGNORECASE)
+
+
+def _torch_not_importable(lines: list[str], parsed: collect_env.CollectEnvParse, facts: Facts) -> list[errors.Match]:
+    """collect_env prints "PyTorch version: N/A" when `import torch` raised. If the paste shows torch installed
+    (the package lists, an install command), the import failed; otherwise torch may simply not be installed."""
+    version = parsed.fields.get("torch_version", "").strip().lower()
+    if facts.known("torch.version") or version not in ("n/a", "na", "none", "could not collect"):
+        return []
+    field = _field_line(lines, parsed, "torch_version")
+    if field is None:
+        return []
+    no, line = field
+    installed = bool(facts.value("torch.dists")) or any(TORCH_INSTALL.search(x[:2000]) for x in lines)
+    if installed:
+        return [errors.Match("torch_import_error", no, line, False, 0.8),
+                errors.Match("torch_not_installed", no, line, False, 0.3)]
+    return [errors.Match("torch_not_installed", no, line, False, 0.7),
+            errors.Match("torch_import_error", no, line, False, 0.5)]
+
+
 def _could_not_tell(facts: Facts, kinds: list[kinds_mod.InputKind]) -> list[str]:
     """What a verdict would need that the pasted text does not say."""
     out = []
@@ -89,6 +111,7 @@ def load_text(text: str, *, label: str = "the input") -> Report:
                 and not report.has_error and not any(m.specific for m in matches)):
             matches += errors.unavailable_guesses(parsed.fields, _field_line(lines, parsed, "cuda_available"),
                                                   bool(parsed.gpu_lines))
+        matches += _torch_not_importable(lines, parsed, facts)
         _add_paste_findings(report, lines, matches, sources)
         return report
     if not matches and not kinds and not extra and not kinds_mod.about_the_topic(text):
@@ -114,7 +137,8 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
                         sources: paste_facts.Sources) -> None:
     """Findings only the paste's paths show (the library or torch copy to blame), then the pattern matches;
     every finding a rule drew from facts the paste stated cites the line that stated them."""
-    for found in (paste_causes.library_finding(lines), paste_causes.shadowed_torch_finding(lines)):
+    for found in (paste_causes.library_finding(lines) or paste_causes.dependency_finding(lines),
+                  paste_causes.shadowed_torch_finding(lines)):
         if found is None:
             continue
         same = next((f for f in report.findings if f.id == found.id), None)
@@ -122,7 +146,8 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
             report.findings.remove(same)
         report.findings.append(found)
     for inferred in (_jetson_match(lines, report, matches), _visible_devices_match(lines, report),
-                     _container_run_match(lines, report)):
+                     _container_run_match(lines, report), _container_smi_match(lines, report),
+                     _compose_match(lines, report), _display_devices_match(lines), _cpu_machine_match(lines, matches)):
         if inferred is not None:
             matches = [*matches, inferred]
     errors.merge(report, matches)
@@ -137,6 +162,8 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
 
 # The text says CUDA does not work ("is_available() returns False", "CPU-only version", "CUDA not available").
 UNAVAILABLE = re.compile(r"is_available(?:\(\))?\)?\s*(?:returns?|returned|is|=+|->|:|gives)?\s*(?:i get\s+)?false|"
+                         r"is_available\b[^\n]{0,24}?\b(?:returns?|returned|gives|gave|shows?|showed|prints?|printed)\s+"
+                         r"(?:me\s+)?[`'\"]?false|"
                          r"CUDA (?:is )?(?:not|un)available|CPU[- ]only (?:version|build|wheel)|"
                          r"no CUDA GPUs are available|no CUDA-capable device", re.IGNORECASE)
 # A `docker run` (or podman) command line that gives the container no GPU.
@@ -144,6 +171,8 @@ CONTAINER_RUN = re.compile(r"\b(?:docker|podman|nerdctl)\s+run\b")
 GPU_FLAGS = re.compile(
     r"--gpus\b|--runtime[= ]nvidia|--device[= ]\S*nvidia\.com/gpu|NVIDIA_VISIBLE_DEVICES|nvidia-docker"
 )
+CONTAINER_IMAGE = re.compile(r"\b(?:docker|podman|container)\s+(?:image|container)\b|\bin (?:the |a |my )?(?:docker|"
+                             r"podman)\b|\b(?:docker|podman) (?:pull|run|exec)\b", re.IGNORECASE)
 VISIBLE_SET = re.compile(r"CUDA_VISIBLE_DEVICES\s*[\"']?\]?\s*=\s*[\"']?(?:-1|\d+(?:,\d+)*|\"\"|'')")
 
 
@@ -170,14 +199,98 @@ def _container_run_match(lines: list[str], report: Report) -> errors.Match | Non
     unavailable or nvidia-smi missing inside it: the container was never given the GPU."""
     run = next(((no, line) for no, line in enumerate(lines, start=1)
                 if CONTAINER_RUN.search(line[:2000]) and not GPU_FLAGS.search(line[:2000])), None)
-    if run is None or report.facts.value("cuda.available") is True or any(GPU_FLAGS.search(line[:2000])
-                                                                          for line in lines):
+    if report.facts.value("cuda.available") is True or any(GPU_FLAGS.search(line[:2000]) or
+                                                           COMPOSE_GPU.search(line[:2000]) for line in lines):
         return None
+    if run is None:
+        # No run command, only words: "I pulled the official docker image ... is_available() = False". Then the
+        # container not being given the GPU is one of the likely causes, not a verdict.
+        said = next(((no, line) for no, line in enumerate(lines, start=1) if CONTAINER_IMAGE.search(line[:2000])), None)
+        if said is None or not _says_unavailable(lines):
+            return None
+        return errors.Match("docker_no_gpu_runtime", said[0], said[1].strip()[:500], False, 0.6)
     no_gpu = report.facts.value("cuda.available") is False or _says_unavailable(lines) or any(
-        re.search(r"nvidia-smi: (?:command )?not found", line[:2000]) for line in lines)
+        NO_SMI.search(line[:2000]) for line in lines)
     if not no_gpu:
         return None
     return errors.Match("docker_no_gpu_runtime", run[0], run[1].strip()[:500], True, 0.9)
+
+
+# A shell or notebook in a container says nvidia-smi is missing ("nvidia-smi: command not found", "both nvcc and
+# nvidia-smi not found").
+NO_SMI = re.compile(r"nvidia-smi\W{0,3}(?:command )?not found|nvidia-smi\b[^.\n]{0,40}\bnot found|"
+                    r"\bnot found\b[^.\n]{0,30}\bnvidia-smi", re.IGNORECASE)
+CONTAINER_WORDS = re.compile(r"\b(?:docker|container|podman|kubernetes|kubectl|pod|nvidia-docker|compose)\b",
+                             re.IGNORECASE)
+# A Compose / Kubernetes GPU request: the way the container was (meant to be) given the GPU.
+COMPOSE_GPU = re.compile(r"capabilities:\s*\[?\s*['\"]?gpu|\bdriver:\s*['\"]?nvidia\b|\bruntime:\s*nvidia\b|"
+                         r"nvidia\.com/gpu:\s*['\"]?\d", re.IGNORECASE)
+NOT_WORKING = re.compile(r"\b(?:don'?t|doesn'?t|does not|do not|is not|isn'?t|not|never)\s+work|"
+                         r"\bnot (?:detected|visible|found|available|recogni[sz]ed)\b|detection fail|"
+                         r"\bno (?:access to (?:the )?)?gpus?\b", re.IGNORECASE)
+# lspci's display devices: a machine or VM whose only display adapters are not NVIDIA has no NVIDIA GPU to use.
+LSPCI_DISPLAY = re.compile(r"^[`'\s]*(?:[0-9a-f]{4}:)?[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]\s+(?:VGA compatible controller|"
+                           r"3D controller|Display controller)\b[^:]*:\s*(?P<device>.+)", re.IGNORECASE)
+VIRTUAL_DISPLAY = re.compile(r"VMware SVGA|VirtualBox|QXL|Cirrus Logic|Virtio|Hyper-V|bochs|Red Hat, Inc\. Virtio",
+                             re.IGNORECASE)
+# The user says the machine has no GPU or that they run on the CPU: "Found no NVIDIA driver" then means no GPU.
+CPU_MACHINE = re.compile(
+    r"\b(?:i am|i'm|we are|we're|while|when|i was)\s+(?:using|running on|running it on|on)\s+"
+    r"(?:the\s+|a\s+|my\s+)?cpu\b|"
+    r"\bwithout (?:a |any )?(?:nvidia )?gpus?\b|\b(?:has|have) no (?:nvidia )?gpus?\b|"
+    r"\bcpu[- ]only (?:machine|server|computer|laptop|environment|instance|node|vm)\b|"
+    r"(?:使用|用)的?是\s*cpu|没有(?:独立)?(?:显卡|gpu)",
+    re.IGNORECASE,
+)
+
+
+def _container_smi_match(lines: list[str], report: Report) -> errors.Match | None:
+    """nvidia-smi works somewhere in the text (its table shows the driver) but is missing in the container the
+    user runs: that container was not given the GPU (the toolkit injects nvidia-smi and the driver libraries)."""
+    if not report.facts.known("driver.version") or report.facts.value("cuda.available") is True:
+        return None
+    missing = next(((no, line) for no, line in enumerate(lines, start=1) if NO_SMI.search(line[:2000])), None)
+    if missing is None or not any(CONTAINER_WORDS.search(line[:2000]) for line in lines):
+        return None
+    return errors.Match("docker_no_gpu_runtime", missing[0], missing[1].strip()[:500], True, 0.9)
+
+
+def _compose_match(lines: list[str], report: Report) -> errors.Match | None:
+    """A Compose file or pod spec that requests the GPU, and the text says the GPU does not work in it: the request
+    did not reach the container (indentation, an old Compose without device requests, no NVIDIA runtime)."""
+    if report.facts.value("cuda.available") is True:
+        return None
+    request = next(((no, line) for no, line in enumerate(lines, start=1) if COMPOSE_GPU.search(line[:2000])), None)
+    if request is None or not any(NOT_WORKING.search(line[:2000]) or UNAVAILABLE.search(line[:2000])
+                                  for line in lines):
+        return None
+    return errors.Match("docker_no_gpu_runtime", request[0], request[1].strip()[:500], False, 0.6)
+
+
+def _display_devices_match(lines: list[str]) -> errors.Match | None:
+    """lspci lists display adapters and none is NVIDIA: no NVIDIA GPU here. Certain for a VM's virtual adapter;
+    a guess otherwise (a `grep VGA` can hide a laptop's NVIDIA "3D controller")."""
+    shown = [(no, line) for no, line in enumerate(lines, start=1) if LSPCI_DISPLAY.match(line[:2000])]
+    if not shown or any("nvidia" in line.lower() for _, line in shown):
+        return None
+    no, line = shown[0]
+    virtual = all(VIRTUAL_DISPLAY.search(line) for _, line in shown)
+    return errors.Match("no_nvidia_gpu", no, line.strip()[:500], False, 0.9 if virtual else 0.5)
+
+
+def _cpu_machine_match(lines: list[str], matches: list[errors.Match]) -> errors.Match | None:
+    """"Found no NVIDIA driver" and the user says they are on the CPU / have no GPU: no GPU is the likeliest cause."""
+    if not any(m.id == "no_nvidia_driver" and not m.specific for m in matches):
+        return None
+    said = next(((no, line) for no, line in enumerate(lines, start=1) if CPU_MACHINE.search(line[:2000])), None)
+    if said is None:
+        return None
+    return errors.Match("no_nvidia_gpu", said[0], said[1].strip()[:500], False, 0.8)
+
+
+# A torch install attempt, crash or complaint on a Jetson (not a MediaPipe or TensorRT question).
+JETSON_TORCH = re.compile(r"\b(?:pip3?|conda|mamba)\s+install\b[^\n]*\b(?:py)?torch\b|\btorch\b[^\n]*\b(?:illegal "
+                          r"instruction|not available|unavailable)|illegal instruction", re.IGNORECASE)
 
 
 def _jetson_match(lines: list[str], report: Report, matches: list[errors.Match]) -> errors.Match | None:
@@ -185,10 +298,13 @@ def _jetson_match(lines: list[str], report: Report, matches: list[errors.Match])
     (PyPI's aarch64 wheels have no Tegra GPU support): the JetPack-matched wheel or container is the fix."""
     if not report.facts.value("platform.jetson") or report.facts.value("cuda.available") is True:
         return None
+    if not any(re.search(r"torch", line[:2000], re.IGNORECASE) for line in lines):
+        return None  # a Jetson question about something else
     says_unavailable = report.facts.value("cuda.available") is False or _says_unavailable(lines)
     if not says_unavailable and not any(m.id in ("cpu_only_build", "no_nvidia_driver", "no_nvidia_gpu")
                                         for m in matches) and not any(f.id == "cpu_only_build"
-                                                                      for f in report.findings):
+                                                                      for f in report.findings) \
+            and not any(JETSON_TORCH.search(line[:2000]) for line in lines):
         return None
     no = next((i for i, line in enumerate(lines, start=1) if paste_facts.JETSON_RELEASE.search(line)), 1)
     # A verdict only when the text shows a non-JetPack wheel; otherwise (a container build, a wheel of unknown

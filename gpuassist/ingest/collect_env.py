@@ -87,7 +87,10 @@ class CollectEnvParse:
 
     @property
     def recognised(self) -> bool:
-        return bool(DISTINCTIVE & set(self.fields))
+        """One distinctive field with a value, or two of them: an issue template's empty "- GPU models and
+        configuration:" bullet above a traceback is not collect_env output."""
+        present = DISTINCTIVE & set(self.fields)
+        return len(present) >= 2 or any(self.fields[k].strip() for k in present) or bool(self.gpu_lines)
 
     @property
     def missing(self) -> list[str]:

@@ -54,12 +54,21 @@ class LibraryCulprit:
     via: str  # "LD_LIBRARY_PATH", "CUDA_HOME", "/usr/local/cuda"
 
 
+# `echo $LD_LIBRARY_PATH` and the value the shell printed on the next line.
+ENV_ECHO = re.compile(r"\becho\s+[\"']?\$\{?(LD_LIBRARY_PATH|CUDA_HOME|CUDA_PATH)\}?[\"']?\s*$")
+
+
 def _env_values(lines: list[str]) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
-    for raw in lines:
-        for m in ENV_ASSIGN.finditer(raw[:MAX_LINE]):
-            dirs = [d for d in m.group("value").split(":") if d.startswith("/")]
-            out.setdefault(m.group(1).upper(), []).extend(d.rstrip("/") for d in dirs)
+    for i, raw in enumerate(lines):
+        line = raw[:MAX_LINE]
+        found = [(m.group(1), m.group("value")) for m in ENV_ASSIGN.finditer(line)]
+        echo = ENV_ECHO.search(line)
+        if echo and i + 1 < len(lines) and lines[i + 1].strip().startswith("/"):
+            found.append((echo.group(1), lines[i + 1].strip()[:MAX_LINE]))
+        for name, value in found:
+            dirs = [d for d in value.split(":") if d.startswith("/")]
+            out.setdefault(name.upper(), []).extend(d.rstrip("/") for d in dirs)
     return out
 
 
@@ -175,6 +184,106 @@ def shadowed_torch_finding(lines: list[str]) -> Finding | None:
     )
 
 
+# "…/site-packages/nvidia/cusparse/lib/libcusparse.so.12: undefined symbol: __nvJitLinkAddData_12_1, version
+# libnvJitLink.so.12": a library of the wheel needs a symbol its companion library lacks, so a different (older)
+# copy of that companion was loaded first.
+VERSIONED_SYMBOL = re.compile(
+    r"(?P<path>(?:[A-Za-z]:)?[/\\][^\s:'\"]*?[/\\](?P<lib>lib[\w+-]+\.so(?:\.\d+)*))\s*:\s*undefined symbol:\s*"
+    r"(?P<sym>[\w@.]+),?\s+version\s+(?P<dep>lib[\w+-]+(?:\.so(?:\.\d+)*)?)"
+)
+CUDA_LIB = re.compile(r"^lib(?:nvJitLink|cudart|cublas|cublasLt|cusparse|cufft|curand|cusolver|cudnn\w*|nccl|nvrtc|"
+                      r"cupti|nvToolsExt|cuda)\.so", re.IGNORECASE)
+LDD_LINE = re.compile(r"^\s*(?P<dep>lib[\w+-]+\.so(?:\.\d+)*)\s+=>\s+(?P<path>/\S+)")
+# The nvidia-* wheel that ships each library (the directory to put first).
+WHEEL_PACKAGE = {"libnvjitlink": "nvjitlink", "libcudart": "cuda_runtime", "libcublas": "cublas",
+                 "libcublaslt": "cublas", "libcusparse": "cusparse", "libcufft": "cufft", "libcurand": "curand",
+                 "libcusolver": "cusolver", "libcudnn": "cudnn", "libnccl": "nccl", "libnvrtc": "cuda_nvrtc",
+                 "libcupti": "cuda_cupti"}
+
+
+def _wheel_package(dep: str) -> str | None:
+    stem = dep.split(".so", 1)[0].lower()
+    return next((pkg for prefix, pkg in WHEEL_PACKAGE.items() if stem.startswith(prefix)), None)
+
+
+def dependency_finding(lines: list[str]) -> Finding | None:
+    """A library the wheel ships fails on a versioned symbol of a CUDA companion library: the companion came from
+    somewhere else (LD_LIBRARY_PATH, a system CUDA); the ldd line or the LD_LIBRARY_PATH value shows where."""
+    hit = None
+    for no, raw in enumerate(lines, start=1):
+        m = VERSIONED_SYMBOL.search(raw[:MAX_LINE])
+        if m and BUNDLED.search(m.group("path").replace("/../", "/")) is None and "-packages" not in m.group("path"):
+            continue
+        if m and (CUDA_LIB.match(m.group("dep")) or any(
+                ldd and ldd.group("dep").startswith(m.group("dep")) and CUDA_LIB.match(ldd.group("dep"))
+                for ldd in (LDD_LINE.match(x[:MAX_LINE]) for x in lines))):
+            hit = (no, raw.strip()[:500], m)
+            break
+    if hit is None:
+        return None
+    no, line, m = hit
+    dep = m.group("dep")  # may be cut short where the paste was ("version libnvJitL")
+    evidence = [Evidence("pasted.line", f"line {no}: {line}")]
+    where = None
+    for lno, raw in enumerate(lines, start=1):
+        ldd = LDD_LINE.match(raw[:MAX_LINE])
+        if ldd and ldd.group("dep").startswith(dep) and "-packages" not in ldd.group("path"):
+            dep = ldd.group("dep")
+            where = ldd.group("path").rsplit("/", 1)[0]
+            evidence.append(Evidence("pasted.line", f"line {lno}: {raw.strip()[:500]}"))
+            break
+    ld_dirs = _env_values(lines).get("LD_LIBRARY_PATH", [])
+    system = [d for d in ld_dirs if SYSTEM_CUDA.search(d) or (where is not None and d == where)]
+    if system:
+        kept = [d for d in ld_dirs if d not in system]
+        export = f"export LD_LIBRARY_PATH={':'.join(dict.fromkeys(kept))}" if kept else "unset LD_LIBRARY_PATH"
+        evidence += [Evidence("pasted.line", f"line {lno}: {raw.strip()[:500]}") for lno, raw in
+                     enumerate(lines, start=1) if ENV_ECHO.search(raw[:MAX_LINE]) or
+                     ("LD_LIBRARY_PATH" in raw and any(d in raw for d in system))][:2]
+        steps = f"  {export}\n"
+    else:
+        package = _wheel_package(dep)
+        first = (f'$(python -c "import os, nvidia.{package} as m; print(os.path.join(m.__path__[0], \'lib\'))")'
+                 if package else "<site-packages>/nvidia/<package>/lib")
+        steps = (f"  echo $LD_LIBRARY_PATH    # remove any CUDA directory from it (~/.bashrc, module files), or\n"
+                 f"  export LD_LIBRARY_PATH={first}:$LD_LIBRARY_PATH\n")
+    return finding(
+        "ld_library_path_shadowing",
+        Severity.ERROR,
+        title=f"{dep} is loaded from {where or 'outside the torch wheel'}, not the copy the wheel ships",
+        explanation=(
+            f"{m.group('lib')} from the wheel needs {m.group('sym')} from {dep}, and the {dep} the loader found first "
+            f"does not have it: an older copy{' in ' + where if where else ''} (a system CUDA on LD_LIBRARY_PATH or "
+            "in ldconfig) shadows the one pip installed next to torch. Reinstalling torch does not change which copy "
+            "the loader picks: the path does."
+        ),
+        fix=(
+            "Let the wheel's own CUDA libraries be found first, then retry:\n" + steps +
+            '  python -c "import torch; print(torch.__version__, torch.cuda.is_available())"\n'
+            "A pip-installed torch needs no CUDA directory on LD_LIBRARY_PATH.\n"
+            f"To confirm: `ldd {m.group('path')} | grep {dep.split('.so')[0]}` must show the copy under site-packages"
+        ),
+        evidence=evidence,
+        explains=["torch_import_error"],
+    )
+
+
+# Lines that show torch itself being imported: a traceback frame inside the torch package, `import torch` in a
+# frame, a prompt or a `python -c`, or torch's _C extension.
+TORCH_IMPORT_CONTEXT = re.compile(
+    r"File \"[^\"]*[/\\]torch[/\\]|^\s*(?:>>>\s*|In \[\d+\]:\s*|-+>\s*\d+\s+)?import torch\b|"
+    r"from torch\._C import|\btorch\._C\b|-c [\"'][^\"']*import torch",
+)
+# The failing library itself belongs to torch (its lib directory, an nvidia-* wheel, libtorch*).
+TORCH_LIBRARY = re.compile(r"[/\\](?:torch[/\\]lib|nvidia[/\\]\w+[/\\]lib)[/\\]|\blibtorch\w*\.so|\blibc10\w*\.so")
+# Generic library-failure patterns that mean "import torch fails" only when torch is what was being imported.
+IMPORT_FAILURE_GENERIC = re.compile(r"cannot open shared object file|undefined symbol")
+
+
+def torch_import_shown(lines: list[str]) -> bool:
+    return any(TORCH_IMPORT_CONTEXT.search(line[:MAX_LINE]) for line in lines)
+
+
 OOM_TOTAL = re.compile(r"([\d.]+) ([GMK]i?B) total capacity|total capacity of ([\d.]+) ([GMK]i?B)")
 OOM_OTHER = re.compile(r"Process (\d+) has ([\d.]+) ([GMK]i?B) memory in use")
 OOM_SELF = re.compile(r"this process has ([\d.]+) ([GMK]i?B) memory in use")
@@ -213,7 +322,12 @@ def oom_held_by_others(lines: list[str]) -> bool:
 
 
 def adjust_matches(lines: list[str], matches: list[Match]) -> list[Match]:
-    """Out of memory: decide between this job and other processes from the message's own numbers."""
+    """A missing library blames torch only when torch is what was imported (cuDNN not found by ONNX Runtime or
+    CTranslate2 is not a torch problem); out of memory: decide between this job and other processes from the
+    message's own numbers."""
+    if not torch_import_shown(lines):
+        matches = [m for m in matches if not (m.id == "torch_import_error" and IMPORT_FAILURE_GENERIC.search(m.line)
+                                              and not TORCH_LIBRARY.search(m.line))]
     oom = next((m for m in matches if m.id == "cuda_out_of_memory"), None)
     if oom is None:
         return matches

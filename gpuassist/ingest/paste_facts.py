@@ -36,13 +36,22 @@ INSTALLED = re.compile(r"Successfully installed .*?\btorch-(\d+\.\d+(?:\.\d+)?(?
 CONDA_TORCH = re.compile(r"^\s*(?:\+\s*)?pytorch[\s=]+(\d+\.\d+(?:\.\d+)?)[\s=]+(\S+)")
 JETSON_RELEASE = re.compile(
     r"# R(\d+) \(release\), REVISION: ([\d.]+)|\bL4T\s+R?(\d+\.\d+(?:\.\d+)?)|-tegra\b|"
-    r"tegrastats|GR3D_FREQ|\bJetson\b|\bJetPack\s*\d",
+    r"tegrastats|GR3D_FREQ|\bJetson\b|(?<![A-Za-z])JetPack\s*[<>=]*\s*\d",  # no \\b: CJK text runs into "JETPACK5"
     re.IGNORECASE,
 )
 # Apple silicon with an x86_64 Python: Rosetta says so itself (sysctl), or the text names both.
 ROSETTA = re.compile(r"sysctl\.proc_translated:?\s*1\b|proc_translated\s*=\s*1\b")
 APPLE_CHIP = re.compile(r"\bApple M\d\b")
 MAC_X86 = re.compile(r"macOS-[\d.]+-x86_64|OS: macOS [\d.]+ \(x86_64\)|Darwin\b.*\bx86_64|'x86_64'")
+# A torch version with the +cpu local tag anywhere on a line about torch ("runtime reports PyTorch `2.9.1+cpu`",
+# xFormers' "built for PyTorch 2.6.0+cu124 ... (you have 2.6.0+cpu)"): the build is stated outright.
+TORCH_WORD = re.compile(r"\b(?:py)?torch(?!vision|audio|text)\b", re.IGNORECASE)
+PLUS_CPU = re.compile(r"(?<![\w.+])(\d+\.\d+(?:\.\d+)?(?:(?:a|b|rc|\.dev)\d+)?\+cpu)\b")
+# pip's resolver output lists versions that exist, not the one installed.
+RESOLVER_LIST = re.compile(r"from versions:|Could not find a version|No matching distribution|Looking in",
+                           re.IGNORECASE)
+# A traceback frame inside the torch package: torch is installed there (its __init__ ran, or failed).
+TORCH_INIT = re.compile(r"File \"(?P<file>[^\"]*?[/\\](?:site|dist)-packages[/\\]torch[/\\]__init__\.py)\"")
 WINDOWS = re.compile(
     r"(?<![\w/])[A-Za-z]:\\[^\\\s:*?\"<>|]+\\|(?:^|\s)PS [A-Za-z]:\\|"
     r"\bWinError\b|Microsoft Windows \[Version",
@@ -222,6 +231,23 @@ def install_facts(lines: list[str], sources: Sources) -> dict[str, Any]:
     return facts
 
 
+def mention_facts(lines: list[str], sources: Sources) -> dict[str, Any]:
+    """Facts stated in passing: a +cpu torch version on a line about torch, torch's own file in a traceback."""
+    facts: dict[str, Any] = {}
+    for no, raw in enumerate(lines, start=1):
+        line = raw[:MAX_LINE]
+        cpu = PLUS_CPU.search(line)
+        if cpu and "torch.version" not in facts and TORCH_WORD.search(line) and not RESOLVER_LIST.search(line):
+            facts["torch.version"] = cpu.group(1)
+            facts["torch.cuda_build"] = None
+            _note(sources, ("torch.version", "torch.cuda_build"), no, line)
+        init = TORCH_INIT.search(line)
+        if init and "torch.file" not in facts:
+            facts["torch.file"] = init.group("file")
+            _note(sources, ("torch.file",), no, line)
+    return facts
+
+
 def platform_facts(lines: list[str], sources: Sources) -> dict[str, Any]:
     facts: dict[str, Any] = {}
     for no, raw in enumerate(lines, start=1):
@@ -262,4 +288,9 @@ def gather(lines: list[str], skip: set[int], sources: Sources | None = None) -> 
     ):
         for key, value in part.items():
             facts.setdefault(key, value)
+    mentioned = mention_facts(lines, sources)
+    if "torch.version" in facts:  # a version stated by a tool's own output beats one mentioned in passing
+        mentioned = {k: v for k, v in mentioned.items() if k not in ("torch.version", "torch.cuda_build")}
+    for key, value in mentioned.items():
+        facts.setdefault(key, value)
     return facts

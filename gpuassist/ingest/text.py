@@ -43,6 +43,10 @@ def decode(data: bytes) -> str:
 
 # "> " quote markers of an e-mail or issue reply; not the ">>> " prompt of a Python session.
 QUOTE = re.compile(r"^\s{0,3}(?!>>>(?:\s|$))(?:>\s?)+")
+# Typographic quotes an editor or a CJK input method put into a retyped message ("couldn‘t communicate"): the
+# messages we match were printed with ASCII quotes.
+TYPOGRAPHIC = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201b": "'", "\u2032": "'", "\u201c": '"', "\u201d": '"',
+                             "\u201e": '"', "\u00a0": " ", "\uff1a": ": "})
 FENCE = re.compile(r"^\s*(```|~~~)")
 
 
@@ -57,6 +61,6 @@ def clean_lines(text: str) -> list[str]:
             if not rest or re.fullmatch(r"[\w+-]{1,20}", rest):
                 continue
             line = rest
-        # Non-breaking spaces and full-width colons ("GPU 0： Tesla P100", typed with a CJK input method).
-        lines.append(line.replace("\u00a0", " ").replace("\uff1a", ": "))
+        # Non-breaking spaces, full-width colons ("GPU 0： Tesla P100", typed with a CJK input method), curly quotes.
+        lines.append(line.translate(TYPOGRAPHIC))
     return lines

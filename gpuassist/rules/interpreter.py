@@ -89,7 +89,8 @@ def no_wheel_for_platform(facts: Facts) -> Finding | None:
 
     if facts.value("platform.rosetta") is True or facts.value("platform.jetson"):
         return None  # their own rules name the platform problem
-    installed = view.torch_imported(facts)
+    # A traceback through torch's own __init__.py shows a torch wheel is installed even when importing it failed.
+    installed = view.torch_imported(facts) or bool(facts.value("torch.file"))
     version = str(facts.value("python.version") or "")
     py = _py(version)
     by_release = compat()["releases"]["by_release"]
