@@ -18,6 +18,7 @@ from typing import Any
 from gpuassist import __version__
 from gpuassist.facts import Facts, NotCollected
 from gpuassist.report.model import Report, step_summaries
+from gpuassist.report.node import node_info
 
 # Steps a plain diagnosis covers (no runtime benchmarks).
 DIAGNOSE_STEPS = {"environment", "driver", "wheel"}
@@ -94,8 +95,11 @@ def diagnose_live(
         facts.set("probe.outcome", "failed")
         facts.set("probe.error", box.get("error", "unknown"))
         facts.set("torch.version", NotCollected("the probe could not run"))
-    meta = {
+    meta: dict[str, Any] = {
         "target": python or sys.executable,
         "timings": {"host_seconds": round(host_seconds, 3), "total_seconds": round(time.perf_counter() - started, 3)},
     }
+    node = node_info(env)
+    if node is not None:
+        meta["node"] = node
     return build_report(facts, source="live", meta=meta)
