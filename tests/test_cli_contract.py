@@ -1,4 +1,4 @@
-"""The CLI contract (design §3, §6) through the real command, as ../shared/checks/contract_checks.py
+"""The CLI contract (docs/architecture.md §3, §6) through the real command, as ../shared/checks/contract_checks.py
 checks it: verdict on this machine, bad input, secrets in every format."""
 
 from __future__ import annotations

@@ -202,7 +202,7 @@ def test_real_flow_on_this_machine_matches_the_cli_engine(monkeypatch: pytest.Mo
         expected = [f.id for f in cli.findings if f.step == sid]
         assert [f.id for f in flow.state(sid).findings] == expected
         assert flow.state(sid).status is StepStatus.from_findings(flow.state(sid).findings)
-    # this CPU-only machine (design §4): no NVIDIA GPU on Driver, a CPU-only wheel on Wheel
+    # this CPU-only machine (docs/architecture.md §4): no NVIDIA GPU on Driver, a CPU-only wheel on Wheel
     assert flow.state("driver").status is StepStatus.ERROR
     assert [f.id for f in flow.state("driver").findings] == ["no_nvidia_gpu"]
     assert [f.id for f in flow.state("wheel").findings] == ["cpu_only_build"]
