@@ -39,7 +39,7 @@ MAX_FIX_VARIANTS = 16  # distinct fix texts tracked per group (node-specific pat
 SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2, "ok": 3}
 
 
-@dataclass
+@dataclass(slots=True)
 class NodeRow:
     """What the fleet keeps of one node's report."""
 
