@@ -54,9 +54,14 @@ def write_fleet(folder: Path, nodes: dict[str, dict[str, Any]]) -> None:
 
 # -- node names ---------------------------------------------------------------------------------------------
 
+
 def test_node_name_prefers_explicit_then_slurm_then_host_name() -> None:
     assert node_info({"GPUASSIST_NODE_NAME": "k8s-node-3", "SLURMD_NODENAME": "x"}, lambda: "pod-abc") == {
-        "name": "k8s-node-3", "source": "env", "pseudonym": False, "keyed": False}
+        "name": "k8s-node-3",
+        "source": "env",
+        "pseudonym": False,
+        "keyed": False,
+    }
     assert node_info({"SLURMD_NODENAME": "gpu07"}, lambda: "gpu07.cluster")["source"] == "slurm"  # type: ignore[index]
     assert node_info({}, lambda: "workbox")["name"] == "workbox"  # type: ignore[index]
     assert node_info({}, lambda: "") is None
@@ -76,8 +81,12 @@ def test_redaction_turns_the_node_name_into_its_pseudonym(monkeypatch: pytest.Mo
     report["facts"]["probe.stderr_tail"] = "failed on workbox-17"
     r = Redactor(personal=True, home="/home/alice", user="alice", host="workbox-17")
     out = redact_report(report, personal=True, redactor=r)
-    assert out["meta"]["node"] == {"name": pseudonym("workbox-17"), "source": "slurm", "pseudonym": True,
-                                   "keyed": False}
+    assert out["meta"]["node"] == {
+        "name": pseudonym("workbox-17"),
+        "source": "slurm",
+        "pseudonym": True,
+        "keyed": False,
+    }
     assert "workbox-17" not in json.dumps(out)
     monkeypatch.setenv("GPUASSIST_NODE_KEY", "cluster-secret")
     keyed = redact_report(report, personal=True, redactor=Redactor(personal=True, host="workbox-17"))
@@ -88,6 +97,7 @@ def test_redaction_turns_the_node_name_into_its_pseudonym(monkeypatch: pytest.Mo
 
 
 # -- merging ------------------------------------------------------------------------------------------------
+
 
 def fleet_json(tmp_path: Path, *extra: str) -> tuple[int, dict[str, Any]]:
     out = tmp_path / "fleet.json"
@@ -130,8 +140,9 @@ def test_outliers_name_the_node_that_differs_from_the_majority(tmp_path: Path) -
     assert "python.version" not in outliers  # alike everywhere: not an outlier
 
 
-def test_missing_and_unreadable_nodes_are_named_never_a_traceback(tmp_path: Path,
-                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+def test_missing_and_unreadable_nodes_are_named_never_a_traceback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     folder = tmp_path / "r"
     write_fleet(folder, {k: v for k, v in homogeneous_fleet().items() if k in ("gpu01", "gpu02")})
     (folder / "2.json").write_text("bash: gpuassist: command not found\n")  # the node had no gpuassist
@@ -155,8 +166,9 @@ def test_missing_and_unreadable_nodes_are_named_never_a_traceback(tmp_path: Path
     assert "Traceback" not in text.err
 
 
-def test_pseudonymous_reports_match_expected_names_by_pseudonym(tmp_path: Path,
-                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+def test_pseudonymous_reports_match_expected_names_by_pseudonym(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("GPUASSIST_NODE_KEY", "s3cret")
     folder = tmp_path / "r"
     write_fleet(folder, {"a": scenario("healthy-2x-a100-server", pseudonym("gpu01", b"s3cret"), pseudonymous=True)})
@@ -167,8 +179,7 @@ def test_pseudonymous_reports_match_expected_names_by_pseudonym(tmp_path: Path,
     assert "gpu0" not in json.dumps(fleet)
 
 
-def test_json_lines_on_stdin_and_concatenated_pretty_reports(tmp_path: Path,
-                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+def test_json_lines_on_stdin_and_concatenated_pretty_reports(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     nodes = homogeneous_fleet()
     lines = [json.dumps(v) for v in list(nodes.values())[:4]]
     stream = "\n".join(lines[:2]) + "\nssh: connect to host gpu11 port 22: No route to host\n" + "\n".join(lines[2:])
@@ -180,8 +191,12 @@ def test_json_lines_on_stdin_and_concatenated_pretty_reports(tmp_path: Path,
     names = [n["name"] for n in fleet["nodes"]]
     assert names == ["gpu01", "gpu02", "gpu03", "gpu04", "gpu05", "gpu06", "gpu07"]
     assert fleet["nodes"][0]["source"] == "standard input:1" and fleet["nodes"][4]["source"] == f"{pretty}:1"
-    assert fleet["unreadable"] == [{"label": "standard input:3", "error": "not a gpuassist JSON report: "
-                                    "'ssh: connect to host gpu11 port 22: No route to host'"}]
+    assert fleet["unreadable"] == [
+        {
+            "label": "standard input:3",
+            "error": "not a gpuassist JSON report: 'ssh: connect to host gpu11 port 22: No route to host'",
+        }
+    ]
 
 
 def test_reports_without_a_node_name_use_the_file_name_and_duplicates_stay_apart(tmp_path: Path) -> None:
@@ -223,8 +238,7 @@ def test_every_format_renders_and_html_escapes_node_names(tmp_path: Path) -> Non
     assert json.loads(render(result, "json"))["schema"] == "gpuassist.fleet/1"
 
 
-def test_healthy_fleet_exits_zero_and_bad_usage_exits_two(tmp_path: Path,
-                                                          capsys: pytest.CaptureFixture[str]) -> None:
+def test_healthy_fleet_exits_zero_and_bad_usage_exits_two(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     write_fleet(tmp_path / "r", {k: v for k, v in homogeneous_fleet().items() if k in ("gpu01", "gpu02")})
     assert cli.main(["fleet", str(tmp_path / "r"), "--output", str(tmp_path / "out.txt")]) == 0
     assert "2 healthy" in (tmp_path / "out.txt").read_text()
@@ -236,16 +250,33 @@ def test_healthy_fleet_exits_zero_and_bad_usage_exits_two(tmp_path: Path,
 
 # -- streaming: memory stays bounded ------------------------------------------------------------------------
 
+
 def small_report(i: int) -> bytes:
-    finding = {"id": "cpu_only_build", "severity": "error", "title": "CPU-only build", "explanation": "x" * 200,
-               "fix": "pip install torch --index-url https://download.pytorch.org/whl/cu124", "evidence": [
-                   {"fact": "torch.version", "value": "2.5.1+cpu"}], "step": "wheel", "explains": []}
-    report = {"schema": "gpuassist.report/1",
-              "facts": {"driver.version": "550.54.14" if i % 97 else "535.183.01", "torch.version": "2.5.1+cu124",
-                        "torch.cuda_build": "12.4", "python.version": "3.11.9", "host.kernel": "6.5.0-26-generic",
-                        "filler": "y" * 1500},
-              "findings": [finding] if i % 10 == 0 else [], "steps": [], "monitor": {},
-              "meta": {"node": {"name": pseudonym(f"gpu{i:06d}"), "pseudonym": True}}}
+    finding = {
+        "id": "cpu_only_build",
+        "severity": "error",
+        "title": "CPU-only build",
+        "explanation": "x" * 200,
+        "fix": "pip install torch --index-url https://download.pytorch.org/whl/cu124",
+        "evidence": [{"fact": "torch.version", "value": "2.5.1+cpu"}],
+        "step": "wheel",
+        "explains": [],
+    }
+    report = {
+        "schema": "gpuassist.report/1",
+        "facts": {
+            "driver.version": "550.54.14" if i % 97 else "535.183.01",
+            "torch.version": "2.5.1+cu124",
+            "torch.cuda_build": "12.4",
+            "python.version": "3.11.9",
+            "host.kernel": "6.5.0-26-generic",
+            "filler": "y" * 1500,
+        },
+        "findings": [finding] if i % 10 == 0 else [],
+        "steps": [],
+        "monitor": {},
+        "meta": {"node": {"name": pseudonym(f"gpu{i:06d}"), "pseudonym": True}},
+    }
     return json.dumps(report).encode() + b"\n"
 
 

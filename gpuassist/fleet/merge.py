@@ -53,9 +53,15 @@ class NodeRow:
     simulated: bool = False
 
     def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "source": self.source, "worst": self.worst, "verdict": self.verdict,
-                "findings": list(self.findings), "root_causes": list(self.root_causes),
-                "simulated": self.simulated}
+        return {
+            "name": self.name,
+            "source": self.source,
+            "worst": self.worst,
+            "verdict": self.verdict,
+            "findings": list(self.findings),
+            "root_causes": list(self.root_causes),
+            "simulated": self.simulated,
+        }
 
 
 @dataclass
@@ -83,9 +89,17 @@ class Group:
         return max(0, len(self.fixes) - 1) + self.other_fixes
 
     def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "severity": self.severity, "title": self.title, "step": self.step,
-                "root_cause": self.root_cause, "count": len(self.nodes), "nodes": list(self.nodes),
-                "fix": self.fix, "fix_variants": self.fix_variants}
+        return {
+            "id": self.id,
+            "severity": self.severity,
+            "title": self.title,
+            "step": self.step,
+            "root_cause": self.root_cause,
+            "count": len(self.nodes),
+            "nodes": list(self.nodes),
+            "fix": self.fix,
+            "fix_variants": self.fix_variants,
+        }
 
 
 @dataclass
@@ -102,10 +116,15 @@ class Outlier:
         return self.majority is None
 
     def to_json(self) -> dict[str, Any]:
-        return {"key": self.key, "label": self.label, "facts": list(self.facts),
-                "majority": {"value": self.majority[0], "count": self.majority[1]} if self.majority else None,
-                "split": self.split, "known": self.known,
-                "others": [{"value": v, "count": len(n), "nodes": list(n)} for v, n in self.others]}
+        return {
+            "key": self.key,
+            "label": self.label,
+            "facts": list(self.facts),
+            "majority": {"value": self.majority[0], "count": self.majority[1]} if self.majority else None,
+            "split": self.split,
+            "known": self.known,
+            "others": [{"value": v, "count": len(n), "nodes": list(n)} for v, n in self.others],
+        }
 
 
 @dataclass
@@ -143,10 +162,16 @@ class FleetResult:
 
     def summary(self) -> dict[str, int]:
         worst = Counter(n.worst for n in self.nodes)
-        return {"nodes": len(self.nodes) + len(self.unreadable) + len(self.missing), "reports": len(self.nodes),
-                "unreadable": len(self.unreadable), "missing": len(self.missing),
-                "healthy": worst["ok"] + worst["info"], "with_errors": worst["error"],
-                "with_warnings": worst["warning"], "skipped_files": self.skipped_files}
+        return {
+            "nodes": len(self.nodes) + len(self.unreadable) + len(self.missing),
+            "reports": len(self.nodes),
+            "unreadable": len(self.unreadable),
+            "missing": len(self.missing),
+            "healthy": worst["ok"] + worst["info"],
+            "with_errors": worst["error"],
+            "with_warnings": worst["warning"],
+            "skipped_files": self.skipped_files,
+        }
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -158,8 +183,11 @@ class FleetResult:
             "missing": list(self.missing),
             "duplicates": list(self.duplicates),
             "nodes": [n.to_json() for n in self.nodes],
-            "meta": {"generated_at": self.generated_at, "gpuassist_version": __version__,
-                     "pseudonymous": self.pseudonymous},
+            "meta": {
+                "generated_at": self.generated_at,
+                "gpuassist_version": __version__,
+                "pseudonymous": self.pseudonymous,
+            },
         }
 
 
@@ -194,10 +222,16 @@ class FleetMerger:
         mattering = [f for f in report.findings if f.severity in (Severity.ERROR, Severity.WARNING)]
         worst = report.worst
         roots = tuple(self._intern(f.id) for f in mattering if f.id not in explained)
-        row = NodeRow(name=name, source=source, path=path, worst=worst.value if worst is not None else "ok",
-                      verdict=mattering[0].title if mattering else "No problem found",
-                      findings=tuple(self._intern(f.id) for f in report.findings), root_causes=roots,
-                      simulated=report.simulated)
+        row = NodeRow(
+            name=name,
+            source=source,
+            path=path,
+            worst=worst.value if worst is not None else "ok",
+            verdict=mattering[0].title if mattering else "No problem found",
+            findings=tuple(self._intern(f.id) for f in report.findings),
+            root_causes=roots,
+            simulated=report.simulated,
+        )
         self.rows.append(row)
         for f in report.findings:
             g = self.groups.get(f.id)
@@ -236,8 +270,9 @@ class FleetMerger:
     def result(self) -> FleetResult:
         return FleetResult(
             nodes=self.rows,
-            groups=sorted(self.groups.values(), key=lambda g: (not g.root_cause, SEVERITY_ORDER[g.severity],
-                                                                -len(g.nodes), g.id)),
+            groups=sorted(
+                self.groups.values(), key=lambda g: (not g.root_cause, SEVERITY_ORDER[g.severity], -len(g.nodes), g.id)
+            ),
             outliers=self._outliers(),
             unreadable=self.unreadable,
             missing=self._missing(),
@@ -271,8 +306,13 @@ class FleetMerger:
         return missing
 
 
-def merge(entries: Iterable[Entry], expected: Sequence[str] = (), *, key: bytes | None = None,
-          notes: SourceNotes | None = None) -> FleetResult:
+def merge(
+    entries: Iterable[Entry],
+    expected: Sequence[str] = (),
+    *,
+    key: bytes | None = None,
+    notes: SourceNotes | None = None,
+) -> FleetResult:
     """Merge ``entries`` (read lazily, one at a time); ``notes``: the reader's, read once it is drained."""
     merger = FleetMerger(expected, key=key)
     for entry in entries:

@@ -69,7 +69,9 @@ def _env() -> Any:
     env = jinja2.Environment(
         loader=jinja2.PackageLoader("gpuassist.fleet", "templates"),
         autoescape=jinja2.select_autoescape(["html", "html.j2"], default_for_string=False),
-        trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
     )
     env.filters["names"] = names
     env.filters["icon"] = _icon
@@ -80,10 +82,16 @@ def _context(result: FleetResult) -> dict[str, Any]:
     severity, line = headline(result)
     findings = [g.id for g in result.groups]
     return {
-        "f": result, "summary": result.summary(), "severity": severity, "headline": line,
-        "roots": root_groups(result), "others": other_groups(result), "step_titles": STEP_TITLES,
+        "f": result,
+        "summary": result.summary(),
+        "severity": severity,
+        "headline": line,
+        "roots": root_groups(result),
+        "others": other_groups(result),
+        "step_titles": STEP_TITLES,
         "colours": {s: _colour(s) for s in ("error", "warning", "info", "ok")},
-        "matrix": result.nodes[:MATRIX_MAX_NODES], "matrix_ids": findings,
+        "matrix": result.nodes[:MATRIX_MAX_NODES],
+        "matrix_ids": findings,
         "matrix_cut": max(0, len(result.nodes) - MATRIX_MAX_NODES),
         "severity_of": {g.id: g.severity for g in result.groups},
     }
@@ -105,14 +113,16 @@ def to_text(result: FleetResult, *, width: int | None = None, colour: bool | Non
     from rich.text import Text
 
     buf = io.StringIO()
-    console = Console(file=buf, width=width or 100, force_terminal=colour, no_color=colour is False,
-                      highlight=False, soft_wrap=False)
+    console = Console(
+        file=buf, width=width or 100, force_terminal=colour, no_color=colour is False, highlight=False, soft_wrap=False
+    )
     style = {"error": "bold red", "warning": "bold yellow", "info": "bold blue", "ok": "bold green"}
     severity, line = headline(result)
     console.print(Text(f"{_icon(severity)} Fleet: {line}", style=style[severity]))
     if result.pseudonymous:
-        console.print(Text("Node names are pseudonyms (reports redacted); gpuassist fleet --expect maps names.",
-                           style="dim"))
+        console.print(
+            Text("Node names are pseudonyms (reports redacted); gpuassist fleet --expect maps names.", style="dim")
+        )
     if any(n.simulated for n in result.nodes):
         console.print(Text(" SIMULATED: some reports describe simulated machines ", style="bold black on yellow"))
     for g in root_groups(result):
@@ -120,16 +130,28 @@ def to_text(result: FleetResult, *, width: int | None = None, colour: bool | Non
         if g.fix:
             body += [Text("\nShared fix:", style="bold"), Text(g.fix, style="cyan")]
             if g.fix_variants:
-                body.append(Text(f"({g.fix_variants} node-specific variant{'s' if g.fix_variants != 1 else ''} "
-                                 "of this fix: see each node's report)", style="dim"))
+                body.append(
+                    Text(
+                        f"({g.fix_variants} node-specific variant{'s' if g.fix_variants != 1 else ''} "
+                        "of this fix: see each node's report)",
+                        style="dim",
+                    )
+                )
         sev = Severity(g.severity)
-        console.print(Panel(RichGroup(*body), title=Text(f"{sev.icon} {g.title}", style=sev.rich_style),
-                            subtitle=Text(f"{g.id} · {STEP_TITLES.get(g.step, g.step)}", style="dim"),
-                            title_align="left", subtitle_align="right",
-                            border_style=sev.rich_style.replace("bold ", "")))
+        console.print(
+            Panel(
+                RichGroup(*body),
+                title=Text(f"{sev.icon} {g.title}", style=sev.rich_style),
+                subtitle=Text(f"{g.id} · {STEP_TITLES.get(g.step, g.step)}", style="dim"),
+                title_align="left",
+                subtitle_align="right",
+                border_style=sev.rich_style.replace("bold ", ""),
+            )
+        )
     if result.outliers:
-        table = Table(title="Outliers: where nodes differ from the majority", title_justify="left",
-                      show_lines=False, expand=False)
+        table = Table(
+            title="Outliers: where nodes differ from the majority", title_justify="left", show_lines=False, expand=False
+        )
         table.add_column("fact", style="bold")
         table.add_column("majority")
         table.add_column("differs on")
@@ -142,14 +164,21 @@ def to_text(result: FleetResult, *, width: int | None = None, colour: bool | Non
         console.print(table)
     others = other_groups(result)
     if others:
-        table = Table(title="Also found (explained by a root cause above, or for information)",
-                      title_justify="left", box=None, padding=(0, 1))
+        table = Table(
+            title="Also found (explained by a root cause above, or for information)",
+            title_justify="left",
+            box=None,
+            padding=(0, 1),
+        )
         table.add_column()
         table.add_column(style="dim")
         table.add_column()
         for g in others:
-            table.add_row(Text(f"{Severity(g.severity).icon} {g.title}", style=Severity(g.severity).rich_style),
-                          g.id, f"{len(g.nodes)}: {names(g.nodes, 6)}")
+            table.add_row(
+                Text(f"{Severity(g.severity).icon} {g.title}", style=Severity(g.severity).rich_style),
+                g.id,
+                f"{len(g.nodes)}: {names(g.nodes, 6)}",
+            )
         console.print(table)
     if result.unreadable:
         console.print(Text("Unreadable or missing reports:", style="bold yellow"))
@@ -158,11 +187,15 @@ def to_text(result: FleetResult, *, width: int | None = None, colour: bool | Non
     if result.missing:
         console.print(Text(f"Expected but no report: {names(result.missing, 50)}", style="bold yellow"))
     if result.duplicates:
-        console.print(Text(f"More than one report from: {names(result.duplicates)} (all kept, numbered)",
-                           style="dim"))
+        console.print(Text(f"More than one report from: {names(result.duplicates)} (all kept, numbered)", style="dim"))
     if result.skipped_files:
-        console.print(Text(f"{result.skipped_files} file(s) in the folders were not reports (not .json, .jsonl "
-                           "or extension-less) and were skipped", style="dim"))
+        console.print(
+            Text(
+                f"{result.skipped_files} file(s) in the folders were not reports (not .json, .jsonl "
+                "or extension-less) and were skipped",
+                style="dim",
+            )
+        )
     healthy = result.healthy
     if healthy:
         console.print(Text(f"{OK_ICON} healthy: {names(healthy, 20)}", style="green"))

@@ -52,8 +52,9 @@ class SourceNotes:
     skipped_files: int = 0
 
 
-def iter_entries(paths: Sequence[str], stdin: BinaryIO | None = None,
-                 notes: SourceNotes | None = None) -> Iterator[Entry]:
+def iter_entries(
+    paths: Sequence[str], stdin: BinaryIO | None = None, notes: SourceNotes | None = None
+) -> Iterator[Entry]:
     """Every report in ``paths`` (files, folders, ``-`` for ``stdin``), one at a time, in the given order."""
     notes = notes if notes is not None else SourceNotes()
     for arg in paths:
@@ -147,8 +148,13 @@ def _stream_entries(stream: BinaryIO, label: str, path: str | None, fallback: st
     except _Overlong as exc:
         if pending is not None:
             yield _entry(pending, label, path, fallback, True)
-        yield Entry(f"{label}:{exc.line}", error=f"line {exc.line} is longer than {MAX_BYTES // (1024 * 1024)} "
-                    "MiB; a report is far smaller (stopped reading here)", path=path, fallback_name=fallback)
+        yield Entry(
+            f"{label}:{exc.line}",
+            error=f"line {exc.line} is longer than {MAX_BYTES // (1024 * 1024)} "
+            "MiB; a report is far smaller (stopped reading here)",
+            path=path,
+            fallback_name=fallback,
+        )
         return
     if pending is None:
         yield Entry(label, error="the input is empty (the node wrote no report)", path=path, fallback_name=fallback)
@@ -190,7 +196,7 @@ def _records(lines: Iterable[tuple[int, bytes]]) -> Iterator[tuple[int, bytes, b
     is_json = False
     for number, line in lines:
         if number == 1 and line.startswith(codecs.BOM_UTF8):
-            line = line[len(codecs.BOM_UTF8):]
+            line = line[len(codecs.BOM_UTF8) :]
         opens = line.startswith(b"{")
         if chunks and (opens or (is_json and _closed(chunks))):
             yield start, b"".join(chunks), is_json
