@@ -154,12 +154,15 @@ def cmd_diagnose(args: argparse.Namespace) -> int:
         except UnreadableInput as exc:
             raise UsageError(f"cannot diagnose {label}: {exc}") from None
     elif args.simulate is not None:
+        from gpuassist.report.node import NAME_ENV, node_info
         from gpuassist.sim import UnknownScenario, simulate
 
         try:
             report = simulate(args.simulate)
         except UnknownScenario as exc:
             raise UsageError(str(exc)) from None
+        if os.environ.get(NAME_ENV):  # a cluster recipe rehearsed on simulated machines: the name it was given
+            report.meta["node"] = node_info({NAME_ENV: os.environ[NAME_ENV]})
     else:
         from gpuassist.diagnose import diagnose_live
 

@@ -224,6 +224,7 @@ def _closed(chunks: list[bytes]) -> bool:
 def _entry(record: tuple[int, bytes, bool], label: str, path: str | None, fallback: str, many: bool) -> Entry:
     start, data, is_json = record
     where = f"{label}:{start}" if many else label
+    fallback = where if many else fallback  # one of many reports in a stream: named by its line
     if not data:
         return Entry(where, error="the report is larger than a report can be", path=path, fallback_name=fallback)
     try:
