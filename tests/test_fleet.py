@@ -219,7 +219,7 @@ def test_special_files_and_endless_lines_are_refused(tmp_path: Path, monkeypatch
     big = tmp_path / "big.jsonl"
     big.write_text(json.dumps(scenario("healthy-2x-a100-server", "gpu01")) + "\n")
     entries = list(iter_entries([str(big)]))
-    assert entries[-1].error is not None and "longer than" in entries[-1].error
+    assert entries[-1].error is not None and "larger than" in entries[-1].error
 
 
 def test_every_format_renders_and_html_escapes_node_names(tmp_path: Path) -> None:
@@ -325,5 +325,5 @@ def test_a_long_stream_merges_in_bounded_memory() -> None:
     # what grows is a small row per node (its name, where it came from, finding ids), not its report: these
     # test reports are 1.9 kB, real ones 25-100 kB, and 100,000 nodes stay under ~60 MB
     assert per_node < 800, f"{per_node:.0f} bytes kept per node"
-    assert big_peak < streamed / 3, (big_peak, streamed)
+    assert small_peak < 6_000_000, small_peak  # the rest: a read chunk and the record in hand, whatever N
     print(f"peak {big_peak / 1e6:.1f} MB for {streamed / 1e6:.0f} MB streamed; {per_node:.0f} bytes per node")

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import codecs
 import os
+import re
 import stat
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -112,20 +113,14 @@ def _stem(path: str) -> str:
     return Path(path).stem or Path(path).name
 
 
-def _bounded_lines(stream: BinaryIO, label: str) -> Iterator[tuple[int, bytes]]:
-    """(line number, line) with every line bounded; an endless line ends the source with an error."""
-    number = 0
-    while True:
-        line = stream.readline(MAX_BYTES + 1)
-        if not line:
-            return
-        number += 1
-        if len(line) > MAX_BYTES:
-            raise _Overlong(number)
-        yield number, line
+CHUNK = 1 << 20
+# A record starts at a line whose first character is neither blank nor a closing bracket: inside a
+# pretty-printed report every line but the last is indented, so only the next report (``{``) or another
+# program's text (``bash: …``) starts one.
+_RECORD_START = re.compile(rb"\n(?=[^\s}\]])")
 
 
-class _Overlong(Exception):
+class _TooLarge(Exception):
     def __init__(self, line: int) -> None:
         super().__init__(line)
         self.line = line
@@ -136,25 +131,29 @@ def _stream_entries(stream: BinaryIO, label: str, path: str | None, fallback: st
     if first.startswith(_UTF16_BOMS) or (len(first) >= 4 and first[1] == 0 and first[3] == 0):
         yield from _utf16_entries(stream, label, path, fallback)  # a PowerShell `>` redirect
         return
-    records = _records(_bounded_lines(stream, label))
     many = False
     pending: tuple[int, bytes, bool] | None = None
     try:
-        for record in records:
+        for record in _records(_chunks(stream)):
             if pending is not None:
                 many = True
                 yield _entry(pending, label, path, fallback, many)
             pending = record
-    except _Overlong as exc:
+    except _TooLarge as exc:
         if pending is not None:
             yield _entry(pending, label, path, fallback, True)
         yield Entry(
             f"{label}:{exc.line}",
-            error=f"line {exc.line} is longer than {MAX_BYTES // (1024 * 1024)} "
-            "MiB; a report is far smaller (stopped reading here)",
+            error=f"the text from line {exc.line} on is larger than {MAX_BYTES // (1024 * 1024)} MiB without "
+            "another report starting; a report is far smaller (stopped reading here)",
             path=path,
             fallback_name=fallback,
         )
+        return
+    except OSError as exc:
+        if pending is not None:
+            yield _entry(pending, label, path, fallback, many)
+        yield Entry(label, error=f"cannot read it: {exc.strerror or exc}", path=path, fallback_name=fallback)
         return
     if pending is None:
         yield Entry(label, error="the input is empty (the node wrote no report)", path=path, fallback_name=fallback)
@@ -172,6 +171,14 @@ def _peek(stream: BinaryIO) -> bytes:
         return b""
 
 
+def _chunks(stream: BinaryIO) -> Iterator[bytes]:
+    while True:
+        chunk = stream.read(CHUNK)
+        if not chunk:
+            return
+        yield chunk
+
+
 def _utf16_entries(stream: BinaryIO, label: str, path: str | None, fallback: str) -> Iterator[Entry]:
     data = stream.read(MAX_BYTES + 1)
     if len(data) > MAX_BYTES:
@@ -182,43 +189,69 @@ def _utf16_entries(stream: BinaryIO, label: str, path: str | None, fallback: str
     except UnreadableInput as exc:
         yield Entry(label, error=str(exc), path=path, fallback_name=fallback)
         return
-    lines = ((no, line.encode("utf-8")) for no, line in enumerate(text.splitlines(keepends=True), 1))
-    records = list(_records(lines))
+    records = list(_records([text.encode("utf-8")]))
     for record in records:
         yield _entry(record, label, path, fallback, len(records) > 1)
 
 
-def _records(lines: Iterable[tuple[int, bytes]]) -> Iterator[tuple[int, bytes, bool]]:
-    """(first line number, bytes, is_json) per record; text outside records is one non-JSON record per run."""
-    start = 0
-    chunks: list[bytes] = []
-    size = 0
-    is_json = False
-    for number, line in lines:
-        if number == 1 and line.startswith(codecs.BOM_UTF8):
-            line = line[len(codecs.BOM_UTF8) :]
-        opens = line.startswith(b"{")
-        if chunks and (opens or (is_json and _closed(chunks))):
-            yield start, b"".join(chunks), is_json
-            chunks, size = [], 0
-        if not chunks:
-            if not line.strip():
-                continue
-            start, is_json = number, opens
-        size += len(line)
-        if size > MAX_BYTES:
-            yield start, b"", is_json  # too large: reported by _entry, content dropped
-            chunks, size = [], 0
-            continue
-        chunks.append(line)
-    if chunks:
-        yield start, b"".join(chunks), is_json
+def _records(chunks: Iterable[bytes]) -> Iterator[tuple[int, bytes, bool]]:
+    """(first line number, bytes, is_json) per record, split at C speed; consecutive lines of other text
+    are one record. Holds one record (at most MAX_BYTES) plus one chunk."""
+    buf = b""
+    line = 1  # line number of buf[0]
+    scanned = 0  # buf[:scanned] holds no record start
+    text: tuple[int, bytes] | None = None  # a run of non-report text, joined until the next report
+
+    def emit(number: int, record: bytes) -> Iterator[tuple[int, bytes, bool]]:
+        nonlocal text
+        body = record.strip()
+        if not body:
+            return
+        if body.startswith(b"{"):
+            if text is not None:
+                yield text[0], text[1], False
+                text = None
+            yield number + _leading_lines(record), body, True
+        elif text is None:
+            text = (number + _leading_lines(record), body)
+        elif len(text[1]) < 4096:  # enough of it to quote; the rest is dropped
+            text = (text[0], text[1] + b"\n" + body)
+
+    for chunk in chunks:
+        if not buf and line == 1 and chunk.startswith(codecs.BOM_UTF8):
+            chunk = chunk[len(codecs.BOM_UTF8) :]
+        buf += chunk
+        start = 0
+        for m in _RECORD_START.finditer(buf, max(scanned - 1, 0)):
+            record = buf[start : m.end()]
+            yield from emit(line, record)
+            line += record.count(b"\n")
+            start = m.end()
+        buf = buf[start:]
+        scanned = len(buf)
+        if len(buf) > MAX_BYTES:
+            if text is not None:
+                yield text[0], text[1], False
+            raise _TooLarge(line)
+    yield from emit(line, buf)
+    if text is not None:
+        yield text[0], text[1], False
 
 
-def _closed(chunks: list[bytes]) -> bool:
-    """The record's last line closes a report in column 0 (a pretty report's final ``}``, a compact line):
-    whatever follows is another record, so a stray error line never spoils the report before it."""
-    return chunks[-1].rstrip().endswith(b"}") and chunks[-1][:1] in (b"}", b"{")
+def _leading_lines(record: bytes) -> int:
+    """Blank lines before a record's text, so its line number is that of its first character."""
+    return record[: len(record) - len(record.lstrip())].count(b"\n")
+
+
+def _decode(data: bytes) -> str:
+    """UTF-8 without NULs (what gpuassist writes) directly; anything else through the ingest layer's
+    decoder, which knows the other encodings and refuses binary data."""
+    if b"\x00" not in data:
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError:
+            pass
+    return decode(data)
 
 
 def _entry(record: tuple[int, bytes, bool], label: str, path: str | None, fallback: str, many: bool) -> Entry:
@@ -228,7 +261,7 @@ def _entry(record: tuple[int, bytes, bool], label: str, path: str | None, fallba
     if not data:
         return Entry(where, error="the report is larger than a report can be", path=path, fallback_name=fallback)
     try:
-        text = decode(data)
+        text = _decode(data)
         if not is_json or not looks_like_json(text):
             first = text.strip().splitlines()[0][:160] if text.strip() else ""
             raise UnreadableInput(f"not a gpuassist JSON report: {first!r}")
