@@ -21,8 +21,9 @@ those nodes, no other finding explains it (design §3: root causes before the sy
 from __future__ import annotations
 
 import sys
+import threading
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
@@ -306,17 +307,28 @@ class FleetMerger:
         return missing
 
 
+class Cancelled(Exception):
+    """The merge was stopped by its caller (the app's window closed while a folder was read)."""
+
+
 def merge(
     entries: Iterable[Entry],
     expected: Sequence[str] = (),
     *,
     key: bytes | None = None,
     notes: SourceNotes | None = None,
+    cancel: threading.Event | None = None,
+    progress: Callable[[int], None] | None = None,
 ) -> FleetResult:
-    """Merge ``entries`` (read lazily, one at a time); ``notes``: the reader's, read once it is drained."""
+    """Merge ``entries`` (read lazily, one at a time); ``notes``: the reader's, read once it is drained.
+    ``cancel`` is checked between reports; ``progress(n)`` is told every 50 entries."""
     merger = FleetMerger(expected, key=key)
-    for entry in entries:
+    for n, entry in enumerate(entries, 1):
+        if cancel is not None and cancel.is_set():
+            raise Cancelled
         merger.add(entry)
+        if progress is not None and n % 50 == 0:
+            progress(n)
     result = merger.result()
     result.skipped_files = notes.skipped_files if notes is not None else 0
     return result

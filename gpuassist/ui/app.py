@@ -29,6 +29,7 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     src.add_argument("--simulate", metavar="NAME", help="run the app on a simulated machine (gpuassist scenarios)")
     src.add_argument("--python", metavar="PATH", help="interpreter to diagnose (default: this one)")
     src.add_argument("--report", metavar="FILE", help="open a gpuassist JSON report, collect_env output or error log")
+    p.add_argument("--fleet", metavar="DIR", help="open a folder of nodes' reports as a fleet view (gpuassist fleet)")
     p.add_argument("--run", action="store_true", help="start Run all right away")
     p.add_argument("--page", metavar="STEP", help="show this step's page first (environment … summary)")
     p.add_argument("--replay-speed", type=float, default=1.0, help=argparse.SUPPRESS)
@@ -115,6 +116,8 @@ def build_window(args: argparse.Namespace, settings: Any) -> Any:
     from PySide6.QtCore import QTimer
 
     QTimer.singleShot(50, monitor.start)
+    if args.fleet:  # the fleet view opens over the main window, once it is shown
+        QTimer.singleShot(0, lambda: window.open_fleet(args.fleet))
     if args.python:
         window.set_target(args.python)
     return window
