@@ -41,6 +41,14 @@ def homogeneous_fleet() -> dict[str, dict[str, Any]]:
     nodes["gpu03"]["facts"]["driver.version"] = "535.183.01"  # another driver branch
     nodes["gpu05"]["facts"]["nvml.gpus"][1]["pcie_width_current"] = 8  # a link trained at x8
     nodes["gpu06"]["facts"]["nvml.gpus"][0]["throttle_reasons"] = 0x40  # HW thermal slowdown
+    for data in nodes.values():  # a readable kernel log with no Xid
+        data["facts"]["kernel.xid_events"] = []
+    ecc = nodes["gpu07"]["facts"]["nvml.gpus"][0]  # failing memory: uncorrected ECC errors and their Xids
+    ecc.update(ecc_mode="enabled", ecc_uncorrected_volatile=4, remapped_rows_pending=True)
+    nodes["gpu07"]["facts"]["kernel.xid_events"] = [
+        {"xid": 48, "pci": "0000:07:00", "count": 4, "last": "An uncorrectable double bit error (DBE)"},
+        {"xid": 63, "pci": "0000:07:00", "count": 1, "last": "Row Remapper: New row marked for remapping"},
+    ]
     nodes["gpu09"] = scenario("cpu-only-build-rtx4090", "gpu09")
     nodes["gpu10"] = scenario("cpu-only-build-rtx4090", "gpu10")
     return nodes
@@ -136,6 +144,10 @@ def test_outliers_name_the_node_that_differs_from_the_majority(tmp_path: Path) -
     assert differs("pcie.width") == {"GPU 1 x8 of x16": ["gpu05"]}
     assert differs("gpu.throttle") == {"HW thermal slowdown (GPU 0)": ["gpu06"]}
     assert differs("torch.build") == {"2.5.1+cpu (CPU-only)": ["gpu09", "gpu10"]}
+    assert differs("gpu.ecc") == {"GPU 0: 4 uncorrected, row remap pending (reset)": ["gpu07"]}
+    assert differs("kernel.xid_events") == {"Xid 48 ×4, Xid 63 ×1": ["gpu07"]}
+    # gpu09/gpu10 could not read their kernel log (not collected): not counted either way
+    assert outliers["kernel.xid_events"]["majority"] == {"value": "none", "count": 7}
     assert outliers["gpu.count"]["majority"]["value"] == "2" and differs("gpu.count") == {"1": ["gpu09", "gpu10"]}
     assert "python.version" not in outliers  # alike everywhere: not an outlier
 

@@ -157,6 +157,42 @@ def _mig(facts: Facts) -> str | None:
     return f"enabled on GPU {','.join(on)}" if on else "off"
 
 
+def _ecc(facts: Facts) -> str | None:
+    gpus = _gpus(facts)
+    if not gpus or not any("ecc_mode" in g for g in gpus):
+        return None  # a report from before ECC was collected
+    bad = []
+    for g in gpus:
+        problems = []
+        if isinstance(g.get("ecc_uncorrected_volatile"), int) and g["ecc_uncorrected_volatile"] > 0:
+            problems.append(f"{g['ecc_uncorrected_volatile']} uncorrected")
+        if g.get("remapped_rows_failed"):
+            problems.append("row remapping failed")
+        elif g.get("remapped_rows_pending"):
+            problems.append("row remap pending (reset)")
+        if problems:
+            bad.append(f"GPU {g.get('index')}: {', '.join(problems)}")
+    if bad:
+        return "; ".join(bad)
+    modes = {g.get("ecc_mode") for g in gpus}
+    return "no errors" if modes == {"enabled"} else "ECC off" if modes == {"disabled"} else "no errors / no ECC"
+
+
+def _xids(facts: Facts) -> str | None:
+    events = facts.get("kernel.xid_events")
+    if events is None and facts.get("pci.nvidia_gpu_count") == 0:
+        return None  # no NVIDIA GPU: nothing to compare
+    if not isinstance(events, list):
+        return None
+    if not events:
+        return "none"
+    counts: dict[int, int] = {}
+    for e in events:
+        if isinstance(e, dict) and isinstance(e.get("xid"), int):
+            counts[e["xid"]] = counts.get(e["xid"], 0) + int(e.get("count") or 1)
+    return ", ".join(f"Xid {x} ×{n}" for x, n in sorted(counts.items())) or "none"
+
+
 def _fact(key: str) -> Callable[[Facts], str | None]:
     return lambda facts: _text(_known(facts, key))
 
@@ -177,6 +213,8 @@ COMPARISONS: tuple[Comparison, ...] = (
     Comparison("pcie.width", "PCIe link width", ("nvml.gpus",), _pcie_width),
     Comparison("gpu.throttle", "Clock throttling", ("nvml.gpus",), _throttling),
     Comparison("gpu.mig", "MIG mode", ("nvml.gpus",), _mig),
+    Comparison("gpu.ecc", "ECC errors", ("nvml.gpus",), _ecc),
+    Comparison("kernel.xid_events", "Xid events since boot", ("kernel.xid_events",), _xids),
     Comparison("torch.build", "torch build", ("torch.version", "torch.cuda_build", "torch.import_error"), _torch_build),
     Comparison("cuda.available", "torch sees CUDA", ("cuda.available",), _fact("cuda.available")),
     Comparison("cuda.device_count", "GPUs torch sees", ("cuda.device_count",), _fact("cuda.device_count")),
