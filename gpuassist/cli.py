@@ -22,6 +22,9 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from gpuassist import __version__
 
+# Lazy imports: start-up. Each subcommand imports its own engine when it runs, so `gpuassist diagnose`
+# (budget: docs/architecture.md §5) never loads the audit, the runtime tests or the environment scan.
+
 if TYPE_CHECKING:
     from gpuassist.audit import AuditResult
 
@@ -272,7 +275,7 @@ def cmd_envs(args: argparse.Namespace) -> int:
 
     from gpuassist.collect import collect_this_machine
     from gpuassist.envs import inventory
-    from gpuassist.envs.report import envs_report, render_text
+    from gpuassist.report.envs import envs_report, render_text
     from gpuassist.report.model import Report
     from gpuassist.report.redact import redact_report
 
@@ -425,8 +428,8 @@ def cmd_scenarios(_: argparse.Namespace) -> int:
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
+    from gpuassist.finding_docs import how_detected
     from gpuassist.knowledge import catalogue
-    from gpuassist.knowledge.docs import how_detected
 
     cat = catalogue()
     if not args.id:
