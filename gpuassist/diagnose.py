@@ -16,7 +16,6 @@ from typing import Any
 
 from gpuassist.facts import Facts, NotCollected
 from gpuassist.report.model import Report
-from gpuassist.report.node import node_info
 
 
 def python_candidates(env: Mapping[str, str]) -> list[str]:
@@ -48,6 +47,7 @@ def diagnose_live(
     from gpuassist.collect import collect_this_machine
     from gpuassist.probe.runner import run_probe
     from gpuassist.report.build import build_report
+    from gpuassist.report.node import node_info
 
     started = time.perf_counter()
     env = dict(os.environ if env is None else env)
