@@ -205,6 +205,8 @@ def _records(chunks: Iterable[bytes]) -> Iterator[tuple[int, bytes, bool]]:
     def emit(number: int, record: bytes) -> Iterator[tuple[int, bytes, bool]]:
         nonlocal text
         body = record.strip()
+        if body.startswith(codecs.BOM_UTF8):  # `cat` of files saved with a byte-order mark
+            body = body[len(codecs.BOM_UTF8) :].lstrip()
         if not body:
             return
         if body.startswith(b"{"):

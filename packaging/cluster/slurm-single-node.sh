@@ -7,7 +7,8 @@
 #
 # Needs root and Debian's slurm-wlm + munge (apt-get install -y slurm-wlm munge). Everything it writes is
 # under DIR (config, munge key and socket, state, logs, pid files); it uses its own ports and its own munge
-# socket, so it neither needs nor touches a system Slurm or munge. The last line of `start` is
+# socket, so it neither needs nor touches a system Slurm or munge; the node is reached at 127.0.0.1, so the
+# host name need not resolve. The last line of `start` is
 # "SLURM_CONF=DIR/slurm.conf" once the node accepts jobs; it gives up after $SLURM_START_TIMEOUT seconds
 # (default 60) with the daemons' log tails.
 set -euo pipefail
@@ -68,7 +69,7 @@ sock="$dir/munge/munge.socket"
 cat > "$dir/slurm.conf" <<CONF
 # Written by packaging/cluster/slurm-single-node.sh: one node, everything under $dir.
 ClusterName=gpuassist-test
-SlurmctldHost=$node
+SlurmctldHost=$node(127.0.0.1)
 SlurmctldPort=$ctld_port
 SlurmdPort=$slurmd_port
 SlurmUser=root
@@ -95,13 +96,12 @@ SlurmctldTimeout=30
 SlurmdTimeout=30
 InactiveLimit=0
 KillWait=5
-NodeName=$node CPUs=$cpus RealMemory=$mem_mb State=UNKNOWN
+NodeName=$node NodeAddr=127.0.0.1 CPUs=$cpus RealMemory=$mem_mb State=UNKNOWN
 PartitionName=debug Nodes=$node Default=YES MaxTime=INFINITE State=UP
 CONF
 # slurm.conf's own plugstack.conf would be read from /etc/slurm: give it an empty one of ours
 : > "$dir/plugstack.conf"
 echo "PlugStackConfig=$dir/plugstack.conf" >> "$dir/slurm.conf"
-: > "$dir/cgroup.conf"
 
 export SLURM_CONF="$dir/slurm.conf"
 munged --force --socket="$sock" --key-file="$dir/munge/munge.key" --pid-file="$dir/munged.pid" \
