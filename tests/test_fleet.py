@@ -199,8 +199,11 @@ def test_json_lines_on_stdin_and_concatenated_pretty_reports(tmp_path: Path, mon
     monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(stream.encode())))
     pretty = tmp_path / "all.json"  # `cat reports/*.json > all.json`
     pretty.write_bytes(  # Windows line endings, a byte-order mark on each (cat of files saved by an editor)
-        b"".join(codecs.BOM_UTF8 + json.dumps(v, indent=2).replace("\n", "\r\n").encode() + b"\r\n"
-                 for v in list(nodes.values())[4:7]))
+        b"".join(
+            codecs.BOM_UTF8 + json.dumps(v, indent=2).replace("\n", "\r\n").encode() + b"\r\n"
+            for v in list(nodes.values())[4:7]
+        )
+    )
     rc, fleet = fleet_json(tmp_path, "-", str(pretty))
     assert rc == 1  # healthy nodes, but one answer was not a report
     names = [n["name"] for n in fleet["nodes"]]
