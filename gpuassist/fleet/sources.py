@@ -42,7 +42,7 @@ class Entry:
     label: str  # where it came from: a path, ``path:LINE`` inside a multi-report file, ``standard input:LINE``
     report: Report | None = None
     error: str | None = None
-    path: str | None = None  # the file it came from (the app reopens it), None for a stream
+    path: str | None = None  # the file that is this one report (the app reopens it); None inside a stream
     fallback_name: str = ""  # the node's name when the report names none (the file's stem)
 
 
@@ -270,4 +270,5 @@ def _entry(record: tuple[int, bytes, bool], label: str, path: str | None, fallba
         report = parse_report(text)
     except UnreadableInput as exc:
         return Entry(where, error=str(exc), path=path, fallback_name=fallback)
-    return Entry(where, report=report, path=path, fallback_name=fallback)
+    # a report that shares its file with others cannot be reopened from the file alone
+    return Entry(where, report=report, path=None if many else path, fallback_name=fallback)

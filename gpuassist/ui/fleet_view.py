@@ -11,6 +11,7 @@ blocks the UI.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable
 from typing import Any
@@ -19,13 +20,17 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QFileDialog,
+    QHBoxLayout,
     QHeaderView,
     QLabel,
     QMainWindow,
+    QMenu,
     QPlainTextEdit,
     QSplitter,
     QTableView,
     QTabWidget,
+    QToolButton,
     QTreeWidget,
     QTreeWidgetItem,
     QVBoxLayout,
@@ -35,7 +40,7 @@ from PySide6.QtWidgets import (
 from gpuassist.findings import OK_COLOUR, OK_ICON, Severity
 from gpuassist.fleet import SourceNotes, iter_entries, merge
 from gpuassist.fleet.merge import Cancelled, FleetResult, NodeRow
-from gpuassist.fleet.render import headline, names
+from gpuassist.fleet.render import headline, names, render
 from gpuassist.report.node import node_key
 from gpuassist.ui.style import MUTED
 from gpuassist.ui.workers import WorkerHandle, start_worker
@@ -172,7 +177,19 @@ class FleetWindow(QMainWindow):
         self.subline.setObjectName("fleetSubline")
         self.subline.setStyleSheet(f"color: {MUTED};")
         self.subline.setWordWrap(True)
-        lay.addWidget(self.headline)
+        self.export_button = QToolButton()
+        self.export_button.setText("Export  ▾")
+        self.export_button.setToolTip("The fleet verdict for a ticket: the same as gpuassist fleet --format")
+        self.export_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        menu = QMenu(self.export_button)
+        for fmt, text in (("html", "HTML…"), ("markdown", "Markdown…"), ("json", "JSON (gpuassist.fleet/1)…")):
+            menu.addAction(text, functools.partial(self.export_dialog, fmt))
+        self.export_button.setMenu(menu)
+        self.export_button.setEnabled(False)
+        head = QHBoxLayout()
+        head.addWidget(self.headline, 1)
+        head.addWidget(self.export_button)
+        lay.addLayout(head)
         lay.addWidget(self.subline)
 
         self.groups = QTreeWidget()
@@ -272,6 +289,7 @@ class FleetWindow(QMainWindow):
 
     def show_result(self, result: FleetResult) -> None:
         self.result = result
+        self.export_button.setEnabled(True)
         severity, line = headline(result)
         self.headline.setText(f"{severity_icon(severity)} Fleet: {line}")
         self.headline.setStyleSheet(f"color: {severity_colour(severity)};")
@@ -360,6 +378,32 @@ class FleetWindow(QMainWindow):
         row = self.model.rows[self.filter.mapToSource(index).row()]
         if row.path and self.open_report is not None:
             self.open_report(row.path)
+        elif not row.path:
+            self.statusBar().showMessage(
+                f"{row.name}'s report is one of many in {row.source}: it has no file of its own to open"
+            )
+
+    # -- export -----------------------------------------------------------------------------------------------
+    def export_dialog(self, fmt: str) -> None:
+        suffix = {"html": "html", "markdown": "md", "json": "json"}[fmt]
+        path, _ = QFileDialog.getSaveFileName(
+            self, "Export the fleet verdict", f"fleet.{suffix}", f"{fmt.upper()} (*.{suffix})"
+        )
+        if path:
+            self.export_to(fmt, path)
+
+    def export_to(self, fmt: str, path: str) -> bool:
+        """The same HTML / Markdown / JSON as `gpuassist fleet --format`, for a ticket."""
+        if self.result is None:
+            return False
+        try:
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(render(self.result, fmt))
+        except OSError as exc:
+            self.statusBar().showMessage(f"Cannot write {path}: {exc.strerror or exc}")
+            return False
+        self.statusBar().showMessage(f"Exported to {path}")
+        return True
 
     def shutdown(self, budget: float = 2.0) -> bool:
         if self.worker is None:

@@ -52,6 +52,9 @@ def test_fleet_view_shows_nodes_by_finding(qtbot: Any, make_window: Any, tmp_pat
     assert outliers["PCIe link width"] == "GPU 1 x8 of x16: gpu03"
     assert fleet.missing.topLevelItem(0).text(0) == "6.json"
     assert "command not found" in fleet.missing.topLevelItem(0).text(1)
+    exported = tmp_path / "fleet.md"
+    assert fleet.export_to("markdown", str(exported))
+    assert exported.read_text().startswith("# gpuassist fleet: 7 nodes, 2 with errors")
     # double-click a node: its own report opens in the main window
     index = fleet.filter.index(4, 0)
     fleet._on_node_activated(index)
