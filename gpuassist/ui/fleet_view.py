@@ -316,7 +316,7 @@ class FleetWindow(QMainWindow):
 
     def _fill_groups(self, result: FleetResult) -> None:
         self.groups.clear()
-        everyone = QTreeWidgetItem([f"All nodes ({len(result.nodes)})", str(len(result.nodes))])
+        everyone = QTreeWidgetItem([f"All nodes with a report ({len(result.nodes)})", str(len(result.nodes))])
         everyone.setData(0, Qt.ItemDataRole.UserRole, None)
         self.groups.addTopLevelItem(everyone)
         for g in result.groups:
