@@ -18,7 +18,7 @@ import pytest
 from gpuassist import cli
 from gpuassist.fleet import SourceNotes, iter_entries, merge
 from gpuassist.fleet import sources as fleet_sources
-from gpuassist.fleet.render import render
+from gpuassist.fleet.render import fence, md, render
 from gpuassist.report.node import node_info, pseudonym, redact_node
 from gpuassist.report.redact import Redactor, redact_report
 from gpuassist.sim import simulate
@@ -250,10 +250,16 @@ def test_every_format_renders_and_html_escapes_node_names(tmp_path: Path) -> Non
     assert "Nodes × findings" in html and "cpu_only_build" in html
     md = render(result, "markdown")
     assert md.startswith("# gpuassist fleet: 10 nodes, 2 with errors")
+    assert "<script>" not in md and "&lt;script&gt;alert(1)&lt;/script&gt;" in md  # no HTML into the ticket
     assert "| Driver branch | R550 (9 of 10) | R535: gpu03 |" in md
     text = render(result, "text", width=120, colour=False)
     assert "Fleet: 10 nodes" in text and "GPU 1 x8 of x16: gpu05" in text
     assert json.loads(render(result, "json"))["schema"] == "gpuassist.fleet/1"
+
+
+def test_markdown_cells_and_fences_cannot_be_broken_by_report_text() -> None:
+    assert md("gpu|01 [x](y) `z`") == "gpu\\|01 \\[x\\](y) \\`z\\`"
+    assert fence("pip install x") == "```" and fence("see ```` here") == "`````"
 
 
 def test_healthy_fleet_exits_zero_and_bad_usage_exits_two(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

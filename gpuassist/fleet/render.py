@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from functools import lru_cache
 from typing import Any
 
@@ -50,6 +51,34 @@ def names(items: list[str], limit: int = NAMES_SHOWN) -> str:
     return shown + (f" … and {len(items) - limit} more" if len(items) > limit else "")
 
 
+_MD_SPECIAL = str.maketrans(
+    {
+        "|": "\\|",
+        "<": "&lt;",
+        ">": "&gt;",
+        "`": "\\`",
+        "*": "\\*",
+        "_": "\\_",
+        "[": "\\[",
+        "]": "\\]",
+        "\n": " ",
+        "\r": " ",
+    }
+)
+
+
+def md(text: object) -> str:
+    """Text from a report, safe in a Markdown table cell or paragraph: a node name or an error line must not
+    end a table row, open a link or inject HTML into the ticket that renders it."""
+    return str(text).translate(_MD_SPECIAL)
+
+
+def fence(text: str) -> str:
+    """A code fence longer than any backtick run inside ``text``, so a fix cannot close its own block."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    return "`" * max(3, longest + 1)
+
+
 def to_json_text(result: FleetResult) -> str:
     return json.dumps(result.to_json(), indent=2, ensure_ascii=False) + "\n"
 
@@ -75,6 +104,8 @@ def _env() -> Any:
         keep_trailing_newline=True,
     )
     env.filters["names"] = names
+    env.filters["md"] = md
+    env.filters["fence"] = fence
     env.filters["icon"] = _icon
     return env
 
