@@ -27,4 +27,4 @@ fi
 for pod in $("${kubectl[@]}" get pods -l "$selector" -o name); do
   timeout 60 "${kubectl[@]}" logs "$pod" -c "$container" > "$dir/${pod#pod/}.json" 2>&1 || true
 done
-exec gpuassist fleet "$dir"
+exec "${GPUASSIST:-gpuassist}" fleet "$dir"
