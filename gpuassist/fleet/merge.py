@@ -6,7 +6,8 @@ majority of each compared fact comes from counters, so memory grows with the num
 the size of their reports. JSON layout::
 
     {"schema": "gpuassist.fleet/1",
-     "summary": {nodes, reports, unreadable, missing, healthy, with_errors, with_warnings, skipped_files},
+     "summary": {nodes, expected, reports, unreadable, missing, healthy, with_errors, with_warnings,
+                 skipped_files},
      "groups": [{id, severity, title, step, root_cause, count, nodes: [names], fix, fix_variants}],
      "outliers": [{key, label, facts, majority: {value, count} | null, split, known,
                    others: [{value, count, nodes}]}],
@@ -146,6 +147,7 @@ class FleetResult:
     missing: list[str]
     duplicates: list[str]
     skipped_files: int = 0
+    expected: int = 0  # nodes named by --expect (0: none named)
     pseudonymous: bool = False
     generated_at: str = ""
 
@@ -163,8 +165,12 @@ class FleetResult:
 
     def summary(self) -> dict[str, int]:
         worst = Counter(n.worst for n in self.nodes)
+        # With --expect, the nodes are the expected ones (plus any that reported unasked): an unreadable file
+        # is most likely one of the missing nodes, not one more. Without it, each unreadable file is a node.
+        extra = len(self.missing) if self.expected else len(self.unreadable)
         return {
-            "nodes": len(self.nodes) + len(self.unreadable) + len(self.missing),
+            "nodes": len(self.nodes) + extra,
+            "expected": self.expected,
             "reports": len(self.nodes),
             "unreadable": len(self.unreadable),
             "missing": len(self.missing),
@@ -278,6 +284,7 @@ class FleetMerger:
             unreadable=self.unreadable,
             missing=self._missing(),
             duplicates=sorted(set(self.duplicates)),
+            expected=len(self.expected),
             pseudonymous=self.pseudonymous > 0,
             generated_at=datetime.now(timezone.utc).replace(microsecond=0).isoformat(),
         )

@@ -30,10 +30,10 @@ def headline(result: FleetResult) -> tuple[str, str]:
     if s["with_warnings"]:
         parts.append(f"{s['with_warnings']} with warnings")
     parts.append(f"{s['healthy']} healthy")
-    if s["unreadable"]:
-        parts.append(f"{s['unreadable']} unreadable")
     if s["missing"]:
         parts.append(f"{s['missing']} missing")
+    if s["unreadable"]:
+        parts.append(f"{s['unreadable']} unreadable report{'s' if s['unreadable'] != 1 else ''}")
     severity = "error" if s["with_errors"] else "warning" if (s["with_warnings"] or not result.complete) else "ok"
     return severity, ", ".join(parts)
 

@@ -32,7 +32,7 @@ def test_fleet_view_shows_nodes_by_finding(qtbot: Any, make_window: Any, tmp_pat
     qtbot.waitUntil(lambda: bool(window.fleet_windows), timeout=5000)
     fleet = window.fleet_windows[0]
     qtbot.waitUntil(lambda: fleet.result is not None, timeout=20000)
-    assert fleet.headline.text().startswith("✖ Fleet: 7 nodes, 2 with errors, 4 healthy, 1 unreadable")
+    assert fleet.headline.text().startswith("✖ Fleet: 7 nodes, 2 with errors, 4 healthy, 1 unreadable report")
     model = fleet.model
     assert model.rowCount() == 6
     ids = [model.headerData(c, Qt.Orientation.Horizontal) for c in range(model.columnCount())]
