@@ -9,6 +9,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -139,3 +140,108 @@ def test_pdsh_fan_out_merges_interleaved_compact_reports(tmp_path: Path) -> None
     assert fleet["summary"]["reports"] == 4 and fleet["meta"]["pseudonymous"] is True
     (group,) = [g for g in fleet["groups"] if g["root_cause"]]
     assert group["id"] == "pcie_link_degraded" and group["count"] == 4
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture
+def local_sshd(tmp_path: Path):  # type: ignore[no-untyped-def]
+    """A private sshd on 127.0.0.1 and 127.0.0.2 (two "hosts"), key login for this user, for the real
+    parallel-ssh recipe. Skips where sshd or parallel-ssh is missing or we are not root."""
+    missing = [p for p in ("parallel-ssh", "ssh", "ssh-keygen") if shutil.which(p) is None]
+    if not os.path.exists("/usr/sbin/sshd"):
+        missing.append("sshd")
+    if missing or os.geteuid() != 0:
+        pytest.skip(f"needs root and {', '.join(missing) or 'nothing else'} (apt-get install -y openssh-server pssh)")
+    d = tmp_path / "sshd"
+    d.mkdir(mode=0o700)
+    for key in ("host", "client"):
+        subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(d / key)], check=True, timeout=30)
+    (d / "authorized_keys").write_text((d / "client.pub").read_text())
+    port = _free_port()
+    (d / "sshd_config").write_text(
+        f"Port {port}\nListenAddress 127.0.0.1\nListenAddress 127.0.0.2\nHostKey {d / 'host'}\n"
+        f"AuthorizedKeysFile {d / 'authorized_keys'}\nPidFile {d / 'sshd.pid'}\nPasswordAuthentication no\n"
+        "KbdInteractiveAuthentication no\nPermitRootLogin prohibit-password\nStrictModes no\nUsePAM no\n"
+    )
+    os.makedirs("/run/sshd", exist_ok=True)  # privilege separation directory sshd insists on
+    sshd = subprocess.Popen(
+        ["/usr/sbin/sshd", "-D", "-e", "-f", str(d / "sshd_config")], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+    try:
+        ssh = [
+            "-p",
+            str(port),
+            "-i",
+            str(d / "client"),
+            "-o",
+            "StrictHostKeyChecking=no",
+            "-o",
+            "UserKnownHostsFile=/dev/null",
+            "-o",
+            "BatchMode=yes",
+            "-o",
+            "LogLevel=ERROR",
+        ]
+        for _ in range(100):  # until it accepts logins
+            if subprocess.run(["ssh", *ssh, "127.0.0.1", "true"], capture_output=True, timeout=10).returncode == 0:
+                break
+            if sshd.poll() is not None:
+                pytest.fail(f"sshd exited: {sshd.stderr.read().decode() if sshd.stderr else ''}")
+            time.sleep(0.1)
+        yield " ".join(ssh)
+    finally:
+        sshd.terminate()
+        sshd.wait(timeout=10)
+
+
+@pytest.mark.slow
+def test_parallel_ssh_recipe_writes_one_file_per_host_that_fleet_reads(local_sshd: str, tmp_path: Path) -> None:
+    gpuassist = Path(sys.executable).with_name("gpuassist")
+    (tmp_path / "hosts.txt").write_text("127.0.0.1\n127.0.0.2\n")
+    out = tmp_path / "reports"
+    # the docs' command, with the test's ssh options; the "hosts" name their node after the address asked
+    command = (
+        'GPUASSIST_NODE_NAME=$(echo "$SSH_CONNECTION" | cut -d" " -f3) '
+        f"{gpuassist} diagnose --simulate cpu-only-build-rtx4090 --format json"
+    )
+    fan = subprocess.run(
+        [
+            "parallel-ssh",
+            "-h",
+            str(tmp_path / "hosts.txt"),
+            "-l",
+            "root",
+            "-t",
+            "300",
+            "-x",
+            local_sshd,
+            "-o",
+            str(out),
+            command,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=400,
+        check=False,
+    )
+    # parallel-ssh reports exit 1 of each host (an error finding) as a failure; the reports are there
+    assert sorted(p.name for p in out.iterdir()) == ["127.0.0.1", "127.0.0.2"], fan.stdout + fan.stderr
+    merged = subprocess.run(
+        [str(gpuassist), "fleet", str(out), "--format", "json", "--expect", str(tmp_path / "hosts.txt")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    fleet = json.loads(merged.stdout)
+    assert merged.returncode == 1 and fleet["unreadable"] == [] and fleet["missing"] == []
+    assert fleet["summary"]["reports"] == 2 and fleet["summary"]["skipped_files"] == 0
+    (group,) = [g for g in fleet["groups"] if g["root_cause"]]
+    assert group["id"] == "cpu_only_build" and group["count"] == 2

@@ -224,8 +224,8 @@ def to_text(result: FleetResult, *, width: int | None = None, colour: bool | Non
     if result.skipped_files:
         console.print(
             Text(
-                f"{result.skipped_files} file(s) in the folders were not reports (not .json, .jsonl "
-                "or extension-less) and were skipped",
+                f"{result.skipped_files} other file(s) in the folders did not look like reports (logs, notes) "
+                "and were skipped",
                 style="dim",
             )
         )

@@ -30,7 +30,9 @@ from gpuassist.report.model import Report
 
 STDIN = "-"
 STDIN_LABEL = "standard input"
-# In a folder: reports as written by the recipes (Slurm %t.json, pssh -o files named by host, *.jsonl).
+# In a folder: files named like reports (Slurm %t.json, *.jsonl, extension-less), read even when they hold an
+# error message instead; any other file is read only when its text starts like a report (pssh -o files named
+# after hosts such as gpu01.cluster.local), and skipped (counted) otherwise: sbatch logs, READMEs.
 FOLDER_SUFFIXES = (".json", ".jsonl", ".ndjson", "")
 _UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
 
@@ -103,14 +105,28 @@ def _folder_entries(folder: str, notes: SourceNotes) -> Iterator[Entry]:
         full = os.path.join(folder, name)
         if os.path.isdir(full):
             continue  # one level: the recipes write one folder of reports
-        if Path(name).suffix.lower() not in FOLDER_SUFFIXES:
+        if Path(name).suffix.lower() not in FOLDER_SUFFIXES and not _starts_like_a_report(full):
             notes.skipped_files += 1  # sbatch logs, READMEs: not reports
             continue
         yield from _path_entries(full, notes, explicit=False)
 
 
+def _starts_like_a_report(path: str) -> bool:
+    """A file whatever its name whose text starts with ``{`` (parallel-ssh -o names files after hosts,
+    ``gpu01.cluster.local``), or that is UTF-16 (PowerShell)."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(4096)
+    except OSError:
+        return False
+    if head.startswith(_UTF16_BOMS):
+        return True
+    return head.removeprefix(codecs.BOM_UTF8).lstrip().startswith(b"{")
+
+
 def _stem(path: str) -> str:
-    return Path(path).stem or Path(path).name
+    name = Path(path).name
+    return Path(path).stem if Path(path).suffix.lower() in FOLDER_SUFFIXES else name
 
 
 CHUNK = 1 << 20
