@@ -129,7 +129,7 @@ def _stem(path: str) -> str:
     return Path(path).stem if Path(path).suffix.lower() in FOLDER_SUFFIXES else name
 
 
-CHUNK = 1 << 20
+CHUNK = 1 << 18  # 256 KiB: big enough for C-speed splitting, small enough to keep the constant memory low
 # A record starts at a line whose first character is neither blank nor a closing bracket: inside a
 # pretty-printed report every line but the last is indented, so only the next report (``{``) or another
 # program's text (``bash: …``) starts one.
