@@ -114,7 +114,7 @@ GUI_START_UP = {
     "gpuassist.monitor.layout", "gpuassist.monitor.sampler", "gpuassist.report", "gpuassist.report.model",
     "gpuassist.ui", "gpuassist.ui.app", "gpuassist.ui.cards", "gpuassist.ui.main_window",
     "gpuassist.ui.monitor_view", "gpuassist.ui.pages", "gpuassist.ui.qtcompat", "gpuassist.ui.script_run_panel",
-    "gpuassist.ui.style", "gpuassist.ui.workers", "gpuassist.wizard", "gpuassist.wizard.flow",
+    "gpuassist.step_table", "gpuassist.ui.style", "gpuassist.ui.workers", "gpuassist.wizard", "gpuassist.wizard.flow",
     "gpuassist.wizard.model", "gpuassist.wizard.script_run", "gpuassist.wizard.steps",
 }
 

@@ -16,8 +16,9 @@ from importlib import resources
 from types import MappingProxyType
 from typing import Any
 
+from gpuassist.step_table import REPORT_STEP_IDS
+
 __all__ = [
-    "STEPS",
     "CatalogueEntry",
     "SymptomPattern",
     "catalogue",
@@ -26,8 +27,6 @@ __all__ = [
     "symptom_patterns",
 ]
 
-#: Wizard steps, in the order the UI shows them (docs/architecture.md §7). Every entry names one.
-STEPS: tuple[str, ...] = ("environment", "driver", "wheel", "placement", "dataloader", "benchmark")
 
 
 @dataclass(frozen=True)
@@ -88,8 +87,8 @@ def _str(raw: Mapping[str, Any], key: str, where: str) -> str:
 def _entry_from_json(raw: Mapping[str, Any]) -> CatalogueEntry:
     fid = _str(raw, "id", "entry")
     step = _str(raw, "step", fid)
-    if step not in STEPS:
-        raise ValueError(f"catalogue.json: {fid}: step {step!r} is not one of {STEPS}")
+    if step not in REPORT_STEP_IDS:
+        raise ValueError(f"catalogue.json: {fid}: step {step!r} is not one of {REPORT_STEP_IDS}")
     priority = raw.get("priority")
     if not isinstance(priority, int) or isinstance(priority, bool):
         raise ValueError(f"catalogue.json: {fid}: priority must be an integer")

@@ -16,7 +16,8 @@ from typing import Any
 from gpuassist.facts import NotCollected, from_jsonable
 from gpuassist.findings import OK_COLOUR, OK_ICON, Finding, Severity
 from gpuassist.report.collect_env_layout import collect_env_text
-from gpuassist.report.model import STEP_TITLES, Report
+from gpuassist.report.model import Report
+from gpuassist.step_table import title as step_title
 
 FORMATS = ("text", "json", "markdown", "html")
 
@@ -82,7 +83,7 @@ def findings_by_step(findings: list[Finding]) -> list[tuple[str, list[Finding]]]
     out: dict[str, list[Finding]] = {}
     for f in findings:
         out.setdefault(f.step, []).append(f)
-    return [(STEP_TITLES.get(step, step.title()), items) for step, items in out.items()]
+    return [(step_title(step), items) for step, items in out.items()]
 
 
 def to_json_text(report: Report) -> str:
@@ -170,7 +171,7 @@ def to_text(report: Report, *, width: int | None = None, colour: bool | None = N
         console.print(Panel(
             Group(*body),
             title=Text(f"{f.severity.icon} {f.title}", style=f.severity.rich_style),
-            subtitle=Text(f"{f.id} · {STEP_TITLES.get(f.step, f.step)}", style="dim"),
+            subtitle=Text(f"{f.id} · {step_title(f.step)}", style="dim"),
             title_align="left", subtitle_align="right",
             border_style=f.severity.rich_style.replace("bold ", ""),
         ))

@@ -17,12 +17,12 @@ from typing import Any
 
 from gpuassist.facts import Facts
 from gpuassist.findings import Finding
-from gpuassist.report.model import STEPS, Report, step_summaries
-from gpuassist.wizard.model import KEY_FACTS, Event, OnEvent, Step, StepContext, StepResult, StepStatus
+from gpuassist.report.model import Report, step_summaries
+from gpuassist.step_table import BY_ID, REPORT_STEP_IDS, SUMMARY
+from gpuassist.wizard.model import Event, OnEvent, Step, StepContext, StepResult, StepStatus
 
 log = logging.getLogger(__name__)
 
-SUMMARY = "summary"
 EARLY_NOTE = "the diagnosis already found this from the GPU's readings at rest; run the step to measure it"
 
 
@@ -321,7 +321,7 @@ class Flow:
             base = self.context.diagnosis
         if base is None and not any(st.findings for st in states if st.status.finished):
             return None
-        known = {sid for sid, _, _ in STEPS}
+        known = set(REPORT_STEP_IDS)
         ran = {st.step.id for st in states if st.step.id in known and st.status.finished
                and st.status not in (StepStatus.SKIPPED, StepStatus.UNAVAILABLE, StepStatus.CANCELLED)}
         shared_ids = {s.id for s in self.steps if s.group}
@@ -369,8 +369,8 @@ class Flow:
         # Start-up: the facts-in-words table loads with the first finished step.
         from gpuassist.wizard.display import show
 
-        return [(label, show(key, report.facts[key])) for label, key in KEY_FACTS.get(step_id, [])
-                if key in report.facts]
+        wanted = BY_ID[step_id].key_facts if step_id in BY_ID else ()
+        return [(label, show(key, report.facts[key])) for label, key in wanted if key in report.facts]
 
     def details(self, step_id: str) -> list[Any]:
         """What the step's page shows under its findings (:mod:`gpuassist.wizard.display` blocks: tables of

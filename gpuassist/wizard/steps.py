@@ -18,36 +18,14 @@ from collections.abc import Callable
 from typing import Any
 
 from gpuassist.findings import Finding, Severity
-from gpuassist.report.model import STEPS, Report
-from gpuassist.wizard.flow import SUMMARY, Flow, split_report
+from gpuassist.report.model import Report
+from gpuassist.step_table import BY_ID, SUMMARY
+from gpuassist.wizard.flow import Flow, split_report
 from gpuassist.wizard.model import OnEvent, RunRequestError, Step, StepContext, StepResult, StepStatus
 
 # Lazy imports: start-up. Each step's runner imports its engine (diagnosis, runtime tests, scenarios,
 # audit) when the step first runs; the window imports this module to list the steps.
 
-QUESTIONS = {sid: q for sid, _, q in STEPS}
-QUESTIONS["script"] = "Does your own code keep work off the GPU?"
-
-EXPLANATIONS = {
-    "environment": "Finds out which Python and which torch the target interpreter really uses, by running a "
-                   "small probe inside it — the app's own Python is often not the one your script runs.",
-    "driver": "Checks that an NVIDIA GPU is present and that its driver is loaded, answering, and new "
-              "enough: without a working driver no build of torch can use the GPU.",
-    "wheel": "Checks that the installed torch was built with CUDA for this GPU and driver, and that it "
-             "initialises CUDA and runs a small test on every device.",
-    "placement": "Moves tensors and a small model to the device and back, to confirm work really lands on "
-                 "the GPU and to measure how fast host↔device copies are.",
-    "dataloader": "Tries DataLoader settings (workers, pinned memory, batch size) to find one that keeps "
-                  "the device busy instead of waiting for data.",
-    "benchmark": "Times a small CNN training step on each device, with warm-up and device synchronisation "
-                 "done right, so the numbers compare fairly.",
-    "script": "Optional: reads your training script or notebook (without running it) for code that keeps "
-              "work off the GPU — a model or batch never moved, a DataLoader without workers, a sync every "
-              "step — and shows the line to change. If you allow it, it also runs the script for a few steps "
-              "and measures what it really does.",
-    SUMMARY: "The verdict: the root cause first, with its fix, then everything found, ready to export as "
-             "a report for yourself or a support ticket.",
-}
 RUNTIME_FUNCS = {"placement": "run_placement", "dataloader": "run_sweep", "benchmark": "run_bench"}
 RUNTIME_TESTS = {"placement": "placement", "dataloader": "sweep", "benchmark": "bench"}  # step → runtime test
 
@@ -90,12 +68,11 @@ def runtime_available(step_id: str) -> Callable[[StepContext], str | None]:
         if importlib.util.find_spec("gpuassist.runtime") is None:
             return "not available in this version: the runtime tests (gpuassist.runtime) are not installed"
         if ctx.scenario is not None:
-            from gpuassist.report.model import STEP_TITLES
             from gpuassist.sim import runtime_tests
 
             if RUNTIME_TESTS[step_id] not in runtime_tests(ctx.scenario):
                 return (f"not recorded for this simulated machine: scenario {ctx.scenario} holds its diagnosis but "
-                        f"no {STEP_TITLES.get(step_id, step_id)} run")
+                        f"no {BY_ID[step_id].title if step_id in BY_ID else step_id} run")
         return None
 
     return available
@@ -250,23 +227,28 @@ def run_summary(ctx: StepContext, on_event: OnEvent, cancel: threading.Event) ->
     return StepResult(status)
 
 
+def _words(step_id: str) -> tuple[str, str]:
+    """A step's title and explanation, from the one step table."""
+    info = BY_ID[step_id]
+    return info.title, info.explanation
+
+
 def build_steps() -> list[Step]:
-    titles = {sid: title for sid, title, _ in STEPS}
     steps = [
-        Step("environment", titles["environment"], EXPLANATIONS["environment"], diagnosis_step("environment"),
+        Step("environment", *_words("environment"), diagnosis_step("environment"),
              group="diagnosis"),
-        Step("driver", titles["driver"], EXPLANATIONS["driver"], diagnosis_step("driver"),
+        Step("driver", *_words("driver"), diagnosis_step("driver"),
              group="diagnosis", uses_target=False),
-        Step("wheel", titles["wheel"], EXPLANATIONS["wheel"], diagnosis_step("wheel"), group="diagnosis"),
-        Step("placement", titles["placement"], EXPLANATIONS["placement"], runtime_step("placement"),
+        Step("wheel", *_words("wheel"), diagnosis_step("wheel"), group="diagnosis"),
+        Step("placement", *_words("placement"), runtime_step("placement"),
              depends_on=("environment", "wheel"), available=runtime_available("placement")),
-        Step("dataloader", titles["dataloader"], EXPLANATIONS["dataloader"], runtime_step("dataloader"),
+        Step("dataloader", *_words("dataloader"), runtime_step("dataloader"),
              depends_on=("environment",), available=runtime_available("dataloader")),
-        Step("benchmark", titles["benchmark"], EXPLANATIONS["benchmark"], runtime_step("benchmark"),
+        Step("benchmark", *_words("benchmark"), runtime_step("benchmark"),
              depends_on=("placement",), available=runtime_available("benchmark")),
-        Step("script", "Your script", EXPLANATIONS["script"], run_script_audit, uses_target=False,
+        Step("script", *_words("script"), run_script_audit, uses_target=False,
              available=script_available, optional=True),
-        Step(SUMMARY, "Summary", EXPLANATIONS[SUMMARY], run_summary, uses_target=False),
+        Step(SUMMARY, *_words(SUMMARY), run_summary, uses_target=False),
     ]
     return steps
 
