@@ -14,7 +14,7 @@ from typing import Any
 
 from gpuassist.findings import OK_COLOUR, OK_ICON, Severity
 from gpuassist.fleet.merge import FleetResult, Group
-from gpuassist.report.model import STEP_TITLES
+from gpuassist.step_table import title as step_title
 
 FORMATS = ("text", "json", "markdown", "html")
 NAMES_SHOWN = 12  # node names listed per group/outlier in text and Markdown (JSON has them all)
@@ -120,7 +120,6 @@ def _context(result: FleetResult) -> dict[str, Any]:
         "headline": line,
         "roots": root_groups(result),
         "others": other_groups(result),
-        "step_titles": STEP_TITLES,
         "colours": {s: _colour(s) for s in ("error", "warning", "info", "ok")},
         "matrix": result.nodes[:MATRIX_MAX_NODES],
         "matrix_ids": findings,
@@ -175,7 +174,7 @@ def to_text(result: FleetResult, *, width: int | None = None, colour: bool | Non
             Panel(
                 RichGroup(*body),
                 title=Text(f"{sev.icon} {g.title}", style=sev.rich_style),
-                subtitle=Text(f"{g.id} · {STEP_TITLES.get(g.step, g.step)}", style="dim"),
+                subtitle=Text(f"{g.id} · {step_title(g.step)}", style="dim"),
                 title_align="left",
                 subtitle_align="right",
                 border_style=sev.rich_style.replace("bold ", ""),
