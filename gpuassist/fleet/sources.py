@@ -1,16 +1,17 @@
 """Where a fleet's reports come from: files, folders and streams, read one report at a time.
 
-Each source is read as a sequence of *records*: a record starts at a line whose first character is ``{``
-and runs until the next such line. That one rule reads a single pretty-printed report (``gpuassist
-diagnose --format json``: only its first and last braces sit in column 0), a JSON-lines stream of compact
-reports (one per line) and a concatenation of pretty reports (``cat reports/*.json``) alike. Text before
-a record (``bash: gpuassist: command not found`` in a Slurm task's output) is an unreadable entry that
-quotes its first line, so a node that failed to run gpuassist is named, not dropped.
+Each source is read as a sequence of *records*: a record starts at a line whose first character is neither
+blank nor a closing bracket, and runs until the next such line. That one rule reads a single pretty-printed
+report (``gpuassist diagnose --format json``: every line but its first and last is indented), a JSON-lines
+stream of compact reports (one per line) and a concatenation of pretty reports (``cat reports/*.json``)
+alike. Other text (``bash: gpuassist: command not found`` in a Slurm task's output, an ssh error between
+pdsh lines) is an unreadable entry that quotes its first line, so a node that failed to run gpuassist is
+named, not dropped, and never spoils the report next to it.
 
-Nothing is read whole: lines are read with a bound (a report is far smaller than
-:data:`gpuassist.ingest.text.MAX_BYTES`), and only one record is held at a time, so a stream of 100,000
-reports never has to fit in memory. Each record is validated by the ingest layer's own reader
-(:func:`gpuassist.ingest.report_json.parse_report`), the same one ``diagnose --from`` uses.
+Nothing is read whole: sources are read in 256 KiB chunks and split at C speed, a record is bounded by
+:data:`gpuassist.ingest.text.MAX_BYTES` (a report is far smaller), and only one record is held at a time, so
+a stream of 100,000 reports never has to fit in memory. Each record is validated by the ingest layer's own
+reader (:func:`gpuassist.ingest.report_json.parse_report`), the same one ``diagnose --from`` uses.
 """
 
 from __future__ import annotations
