@@ -105,4 +105,5 @@ def test_sbatch_recipe_collects_every_node_and_fleet_merges_it(slurm: dict[str, 
     assert [n["name"] for n in fleet["nodes"]] == [report["meta"]["node"]["name"]]
     assert [f["id"] for f in report["findings"]] == fleet["nodes"][0]["findings"]
     assert (work / f"gpuassist-fleet-{job_id}.md").read_text().startswith("# gpuassist fleet: 1 node")
+    assert "Nodes × findings" in (work / f"gpuassist-fleet-{job_id}.html").read_text()
     assert "Fleet: 1 node" in log and "Traceback" not in log

@@ -125,26 +125,35 @@ class FleetTableModel(QAbstractTableModel):
 
 
 class NodeFilter(QSortFilterProxyModel):
-    """Only the nodes that have one finding id (None: every node)."""
+    """Only the nodes that have one finding id, or only some named nodes (an outlier's); None: every node."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.finding: str | None = None
+        self.names: frozenset[str] | None = None
 
     def show_finding(self, finding: str | None) -> None:
+        self._change(finding, None)
+
+    def show_names(self, names: frozenset[str] | None) -> None:
+        self._change(None, names)
+
+    def _change(self, finding: str | None, names: frozenset[str] | None) -> None:
         if not hasattr(self, "beginFilterChange"):  # PySide6 < 6.10
-            self.finding = finding
+            self.finding, self.names = finding, names
             self.invalidateFilter()
             return
         self.beginFilterChange()  # invalidateFilter() is deprecated from 6.10 on
-        self.finding = finding
+        self.finding, self.names = finding, names
         self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
 
     def filterAcceptsRow(self, source_row: int, source_parent: Index) -> bool:
-        if self.finding is None:
-            return True
         model = self.sourceModel()
         assert isinstance(model, FleetTableModel)
+        if self.names is not None:
+            return model.rows[source_row].name in self.names
+        if self.finding is None:
+            return True
         return self.finding in model.members[source_row]
 
 
@@ -231,6 +240,7 @@ class FleetWindow(QMainWindow):
         self.outliers.setHeaderLabels(["Fact", "Majority", "Differs on"])
         self.outliers.setRootIsDecorated(False)
         self.outliers.setWordWrap(True)
+        self.outliers.itemSelectionChanged.connect(self._on_outlier)
         self.missing = QTreeWidget()
         self.missing.setObjectName("fleetMissing")
         self.missing.setHeaderLabels(["Report", "Why"])
@@ -331,8 +341,12 @@ class FleetWindow(QMainWindow):
         self.outliers.clear()
         for o in result.outliers:
             major = f"{o.majority[0]} ({o.majority[1]} of {o.known})" if o.majority else "no majority"
+            differing = frozenset(n for _, nodes in o.others for n in nodes)
             differs = "\n".join(f"{v}: {names(n, 8)}" for v, n in o.others[:8])
-            self.outliers.addTopLevelItem(QTreeWidgetItem([o.label, major, differs]))
+            item = QTreeWidgetItem([o.label, major, differs])
+            item.setData(0, Qt.ItemDataRole.UserRole, differing)
+            item.setToolTip(0, "Select to show only the nodes that differ")
+            self.outliers.addTopLevelItem(item)
         for col, width in ((0, 190), (1, 300)):
             self.outliers.setColumnWidth(col, width)
         self.tabs.setTabText(1, f"Outliers ({len(result.outliers)})")
@@ -359,7 +373,10 @@ class FleetWindow(QMainWindow):
     # -- interaction ------------------------------------------------------------------------------------------
     def _on_group(self) -> None:
         items = self.groups.selectedItems()
-        finding = items[0].data(0, Qt.ItemDataRole.UserRole) if items else None
+        if not items:
+            return  # cleared for an outlier's selection, which sets the filter itself
+        self.outliers.clearSelection()
+        finding = items[0].data(0, Qt.ItemDataRole.UserRole)
         self.filter.show_finding(finding)
         group = next((g for g in self.result.groups if g.id == finding), None) if self.result else None
         if group is None:
@@ -373,6 +390,14 @@ class FleetWindow(QMainWindow):
         )
         self.fix.setPlainText(f"{head}{variants}\n\n{group.fix or 'No fix: this is for information.'}")
         self.tabs.setCurrentIndex(0)
+
+    def _on_outlier(self) -> None:
+        """An outlier selected: the table shows only the nodes that differ on it."""
+        items = self.outliers.selectedItems()
+        if not items:
+            return
+        self.groups.clearSelection()
+        self.filter.show_names(items[0].data(0, Qt.ItemDataRole.UserRole))
 
     def _on_node_activated(self, index: QModelIndex) -> None:
         row = self.model.rows[self.filter.mapToSource(index).row()]

@@ -50,6 +50,15 @@ def test_fleet_view_shows_nodes_by_finding(qtbot: Any, make_window: Any, tmp_pat
         for i in range(fleet.outliers.topLevelItemCount())
     }
     assert outliers["PCIe link width"] == "GPU 1 x8 of x16: gpu03"
+    pcie = next(
+        fleet.outliers.topLevelItem(i)
+        for i in range(fleet.outliers.topLevelItemCount())
+        if fleet.outliers.topLevelItem(i).text(0) == "PCIe link width"
+    )
+    fleet.outliers.setCurrentItem(pcie)  # an outlier selected: only the nodes that differ on it
+    assert [fleet.filter.index(r, 0).data() for r in range(fleet.filter.rowCount())] == ["gpu03"]
+    fleet.groups.setCurrentItem(fleet.groups.topLevelItem(0))
+    assert fleet.filter.rowCount() == 6
     assert fleet.missing.topLevelItem(0).text(0) == "6.json"
     assert "command not found" in fleet.missing.topLevelItem(0).text(1)
     exported = tmp_path / "fleet.md"
