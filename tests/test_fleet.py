@@ -354,3 +354,16 @@ def test_a_long_stream_merges_in_bounded_memory() -> None:
     assert per_node < 800, f"{per_node:.0f} bytes kept per node"
     assert small_peak < 6_000_000, small_peak  # the rest: a read chunk and the record in hand, whatever N
     print(f"peak {big_peak / 1e6:.1f} MB for {streamed / 1e6:.0f} MB streamed; {per_node:.0f} bytes per node")
+
+
+def test_a_stopped_fabric_manager_and_a_lost_gpu_stand_out_in_an_hgx_fleet(tmp_path: Path) -> None:
+    nodes = {f"hgx{i}": scenario("fabric-manager-stopped-hgx-h100", f"hgx{i}") for i in range(1, 5)}
+    for name in ("hgx1", "hgx2", "hgx3"):
+        nodes[name]["facts"]["driver.fabricmanager"] = "active"
+    del nodes["hgx2"]["facts"]["nvml.gpus"][7]  # a GPU fell off the bus: 7 answer, 8 on PCI
+    write_fleet(tmp_path / "r", nodes)
+    _, fleet = fleet_json(tmp_path, str(tmp_path / "r"))
+    outliers = {o["key"]: o for o in fleet["outliers"]}
+    assert outliers["driver.fabricmanager"]["majority"] == {"value": "active", "count": 3}
+    assert outliers["driver.fabricmanager"]["others"] == [{"value": "inactive", "count": 1, "nodes": ["hgx4"]}]
+    assert outliers["gpu.count"]["others"] == [{"value": "7 (driver) / 8 (PCI bus)", "count": 1, "nodes": ["hgx2"]}]
