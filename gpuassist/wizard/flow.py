@@ -173,12 +173,17 @@ class Flow:
                 self._states[sid] = StepState(st.step, note=note)
         return had
 
-    def set_target(self, target: str | None) -> list[str]:
-        """Diagnose another interpreter: steps that use the target (and their dependents) go back to
-        pending. Returns the ids that had results, i.e. what the UI re-runs."""
+    def set_target(self, target: str | None, *, reason: str = "", explicit: bool = True) -> list[str]:
+        """Diagnose another interpreter (``reason``: why, shown in the report; ``explicit``: the user chose
+        it): steps that use the target (and their dependents) go back to pending. Returns the ids that had
+        results, i.e. what the UI re-runs."""
         if target == self.context.target:
+            self.context.target_reason = reason or self.context.target_reason
+            self.context.target_explicit = explicit
             return []
         self.context.target = target
+        self.context.target_reason = reason
+        self.context.target_explicit = explicit
         self.context.diagnosis = None
         had: list[str] = []
         for s in self.steps:

@@ -96,9 +96,13 @@ class StepResult:
 @dataclass
 class StepContext:
     """What steps run against. ``target`` None = the interpreter running gpuassist; ``scenario`` set =
-    a simulated machine (replayed with its recorded timing times ``replay_speed``)."""
+    a simulated machine (replayed with its recorded timing times ``replay_speed``). ``target_reason``: why
+    that interpreter (:mod:`gpuassist.envs.target`); ``target_explicit``: the user chose it (only then may a
+    fix aim at gpuassist's own environment)."""
 
     target: str | None = None
+    target_reason: str = ""
+    target_explicit: bool = True
     scenario: str | None = None
     replay_speed: float = 1.0
     diagnosis: Report | None = None
