@@ -265,6 +265,14 @@ def test_markdown_cells_and_fences_cannot_be_broken_by_report_text() -> None:
     assert fence("pip install x") == "```" and fence("see ```` here") == "`````"
 
 
+def test_an_earlier_merged_result_in_the_folder_is_skipped_not_a_node(tmp_path: Path) -> None:
+    write_fleet(tmp_path / "r", {k: v for k, v in homogeneous_fleet().items() if k in ("gpu01", "gpu02")})
+    assert cli.main(["fleet", str(tmp_path / "r"), "--format", "json", "--output", str(tmp_path / "r" / "f.json")]) == 0
+    rc, fleet = fleet_json(tmp_path, str(tmp_path / "r"))  # run again: f.json is among the reports now
+    assert rc == 0 and fleet["unreadable"] == [] and fleet["summary"]["reports"] == 2
+    assert fleet["summary"]["skipped_files"] == 1
+
+
 def test_healthy_fleet_exits_zero_and_bad_usage_exits_two(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     write_fleet(tmp_path / "r", {k: v for k, v in homogeneous_fleet().items() if k in ("gpu01", "gpu02")})
     assert cli.main(["fleet", str(tmp_path / "r"), "--output", str(tmp_path / "out.txt")]) == 0

@@ -210,6 +210,7 @@ class FleetMerger:
         self.names: Counter[str] = Counter()
         self.duplicates: list[str] = []
         self.pseudonymous = 0
+        self.skipped = 0  # merged results found among the reports (not nodes)
         # per comparison: value -> nodes holding it (names are shared strings: one pointer per node)
         self.values: list[dict[str, list[str]]] = [{} for _ in COMPARISONS]
         self._interned: dict[str, str] = {}
@@ -218,6 +219,9 @@ class FleetMerger:
         return self._interned.setdefault(text, text)
 
     def add(self, entry: Entry) -> None:
+        if entry.skipped:
+            self.skipped += 1
+            return
         if entry.report is None:
             self.unreadable.append(Unreadable(entry.label, entry.error or "unreadable"))
             return
@@ -337,5 +341,5 @@ def merge(
         if progress is not None and n % 50 == 0:
             progress(n)
     result = merger.result()
-    result.skipped_files = notes.skipped_files if notes is not None else 0
+    result.skipped_files = merger.skipped + (notes.skipped_files if notes is not None else 0)
     return result

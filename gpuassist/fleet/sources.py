@@ -36,6 +36,7 @@ STDIN_LABEL = "standard input"
 # after hosts such as gpu01.cluster.local), and skipped (counted) otherwise: sbatch logs, READMEs.
 FOLDER_SUFFIXES = (".json", ".jsonl", ".ndjson", "")
 _UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
+_FLEET_SCHEMA = re.compile(rb'"schema"\s*:\s*"gpuassist\.fleet/')
 
 
 @dataclass(frozen=True)
@@ -47,6 +48,7 @@ class Entry:
     error: str | None = None
     path: str | None = None  # the file that is this one report (the app reopens it); None inside a stream
     fallback_name: str = ""  # the node's name when the report names none (the file's stem)
+    skipped: bool = False  # not a node's report but a merged one (an earlier `gpuassist fleet --output` here)
 
 
 @dataclass
@@ -286,6 +288,8 @@ def _entry(record: tuple[int, bytes, bool], label: str, path: str | None, fallba
             raise UnreadableInput(f"not a gpuassist JSON report: {first!r}")
         report = parse_report(text)
     except UnreadableInput as exc:
+        if _FLEET_SCHEMA.search(data[:4096]):  # our own merged output, saved among the reports
+            return Entry(where, path=path, fallback_name=fallback, skipped=True)
         return Entry(where, error=str(exc), path=path, fallback_name=fallback)
     # a report that shares its file with others cannot be reopened from the file alone
     return Entry(where, report=report, path=None if many else path, fallback_name=fallback)
