@@ -71,6 +71,9 @@ def build_parser() -> argparse.ArgumentParser:
     fl.add_argument("--expect", metavar="NAMES",
                     help="the nodes that should have reported: a file with one name per line (`scontrol show "
                          "hostnames`) or a comma-separated list; names with no report are listed as missing")
+    fl.add_argument("--reveal", action="store_true",
+                    help="show --expect's nodes by their real names instead of their pseudonyms (for your own "
+                         "triage: the output then names your hosts)")
 
     a = sub.add_parser("audit", help="read a training script or notebook (never running it) and point at the lines "
                                      "that keep the GPU idle")
@@ -430,8 +433,10 @@ def cmd_fleet(args: argparse.Namespace) -> int:
         else:
             expected = [n.strip() for n in args.expect.split(",") if n.strip()]
     notes = SourceNotes()
+    if args.reveal and not expected:
+        raise UsageError("--reveal needs --expect (the real names to match the pseudonyms against)")
     result = merge(iter_entries(args.paths, sys.stdin.buffer, notes), expected, key=node_key(os.environ),
-                   notes=notes)
+                   notes=notes, reveal=args.reveal)
     kwargs = {}
     if args.format == "text":
         to_terminal = args.output is None and sys.stdout.isatty()

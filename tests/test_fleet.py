@@ -193,6 +193,11 @@ def test_pseudonymous_reports_match_expected_names_by_pseudonym(
     assert fleet["meta"]["pseudonymous"] is True
     assert fleet["missing"] == [pseudonym("gpu02", b"s3cret")]  # shown as the reports show names
     assert "gpu0" not in json.dumps(fleet)
+    # the admin's own triage: their list and key turn pseudonyms back into names
+    rc, fleet = fleet_json(tmp_path, str(folder), "--expect", "gpu01,gpu02", "--reveal")
+    assert [n["name"] for n in fleet["nodes"]] == ["gpu01"] and fleet["missing"] == ["gpu02"]
+    assert fleet["meta"]["pseudonymous"] is False
+    assert cli.main(["fleet", str(folder), "--reveal"]) == 2  # nothing to reveal with
 
 
 def test_json_lines_on_stdin_and_concatenated_pretty_reports(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -201,9 +201,13 @@ class FleetResult:
 class FleetMerger:
     """Feed it entries one at a time (:meth:`add`), then :meth:`result`. Holds no report."""
 
-    def __init__(self, expected: Sequence[str] = (), *, key: bytes | None = None) -> None:
+    def __init__(self, expected: Sequence[str] = (), *, key: bytes | None = None, reveal: bool = False) -> None:
         self.expected = [e.strip() for e in expected if e.strip()]
         self.key = key
+        # reveal: pseudonyms of expected nodes are shown as their real names (the admin's own triage; the
+        # names come from the admin's list and key, never from the reports)
+        self.real_names = {pseudonym(n, key): n for n in self.expected} if reveal else {}
+        self.revealed = 0
         self.rows: list[NodeRow] = []
         self.groups: dict[str, Group] = {}
         self.unreadable: list[Unreadable] = []
@@ -269,7 +273,12 @@ class FleetMerger:
         if isinstance(name, str) and name.strip():
             name = name.strip()[:255]
             if node.get("pseudonym"):  # type: ignore[union-attr]
-                self.pseudonymous += 1
+                real = self.real_names.get(name)
+                if real is not None:
+                    name = real
+                    self.revealed += 1
+                else:
+                    self.pseudonymous += 1
         else:
             name = fallback
         self.names[name] += 1
@@ -314,7 +323,7 @@ class FleetMerger:
             alias = pseudonym(name, self.key)
             if name in seen or alias in seen:
                 continue
-            missing.append(alias if self.pseudonymous else name)
+            missing.append(alias if self.pseudonymous and not self.real_names else name)
         return missing
 
 
@@ -327,13 +336,14 @@ def merge(
     expected: Sequence[str] = (),
     *,
     key: bytes | None = None,
+    reveal: bool = False,
     notes: SourceNotes | None = None,
     cancel: threading.Event | None = None,
     progress: Callable[[int], None] | None = None,
 ) -> FleetResult:
     """Merge ``entries`` (read lazily, one at a time); ``notes``: the reader's, read once it is drained.
     ``cancel`` is checked between reports; ``progress(n)`` is told every 50 entries."""
-    merger = FleetMerger(expected, key=key)
+    merger = FleetMerger(expected, key=key, reveal=reveal)
     for n, entry in enumerate(entries, 1):
         if cancel is not None and cancel.is_set():
             raise Cancelled

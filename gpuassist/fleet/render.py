@@ -153,7 +153,11 @@ def to_text(result: FleetResult, *, width: int | None = None, colour: bool | Non
     console.print(Text(f"{_icon(severity)} Fleet: {line}", style=style[severity]))
     if result.pseudonymous:
         console.print(
-            Text("Node names are pseudonyms (reports redacted); gpuassist fleet --expect maps names.", style="dim")
+            Text(
+                "Node names are pseudonyms (the reports were redacted); --expect NAMES --reveal shows your own "
+                "list's real names",
+                style="dim",
+            )
         )
     if any(n.simulated for n in result.nodes):
         console.print(Text(" SIMULATED: some reports describe simulated machines ", style="bold black on yellow"))
