@@ -243,3 +243,11 @@ def test_choosing_is_fast_and_runs_nothing(box: dict[str, Path]) -> None:
     assert not marker.exists()
     # not a budget (benchmarks/ measure time): far below a second proves nothing was started
     assert elapsed < 5.0
+
+
+def test_micromamba_and_virtualenvwrapper_envs_are_discovered(box: dict[str, Path]) -> None:
+    mamba = linked_prefix(box["home"] / ".local" / "share" / "mamba" / "envs" / "dl", conda=True, torch="2.5.1+cu124")
+    wrapper = linked_venv(box["home"] / ".virtualenvs" / "tools")
+    choice = choose_target(ctx_for(box))
+    assert choice.python == str(mamba) and choice.how == "only_with_torch"
+    assert choice.discovery is not None and choice.discovery.find(str(wrapper)) is not None

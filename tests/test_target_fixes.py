@@ -66,3 +66,24 @@ def test_the_active_env_of_the_shell_finding_and_other_findings() -> None:
     assert offered_interpreter(windows, None) == "C:\\Users\\u\\proj\\.venv\\Scripts\\python.exe"
     other = Finding("cpu_only_build", Severity.ERROR, "t", "e", "f", [Evidence("env", {"VIRTUAL_ENV": "/x"})])
     assert offered_interpreter(other, None) is None
+
+
+def test_shadowed_torch_in_another_environment_offers_that_environment() -> None:
+    shadowed = Finding("stale_or_shadowed_torch", Severity.WARNING, "t", "e", "f",
+                       [Evidence("envs.inventory", [{"python": "/home/u/old/bin/python", "name": "old"}])])
+    assert offered_interpreter(shadowed, "/usr/bin/python3") == "/home/u/old/bin/python"
+    assert offered_interpreter(shadowed, "/home/u/old/bin/python") is None  # it is the one diagnosed
+
+
+def test_every_format_names_the_interpreter_and_why() -> None:
+    from gpuassist.report.model import Report
+    from gpuassist.report.render import render
+
+    meta = {"source": "live", "target": "/home/u/proj/.venv/bin/python",
+            "target_reason": "the project venv .venv in ~/proj, found from the folder gpuassist was started in"}
+    report = Report(Facts({}), [], [], {}, meta)
+    line = "Interpreter: /home/u/proj/.venv/bin/python — the project venv .venv in ~/proj"
+    for fmt in ("text", "markdown", "html"):
+        assert line in " ".join(render(report, fmt).split()), fmt
+    simulated = Report(Facts({}), [], [], {}, {**meta, "source": "simulated", "simulated": True})
+    assert "Interpreter:" not in render(simulated, "markdown")
