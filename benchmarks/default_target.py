@@ -39,8 +39,10 @@ def main() -> int:
         choice = choose_default()
         choice_times.append(time.perf_counter() - started)
     print(f"default target: {choice.python}\n  why: {choice.reason}")
-    print(f"choosing it in-process: median {statistics.median(choice_times) * 1000:.1f} ms "
-          f"({len(choice.discovery.candidates) if choice.discovery else 0} interpreters found, none run)")
+    print(
+        f"choosing it in-process: median {statistics.median(choice_times) * 1000:.1f} ms "
+        f"({len(choice.discovery.candidates) if choice.discovery else 0} interpreters found, none run)"
+    )
     ga = shutil.which("gpuassist", path=str(Path(sys.executable).parent)) or "gpuassist"
     default, named = [], []
     for _ in range(args.rounds):
@@ -50,8 +52,10 @@ def main() -> int:
         named.append(t)
     d, n = statistics.median(default), statistics.median(named)
     c = statistics.median(choice_times)
-    print(f"gpuassist diagnose (default chosen) median {d:.3f} s; with --python (same target) {n:.3f} s "
-          f"(end to end: {d / n:.2f}x)")
+    print(
+        f"gpuassist diagnose (default chosen) median {d:.3f} s; with --python (same target) {n:.3f} s "
+        f"(end to end: {d / n:.2f}x)"
+    )
     print(f"ratio choice / diagnosis = {c / n:.3f}  (budget < 0.10)")
     return 0 if c / n < 0.10 else 1
 
