@@ -257,3 +257,19 @@ def test_micromamba_and_virtualenvwrapper_envs_are_discovered(box: dict[str, Pat
     choice = choose_target(ctx_for(box))
     assert choice.python == str(mamba) and choice.how == "only_with_torch"
     assert choice.discovery is not None and choice.discovery.find(str(wrapper)) is not None
+
+
+def test_condas_auto_activated_base_without_torch_does_not_hide_the_env_with_torch(box: dict[str, Path]) -> None:
+    base = linked_prefix(box["home"] / "miniconda3", conda=True)
+    (box["home"] / "miniconda3" / "condabin").mkdir()
+    ml = linked_prefix(box["home"] / "miniconda3" / "envs" / "ml", conda=True, torch="2.5.1+cu124")
+    ctx = ctx_for(
+        box, path=[base.parent, box["usrbin"]], CONDA_PREFIX=str(base.parent.parent), CONDA_DEFAULT_ENV="base"
+    )
+    choice = choose_target(ctx)
+    assert choice.python == str(ml) and choice.how == "only_with_torch"
+    # base with torch in it is where the user works: it stays the target
+    with_torch = linked_prefix(box["tmp"] / "anaconda3", conda=True, torch="2.4.0")
+    (box["tmp"] / "anaconda3" / "condabin").mkdir()
+    ctx = ctx_for(box, CONDA_PREFIX=str(with_torch.parent.parent), CONDA_DEFAULT_ENV="base")
+    assert choose_target(ctx).python == str(with_torch)

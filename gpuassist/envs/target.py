@@ -142,6 +142,15 @@ def _shown(text: str, home: str) -> str:
     return "~" if text == home else text.replace(home + os.sep, "~" + os.sep)
 
 
+def _idle_conda_base(cand: Candidate, ctx: Context, torch_of: Callable[[Candidate], bool]) -> bool:
+    """conda's base environment, active only because conda activates it in every shell, and without torch:
+    not a sign of where the user's code runs (their torch is in an env they activate to work)."""
+    base = ctx.env.get("CONDA_DEFAULT_ENV") == "base" or (
+        cand.prefix is not None and os.path.isdir(os.path.join(cand.prefix, "condabin"))
+    )
+    return base and not torch_of(cand)
+
+
 def choose_target(
     ctx: Context | None = None,
     *,
@@ -190,8 +199,9 @@ def choose_target(
     ):
         for cand in usable:
             origin = _origin(cand, kind)
-            if origin is not None:
-                return pick(cand, words or f"the {origin.label}, in effect where gpuassist was started", ACTIVE)
+            if origin is None or (kind == CONDA_PREFIX and _idle_conda_base(cand, ctx, torch_of)):
+                continue
+            return pick(cand, words or f"the {origin.label}, in effect where gpuassist was started", ACTIVE)
     for cand in usable:
         origin = _origin(cand, PROJECT)
         if origin is not None and origin.label.endswith("(working directory)"):
