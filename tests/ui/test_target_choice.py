@@ -163,3 +163,15 @@ def test_diagnose_this_one_on_a_finding_that_blames_the_interpreter(
     assert not card_actions().enabled
     finding = next(f for f in report.findings if f.id == "wrong_interpreter_or_kernel")
     assert FindingCard(finding).diagnose_button is None
+
+
+def test_the_apps_exports_name_the_interpreter_and_why(qtbot: Any, make_window: Any) -> None:
+    window = make_window()
+    with qtbot.waitSignal(window.run_finished, timeout=60_000):
+        assert window.run_step("environment")
+    assert "the interpreter you chose in gpuassist on this machine" in window.target_reason.text()
+    for fmt in ("markdown", "html"):
+        text = " ".join(window.export_text(fmt).split())
+        assert "Interpreter:" in text and "the interpreter you chose in gpuassist on this machine" in text, fmt
+    report = window.flow.report()
+    assert report is not None and report.meta["target_reason"].startswith("the interpreter you chose")
