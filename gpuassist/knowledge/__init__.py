@@ -70,6 +70,9 @@ class CatalogueEntry:
     runtime_only: bool
     priority: int
     sources: tuple[str, ...]
+    #: The error shows a GPU that works (out of memory, a kernel's assert, NCCL): reported at info severity as
+    #: "your GPU is in use: this is a different problem", never as a reason PyTorch cannot use the GPU.
+    gpu_in_use: bool = False
 
 
 def _read_json(name: str) -> Any:
@@ -124,6 +127,7 @@ def _entry_from_json(raw: Mapping[str, Any]) -> CatalogueEntry:
         runtime_only=bool(raw.get("runtime_only", False)),
         priority=priority,
         sources=tuple(str(s) for s in raw.get("sources", [])),
+        gpu_in_use=bool(raw.get("gpu_in_use", False)),
     )
 
 

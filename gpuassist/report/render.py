@@ -15,6 +15,7 @@ from typing import Any
 
 from gpuassist.facts import NotCollected, from_jsonable
 from gpuassist.findings import OK_COLOUR, OK_ICON, Finding, Severity
+from gpuassist.knowledge import catalogue
 from gpuassist.report.collect_env_layout import collect_env_text
 from gpuassist.report.model import Report
 from gpuassist.step_table import title as step_title
@@ -36,6 +37,14 @@ def verdict(report: Report) -> Verdict:
     top = report.findings[0] if report.findings else None
     if top is not None and top.severity in (Severity.ERROR, Severity.WARNING):
         return Verdict(top.severity.icon, top.severity.colour, top.title, top.explanation, top.severity.value)
+    if top is not None and report.meta.get("source") == "error_text" and _gpu_in_use(top.id):
+        # A pasted error from a GPU that works (out of memory, a kernel's assert): say what it is.
+        return Verdict(top.severity.icon, top.severity.colour, top.title, top.explanation, "info")
+    if report.meta.get("inconclusive"):
+        return Verdict(Severity.INFO.icon, Severity.INFO.colour, "The pasted text does not show the cause",
+                       "It is about PyTorch/CUDA/the GPU but has no error message or tool output that names a "
+                       "cause. Paste `python -m torch.utils.collect_env` and the full error, or run `gpuassist "
+                       "diagnose` on that machine.", "info")
     facts = report.facts
     if facts.value("cuda.available"):
         names = ", ".join(str(d.get("name")) for d in facts.value("devices", []) or []) or "the GPU"
@@ -48,6 +57,11 @@ def verdict(report: Report) -> Verdict:
     if failed is not None:  # nothing wrong in what ran, but the run ended early on the script's own error
         return Verdict(Severity.WARNING.icon, Severity.WARNING.colour, failed[0], failed[1], "warning")
     return Verdict(OK_ICON, OK_COLOUR, "No problem found", top.title if top else "", "ok")
+
+
+def _gpu_in_use(fid: str) -> bool:
+    entry = catalogue().get(fid)
+    return bool(entry and entry.gpu_in_use)
 
 
 def _script_failure(facts: Any) -> tuple[str, str] | None:

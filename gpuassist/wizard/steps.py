@@ -10,12 +10,10 @@ path, and a scenario without a recording says so — never a made-up result.
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import os
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gpuassist.findings import Finding, Severity
 from gpuassist.report.model import Report
@@ -23,10 +21,12 @@ from gpuassist.step_table import BY_ID, SUMMARY
 from gpuassist.wizard.flow import Flow, split_report
 from gpuassist.wizard.model import OnEvent, RunRequestError, Step, StepContext, StepResult, StepStatus
 
+if TYPE_CHECKING:  # start-up: the runtime engines load when a runtime step first runs
+    from gpuassist.runtime.common import RuntimeResult
+
 # Lazy imports: start-up. Each step's runner imports its engine (diagnosis, runtime tests, scenarios,
 # audit) when the step first runs; the window imports this module to list the steps.
 
-RUNTIME_FUNCS = {"placement": "run_placement", "dataloader": "run_sweep", "benchmark": "run_bench"}
 RUNTIME_TESTS = {"placement": "placement", "dataloader": "sweep", "benchmark": "bench"}  # step → runtime test
 
 
@@ -63,12 +63,10 @@ def diagnosis_step(step_id: str) -> Callable[[StepContext, OnEvent, threading.Ev
     return run
 
 
-# -- the runtime tests (another package; plugged in when present) -----------------------------------------
+# -- the runtime tests -------------------------------------------------------------------------------------
 
 def runtime_available(step_id: str) -> Callable[[StepContext], str | None]:
     def available(ctx: StepContext) -> str | None:
-        if importlib.util.find_spec("gpuassist.runtime") is None:
-            return "not available in this version: the runtime tests (gpuassist.runtime) are not installed"
         if ctx.scenario is not None:
             from gpuassist.sim import runtime_tests
 
@@ -80,7 +78,7 @@ def runtime_available(step_id: str) -> Callable[[StepContext], str | None]:
     return available
 
 
-def replay_runtime(ctx: StepContext, step_id: str, on_event: OnEvent, cancel: threading.Event) -> Any:
+def replay_runtime(ctx: StepContext, step_id: str, on_event: OnEvent, cancel: threading.Event) -> RuntimeResult:
     """A simulated machine's recorded run of the step's test, streamed with its timing (times
     ``ctx.replay_speed``) and turned into facts exactly as a live run's events are."""
     from gpuassist.probe.runner import replay_events
@@ -93,42 +91,24 @@ def replay_runtime(ctx: StepContext, step_id: str, on_event: OnEvent, cancel: th
     return replay(test, played.events)
 
 
-def coerce_result(value: Any) -> StepResult:
-    """Accept what a runtime function returns: a StepResult, a Report, an object or dict with
-    ``findings`` (and ``facts``)."""
-    if isinstance(value, StepResult):
-        return value
-    if isinstance(value, Report):
-        return StepResult(StepStatus.from_findings(value.findings), list(value.findings), dict(value.facts.items()))
-    if isinstance(value, dict):
-        findings, facts = value.get("findings"), value.get("facts")
-    else:
-        findings, facts = getattr(value, "findings", None), getattr(value, "facts", None)
-    items = [f if isinstance(f, Finding) else Finding.from_json(f) for f in (findings or [])]
-    return StepResult(StepStatus.from_findings(items), items, dict(facts or {}))
-
-
 def runtime_step(step_id: str) -> Callable[[StepContext, OnEvent, threading.Event], StepResult]:
     """Run ``gpuassist.runtime.<fn>`` in the target and judge its facts with the rules, together with the
     diagnosis's host facts (``runtime_report``), keeping the findings that belong to this step."""
 
     def run(ctx: StepContext, on_event: OnEvent, cancel: threading.Event) -> StepResult:
-        module = importlib.import_module("gpuassist.runtime")
-        fn = getattr(module, RUNTIME_FUNCS[step_id], None)
-        if fn is None:
-            return StepResult(StepStatus.UNAVAILABLE, reason=f"not available in this version: "
-                                                             f"gpuassist.runtime has no {RUNTIME_FUNCS[step_id]}")
+        from gpuassist import runtime
+
+        measure = {"placement": runtime.run_placement, "dataloader": runtime.run_sweep,
+                   "benchmark": runtime.run_bench}[step_id]
         if ctx.scenario is not None:
-            value = replay_runtime(ctx, step_id, on_event, cancel)
+            measured = replay_runtime(ctx, step_id, on_event, cancel)
         else:
-            value = fn(ctx.target, on_event=on_event, cancel=cancel)
+            measured = measure(ctx.target, on_event=on_event, cancel=cancel)
         if cancel.is_set():
             return StepResult(StepStatus.CANCELLED, reason="stopped before it finished")
-        to_report = getattr(module, "runtime_report", None)
-        if to_report is not None and hasattr(value, "test") and not hasattr(value, "findings"):
-            host = dict(ctx.diagnosis.facts.items()) if ctx.diagnosis is not None else {}
-            value = to_report([value], host)
-        result = coerce_result(value)
+        host = dict(ctx.diagnosis.facts.items()) if ctx.diagnosis is not None else {}
+        report = runtime.runtime_report([measured], host)
+        result = StepResult(StepStatus.OK, list(report.findings), dict(report.facts.items()))
         result.findings = [f for f in result.findings if f.step == step_id]
         result.status = StepStatus.from_findings(result.findings)
         test = RUNTIME_TESTS[step_id]
@@ -147,8 +127,6 @@ def runtime_step(step_id: str) -> Callable[[StepContext, OnEvent, threading.Even
 # -- the user's script (static audit, gpuassist.audit; optionally its instrumented run) ---------------------
 
 def script_available(ctx: StepContext) -> str | None:
-    if importlib.util.find_spec("gpuassist.audit") is None:
-        return "not available in this version: the script audit (gpuassist.audit) is not installed"
     if not ctx.script:
         return "no script chosen yet: choose the training script or notebook your code runs (.py or .ipynb)"
     return None
