@@ -226,24 +226,6 @@ def project_envs(directory: str, env: Mapping[str, str], home: str) -> list[Proj
     return found
 
 
-def is_project_root(directory: str) -> bool:
-    """A folder that marks a project (the upward walk stops at the first one with an environment)."""
-    return any(
-        _isfile(directory, f)
-        for f in (
-            "pyproject.toml",
-            "setup.py",
-            "setup.cfg",
-            "requirements.txt",
-            "Pipfile",
-            "poetry.lock",
-            "uv.lock",
-            "pixi.toml",
-            ".pdm-python",
-        )
-    )
-
-
 def desktop_project_dirs(home: str) -> list[str]:
     """Folders that may hold a project: $HOME's children and the children of the usual project folders,
     at most :data:`MAX_DESKTOP_DIRS` of them."""

@@ -175,3 +175,10 @@ def test_the_apps_exports_name_the_interpreter_and_why(qtbot: Any, make_window: 
         assert "Interpreter:" in text and "the interpreter you chose in gpuassist on this machine" in text, fmt
     report = window.flow.report()
     assert report is not None and report.meta["target_reason"].startswith("the interpreter you chose")
+
+
+def test_the_app_refuses_an_empty_python(capsys: pytest.CaptureFixture[str]) -> None:
+    from gpuassist.ui.app import main
+
+    assert main(["--python", ""]) == 2
+    assert "--python needs the path of a Python interpreter" in capsys.readouterr().err
