@@ -3,6 +3,12 @@ interpreter a finding that blames the interpreter offers to diagnose ("Diagnose 
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
+import pytest
+
+from envs_layouts import linked_venv
 from gpuassist.envs.discovery import Origin
 from gpuassist.envs.inspect import EnvRow, Inventory, TorchCopy
 from gpuassist.facts import Facts
@@ -127,3 +133,18 @@ def test_every_format_names_the_interpreter_and_why() -> None:
         assert line in " ".join(render(report, fmt).split()), fmt
     simulated = Report(Facts({}), [], [], {}, {**meta, "source": "simulated", "simulated": True})
     assert "Interpreter:" not in render(simulated, "markdown")
+
+
+def test_interpreters_suggested_for_a_missing_one_are_the_users_not_gpuassists(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from gpuassist.diagnose import python_candidates
+
+    monkeypatch.chdir(tmp_path)
+
+    home = tmp_path / "home"
+    work = linked_venv(home / ".virtualenvs" / "work")
+    gpu = linked_venv(home / ".virtualenvs" / "gpu", torch="2.5.1+cu124")
+    found = python_candidates({"PATH": "", "HOME": str(home)}, home=str(home))
+    assert found[:2] == [str(gpu), str(work)] and sys.executable not in found
+    assert python_candidates({"PATH": ""}, home=str(tmp_path / "empty")) == [sys.executable]
