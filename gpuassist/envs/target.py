@@ -8,7 +8,8 @@ torch), so it is the default only when no other Python exists. The order:
 1. an interpreter the user named (``--python``, or a choice the app remembered);
 2. a script's shebang (``envs --script``);
 3. the environment active in the shell that started gpuassist: ``$VIRTUAL_ENV``, ``$CONDA_PREFIX``, the
-   pyenv version set for the folder (``.python-version``) or shell — unless it is gpuassist's own;
+   pyenv version set for the folder (``.python-version``) or shell — unless it is gpuassist's own (conda's
+   base, which conda activates in every shell, counts only when it has torch);
 4. a project environment found from the working directory up (``.venv``, ``venv``, ``.conda``, and the
    envs of uv, Poetry, PDM, Pipenv, Hatch and pixi that the project's files point to);
 5. ``python`` (then ``python3``) on PATH, when it has torch;
