@@ -564,7 +564,10 @@ class MainWindow(QMainWindow):
 
     def _diagnose_offered(self, path: str) -> None:
         """"Diagnose this one" on a finding card: that interpreter becomes the target (and is remembered)."""
-        if self._closing or self.busy or not self.flow.interactive:
+        if self._closing or not self.flow.interactive:
+            return
+        if self.busy:
+            self.statusBar().showMessage("Stop the running step first: the target cannot change during a run.")
             return
         self.set_target(path)
 
