@@ -67,6 +67,18 @@ def test_this_machine_verdict_matches_its_facts(this_machine: tuple[int, dict]) 
 
 
 @pytest.mark.slow
+def test_live_report_names_its_node_by_pseudonym(this_machine: tuple[int, dict]) -> None:
+    """meta.node (docs/cluster.md): a redacted live report names its node, by its stable pseudonym."""
+    import socket
+
+    from gpuassist.report.node import node_key, pseudonym
+
+    node = this_machine[1]["meta"]["node"]
+    assert node["pseudonym"] is True and node["source"] in ("hostname", "slurm", "env")
+    if node["source"] == "hostname":
+        assert node["name"] == pseudonym(socket.gethostname(), node_key(os.environ))
+
+
 def test_text_format_leads_with_the_verdict(this_machine: tuple[int, dict]) -> None:
     _, report = this_machine
     p = run(["diagnose", "--python", sys.executable])
