@@ -1,0 +1,179 @@
+"""The general mechanisms behind the held-out misses of batches 6 and 7 (tests/data/errors/index.json): short texts in
+the exact formats the tools print, each with a counter-example that must not trigger the same verdict."""
+
+from __future__ import annotations
+
+from gpuassist.findings import Severity
+from gpuassist.ingest import load_text
+from gpuassist.report.model import Report
+
+
+def _ids(report: Report) -> list[str]:
+    return [f.id for f in report.findings]
+
+
+def _claimed(report: Report) -> list[str]:
+    return [f.id for f in report.findings if f.severity is not Severity.INFO]
+
+
+CUDNN_NOT_FOUND = (
+    "Could not load library libcudnn_ops_infer.so.8. Error: libcudnn_ops_infer.so.8: cannot open shared object file: "
+    "No such file or directory\nPlease make sure libcudnn_ops_infer.so.8 is in your library path!\n"
+    "Aborted (core dumped)"
+)
+
+
+def test_a_library_another_program_cannot_load_is_not_blamed_on_torch() -> None:
+    report = load_text(CUDNN_NOT_FOUND)
+    assert "torch_import_error" not in _ids(report)
+
+
+def test_the_same_failure_while_importing_torch_is_torchs() -> None:
+    text = (
+        "Traceback (most recent call last):\n"
+        '  File "/srv/app/run.py", line 3, in <module>\n'
+        "    import torch\n"
+        '  File "/srv/venv/lib/python3.11/site-packages/torch/__init__.py", line 237, in <module>\n'
+        "    from torch._C import *\n"
+        "ImportError: libcudnn.so.9: cannot open shared object file: No such file or directory\n"
+    )
+    assert _ids(load_text(text))[0] == "torch_import_error"
+
+
+VERSIONED = (
+    "ImportError: /srv/venv/lib/python3.12/site-packages/torch/lib/../../nvidia/cusparse/lib/libcusparse.so.12: "
+    "undefined symbol: __nvJitLinkComplete_12_4, version libnvJitLink.so.12\n"
+)
+
+
+def test_a_wheel_library_missing_a_versioned_symbol_blames_the_companion_found_first() -> None:
+    text = VERSIONED + (
+        "$ ldd /srv/venv/lib/python3.12/site-packages/nvidia/cusparse/lib/libcusparse.so.12\n"
+        "\tlibnvJitLink.so.12 => /usr/local/cuda-12.1/lib64/libnvJitLink.so.12 (0x00007f0000000000)\n"
+        "$ echo $LD_LIBRARY_PATH\n"
+        "/usr/local/cuda-12.1/lib64:/opt/tools/lib\n"
+    )
+    report = load_text(text)
+    first = report.findings[0]
+    assert first.id == "ld_library_path_shadowing" and first.severity is Severity.ERROR
+    assert "/usr/local/cuda-12.1/lib64" in first.title
+    assert "export LD_LIBRARY_PATH=/opt/tools/lib" in first.fix  # the other directory is kept
+    assert any("libnvJitLink.so.12 =>" in str(e.value) for e in first.evidence)
+
+
+def test_without_ldd_the_fix_puts_the_wheels_copy_first() -> None:
+    first = load_text(VERSIONED).findings[0]
+    assert first.id == "ld_library_path_shadowing"
+    assert "nvidia.nvjitlink" in first.fix
+
+
+SMI_TABLE = (
+    "+-----------------------------------------------------------------------------+\n"
+    "| NVIDIA-SMI 535.104.05   Driver Version: 535.104.05   CUDA Version: 12.2     |\n"
+    "|-------------------------------+----------------------+----------------------+\n"
+)
+
+
+def test_nvidia_smi_missing_in_a_container_while_the_host_has_it() -> None:
+    text = f"On the host:\n{SMI_TABLE}\nInside my docker container:\n$ nvidia-smi\n"
+    text += "bash: nvidia-smi: command not found\n"
+    report = load_text(text)
+    assert _ids(report)[0] == "docker_no_gpu_runtime"
+    assert "no_nvidia_driver" not in _claimed(report)
+
+
+def test_nvidia_smi_missing_without_a_container_is_not_a_container_problem() -> None:
+    text = f"{SMI_TABLE}\n$ sudo nvidia-smi\nsudo: nvidia-smi: command not found\n"
+    assert "docker_no_gpu_runtime" not in _ids(load_text(text))
+
+
+def test_a_compose_gpu_request_that_does_not_work() -> None:
+    text = (
+        "services:\n  trainer:\n    image: pytorch/pytorch\n    deploy:\n      resources:\n        reservations:\n"
+        "          devices:\n          - driver: nvidia\n            capabilities: [gpu]\n"
+        "The GPU is not detected in the container, torch.cuda.is_available() returns False\n"
+    )
+    assert _ids(load_text(text))[0] == "docker_no_gpu_runtime"
+
+
+NO_DRIVER = (
+    "RuntimeError: Found no NVIDIA driver on your system. "
+    "Please check that you have an NVIDIA GPU and installed a driver"
+)
+
+
+def test_a_vm_whose_only_display_adapter_is_virtual_has_no_nvidia_gpu() -> None:
+    text = NO_DRIVER + "\n$ lspci | grep VGA\n00:02.0 VGA compatible controller: VMware SVGA II Adapter\n"
+    assert _ids(load_text(text))[0] == "no_nvidia_gpu"
+
+
+def test_an_lspci_listing_with_an_nvidia_device_proves_nothing_missing() -> None:
+    text = NO_DRIVER + "\n01:00.0 VGA compatible controller: NVIDIA Corporation GA102 [GeForce RTX 3090] (rev a1)\n"
+    assert _ids(load_text(text))[0] != "no_nvidia_gpu"
+
+
+def test_a_user_on_the_cpu_makes_no_gpu_the_likeliest_reading_of_no_driver() -> None:
+    assert _ids(load_text(NO_DRIVER + "\nI am using the CPU for this step."))[0] == "no_nvidia_gpu"
+    assert _ids(load_text(NO_DRIVER))[0] == "no_nvidia_driver"
+
+
+def test_a_cpu_torch_version_mentioned_in_passing() -> None:
+    report = load_text("The app starts but the log says: Torch 2.0.1+cpu, and the GPU stays idle.")
+    assert _ids(report)[0] == "cpu_only_build"
+    assert report.facts.value("torch.version") == "2.0.1+cpu"
+
+
+def test_pips_list_of_available_versions_is_not_the_installed_one() -> None:
+    text = (
+        "ERROR: Could not find a version that satisfies the requirement torch==2.1.0+cu121 (from versions: 2.2.0, "
+        "2.2.0+cpu, 2.2.0+cu121)\nERROR: No matching distribution found for torch==2.1.0+cu121\n"
+    )
+    report = load_text(text)
+    assert not report.facts.known("torch.version")
+    assert "cpu_only_build" not in _claimed(report)
+
+
+COLLECT_ENV_NA = (
+    "PyTorch version: N/A\nIs debug build: N/A\nCUDA used to build PyTorch: N/A\nROCM used to build PyTorch: N/A\n\n"
+    "OS: Ubuntu 22.04.4 LTS (x86_64)\nPython version: 3.11.9 (64-bit runtime)\nIs CUDA available: N/A\n"
+    "GPU models and configuration:\nGPU 0: NVIDIA A100-SXM4-40GB\n\nNvidia driver version: 550.54.15\n"
+)
+
+
+def test_collect_env_that_could_not_import_an_installed_torch() -> None:
+    report = load_text(COLLECT_ENV_NA + "\nVersions of relevant libraries:\n[pip3] torch==2.3.0\n")
+    assert report.meta["source"] == "collect_env"
+    assert _ids(report)[0] == "torch_import_error"
+
+
+def test_collect_env_with_no_torch_installed_at_all() -> None:
+    assert _ids(load_text(COLLECT_ENV_NA))[0] == "torch_not_installed"
+
+
+def test_curly_quotes_of_a_retyped_message_are_read() -> None:
+    text = "NVIDIA-SMI has failed because it couldn\u2018t communicate with the NVIDIA driver."
+    assert _ids(load_text(text))[0] == "nvidia_module_not_loaded"
+
+
+def test_an_empty_issue_template_bullet_is_not_collect_env() -> None:
+    text = (
+        " - PyTorch Version (e.g., 1.0): 2.1\n - GPU models and configuration:\n - Python version: 3.7\n\n"
+        "Traceback (most recent call last):\n"
+        '  File "/home/u/env/lib/python3.7/site-packages/torch/__init__.py", line 84, in <module>\n'
+        "    from torch._C import *\n"
+        "ImportError: /home/u/env/lib/python3.7/site-packages/torch/lib/libtorch.so.1: undefined symbol: _ZN3c10\n"
+    )
+    report = load_text(text)
+    assert report.meta["source"] == "error_text"
+    assert _ids(report)[0] == "torch_import_error"
+    assert "no_wheel_for_platform" not in _ids(report)  # torch's own frame shows a wheel is installed
+
+
+def test_a_torch_install_on_a_jetson() -> None:
+    text = "On my Jetson TX2 I did pip3 install torch and now python dies with Illegal instruction (core dumped)"
+    assert _ids(load_text(text))[0] == "jetson_needs_nvidia_wheel"
+
+
+def test_a_jetson_question_about_another_library_is_not_a_torch_wheel_problem() -> None:
+    text = "Jetson Xavier NX, JetPack 5.1.2: MediaPipe does not use the GPU, tegrastats shows GR3D_FREQ 0%"
+    assert "jetson_needs_nvidia_wheel" not in _ids(load_text(text))
