@@ -46,9 +46,9 @@ class _Patterns:
     """The symptom patterns, with the literal needles that gate them (see ingest/needles.py)."""
 
     patterns: tuple[_Pattern, ...]
-    by_needle: dict[str, tuple[int, ...]]  # needle -> indices of the patterns it gates
+    by_prefix: dict[str, tuple[tuple[str, tuple[int, ...]], ...]]  # first 3 chars -> (needle, pattern indices)
     always: tuple[int, ...]  # patterns without a usable needle: tried on every line
-    any_needle: re.Pattern[str] | None  # one alternation of every needle: does a line hold any?
+    needle_starts: re.Pattern[str] | None  # zero-width match wherever any needle starts (overlapping)
 
 
 @cache
@@ -63,7 +63,12 @@ def _compiled() -> _Patterns:
             continue
         for n in found:
             by_needle.setdefault(n, []).append(index)
-    return _Patterns(patterns, {n: tuple(v) for n, v in by_needle.items()}, tuple(always), any_of(set(by_needle)))
+    by_prefix: dict[str, list[tuple[str, tuple[int, ...]]]] = {}
+    for needle, indices in by_needle.items():  # every needle has at least MIN_NEEDLE (3) characters
+        by_prefix.setdefault(needle[:3], []).append((needle, tuple(indices)))
+    trie = any_of(set(by_needle))
+    starts = re.compile(f"(?=(?:{trie.pattern}))") if trie is not None else None
+    return _Patterns(patterns, {k: tuple(v) for k, v in by_prefix.items()}, tuple(always), starts)
 
 
 def _candidates(compiled: _Patterns, text: str, prefilter: bool) -> list[_Pattern] | tuple[_Pattern, ...]:
@@ -72,10 +77,14 @@ def _candidates(compiled: _Patterns, text: str, prefilter: bool) -> list[_Patter
         return compiled.patterns
     folded = fold(text)
     chosen = set(compiled.always)
-    if compiled.any_needle is not None and compiled.any_needle.search(folded):
-        for needle, indices in compiled.by_needle.items():
-            if needle in folded:
-                chosen.update(indices)
+    if compiled.needle_starts is not None:
+        # Every position where some needle starts (a lookahead finds overlapping ones too), then the needles
+        # sharing that position's first three characters.
+        for m in compiled.needle_starts.finditer(folded):
+            at = m.start()
+            for needle, indices in compiled.by_prefix.get(folded[at:at + 3], ()):
+                if folded.startswith(needle, at):
+                    chosen.update(indices)
     return [compiled.patterns[i] for i in sorted(chosen)]
 
 
