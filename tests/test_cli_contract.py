@@ -79,6 +79,7 @@ def test_live_report_names_its_node_by_pseudonym(this_machine: tuple[int, dict])
         assert node["name"] == pseudonym(socket.gethostname(), node_key(os.environ))
 
 
+@pytest.mark.slow
 def test_text_format_leads_with_the_verdict(this_machine: tuple[int, dict]) -> None:
     _, report = this_machine
     p = run(["diagnose", "--python", sys.executable])
@@ -100,6 +101,7 @@ BAD_INPUTS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", [*BAD_INPUTS, "a-directory", "missing.txt"])
 def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, name: str) -> None:
     if name in BAD_INPUTS:
@@ -113,6 +115,7 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, name: str) -> None:
     assert lines[0].startswith("gpuassist: ")
 
 
+@pytest.mark.slow
 def test_bad_usage_exit_2() -> None:
     for args in (["diagnose", "--format", "pdf"], ["diagnose", "--simulate", "no-such-machine"], ["frobnicate"]):
         p = run(args)
@@ -120,6 +123,7 @@ def test_bad_usage_exit_2() -> None:
         assert len([x for x in p.stderr.splitlines() if x.strip()]) <= 3 and "Traceback" not in p.stderr
 
 
+@pytest.mark.slow
 def test_stdin_input() -> None:
     paste = (Path(__file__).parent / "data/pastes/pytorch-49325-windows-cpu-build.txt").read_bytes()
     p = run(["diagnose", "--from", "-", "--format", "json"], stdin=paste)
