@@ -54,6 +54,7 @@ def scratch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
+@pytest.mark.slow
 def test_repro_a_planted_venv_in_a_parent_folder_is_not_run(
     scratch: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -71,6 +72,7 @@ def test_repro_a_planted_venv_in_a_parent_folder_is_not_run(
     assert not planted["is_target"]
 
 
+@pytest.mark.slow
 def test_repro_envs_script_never_runs_a_non_python_shebang(
     scratch: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -114,6 +116,7 @@ def test_the_upward_walk_stops_before_a_folder_of_another_user(tmp_path: Path) -
     assert disc.find(str(planted)) is None
 
 
+@pytest.mark.slow
 def test_candidates_of_another_user_or_in_a_world_writable_folder_are_listed_not_run(tmp_path: Path) -> None:
     home = tmp_path / "home"
     marker = tmp_path / "ran"

@@ -99,6 +99,7 @@ def test_docs_cover_every_recipe() -> None:
         assert name in text, name
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("pdsh") is None, reason="pdsh is not installed (apt-get install -y pdsh)")
 def test_pdsh_fan_out_merges_interleaved_compact_reports(tmp_path: Path) -> None:
     """pdsh's exec module runs the recipe's command per "host" here (the ssh module runs it remotely)."""
