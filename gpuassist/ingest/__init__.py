@@ -289,8 +289,16 @@ def _cpu_machine_match(lines: list[str], matches: list[errors.Match]) -> errors.
 
 
 # A torch install attempt, crash or complaint on a Jetson (not a MediaPipe or TensorRT question).
-JETSON_TORCH = re.compile(r"\b(?:pip3?|conda|mamba)\s+install\b[^\n]*\b(?:py)?torch\b|\btorch\b[^\n]*\b(?:illegal "
-                          r"instruction|not available|unavailable)|illegal instruction", re.IGNORECASE)
+INSTALL_COMMAND = re.compile(r"\b(?:pip3?|conda|mamba)\s+install\b", re.IGNORECASE)
+TORCH_TROUBLE = re.compile(r"illegal instruction|not available|unavailable", re.IGNORECASE)
+
+
+def _jetson_torch_line(line: str) -> bool:
+    """The line installs torch, or says torch crashed / is unavailable (checked as separate conditions so a long
+    line is scanned a fixed number of times)."""
+    low = line.lower()
+    return ("torch" in low and (INSTALL_COMMAND.search(line) is not None or TORCH_TROUBLE.search(line) is not None)) \
+        or "illegal instruction" in low
 
 
 def _jetson_match(lines: list[str], report: Report, matches: list[errors.Match]) -> errors.Match | None:
@@ -304,7 +312,7 @@ def _jetson_match(lines: list[str], report: Report, matches: list[errors.Match])
     if not says_unavailable and not any(m.id in ("cpu_only_build", "no_nvidia_driver", "no_nvidia_gpu")
                                         for m in matches) and not any(f.id == "cpu_only_build"
                                                                       for f in report.findings) \
-            and not any(JETSON_TORCH.search(line[:2000]) for line in lines):
+            and not any(_jetson_torch_line(line[:2000]) for line in lines):
         return None
     no = next((i for i, line in enumerate(lines, start=1) if paste_facts.JETSON_RELEASE.search(line)), 1)
     # A verdict only when the text shows a non-JetPack wheel; otherwise (a container build, a wheel of unknown

@@ -188,9 +188,25 @@ def shadowed_torch_finding(lines: list[str]) -> Finding | None:
 # libnvJitLink.so.12": a library of the wheel needs a symbol its companion library lacks, so a different (older)
 # copy of that companion was loaded first.
 VERSIONED_SYMBOL = re.compile(
-    r"(?P<path>(?:[A-Za-z]:)?[/\\][^\s:'\"]*?[/\\](?P<lib>lib[\w+-]+\.so(?:\.\d+)*))\s*:\s*undefined symbol:\s*"
-    r"(?P<sym>[\w@.]+),?\s+version\s+(?P<dep>lib[\w+-]+(?:\.so(?:\.\d+)*)?)"
+    r":\s*undefined symbol:\s*(?P<sym>[\w@.]+),?\s+version\s+(?P<dep>lib[\w+-]+(?:\.so(?:\.\d+)*)?)"
 )
+FAILING_LIB = re.compile(r"(?P<lib>lib[\w+-]+\.so(?:\.\d+)*)$")
+
+
+def _versioned_symbol(line: str) -> tuple[str, str, str, str] | None:
+    """(path, lib, symbol, dependency) of a versioned-symbol failure; the path is the token before the message
+    (found by splitting, not by a regex that could rescan a long token from every slash)."""
+    m = VERSIONED_SYMBOL.search(line)
+    if m is None:
+        return None
+    tokens = line[: m.start()].split()
+    path = tokens[-1].strip("'\"`") if tokens else ""
+    lib = FAILING_LIB.search(path)
+    if lib is None or "/" not in path.replace("\\", "/"):
+        return None
+    return path, lib.group("lib"), m.group("sym"), m.group("dep")
+
+
 CUDA_LIB = re.compile(r"^lib(?:nvJitLink|cudart|cublas|cublasLt|cusparse|cufft|curand|cusolver|cudnn\w*|nccl|nvrtc|"
                       r"cupti|nvToolsExt|cuda)\.so", re.IGNORECASE)
 LDD_LINE = re.compile(r"^\s*(?P<dep>lib[\w+-]+\.so(?:\.\d+)*)\s+=>\s+(?P<path>/\S+)")
@@ -210,19 +226,17 @@ def dependency_finding(lines: list[str]) -> Finding | None:
     """A library the wheel ships fails on a versioned symbol of a CUDA companion library: the companion came from
     somewhere else (LD_LIBRARY_PATH, a system CUDA); the ldd line or the LD_LIBRARY_PATH value shows where."""
     hit = None
+    ldd_deps = [ldd.group("dep") for ldd in (LDD_LINE.match(x[:MAX_LINE]) for x in lines) if ldd]
     for no, raw in enumerate(lines, start=1):
-        m = VERSIONED_SYMBOL.search(raw[:MAX_LINE])
-        if m and BUNDLED.search(m.group("path").replace("/../", "/")) is None and "-packages" not in m.group("path"):
-            continue
-        if m and (CUDA_LIB.match(m.group("dep")) or any(
-                ldd and ldd.group("dep").startswith(m.group("dep")) and CUDA_LIB.match(ldd.group("dep"))
-                for ldd in (LDD_LINE.match(x[:MAX_LINE]) for x in lines))):
-            hit = (no, raw.strip()[:500], m)
+        found = _versioned_symbol(raw[:MAX_LINE]) if "undefined symbol" in raw else None
+        if found is None or "-packages" not in found[0]:
+            continue  # only a library of the wheel (site-packages/torch, site-packages/nvidia) counts here
+        if CUDA_LIB.match(found[3]) or any(d.startswith(found[3]) and CUDA_LIB.match(d) for d in ldd_deps):
+            hit = (no, raw.strip()[:500], found)
             break
     if hit is None:
         return None
-    no, line, m = hit
-    dep = m.group("dep")  # may be cut short where the paste was ("version libnvJitL")
+    no, line, (path, lib, sym, dep) = hit  # dep may be cut short where the paste was ("version libnvJitL")
     evidence = [Evidence("pasted.line", f"line {no}: {line}")]
     where = None
     for lno, raw in enumerate(lines, start=1):
@@ -252,7 +266,7 @@ def dependency_finding(lines: list[str]) -> Finding | None:
         Severity.ERROR,
         title=f"{dep} is loaded from {where or 'outside the torch wheel'}, not the copy the wheel ships",
         explanation=(
-            f"{m.group('lib')} from the wheel needs {m.group('sym')} from {dep}, and the {dep} the loader found first "
+            f"{lib} from the wheel needs {sym} from {dep}, and the {dep} the loader found first "
             f"does not have it: an older copy{' in ' + where if where else ''} (a system CUDA on LD_LIBRARY_PATH or "
             "in ldconfig) shadows the one pip installed next to torch. Reinstalling torch does not change which copy "
             "the loader picks: the path does."
@@ -261,7 +275,7 @@ def dependency_finding(lines: list[str]) -> Finding | None:
             "Let the wheel's own CUDA libraries be found first, then retry:\n" + steps +
             '  python -c "import torch; print(torch.__version__, torch.cuda.is_available())"\n'
             "A pip-installed torch needs no CUDA directory on LD_LIBRARY_PATH.\n"
-            f"To confirm: `ldd {m.group('path')} | grep {dep.split('.so')[0]}` must show the copy under site-packages"
+            f"To confirm: `ldd {path} | grep {dep.split('.so')[0]}` must show the copy under site-packages"
         ),
         evidence=evidence,
         explains=["torch_import_error"],
