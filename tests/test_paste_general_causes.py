@@ -177,3 +177,27 @@ def test_a_torch_install_on_a_jetson() -> None:
 def test_a_jetson_question_about_another_library_is_not_a_torch_wheel_problem() -> None:
     text = "Jetson Xavier NX, JetPack 5.1.2: MediaPipe does not use the GPU, tegrastats shows GR3D_FREQ 0%"
     assert "jetson_needs_nvidia_wheel" not in _ids(load_text(text))
+
+
+NOT_COMPILED = "AssertionError: Torch not compiled with CUDA enabled"
+
+
+def test_a_mac_named_in_prose_turns_not_compiled_with_cuda_into_use_mps() -> None:
+    report = load_text(NOT_COMPILED + "\nI'm on an M1 MacBook Pro, what can I do?")
+    assert _ids(report)[0] == "macos_no_cuda_use_mps"
+    assert "cpu_only_build" not in _claimed(report)
+    assert "no_wheel_for_platform" not in _ids(report)  # nothing says it is an Intel Mac
+
+
+def test_a_macos_home_path_is_a_mac_and_a_linux_one_is_not() -> None:
+    frame = '  File "{home}/proj/env/lib/python3.10/site-packages/torch/cuda/__init__.py", line 239, in _lazy_init\n'
+    mac = load_text(frame.format(home="/Users/ana") + NOT_COMPILED)
+    linux = load_text(frame.format(home="/home/ana") + NOT_COMPILED)
+    assert _ids(mac)[0] == "macos_no_cuda_use_mps"
+    assert _ids(linux)[0] == "cpu_only_build"
+
+
+def test_false_stated_before_the_call_it_answers() -> None:
+    text = "export CUDA_VISIBLE_DEVICES=1\nOn a machine with one GPU the following returns false\n\n"
+    text += "`torch.cuda.is_available()`"
+    assert _ids(load_text(text))[0] == "cuda_visible_devices_hides_gpus"

@@ -145,6 +145,7 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
         if same is not None:
             report.findings.remove(same)
         report.findings.append(found)
+    matches = _macos_matches(lines, report, matches)
     for inferred in (_jetson_match(lines, report, matches), _visible_devices_match(lines, report),
                      _container_run_match(lines, report), _container_smi_match(lines, report),
                      _compose_match(lines, report), _display_devices_match(lines), _cpu_machine_match(lines, matches)):
@@ -164,6 +165,7 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
 UNAVAILABLE = re.compile(r"is_available(?:\(\))?\)?\s*(?:returns?|returned|is|=+|->|:|gives)?\s*(?:i get\s+)?false|"
                          r"is_available\b[^\n]{0,24}?\b(?:returns?|returned|gives|gave|shows?|showed|prints?|printed)\s+"
                          r"(?:me\s+)?[`'\"]?false|"
+                         r"\b(?:returns?|returned|gives|prints?)\s+[`'\"]?false[`'\"]?\W{0,4}(?:torch\.)?(?:cuda\.)?is_available|"
                          r"CUDA (?:is )?(?:not|un)available|CPU[- ]only (?:version|build|wheel)|"
                          r"no CUDA GPUs are available|no CUDA-capable device", re.IGNORECASE)
 # A `docker run` (or podman) command line that gives the container no GPU.
@@ -242,6 +244,23 @@ CPU_MACHINE = re.compile(
     r"(?:使用|用)的?是\s*cpu|没有(?:独立)?(?:显卡|gpu)",
     re.IGNORECASE,
 )
+
+
+# On a Mac these messages only say that CUDA does not exist there.
+MAC_CUDA_SYMPTOMS = ("cpu_only_build", "source_build_without_cuda", "no_nvidia_driver", "no_nvidia_gpu",
+                     "macos_no_cuda_use_mps")
+
+
+def _macos_matches(lines: list[str], report: Report, matches: list[errors.Match]) -> list[errors.Match]:
+    """The paste shows a Mac and CUDA failing ("Torch not compiled with CUDA enabled", no driver): macOS has no CUDA,
+    the answer is MPS, not a CUDA build of torch. The symptom matches give way to that cause."""
+    if report.facts.value("host.os") != "Darwin" or report.facts.value("platform.rosetta") is True:
+        return matches
+    symptom = next((m for m in matches if m.id in MAC_CUDA_SYMPTOMS), None)
+    if symptom is None:
+        return matches
+    kept = [m for m in matches if m.id not in MAC_CUDA_SYMPTOMS]
+    return [*kept, errors.Match("macos_no_cuda_use_mps", symptom.line_no, symptom.line, True, 0.9)]
 
 
 def _container_smi_match(lines: list[str], report: Report) -> errors.Match | None:

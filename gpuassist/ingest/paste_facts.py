@@ -39,6 +39,20 @@ JETSON_RELEASE = re.compile(
     r"tegrastats|GR3D_FREQ|\bJetson\b|(?<![A-Za-z])JetPack\s*[<>=]*\s*\d",  # no \\b: CJK text runs into "JETPACK5"
     re.IGNORECASE,
 )
+# The text says it is a Mac: its words (MacBook, macOS, OS X, M1 Pro, Apple silicon, "I'm on a Mac") or a macOS home
+# path (/Users/name/...; Windows writes C:\\Users).
+MAC_TEXT = re.compile(
+    r"\bmac ?os\b|\bos ?x\b|\bmacbook|\bimac\b|\bmac (?:mini|studio|pro)\b|\bapple (?:m[1-9]|silicon)\b|"
+    r"\bm[1-9] (?:pro|max|ultra|chip|mac)\b|\bm[1-9] macbook|\b(?:using|on|for|with) (?:a |my )?mac\b|\bdarwin\b|"
+    r"(?:^|[\s\"'(`])/Users/[^/\s]+/",
+    re.IGNORECASE,
+)
+APPLE_SILICON = re.compile(
+    r"\bapple (?:m[1-9]|silicon)\b|\bm[1-9](?: (?:pro|max|ultra|chip|mac|macbook))?\b(?=[^\n]{0,40}"
+    r"\b(?:mac|macbook|apple|chip)\b)|\bm[1-9] (?:pro|max|ultra) chip\b",
+    re.IGNORECASE,
+)
+LINUX_TEXT = re.compile(r"\blinux\b|\bubuntu\b|\bdebian\b|\bcentos\b|\bfedora\b|/home/|\bwsl\b", re.IGNORECASE)
 # Apple silicon with an x86_64 Python: Rosetta says so itself (sysctl), or the text names both.
 ROSETTA = re.compile(r"sysctl\.proc_translated:?\s*1\b|proc_translated\s*=\s*1\b")
 APPLE_CHIP = re.compile(r"\bApple M\d\b")
@@ -261,6 +275,15 @@ def platform_facts(lines: list[str], sources: Sources) -> dict[str, Any]:
             _note(sources, ("platform.jetson",), no, line)
     if "platform.jetson" in facts:
         facts.setdefault("host.machine", "aarch64")
+    mac = next(((no, line) for no, line in enumerate(lines, start=1) if MAC_TEXT.search(line[:MAX_LINE])), None)
+    if mac and "host.os" not in facts and not any(LINUX_TEXT.search(line[:MAX_LINE]) for line in lines):
+        facts["host.os"] = "Darwin"
+        _note(sources, ("host.os",), *mac)
+        chip = next(((no, line) for no, line in enumerate(lines, start=1)
+                     if APPLE_SILICON.search(line[:MAX_LINE])), None)
+        if chip:
+            facts["host.machine"] = "arm64"
+            _note(sources, ("host.machine",), *chip)
     chip = next(((no, line) for no, line in enumerate(lines, start=1) if APPLE_CHIP.search(line[:MAX_LINE])), None)
     x86 = next(((no, line) for no, line in enumerate(lines, start=1) if MAC_X86.search(line[:MAX_LINE])), None)
     said = next(((no, line) for no, line in enumerate(lines, start=1) if ROSETTA.search(line[:MAX_LINE])), None)

@@ -109,7 +109,9 @@ def no_wheel_for_platform(facts: Facts) -> Finding | None:
                       "  python3.12 -m venv .venv && .venv/bin/python -m pip install torch ...   "
                       "# conda: conda create -n torch python=3.12")
                    + "\n  (use the --index-url gpuassist recommends for your GPU once the environment exists)")
-    if view.is_macos(facts) and machine == "x86_64" and not installed:
+    # An Intel Mac only when the machine is known (a paste that just says "Mac" does not say which).
+    known_machine = bool(facts.value("python.machine") or facts.value("host.machine"))
+    if view.is_macos(facts) and machine == "x86_64" and not installed and known_machine:
         reasons.append("PyTorch stopped publishing macOS x86_64 (Intel Mac) wheels after 2.2, so current torch "
                        "cannot be installed on this Python")
         fix.append(f"On an Intel Mac pin the last release: {fixes.pip(facts)} install \"torch==2.2.2\"   "
