@@ -201,3 +201,42 @@ def test_false_stated_before_the_call_it_answers() -> None:
     text = "export CUDA_VISIBLE_DEVICES=1\nOn a machine with one GPU the following returns false\n\n"
     text += "`torch.cuda.is_available()`"
     assert _ids(load_text(text))[0] == "cuda_visible_devices_hides_gpus"
+
+
+def test_a_conda_cuda_pin_stands_for_the_build_the_driver_is_too_old_for() -> None:
+    text = (
+        "conda install pytorch torchvision cudatoolkit=10.2 -c pytorch\n"
+        "| NVIDIA-SMI 418.67       Driver Version: 418.67       CUDA Version: 10.1     |\n"
+        "GPU available: False\n"
+    )
+    report = load_text(text)
+    assert report.facts.value("torch.cuda_build") == "10.2"
+    assert _ids(report)[0] == "driver_too_old"
+
+
+def test_a_conda_plan_that_fell_back_to_cpu_beats_the_pin() -> None:
+    text = (
+        "conda install pytorch cudatoolkit=11.3 -c pytorch\n"
+        "  pytorch            pytorch/win-64::pytorch-1.10.0-py3.8_cpu_0\n"
+    )
+    assert load_text(text).facts.value("torch.cuda_build") is None
+
+
+def test_wsl_named_in_prose_reads_a_libcuda_failure_as_wsls_own() -> None:
+    text = (
+        "I am using WSL2 with Ubuntu 22.04.\n"
+        "Could not load library libcudnn_cnn_infer.so.8. Error: libcuda.so: cannot open shared object file: "
+        "No such file or directory\n"
+    )
+    report = load_text(text)
+    assert _ids(report)[0] == "wsl_libcuda_problem"
+    assert "no_nvidia_driver" not in _claimed(report)
+
+
+def test_libcuda_so_1_seen_loading_rules_out_no_driver() -> None:
+    text = (
+        ">>> cdll.LoadLibrary('libcuda.so.1')\n<CDLL 'libcuda.so.1', handle 55d0 at 0x7f74>\n"
+        ">>> cdll.LoadLibrary('libcuda.so')\n"
+        "OSError: libcuda.so: cannot open shared object file: No such file or directory\n"
+    )
+    assert "no_nvidia_driver" not in _claimed(load_text(text))

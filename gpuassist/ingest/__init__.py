@@ -145,7 +145,7 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
         if same is not None:
             report.findings.remove(same)
         report.findings.append(found)
-    matches = _macos_matches(lines, report, matches)
+    matches = _driver_present_matches(lines, report, _macos_matches(lines, report, matches))
     for inferred in (_jetson_match(lines, report, matches), _visible_devices_match(lines, report),
                      _container_run_match(lines, report), _container_smi_match(lines, report),
                      _compose_match(lines, report), _display_devices_match(lines), _cpu_machine_match(lines, matches)):
@@ -261,6 +261,27 @@ def _macos_matches(lines: list[str], report: Report, matches: list[errors.Match]
         return matches
     kept = [m for m in matches if m.id not in MAC_CUDA_SYMPTOMS]
     return [*kept, errors.Match("macos_no_cuda_use_mps", symptom.line_no, symptom.line, True, 0.9)]
+
+
+# The driver's library loads (a REPL's ctypes handle, an ldd line, a framework's log): the driver is there.
+LIBCUDA_LOADED = re.compile(
+    r"<CDLL '[^']*libcuda\.so\.1'|^\s*libcuda\.so\.1 => /|opened dynamic library libcuda\.so\.1"
+)
+NO_DRIVER_GUESSES = ("no_nvidia_driver", "no_nvidia_gpu")
+
+
+def _driver_present_matches(lines: list[str], report: Report, matches: list[errors.Match]) -> list[errors.Match]:
+    """When the text shows the driver library loading, or runs in WSL 2 (whose driver is Windows'), "no driver" and
+    "no GPU" are not possible readings of a libcuda failure; in WSL 2 that failure is WSL's own libcuda path."""
+    loaded = any(LIBCUDA_LOADED.search(line[:2000]) for line in lines)
+    wsl2 = report.facts.value("platform.wsl") == "wsl2"
+    if not loaded and not wsl2:
+        return matches
+    out = [m for m in matches if not (m.id in NO_DRIVER_GUESSES and not m.specific)]
+    if wsl2:
+        out = [errors.Match(m.id, m.line_no, m.line, True, m.weight) if m.id == "wsl_libcuda_problem" and
+               "libcuda" in m.line else m for m in out]
+    return out
 
 
 def _container_smi_match(lines: list[str], report: Report) -> errors.Match | None:

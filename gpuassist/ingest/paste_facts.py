@@ -34,6 +34,14 @@ REPL_OUT = re.compile(r"^\s*(?:Out\[\d+\]:\s*)?(.*?)\s*$")
 WINDOWS_PYPI_WHEEL = re.compile(r"\btorch-(\d+\.\d+\.\d+)-cp\d+-cp\d+\w*-win_amd64\.whl")
 INSTALLED = re.compile(r"Successfully installed .*?\btorch-(\d+\.\d+(?:\.\d+)?(?:\+\w+)?)\b")
 CONDA_TORCH = re.compile(r"^\s*(?:\+\s*)?pytorch[\s=]+(\d+\.\d+(?:\.\d+)?)[\s=]+(\S+)")
+# conda's package plan: "pytorch            pytorch/win-64::pytorch-1.10.0-py3.6_cpu_0".
+CONDA_PLAN_TORCH = re.compile(r"::pytorch-(\d+\.\d+(?:\.\d+)?)-(\S+)")
+# A conda command that pins the CUDA of the pytorch package it installs ("... pytorch ... cudatoolkit=10.2").
+CONDA_CUDA_PIN = re.compile(r"\bconda\s+(?:install|create)\b[^\n]*?\b(?:cudatoolkit|pytorch-cuda)\s*=+\s*(\d+\.\d+)",
+                            re.IGNORECASE)
+# The text says it runs under WSL ("WSL2", "WSL 2", "Windows Subsystem for Linux"); "WSL 1" / "WSL1" is the old one.
+WSL_TEXT = re.compile(r"\bWSL ?2\b|\bWSL\b|Windows Subsystem for Linux|\bUbuntu Subsystem\b", re.IGNORECASE)
+WSL1_TEXT = re.compile(r"\bWSL ?1\b", re.IGNORECASE)
 JETSON_RELEASE = re.compile(
     r"# R(\d+) \(release\), REVISION: ([\d.]+)|\bL4T\s+R?(\d+\.\d+(?:\.\d+)?)|-tegra\b|"
     r"tegrastats|GR3D_FREQ|\bJetson\b|(?<![A-Za-z])JetPack\s*[<>=]*\s*\d",  # no \\b: CJK text runs into "JETPACK5"
@@ -234,7 +242,11 @@ def install_facts(lines: list[str], sources: Sources) -> dict[str, Any]:
             facts["torch.cuda_build"] = None
             facts["host.os"] = "Windows"
             _note(sources, ("torch.version", "torch.cuda_build", "host.os"), no, line)
-        c = CONDA_TORCH.match(line)
+        pin = CONDA_CUDA_PIN.search(line)
+        if pin and re.search(r"\bpytorch\b", line, re.IGNORECASE) and "conda.requested_cuda" not in facts:
+            facts["conda.requested_cuda"] = pin.group(1)
+            _note(sources, ("torch.cuda_build",), no, line)
+        c = CONDA_TORCH.match(line) or CONDA_PLAN_TORCH.search(line)
         if c and re.search(r"cpu|cuda|py\d", c.group(2)):
             facts["torch.conda_build"] = c.group(2)
             facts.setdefault("torch.version", c.group(1))
@@ -242,6 +254,11 @@ def install_facts(lines: list[str], sources: Sources) -> dict[str, Any]:
                 facts["torch.cuda_build"] = None
             _note(sources, ("torch.conda_build", "torch.version", "torch.cuda_build"), no, line)
     _local_build(facts)
+    # What the command asked for stands for the build only when nothing shows what conda actually installed (a
+    # solver can fall back to the CPU package: then the package plan says so and wins).
+    requested = facts.pop("conda.requested_cuda", None)
+    if requested and "torch.cuda_build" not in facts:
+        facts["torch.cuda_build"] = requested
     return facts
 
 
@@ -275,6 +292,10 @@ def platform_facts(lines: list[str], sources: Sources) -> dict[str, Any]:
             _note(sources, ("platform.jetson",), no, line)
     if "platform.jetson" in facts:
         facts.setdefault("host.machine", "aarch64")
+    wsl = next(((no, line) for no, line in enumerate(lines, start=1) if WSL_TEXT.search(line[:MAX_LINE])), None)
+    if wsl:
+        facts["platform.wsl"] = "wsl1" if WSL1_TEXT.search(wsl[1]) else "wsl2"
+        _note(sources, ("platform.wsl",), *wsl)
     mac = next(((no, line) for no, line in enumerate(lines, start=1) if MAC_TEXT.search(line[:MAX_LINE])), None)
     if mac and "host.os" not in facts and not any(LINUX_TEXT.search(line[:MAX_LINE]) for line in lines):
         facts["host.os"] = "Darwin"
