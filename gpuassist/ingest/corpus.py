@@ -8,7 +8,10 @@ and ``reject`` (the input must be refused as unreadable). ``kind`` is the kind o
 (collect_env, kernel_log, nvidia_smi, container, jetson, install, repl, windows, env_fork, mixed,
 gpu_in_use, traceback, prose); ``batch`` says when the text was collected (``before-rules``, or one of the
 ``after-rules-*`` batches gathered after the rules were written: held out from rule-writing); ``decoy``
-marks texts that look like a known cause but are not.
+marks texts that look like a known cause but are not. ``known_rule_bug`` says why an entry still fails (the test
+expects it to fail until the rule is fixed). The errors index also records ``held_out_scores``: per held-out batch,
+the score per kind when it was collected (``before_fixes``) and after the general fixes made from its misses
+(``after_fixes``), so the held-out number is never overwritten by a later, fitted one.
 """
 
 from __future__ import annotations
