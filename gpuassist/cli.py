@@ -12,11 +12,13 @@ stderr, never a traceback); 3 an internal error (one line; set GPUASSIST_DEBUG=1
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
-from collections.abc import Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
+import threading
+import time
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 from gpuassist import __version__
 
@@ -24,6 +26,8 @@ if TYPE_CHECKING:
     from gpuassist.audit import AuditResult
 
 FORMATS = ("text", "json", "markdown", "html")
+CANCEL_WAIT = 15.0  # seconds an interrupted command waits for its runs to stop before it exits anyway
+T = TypeVar("T")
 
 
 class UsageError(Exception):
@@ -105,29 +109,107 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _read_input(name: str) -> bytes:
-    if name == "-":
-        return sys.stdin.buffer.read()
-    path = Path(name)
-    if not path.exists():
-        raise UsageError(f"cannot read {name}: no such file")
-    if path.is_dir():
-        raise UsageError(f"cannot read {name}: it is a directory")
+    """A file (or ``-``, standard input) for ``--from``: only a regular file, never more than the size cap
+    plus one byte (a FIFO, a device or a huge file is refused at once, in one line)."""
+    from gpuassist.files import FileError, read_bounded
+    from gpuassist.ingest.text import MAX_BYTES
+
     try:
-        return path.read_bytes()
-    except OSError as exc:
-        raise UsageError(f"cannot read {name}: {exc.strerror or exc}") from None
+        return read_bounded(name, MAX_BYTES)
+    except FileError as exc:
+        raise UsageError(f"cannot read {'standard input' if name == '-' else name}: {exc}") from None
 
 
-def _write_output(text: str, output: str | None) -> None:
-    if output is None:
-        sys.stdout.write(text)
-        sys.stdout.flush()
+def _write_output(text: str, output: str | None, *, fmt: str = "text") -> None:
+    """Standard output (no ``--output``, or ``-``) or FILE, written whole or not at all (a temporary file
+    renamed over it). JSON escapes the control characters a terminal obeys; every other format is passed
+    through :func:`terminal_safe`, which keeps only colours."""
+    from gpuassist.plaintext import json_safe, terminal_safe
+
+    text = json_safe(text) if fmt == "json" else terminal_safe(text)
+    if output is None or output == "-":
+        if sys.stdout is None:
+            raise UsageError("cannot write the report: standard output is closed")
+        try:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+        except BrokenPipeError:
+            raise
+        except (OSError, ValueError) as exc:
+            _silence_stdout()
+            why = exc.strerror if isinstance(exc, OSError) and exc.strerror else "it is closed"
+            raise UsageError(f"cannot write to standard output: {why}") from None
         return
+    from gpuassist.files import FileError, write_atomic
+
     try:
-        Path(output).write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise UsageError(f"cannot write {output}: {exc.strerror or exc}") from None
+        write_atomic(output, text)
+    except FileError as exc:
+        raise UsageError(f"cannot write {output}: {exc}") from None
     print(f"gpuassist: report written to {output}", file=sys.stderr)
+
+
+def _silence_stdout() -> None:
+    """After a failed write, point stdout at the null device so the interpreter's final flush of what is
+    still buffered cannot fail a second time (with a traceback) on the way out."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        if sys.stdout is not None:
+            os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
+def _utf8_streams() -> None:
+    """Reports are UTF-8 whatever the locale (a Windows console code page, ``PYTHONIOENCODING=cp1252``,
+    ``LANG=C``): a redirect gets UTF-8 bytes; a terminal that cannot show a glyph gets a replacement
+    character rather than an exit on UnicodeEncodeError."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is None:
+            continue
+        try:
+            if stream.isatty() and "utf" not in (stream.encoding or "").lower():
+                reconfigure(errors="replace")
+            else:
+                reconfigure(encoding="utf-8", errors="replace")
+        except (OSError, ValueError):
+            pass
+
+
+def _cancellable(work: Callable[[threading.Event], T], *, keep_result: bool = False) -> T:
+    """Run ``work(cancel)`` on a worker thread while this (main) thread waits for it, so Ctrl+C, SIGTERM
+    and SIGHUP land here: they set ``cancel`` and wait for the work to stop its processes (the runner kills
+    their process groups) before the interrupt goes on. ``keep_result``: an interrupted run still returns
+    what it gathered (``audit --run`` reports what the script did until then)."""
+    cancel, done = threading.Event(), threading.Event()
+    box: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            box["result"] = work(cancel)
+        except BaseException as exc:  # re-raised on the main thread
+            box["error"] = exc
+        finally:
+            done.set()
+
+    threading.Thread(target=run, name="gpuassist-work", daemon=True).start()
+    interrupted: KeyboardInterrupt | None = None
+    deadline: float | None = None
+    while not done.is_set():
+        try:
+            done.wait(0.2)  # an Event, not Thread.join: a join interrupted by Ctrl+C can lose track of it
+        except KeyboardInterrupt as exc:
+            interrupted = interrupted or exc
+            cancel.set()
+            deadline = deadline or time.monotonic() + CANCEL_WAIT
+        if deadline is not None and time.monotonic() > deadline:
+            break  # the processes are still reaped on the way out (lifetime.reap_descendants)
+    if interrupted is not None and not (keep_result and "result" in box):
+        raise interrupted
+    if "error" in box:
+        raise box["error"]
+    return box["result"]
 
 
 def cmd_diagnose(args: argparse.Namespace) -> int:
@@ -152,7 +234,7 @@ def cmd_diagnose(args: argparse.Namespace) -> int:
     else:
         from gpuassist.diagnose import diagnose_live
 
-        report = diagnose_live(args.python)
+        report = _cancellable(lambda cancel: diagnose_live(args.python, cancel=cancel))
 
     from gpuassist.report.model import Report
     from gpuassist.report.render import render
@@ -162,7 +244,7 @@ def cmd_diagnose(args: argparse.Namespace) -> int:
     if args.format == "text":
         to_terminal = args.output is None and sys.stdout.isatty()
         kwargs = {"colour": to_terminal, "width": _terminal_width() if to_terminal else 100}
-    _write_output(render(redacted, args.format, **kwargs), args.output)
+    _write_output(render(redacted, args.format, **kwargs), args.output, fmt=args.format)
     return 1 if redacted.has_error else 0
 
 
@@ -228,13 +310,16 @@ def cmd_runtime(args: argparse.Namespace) -> int:
     collector.start()  # host facts (NVML PCIe link, WSL) are gathered while the test runs
     bar = _Progress(test, sys.stderr.isatty() and not args.no_progress)
     kwargs: dict[str, Any] = {"device": devices, "size": size, "on_event": bar}
-    try:
+
+    def work(cancel: threading.Event) -> Any:
         if test == "placement":
-            result = run_placement(args.python, **kwargs)
-        elif test == "sweep":
-            result = run_sweep(args.python, mode=args.mode, **kwargs)
-        else:
-            result = run_bench(args.python, **kwargs)
+            return run_placement(args.python, cancel=cancel, **kwargs)
+        if test == "sweep":
+            return run_sweep(args.python, mode=args.mode, cancel=cancel, **kwargs)
+        return run_bench(args.python, cancel=cancel, **kwargs)
+
+    try:
+        result = _cancellable(work)
     finally:
         bar.stop()
     collector.join(timeout=30)
@@ -249,7 +334,7 @@ def cmd_runtime(args: argparse.Namespace) -> int:
         to_terminal = args.output is None and sys.stdout.isatty()
         text = summary_text(redacted.facts, test) + "\n" + render(
             redacted, "text", colour=to_terminal, width=_terminal_width() if to_terminal else 100)
-    _write_output(text, args.output)
+    _write_output(text, args.output, fmt=args.format)
     return 1 if redacted.has_error else 0
 
 
@@ -270,7 +355,8 @@ def cmd_envs(args: argparse.Namespace) -> int:
     collector = threading.Thread(target=lambda: host.update(collect_this_machine()), daemon=True,
                                  name="gpuassist-host-facts")
     collector.start()  # host facts say whether there is a GPU at all; gathered while interpreters run
-    inv = inventory(script=args.script, target=args.python, timeout=args.timeout)
+    inv = _cancellable(lambda cancel: inventory(script=args.script, target=args.python, timeout=args.timeout,
+                                                cancel=cancel))
     collector.join(timeout=10)
     report = envs_report(inv, host)
     redacted = Report.from_json(redact_report(report.to_json(), personal=not args.no_redact))
@@ -281,13 +367,14 @@ def cmd_envs(args: argparse.Namespace) -> int:
     else:
         to_terminal = args.output is None and sys.stdout.isatty()
         text = render_text(redacted, colour=to_terminal, width=_terminal_width() if to_terminal else 140)
-    _write_output(text, args.output)
+    _write_output(text, args.output, fmt=args.format)
     return 1 if redacted.has_error else 0
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
     """Findings in the user's code (``path:line:col ID message``, each with its fix), exit 1 on an error one."""
     from gpuassist.audit import render_json, render_text
+    from gpuassist.report.redact import Redactor
 
     if args.run:
         return _audit_run(args)
@@ -295,8 +382,9 @@ def cmd_audit(args: argparse.Namespace) -> int:
         raise UsageError("--seconds, --steps and --python go with --run")
     result = _static_audit(args.paths)
     to_terminal = args.output is None and sys.stdout.isatty()
-    text = render_json(result) if args.format == "json" else render_text(result, colour=to_terminal)
-    _write_output(text, args.output)
+    text = render_json(result, redactor=Redactor(personal=not args.no_redact)) if args.format == "json" else \
+        Redactor(personal=not args.no_redact).text(render_text(result, colour=to_terminal))
+    _write_output(text, args.output, fmt=args.format)
     return 1 if result.has_error else 0
 
 
@@ -330,29 +418,11 @@ def _audit_run(args: argparse.Namespace) -> int:
                                  name="gpuassist-host-facts")
     collector.start()  # GPU names and driver for the report, gathered while the script runs
     bar = _Progress("audit --run", sys.stderr.isatty() and not args.no_progress)
-    cancel, done = threading.Event(), threading.Event()
-    box: dict[str, Any] = {}
-
-    def work() -> None:
-        try:
-            box["result"] = run_audit(command, bound, on_event=bar, cancel=cancel)
-        except BaseException as exc:  # re-raised on the main thread
-            box["error"] = exc
-        finally:
-            done.set()
-
-    threading.Thread(target=work, name="gpuassist-audit-run", daemon=True).start()
-    try:
-        while not done.is_set():
-            try:
-                done.wait(0.2)  # an Event, not Thread.join: a join interrupted by Ctrl+C can lose track of it
-            except KeyboardInterrupt:  # stop the script, keep what it showed
-                cancel.set()
+    try:  # Ctrl+C stops the script and keeps what it showed
+        result = _cancellable(lambda cancel: run_audit(command, bound, on_event=bar, cancel=cancel),
+                              keep_result=True)
     finally:
         bar.stop()
-    if "error" in box:
-        raise box["error"]
-    result = box["result"]
     collector.join(timeout=30)
     if result.outcome == "interpreter_not_found":
         raise UsageError(f"cannot run {command.python}: {result.facts.get('run.error')}")
@@ -366,7 +436,7 @@ def _audit_run(args: argparse.Namespace) -> int:
         to_terminal = args.output is None and sys.stdout.isatty()
         text = summary_text(redacted.facts) + "\n" + render(
             redacted, "text", colour=to_terminal, width=_terminal_width() if to_terminal else 100)
-    _write_output(text, args.output)
+    _write_output(text, args.output, fmt=args.format)
     return 1 if redacted.has_error else 0
 
 
@@ -420,15 +490,42 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command. Whatever happens (an interrupt, SIGTERM, SIGHUP, an error), no process it started
+    outlives it: runs are cancelled and waited for, then every remaining descendant is killed."""
+    from gpuassist import lifetime
+
+    _utf8_streams()
+    lifetime.become_subreaper()  # orphans of our runs (setsid daemons) come back to us to be reaped
+    before = lifetime.descendant_pids()  # called in-process (tests), processes started earlier are not ours
+    try:
+        with lifetime.terminate_as_interrupt():
+            return _main(argv)
+    except KeyboardInterrupt as exc:  # a signal between the handlers and the command
+        _say("interrupted")
+        return lifetime.exit_status(exc)
+    finally:
+        with contextlib.suppress(Exception):  # never let cleanup turn a result into a traceback
+            lifetime.reap_descendants(exclude=before)
+
+
+def _say(message: str) -> None:
+    if sys.stderr is not None:
+        with contextlib.suppress(OSError, ValueError):
+            print(f"gpuassist: {message}", file=sys.stderr)
+
+
+def _main(argv: Sequence[str] | None) -> int:
+    from gpuassist import lifetime
+
     parser = build_parser()
     args, extra = parser.parse_known_args(argv)
     if extra and args.command == "audit" and args.run:  # `audit --run python train.py --epochs 2`, no `--`
-        print(f"gpuassist: {' '.join(extra)}: the script's own options go after `--`: "
-              "gpuassist audit --run [--steps N | --seconds N] -- python train.py ARGS", file=sys.stderr)
+        _say(f"{' '.join(extra)}: the script's own options go after `--`: "
+             "gpuassist audit --run [--steps N | --seconds N] -- python train.py ARGS")
         return 2
     if extra:
         command = f"gpuassist {args.command}" if args.command else "gpuassist"
-        print(f"gpuassist: unrecognized arguments: {' '.join(extra)} (see {command} --help)", file=sys.stderr)
+        _say(f"unrecognized arguments: {' '.join(extra)} (see {command} --help)")
         return 2
     if args.command is None:
         parser.print_help()
@@ -438,18 +535,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return handlers[args.command](args)
     except UsageError as exc:
-        print(f"gpuassist: {exc}", file=sys.stderr)
+        _say(str(exc))
         return 2
-    except KeyboardInterrupt:
-        print("gpuassist: interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as exc:
+        _say("interrupted" if not isinstance(exc, lifetime.Terminated) else f"stopped by {exc.args[0]}")
+        return lifetime.exit_status(exc)
     except BrokenPipeError:
+        _silence_stdout()  # the reader went away (`| head`): not an error of ours
         return 0
+    except OSError as exc:  # the machine refused something ordinary (a full disk, a closed stream)
+        if os.environ.get("GPUASSIST_DEBUG"):
+            raise
+        _say(f"{exc.strerror or exc}" + (f": {exc.filename}" if exc.filename else ""))
+        return 2
     except Exception as exc:
         if os.environ.get("GPUASSIST_DEBUG"):
             raise
-        print(f"gpuassist: internal error: {type(exc).__name__}: {exc} (GPUASSIST_DEBUG=1 shows details)",
-              file=sys.stderr)
+        _say(f"internal error: {type(exc).__name__}: {exc} (GPUASSIST_DEBUG=1 shows details)")
         return 3
 
 

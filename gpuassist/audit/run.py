@@ -31,6 +31,7 @@ from gpuassist.probe.runner import Event, StageLimits, facts_from_events, run_sc
 OnEvent = Callable[[Event], None]
 
 DEFAULT_SECONDS = 30.0  # neither --seconds nor --steps
+LONGEST_SECONDS = 86400.0  # --seconds: a bound, never "forever"
 STEPS_CAP_SECONDS = 300.0  # --steps alone: a script that never reaches N steps still ends
 SETUP_LIMIT = 120.0  # importing torch and installing the instruments
 KILL_MARGIN = 15.0  # past the bound and the script's own stop grace, the host kills the process group
@@ -82,6 +83,8 @@ class Bound:
     def of(cls, seconds: float | None = None, steps: int | None = None) -> Bound:
         if seconds is not None and not seconds > 0:
             raise RunUsageError("--seconds must be a positive number")
+        if seconds is not None and not seconds <= LONGEST_SECONDS:  # inf and nan too: every run ends
+            raise RunUsageError(f"--seconds must be at most {LONGEST_SECONDS:g} (24 hours)")
         if steps is not None and steps < 1:
             raise RunUsageError("--steps must be at least 1")
         if seconds is None:
