@@ -42,7 +42,10 @@ PYTHON_NAME = re.compile(r"^(python|pypy)(\d+(\.\d+)*)?[dmu]?(\.exe)?$", re.IGNO
 # Interpreter options passed through as given (the rest change what runs, or cannot apply to a script run).
 PLAIN_FLAGS = set("bBdEiIOPqsSuvR")
 FLAGS_WITH_VALUE = ("-W", "-X")
-SECRET_OPTION = re.compile(r"(pass(word)?|passwd|secret|token|api[-_]?key|auth|credential)", re.IGNORECASE)
+# Options whose value is a secret: any name with one of these words (--wandb-key, --key, --hf-token,
+# --db-password), and -p, which is the password of mysql, psql-like and many training launchers' tools.
+SECRET_OPTION = re.compile(r"pass(word)?|passwd|pwd|secret|token|key|auth|credential|cookie|session|^-p$",
+                           re.IGNORECASE)
 
 
 class RunUsageError(ValueError):
@@ -126,6 +129,9 @@ def scrub_args(args: Sequence[str]) -> list[str]:
             hide_next = False
             continue
         name, eq, _ = a.partition("=")
+        if a.startswith("-p") and not a.startswith("--") and len(a) > 2 and not eq:  # -pPASS
+            out.append("-p<redacted>")
+            continue
         if a.startswith("-") and SECRET_OPTION.search(name):
             if eq:
                 out.append(f"{name}=<redacted>")

@@ -1202,7 +1202,7 @@ def parse_args(argv: list[str]) -> tuple[Any, list[str]]:
 def main(argv: list[str] | None = None) -> None:
     args, command = parse_args(sys.argv[1:] if argv is None else argv)
     channel = Channel()
-    guard_lifetime()
+    guard_lifetime(with_group=True)  # the user's script starts processes: they go with the group
     dump_stacks_on_sigterm()
     limits = parse_limits(args.limit, DEFAULT_LIMITS)
     module = None

@@ -87,17 +87,18 @@ OVERALL_ENV = "GPUASSIST_OVERALL_SECONDS"  # this script's own last-resort limit
 PR_SET_PDEATHSIG = 1
 
 
-def guard_lifetime(default_overall: float = 600.0) -> None:
+def guard_lifetime(default_overall: float = 600.0, *, with_group: bool = False) -> None:
     """This script never outlives gpuassist, nor runs forever: first thing in every in-target script.
 
-    - Linux: the kernel sends SIGKILL when the parent dies (``PR_SET_PDEATHSIG``), which works even while
-      a native call (a wedged CUDA init) holds the GIL;
-    - everywhere: a watchdog thread checks every half second that the parent is still there, and kills
-      this process group when it is not (children that stayed in the group go with it);
     - the parent may already have died before this line: then it exits at once;
+    - Linux, ``with_group`` false (the probe, the runtime tests): the kernel sends SIGKILL when the parent
+      dies (``PR_SET_PDEATHSIG``), which works even while a native call (a wedged CUDA init) holds the GIL;
+    - elsewhere, or ``with_group`` (the audit run, whose user script starts processes of its own): a
+      watchdog thread checks every half second that the parent is still there, and when it is not kills
+      this process group, the script's children included (an instant SIGKILL would leave them behind);
     - an overall limit (``GPUASSIST_OVERALL_SECONDS``, a little above the host's own) enforced by
       faulthandler's C watchdog thread, which dumps the stacks and exits without needing the GIL.
-    The two variables are removed from the environment so the user's code and its children do not see them.
+    The variables are removed from the environment, so the user's code and its children do not see them.
     """
     import faulthandler
     import signal
@@ -108,26 +109,31 @@ def guard_lifetime(default_overall: float = 600.0) -> None:
         overall = float(overall_text) if overall_text else default_overall
     except ValueError:
         overall = default_overall
-    if sys.platform.startswith("linux"):
+    kernel_watch = False
+    if sys.platform.startswith("linux") and not with_group:
         with contextlib.suppress(Exception):
             import ctypes
 
-            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+            libc = ctypes.CDLL(None, use_errno=True)
+            kernel_watch = libc.prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0) == 0
     parent = os.getppid()
     if expected.isdigit() and int(expected) != parent and os.name != "nt":
         os._exit(70)  # the host is gone already: nobody would read us, nobody would stop us
-    if overall > 0 and overall != float("inf"):
+    if 0 < overall < float("inf"):
         with contextlib.suppress(Exception):
             faulthandler.dump_traceback_later(overall, exit=True)
-    if os.name == "nt":
+    if os.name == "nt" or kernel_watch:
         return
+    me = os.getpid()
 
     def watch() -> None:
         while True:
             time.sleep(0.5)
+            if os.getpid() != me:  # a forked child has no business here
+                return
             if os.getppid() != parent:
                 with contextlib.suppress(OSError):
-                    if os.getpgid(0) == os.getpid():  # our own group (the host starts us in a new session)
+                    if os.getpgid(0) == me:  # our own group (the host starts us in a new session)
                         os.killpg(0, signal.SIGKILL)
                 os._exit(70)
 

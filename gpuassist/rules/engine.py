@@ -63,6 +63,7 @@ def _load_rule_modules() -> None:
         macos,
         probe_outcome,
         runtime,
+        runtime_outcome,
         visibility,
         wheel,
         wsl,
