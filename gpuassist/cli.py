@@ -532,6 +532,11 @@ def _main(argv: Sequence[str] | None) -> int:
     if args.command is None:
         parser.print_help()
         return 2
+    if sys.stdout is None:  # started with stdout closed (`>&-`)
+        if getattr(args, "output", None) in (None, "-"):
+            _say("cannot write the report: standard output is closed (use --output FILE)")
+            return 2
+        sys.stdout = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 (lives as long as the process)
     handlers = {"diagnose": cmd_diagnose, "scenarios": cmd_scenarios, "explain": cmd_explain, "audit": cmd_audit,
                 "envs": cmd_envs, "placement": cmd_runtime, "sweep": cmd_runtime, "bench": cmd_runtime}
     try:
