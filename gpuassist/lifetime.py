@@ -166,14 +166,14 @@ def reap_descendants(grace: float = GRACE, *, exclude: set[int] | None = None) -
     return kill_all(procs, grace)
 
 
-def install_qt_handlers(on_signal: Callable[[], None]) -> Callable[[], None]:
+def install_qt_handlers(on_signal: Callable[[int], None]) -> Callable[[], None]:
     """For the app: SIGINT, SIGTERM and SIGHUP call ``on_signal`` (close the window) in the main thread.
     Returns a function that restores the previous handlers. Python runs signal handlers only between
     bytecodes, so the caller keeps the interpreter ticking (a Qt timer) while the event loop runs."""
     previous: dict[int, Any] = {}
 
-    def handler(_signum: int, _frame: FrameType | None) -> None:
-        on_signal()
+    def handler(signum: int, _frame: FrameType | None) -> None:
+        on_signal(signum)
 
     for name in ("SIGINT", "SIGTERM", "SIGHUP"):
         num = getattr(signal, name, None)

@@ -150,6 +150,23 @@ def main(argv: Sequence[str]) -> int:
         print(f"gpuassist: {exc.args[0] if exc.args else exc}", file=sys.stderr)
         return 2
     window.show()
+    # SIGINT (Ctrl+C in the terminal), SIGTERM (kill, a logout) and SIGHUP (the terminal closed) close the
+    # window like its close button: the run is cancelled, its processes killed, the sampler joined.
+    from gpuassist import lifetime
+
+    lifetime.become_subreaper()  # processes our runs orphan (setsid daemons) come back here to be reaped
+    before = lifetime.descendant_pids()
+    received: list[int] = []
+
+    def on_signal(signum: int) -> None:
+        received.append(signum)
+        QTimer.singleShot(0, window.close)
+        QTimer.singleShot(0, app.quit)  # also ends a modal dialog's loop
+
+    restore = lifetime.install_qt_handlers(on_signal)
+    ticker = QTimer()
+    ticker.timeout.connect(lambda: None)  # Python runs signal handlers only when it gets control back
+    ticker.start(200)
     if os.environ.get(STARTUP_ENV):
         def shown() -> None:
             print(f"window-shown {time.perf_counter() - t0:.4f} torch={'torch' in sys.modules}", flush=True)
@@ -165,6 +182,11 @@ def main(argv: Sequence[str]) -> int:
         QTimer.singleShot(0, lambda: window.go(args.page))
         if args.run:  # the run follows the step in progress; come back to the asked page at the end
             window.run_finished.connect(lambda: window.go(args.page))
-    code = app.exec()
-    window.shutdown()
-    return int(code)
+    try:
+        code = app.exec()
+        window.shutdown()
+    finally:
+        ticker.stop()
+        restore()
+        lifetime.reap_descendants(exclude=before)
+    return 128 + received[0] if received else int(code)

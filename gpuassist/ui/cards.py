@@ -24,6 +24,16 @@ from gpuassist.findings import Finding
 from gpuassist.ui.style import BORDER, mono_font
 
 
+def plain_label(text: str = "", name: str = "") -> QLabel:
+    """A label that shows its text as it is: report data (a finding id, a fact key, a GPU name read from a
+    reopened report) is never interpreted as rich text (``<img src=file://…>``, links, markup)."""
+    label = QLabel(text)
+    label.setTextFormat(Qt.TextFormat.PlainText)
+    if name:
+        label.setObjectName(name)
+    return label
+
+
 def wrap_label(text: str, name: str = "", *, selectable: bool = True, rich: bool = False) -> QLabel:
     label = QLabel(text)
     label.setWordWrap(True)
@@ -89,8 +99,7 @@ class FindingCard(QFrame):
         icon.setStyleSheet(f"color: {colour}; font-size: 14pt; font-weight: 700;")
         icon.setAlignment(Qt.AlignmentFlag.AlignTop)
         title = wrap_label(finding.title, "cardTitle")
-        ident = QLabel(f"{finding.severity.value} · {finding.id}")
-        ident.setObjectName("cardId")
+        ident = plain_label(f"{finding.severity.value} · {finding.id}", "cardId")
         ident.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop)
         head.addWidget(icon, 0, Qt.AlignmentFlag.AlignTop)
         head.addWidget(title, 1)
@@ -135,8 +144,7 @@ class FindingCard(QFrame):
             grid.setHorizontalSpacing(14)
             grid.setVerticalSpacing(4)
             for row, ev in enumerate(finding.evidence):
-                key = QLabel(ev.fact)
-                key.setObjectName("evidenceKey")
+                key = plain_label(ev.fact, "evidenceKey")
                 key.setFont(mono_font())
                 key.setAlignment(Qt.AlignmentFlag.AlignTop)
                 key.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)

@@ -54,6 +54,7 @@ class EnvironmentsPanel(QFrame):
         title = QLabel("Python environments on this machine")
         title.setObjectName("sectionTitle")
         self.status = QLabel("")
+        self.status.setTextFormat(Qt.TextFormat.PlainText)
         self.status.setObjectName("explanation")
         self.use_button = QPushButton("Use as target")
         self.use_button.setObjectName("primary")
