@@ -24,6 +24,9 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 from gpuassist import __version__
 
+# Lazy imports: start-up. Each subcommand imports its own engine when it runs, so `gpuassist diagnose`
+# (budget: docs/architecture.md §5) never loads the audit, the runtime tests or the environment scan.
+
 if TYPE_CHECKING:
     from gpuassist.audit import AuditResult
 
@@ -211,7 +214,8 @@ def _cancellable(work: Callable[[threading.Event], T], *, keep_result: bool = Fa
         raise interrupted
     if "error" in box:
         raise box["error"]
-    return box["result"]
+    result: T = box["result"]
+    return result
 
 
 def cmd_diagnose(args: argparse.Namespace) -> int:
@@ -345,7 +349,7 @@ def cmd_envs(args: argparse.Namespace) -> int:
 
     from gpuassist.collect import collect_this_machine
     from gpuassist.envs import inventory
-    from gpuassist.envs.report import envs_report, render_text
+    from gpuassist.report.envs import envs_report, render_text
     from gpuassist.report.model import Report
     from gpuassist.report.redact import redact_report
 
@@ -460,8 +464,8 @@ def cmd_scenarios(_: argparse.Namespace) -> int:
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
+    from gpuassist.finding_docs import how_detected
     from gpuassist.knowledge import catalogue
-    from gpuassist.knowledge.docs import how_detected
 
     cat = catalogue()
     if not args.id:

@@ -12,15 +12,10 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Mapping
-from datetime import datetime, timezone
 from typing import Any
 
-from gpuassist import __version__
 from gpuassist.facts import Facts, NotCollected
-from gpuassist.report.model import Report, step_summaries
-
-# Steps a plain diagnosis covers (no runtime benchmarks).
-DIAGNOSE_STEPS = {"environment", "driver", "wheel"}
+from gpuassist.report.model import Report
 
 
 def python_candidates(env: Mapping[str, str]) -> list[str]:
@@ -39,26 +34,6 @@ def python_candidates(env: Mapping[str, str]) -> list[str]:
     return list(seen)
 
 
-def build_report(facts: Facts, *, source: str, meta: Mapping[str, Any] | None = None,
-                 ran: set[str] | None = None, rules: Mapping[str, Any] | None = None) -> Report:
-    """Run the rules (default: the diagnosis's; ``rules``: a rule set of its own) over ``facts`` and wrap
-    everything in a Report."""
-    from gpuassist.rules import evaluate
-
-    run = evaluate(facts, rules)
-    full_meta: dict[str, Any] = {
-        "generated_at": datetime.now(timezone.utc).replace(microsecond=0).isoformat(),
-        "gpuassist_version": __version__,
-        "source": source,
-        "simulated": source == "simulated",
-    }
-    full_meta.update(meta or {})
-    if run.errors:
-        full_meta["rule_errors"] = run.errors
-    return Report(facts, run.findings, step_summaries(run.findings, ran if ran is not None else DIAGNOSE_STEPS),
-                  {}, full_meta)
-
-
 def diagnose_live(
     python: str | None = None,
     *,
@@ -67,8 +42,11 @@ def diagnose_live(
     env: Mapping[str, str] | None = None,
 ) -> Report:
     """Diagnose this machine and the interpreter ``python`` (default: the one running gpuassist)."""
+    # Start-up: the window imports this module to list interpreters; collectors, runner and rules (~250 ms)
+    # load with the first diagnosis.
     from gpuassist.collect import collect_this_machine
     from gpuassist.probe.runner import run_probe
+    from gpuassist.report.build import build_report
 
     started = time.perf_counter()
     env = dict(os.environ if env is None else env)

@@ -85,7 +85,7 @@ def _stdin() -> BinaryIO:
     buffer = getattr(sys.stdin, "buffer", None)
     if buffer is None:
         raise FileError("standard input is not readable")
-    return buffer
+    return buffer  # type: ignore[no-any-return]
 
 
 def _kind(mode: int) -> str:

@@ -105,7 +105,7 @@ def run_environment(run_id: str) -> dict[str, str]:
 
 def _carries(proc: psutil.Process, run_id: str) -> bool:
     try:
-        return proc.environ().get(RUN_ID_ENV) == run_id
+        return bool(proc.environ().get(RUN_ID_ENV) == run_id)
     except (psutil.Error, OSError):
         return False
 

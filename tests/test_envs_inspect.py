@@ -16,8 +16,8 @@ from gpuassist.cli import main
 from gpuassist.envs import Context, discover, inspect_all, inspect_one, inventory
 from gpuassist.envs.discovery import Candidate
 from gpuassist.envs.inspect import Inventory
-from gpuassist.envs.report import envs_report, render_text
 from gpuassist.facts import Facts
+from gpuassist.report.envs import envs_report, render_text
 from gpuassist.rules.environments import environment_findings
 
 pytestmark = pytest.mark.slow

@@ -161,7 +161,7 @@ def test_arbitrary_json_shaped_like_a_report_is_never_a_crash(doc: Any) -> None:
 @pytest.mark.parametrize("depth", [41, 500, 5000, 100_000])
 def test_deep_nesting_is_refused_in_one_line(depth: int) -> None:
     text = '{"schema":"gpuassist.report/1","facts":{"x":' + "[" * depth + "]" * depth + '},"findings":[]}'
-    with pytest.raises(UnreadableInput, match="nested|malformed|deep"):
+    with pytest.raises(UnreadableInput, match=r"nested|malformed|deep"):
         load(text.encode())
 
 

@@ -17,7 +17,8 @@ import pytest
 from gpuassist.audit.run import load_recording, run_report
 from gpuassist.facts import Facts
 from gpuassist.wizard import StepContext, StepStatus, build_flow
-from gpuassist.wizard.display import Absent, Code, KeyValues, Table, block_texts, looks_raw, show, step_blocks
+from gpuassist.wizard.blocks import Absent, Code, KeyValues, Table, block_texts
+from gpuassist.wizard.display import looks_raw, show, step_blocks
 from gpuassist.wizard.run_blocks import run_blocks
 from gpuassist.wizard.script_run import (
     MONITOR_KEY,

@@ -9,11 +9,12 @@ the report carries the GPU trace of exactly this run, with the set-up and the sc
 
 Everything the run learns becomes ``run.*`` facts (docs/facts.md, "Audit run facts") through
 :func:`run_facts_from_events`, the one path for live runs and recorded streams alike
-(``tests/data/audit_run/*.json``); :mod:`gpuassist.rules.script_run` turns them into findings.
+(``tests/data/audit_run/*.json``); :mod:`gpuassist.audit.run_rules` turns them into findings.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -24,9 +25,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gpuassist.audit.run_rules import RULES
+from gpuassist.envs.discovery import Context, script_interpreter
 from gpuassist.facts import Facts
+from gpuassist.monitor import Monitor
 from gpuassist.probe import audit_script
 from gpuassist.probe.runner import Event, StageLimits, facts_from_events, run_script
+from gpuassist.report.build import build_report
+from gpuassist.report.model import step_summaries
+from gpuassist.rules import order_findings
 
 OnEvent = Callable[[Event], None]
 
@@ -209,7 +216,6 @@ def parse_command(argv: Sequence[str], *, python: str | None = None, cwd: str | 
                                 "(use --python PATH for a particular interpreter)")
         raise RunUsageError(f"cannot run {words[0]}: no such file")
     if interpreter is None and python is None:
-        from gpuassist.envs.discovery import Context, script_interpreter
 
         ctx = Context(env=dict(env), home=os.path.expanduser("~"), cwd=cwd, executable=sys.executable,
                       windows=os.name == "nt")
@@ -269,7 +275,6 @@ def run_audit(
     :class:`gpuassist.monitor.Monitor` to mark and read (default: a live one for this run); ``cancel``
     stops the run within about a second. A script that does not stop within ``stop_grace`` seconds of its
     bound is ended by its own watchdog; one that cannot even be ended so is killed ``kill_margin`` later."""
-    from gpuassist.monitor import Monitor
 
     own = monitor is None
     mon = Monitor() if own else monitor
@@ -311,7 +316,6 @@ def replay(events: Sequence[Event], command: RunCommand, bound: Bound,
 def load_recording(path: str | os.PathLike[str]) -> RunResult:
     """A recording file: ``{"description", "command": {python, target, module, args, cwd}, "bound": {seconds,
     steps}, "events": [...], "monitor": {...}}`` → the run replayed through :func:`run_facts_from_events`."""
-    import json
 
     data = json.loads(Path(path).read_text(encoding="utf-8"))
     c = data.get("command") or {}
@@ -329,9 +333,6 @@ def run_report(result: RunResult, host_facts: Mapping[str, Any] | None = None, *
                meta: Mapping[str, Any] | None = None) -> Any:
     """A Report of the run: the ``run.*`` facts (and the host's, when given), the run's findings, and the
     monitor trace of the run."""
-    from gpuassist.diagnose import build_report
-    from gpuassist.report.model import step_summaries
-    from gpuassist.rules.script_run import RULES
 
     facts = Facts(dict(host_facts or {}))
     facts.update(result.facts)
@@ -355,8 +356,6 @@ def add_static_audit(report: Any, static: Any, cwd: str | None = None) -> None:
     a static one about the same thing become one finding: the run's title and numbers, the static audit's
     exact code change first in the fix, both sets of evidence. Static findings the run did not confirm stay
     as they are (the run may not have reached that code, or had no GPU to show it)."""
-    from gpuassist.report.model import step_summaries
-    from gpuassist.rules import order_findings
 
     base = cwd or os.getcwd()
     remaining = list(static.findings)

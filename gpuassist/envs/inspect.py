@@ -31,6 +31,8 @@ from gpuassist.envs.discovery import (
     identity,
 )
 from gpuassist.facts import NotCollected, is_known, to_jsonable
+from gpuassist.knowledge.wheels import parse_torch_version
+from gpuassist.probe.runner import StageLimits, run_probe
 
 DEFAULT_TIMEOUT = 5.0  # seconds per interpreter, start-up included (a cold conda Python on a slow disk)
 STAGES = ("interpreter", "torch_dist")
@@ -66,7 +68,6 @@ def build_flavour(version: str | None, conda_build: str | None = None, conda_pac
     """(flavour, build label) of a torch version: flavour is ``cuda``, ``rocm``, ``cpu``, ``xpu``,
     ``jetson``, ``source`` or ``unknown`` (None: no torch); the label is what to show (``cu124``,
     ``cpu``, ``rocm6.2``, the conda build string, ``PyPI default (CUDA)``)."""
-    from gpuassist.knowledge.wheels import parse_torch_version
 
     if not version:
         return None, None
@@ -253,7 +254,6 @@ def inspect_one(cand: Candidate, *, timeout: float = DEFAULT_TIMEOUT, cancel: th
                 env: Mapping[str, str] | None = None, runner: Runner | None = None) -> EnvRow:
     """Run the probe's first stages in one interpreter; never raises, never waits longer than ``timeout``
     (plus the kill grace period)."""
-    from gpuassist.probe.runner import StageLimits, run_probe
 
     if not cand.exists:
         return row_from_facts(cand, {"probe.outcome": "interpreter_not_found",

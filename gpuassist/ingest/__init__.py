@@ -7,6 +7,7 @@ from gpuassist.facts import Facts
 from gpuassist.ingest import collect_env, errors
 from gpuassist.ingest.report_json import looks_like_json, parse_report
 from gpuassist.ingest.text import UnreadableInput, clean_lines, decode
+from gpuassist.report.build import build_report
 from gpuassist.report.model import Report
 
 __all__ = ["UnreadableInput", "load", "load_text"]
@@ -25,7 +26,6 @@ def _field_line(lines: list[str], parsed: collect_env.CollectEnvParse, name: str
 
 
 def load_text(text: str, *, label: str = "the input") -> Report:
-    from gpuassist.diagnose import build_report
 
     if looks_like_json(text):
         report = parse_report(text)

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from gpuassist.findings import Severity
+from gpuassist.ingest import load
 from gpuassist.ingest.text import UnreadableInput
 
 
@@ -34,7 +35,6 @@ def entries(directory: Path) -> list[dict[str, Any]]:
 
 
 def check(directory: Path, entry: dict[str, Any]) -> Verdict:
-    from gpuassist.ingest import load
 
     name = entry["file"]
     expected = entry.get("expect_first")

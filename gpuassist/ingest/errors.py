@@ -14,7 +14,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from gpuassist.findings import Evidence, Finding, Severity
+from gpuassist.knowledge import catalogue, symptom_patterns
+from gpuassist.knowledge.wheels import capability_from_name
 from gpuassist.report.model import Report, step_summaries
+from gpuassist.rules import order_findings
 
 MAX_LINE = 2000
 
@@ -29,7 +32,6 @@ class Match:
 
 
 def _compiled() -> list[tuple[str, re.Pattern[str], bool, float]]:
-    from gpuassist.knowledge import symptom_patterns
 
     return [(p.id, p.regex, p.specific, p.weight) for p in symptom_patterns()]
 
@@ -71,7 +73,6 @@ def _weigh_by_gpu_named(lines: list[str], matches: list[Match]) -> list[Match]:
     cause the likelier guess. A guess stays a guess: only the weight changes."""
     if not any(m.id in ARCH_IDS and not m.specific for m in matches):
         return matches
-    from gpuassist.knowledge.wheels import capability_from_name
 
     caps = []
     for line in lines:
@@ -124,13 +125,11 @@ def facts_from_text(lines: list[str], matches: list[Match]) -> dict[str, Any]:
 
 
 def _confirm(fid: str) -> str:
-    from gpuassist.knowledge import catalogue
 
     return catalogue()[fid].confirm or "run `gpuassist diagnose` on that machine"
 
 
 def _catalogue_finding(m: Match) -> Finding:
-    from gpuassist.knowledge import catalogue
 
     entry = catalogue()[m.id]
     confirm = _confirm(m.id)
@@ -153,7 +152,6 @@ def _catalogue_finding(m: Match) -> Finding:
 
 def merge(report: Report, matches: list[Match]) -> None:
     """Add pattern findings to a report, letting a rule's richer finding for the same id win."""
-    from gpuassist.rules import order_findings
 
     by_id = {f.id: f for f in report.findings}
     for m in matches:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+
 from gpuassist.findings import Severity
 from gpuassist.ingest.text import UnreadableInput
 from gpuassist.report.model import SCHEMA, SCHEMA_PREFIX, Report

@@ -15,6 +15,7 @@ is exactly what the support engineer sees.
 
 from __future__ import annotations
 
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -77,7 +78,7 @@ class Report:
         )
 
 
-def step_summaries(findings: list[Finding], ran: set[str]) -> list[dict[str, Any]]:
+def step_summaries(findings: list[Finding], ran: AbstractSet[str]) -> list[dict[str, Any]]:
     """One entry per wizard step: its worst severity (or ok / not_run) and its finding ids."""
     out = []
     for sid, title, question in STEPS:

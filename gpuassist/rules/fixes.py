@@ -5,6 +5,7 @@ from __future__ import annotations
 import shlex
 
 from gpuassist.facts import Facts
+from gpuassist.knowledge.wheels import WheelChoice, cuda_int_to_str, parse_torch_version, recommend_wheel
 from gpuassist.rules import view
 
 CPU_INDEX = "https://download.pytorch.org/whl/cpu"
@@ -23,7 +24,6 @@ def pip(facts: Facts) -> str:
 
 
 def current_release(facts: Facts) -> str | None:
-    from gpuassist.knowledge.wheels import parse_torch_version
 
     version = facts.value("torch.version")
     if not version:
@@ -39,7 +39,6 @@ def cuda_wheel_fix(facts: Facts, gpus: view.GpuView | None = None) -> tuple[str,
 
     Falls back to an honest explanation when no published wheel fits (driver too old for every
     variant, Jetson, macOS)."""
-    from gpuassist.knowledge.wheels import WheelChoice, recommend_wheel
 
     gpus = gpus or view.nvidia_gpus(facts)
     driver_cuda, _ = view.driver_cuda(facts)
@@ -81,7 +80,6 @@ def cuda_wheel_fix(facts: Facts, gpus: view.GpuView | None = None) -> tuple[str,
     uninstall = f"{pip(facts)} uninstall -y torch"
     basis = []
     if driver_cuda:
-        from gpuassist.knowledge.wheels import cuda_int_to_str
 
         basis.append(f"your driver supports CUDA up to {cuda_int_to_str(driver_cuda)}")
     else:

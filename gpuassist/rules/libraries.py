@@ -8,8 +8,8 @@ import re
 from gpuassist.facts import Facts
 from gpuassist.findings import Finding, Severity
 from gpuassist.rules import fixes, view
-from gpuassist.rules.engine import rule
 from gpuassist.rules.make import finding
+from gpuassist.rules.registry import rule
 
 FAMILIES = ("libcublasLt", "libcublas", "libcudnn", "libcudart", "libnccl", "libcusparse", "libcufft",
             "libcurand", "libcusolver", "libnvJitLink", "libnvrtc")

@@ -7,8 +7,8 @@ import re
 from gpuassist.facts import Facts
 from gpuassist.findings import Finding, Severity
 from gpuassist.rules import fixes, view
-from gpuassist.rules.engine import rule
 from gpuassist.rules.make import finding
+from gpuassist.rules.registry import rule
 
 # What usually goes wrong in each stage, for crash and hang findings.
 STAGE_CAUSES: dict[str, tuple[str, str, str]] = {

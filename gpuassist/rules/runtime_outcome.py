@@ -13,8 +13,8 @@ from dataclasses import replace
 from gpuassist.facts import Facts
 from gpuassist.findings import Finding, Severity
 from gpuassist.rules import view
-from gpuassist.rules.engine import rule
 from gpuassist.rules.make import finding
+from gpuassist.rules.registry import rule
 
 # test → (wizard step, what it measures); the steps are the report's (gpuassist.report.model.STEPS)
 TESTS = {

@@ -26,6 +26,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from gpuassist.collect.nvml import INIT_STATUS
+from gpuassist.monitor.sampler import NVML_REASONS
+from gpuassist.report.model import STEP_TITLES
 from gpuassist.sim.streams import runtime_stream
 
 GIB = 1024 ** 3
@@ -92,7 +95,6 @@ def diagnosis_markers(data: dict[str, Any]) -> tuple[list[dict[str, Any]], tuple
                                                      tuple[float, float]]:
     """Wizard-step markers from the probe's stage timings, the (start, end) of the smoke stage, and of
     ``import torch``."""
-    from gpuassist.report.model import STEP_TITLES
 
     probe = data.get("probe") or {}
     status = (probe.get("end") or {}).get("status", "ok")
@@ -251,7 +253,6 @@ def _trial_slots(facts: dict[str, Any], span: tuple[float, float], accel: bool) 
 
 def runtime_segments(data: dict[str, Any], start: float) -> tuple[list[dict[str, Any]], list[Segment]]:
     """Markers and load segments of the scenario's recorded runtime tests, in wizard order from ``start``."""
-    from gpuassist.report.model import STEP_TITLES
 
     markers: list[dict[str, Any]] = []
     segments: list[Segment] = []
@@ -331,8 +332,6 @@ def _generate(name: str, data: dict[str, Any], gen: dict[str, Any]) -> dict[str,
     if not gpus:
         nvml = host.get("nvml") or {"init_error": "NVML_ERROR_LIBRARY_NOT_FOUND"}
         err = str(nvml.get("init_error") or "")
-        from gpuassist.collect.nvml import INIT_STATUS
-        from gpuassist.monitor.sampler import NVML_REASONS  # the live monitor's words for the same error
 
         reason = NVML_REASONS.get(INIT_STATUS.get(err, ""), f"NVML is not usable ({err})" if err else "no NVIDIA GPU")
         if host.get("os") == "Darwin":

@@ -18,6 +18,9 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+# Lazy imports: start-up. Qt and the window load after the arguments are checked, so a usage error costs
+# no Qt start (docs/architecture.md §5: window shown within 1.1 × a bare window).
+
 log = logging.getLogger("gpuassist.ui")
 
 STARTUP_ENV = "GPUASSIST_STARTUP_PROBE"  # benchmarks: print a line when the window is shown, then quit

@@ -127,7 +127,7 @@ class FindingCard(QFrame):
 
         self.evidence_box: QWidget | None = None
         if finding.evidence:
-            from gpuassist.wizard.display import show  # facts in words; loaded with the first card (start-up)
+            from gpuassist.wizard.display import show  # start-up: facts in words load with the first card
 
             self.toggle = QToolButton()
             self.toggle.setObjectName("evidenceToggle")

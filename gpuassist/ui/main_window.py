@@ -47,6 +47,7 @@ from gpuassist.ui.pages import ScriptProgress, StepPage, SummaryPage
 from gpuassist.ui.script_run_panel import ScriptRunPanel
 from gpuassist.ui.workers import WorkerHandle, start_worker
 from gpuassist.wizard import SUMMARY, Flow, StepStatus
+from gpuassist.wizard.model import SCRIPT_KEY
 from gpuassist.wizard.script_run import (
     DEFAULT_SECONDS,
     DEFAULT_STEPS,
@@ -56,6 +57,8 @@ from gpuassist.wizard.script_run import (
     target_python,
     working_dir,
 )
+
+# Lazy imports: start-up. Panels, readers and exporters load when first used, after the window is shown.
 
 if TYPE_CHECKING:  # the environment table loads when first shown (start-up budget)
     from gpuassist.ui.envs_panel import EnvironmentsPanel
@@ -579,7 +582,6 @@ class MainWindow(QMainWindow):
         panel = self.script_run_panel
         if panel is None:
             return
-        from gpuassist.wizard.steps import SCRIPT_KEY
 
         path = self.flow.context.shared.get(SCRIPT_KEY)
         panel.setVisible(self.flow.interactive)  # a report read here has nothing to run
@@ -592,7 +594,6 @@ class MainWindow(QMainWindow):
             self._on_script_run_changed()
 
     def choose_script(self) -> None:
-        from gpuassist.wizard.steps import SCRIPT_KEY
 
         start = str(self.flow.context.shared.get(SCRIPT_KEY) or self.settings.value("script", "") or Path.home())
         path, _ = QFileDialog.getOpenFileName(self, "Choose the training script or notebook to audit", start,

@@ -27,10 +27,11 @@ from gpuassist.findings import OK_COLOUR, OK_ICON
 from gpuassist.report.model import Report
 from gpuassist.ui.cards import FindingCard, ScrollBody, clear_layout, plain_label, wrap_label
 from gpuassist.wizard import StepState, StepStatus
+from gpuassist.wizard.script_run import RunProgress
 from gpuassist.wizard.steps import QUESTIONS
 
 if TYPE_CHECKING:  # the page blocks load with the first page that shows measurements (start-up budget)
-    from gpuassist.wizard.display import Block
+    from gpuassist.wizard.blocks import Block
 
 STAGE_NAMES = {
     # the probe (Environment, Driver, Wheel)
@@ -174,7 +175,6 @@ class ScriptProgress(Progress):
     steps and seconds against the limit (the words come from :class:`~gpuassist.wizard.script_run.RunProgress`)."""
 
     def __init__(self) -> None:
-        from gpuassist.wizard.script_run import RunProgress
 
         self.model = RunProgress()
         super().__init__()
@@ -333,7 +333,8 @@ class StepPage(QWidget):
             self.content.addWidget(note_box("✔  Nothing to fix here."))
         seconds = state.result.seconds if state.result else None
         self._add_cards(state.findings)
-        if blocks and state.status is not StepStatus.PENDING:
+        if blocks:  # (a pending step returned above)
+            # Start-up: block widgets load with the first measured step.
             from gpuassist.ui.blocks import widget_for
 
             for block in blocks:
@@ -423,7 +424,7 @@ class SummaryPage(QWidget):
             self.content.addWidget(note_box("Nothing has been diagnosed yet. Press Run all ▶ at the top, or open "
                                             "a report or paste collect_env output to read someone else's."))
             return
-        from gpuassist.report.render import verdict  # not needed before there is a report (start-up)
+        from gpuassist.report.render import verdict  # start-up: not needed before there is a report
         from gpuassist.wizard.display import usable_line
 
         v = verdict(report)

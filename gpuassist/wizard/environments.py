@@ -5,7 +5,7 @@ each with a time limit — the app calls :func:`scan` on a worker, never on its 
 one has, and the cross-environment findings (:mod:`gpuassist.rules.environments`). Picking a row makes
 that interpreter the wizard's target; the table then marks it ▶ without running anything again.
 
-The table reads the same cells as `gpuassist envs` (:mod:`gpuassist.envs.report`), so terminal and window
+The table reads the same cells as `gpuassist envs` (:mod:`gpuassist.report.envs`), so terminal and window
 agree. A reopened report that carries ``envs.*`` facts (`gpuassist envs --format json`) shows its table too,
 read-only.
 """
@@ -17,10 +17,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from gpuassist.envs import inventory
 from gpuassist.envs.inspect import OK, EnvRow, Inventory
-from gpuassist.envs.report import MARKS, found_as, marks_of, torch_cell, torch_location
 from gpuassist.facts import Facts
 from gpuassist.findings import Finding
+from gpuassist.report.envs import MARKS, found_as, marks_of, torch_cell, torch_location
+from gpuassist.rules.environments import environment_findings
 
 COLUMNS = ["", "Environment", "Python", "torch", "Build", "Installer", "torch location", "Found as"]
 TORCH_COLUMN = 3
@@ -101,7 +103,6 @@ class Environments:
 
     def findings(self, host: Mapping[str, Any] | None = None) -> list[Finding]:
         """The cross-environment findings; ``host`` facts (the diagnosis) say whether a GPU is there."""
-        from gpuassist.rules.environments import environment_findings
 
         facts = Facts(dict(host or {}))
         facts.update(self.facts)
@@ -120,7 +121,6 @@ class Environments:
 def scan(target: str | None, emit: Callable[[dict[str, Any]], None], cancel: threading.Event) -> Environments:
     """Find and inspect every interpreter (seconds; run it on a worker). ``emit`` gets ``{"event": "env_row",
     "name": ..., "status": ...}`` as each interpreter answers."""
-    from gpuassist.envs import inventory
 
     def on_row(row: EnvRow) -> None:
         emit({"event": "env_row", "name": row.name, "status": row.status})

@@ -18,7 +18,8 @@ from typing import Any
 from gpuassist.facts import Facts
 from gpuassist.findings import Finding
 from gpuassist.report.model import STEPS, Report, step_summaries
-from gpuassist.wizard.model import Event, OnEvent, Step, StepContext, StepResult, StepStatus
+from gpuassist.wizard.model import KEY_FACTS, SCRIPT_KEY, Event, OnEvent, Step, StepContext, StepResult, StepStatus
+from gpuassist.wizard.script_run import RUN_KEY
 
 log = logging.getLogger(__name__)
 
@@ -189,7 +190,6 @@ class Flow:
 
     def set_script(self, path: str | None) -> list[str]:
         """Audit another script or notebook (the optional script step); returns what to run again."""
-        from gpuassist.wizard.steps import SCRIPT_KEY
 
         if "script" not in self._states or path == self.context.shared.get(SCRIPT_KEY):
             return []
@@ -202,7 +202,6 @@ class Flow:
         """Whether the script step also runs the script, and how (a
         :class:`~gpuassist.wizard.script_run.RunRequest`, or None for the static audit alone). Read when the
         step next runs; what is shown stays until then (it says what ran)."""
-        from gpuassist.wizard.script_run import RUN_KEY
 
         with self._lock:
             self.context.shared[RUN_KEY] = request
@@ -318,8 +317,6 @@ class Flow:
         return report
 
     def _build_report(self, states: list[StepState], envs: dict[str, Any] | None) -> Report | None:
-        from gpuassist.diagnose import build_report
-
         base = next((st.result.report for st in states if st.result and st.result.report), None)
         if base is None:
             base = self.context.diagnosis
@@ -338,6 +335,9 @@ class Flow:
         if envs and base is not None:
             facts.update(envs)
         if base is not None and (envs or any(st.result and st.result.facts for st in measured)):
+            # Start-up: the rules (~150 ms) load with the first judged report, not with the window.
+            from gpuassist.report.build import build_report
+
             judged = build_report(facts, source=str(meta.get("source", "live")), meta=meta, ran=ran)
             findings = list(judged.findings)
             meta = judged.meta
@@ -345,7 +345,7 @@ class Flow:
             made = {(f.id, f.step) for f in findings}
             extra = [f for st in measured for f in st.findings if (f.id, f.step) not in made]
             if extra:  # in the same order as the rest: a broken line of code can be the verdict
-                from gpuassist.rules import order_findings
+                from gpuassist.rules import order_findings  # start-up: see build_report above
 
                 findings = order_findings(findings + extra)
         else:  # nothing new to judge: the diagnosis as it was, plus findings of steps without facts
@@ -367,8 +367,8 @@ class Flow:
         report = self.report()
         if report is None:
             return []
+        # Start-up: the facts-in-words table loads with the first finished step.
         from gpuassist.wizard.display import show
-        from gpuassist.wizard.steps import KEY_FACTS
 
         return [(label, show(key, report.facts[key])) for label, key in KEY_FACTS.get(step_id, [])
                 if key in report.facts]
@@ -381,6 +381,7 @@ class Flow:
         report = self.report()
         if report is None:
             return []
+        # Start-up: the display blocks load with the first finished step.
         from gpuassist.wizard.display import step_blocks
 
         return step_blocks(step_id, report.facts, self.key_facts(step_id))

@@ -13,11 +13,14 @@ from __future__ import annotations
 
 import os
 import shlex
+import sys
 import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from gpuassist.wizard.model import Event, OnEvent, StepContext
+
+# Lazy imports: start-up. The audit run's engine loads when a script is first chosen or run.
 
 if TYPE_CHECKING:  # the run's library loads when a run is asked for
     from gpuassist.audit.run import Bound
@@ -82,7 +85,6 @@ def run_unavailable(ctx: StepContext, path: str | None) -> str | None:
 
 def target_python(ctx: StepContext) -> str:
     """The interpreter the run uses: the target the app diagnoses (the app's own Python by default)."""
-    import sys
 
     return ctx.target or sys.executable
 

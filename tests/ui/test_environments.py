@@ -16,7 +16,7 @@ from PySide6.QtCore import Qt
 
 from gpuassist.envs.discovery import Origin
 from gpuassist.envs.inspect import EnvRow, Inventory, TorchCopy
-from gpuassist.envs.report import envs_report
+from gpuassist.report.envs import envs_report
 from gpuassist.wizard.environments import COLUMNS, Environments
 
 pytestmark = pytest.mark.slow

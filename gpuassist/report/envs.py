@@ -7,12 +7,15 @@ from __future__ import annotations
 import io
 import os
 from collections.abc import Mapping
+from datetime import datetime, timezone
 from typing import Any
 
+from gpuassist import __version__
 from gpuassist.envs.inspect import OK, TOO_OLD, EnvRow, Inventory
 from gpuassist.facts import Facts
 from gpuassist.findings import Finding
-from gpuassist.report.model import Report
+from gpuassist.report.model import Report, step_summaries
+from gpuassist.rules.environments import environment_findings
 
 MARKS = (("▶", "target: what your code runs"), ("★", "gpuassist's own"), ("●", "active env"),
          ("K", "a Jupyter kernel launches it"))
@@ -22,11 +25,7 @@ def envs_report(inv: Inventory, host: Mapping[str, Any] | None = None, *,
                 meta: Mapping[str, Any] | None = None) -> Report:
     """A report holding the ``envs.*`` facts (plus host facts, which say whether a GPU exists) and the
     cross-environment findings."""
-    from datetime import datetime, timezone
 
-    from gpuassist import __version__
-    from gpuassist.report.model import step_summaries
-    from gpuassist.rules.environments import environment_findings
 
     facts = Facts(dict(host or {}))
     facts.update(inv.facts())
@@ -84,6 +83,7 @@ def found_as(row: EnvRow) -> str:
 
 def render_text(report: Report, *, colour: bool = False, width: int = 120) -> str:
     """The table, the kernels and script lines, then each finding with its fix."""
+    # Start-up: rich (~40 ms) loads only when text is printed (the app reads this module for its table).
     from rich.console import Console
     from rich.table import Table
     from rich.text import Text
@@ -130,7 +130,7 @@ def render_text(report: Report, *, colour: bool = False, width: int = 120) -> st
 
 
 def _print_finding(console: Any, f: Finding) -> None:
-    from rich.text import Text
+    from rich.text import Text  # start-up: as in render_text
 
     console.print(Text(f"{f.severity.icon} {f.title}", style=f.severity.rich_style) + Text(f"  [{f.id}]", style="dim"))
     console.print(Text(f.explanation))
