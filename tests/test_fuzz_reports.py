@@ -48,7 +48,7 @@ def base_reports() -> tuple[str, ...]:
 
 def _runtime_like_report() -> dict[str, Any]:
     """A report with the structured facts the runtime, envs and audit-run views read."""
-    from gpuassist.diagnose import build_report
+    from gpuassist.report.build import build_report
     from gpuassist.facts import Facts
 
     facts = Facts({
