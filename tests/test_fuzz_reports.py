@@ -48,8 +48,8 @@ def base_reports() -> tuple[str, ...]:
 
 def _runtime_like_report() -> dict[str, Any]:
     """A report with the structured facts the runtime, envs and audit-run views read."""
-    from gpuassist.report.build import build_report
     from gpuassist.facts import Facts
+    from gpuassist.report.build import build_report
 
     facts = Facts({
         "placement.outcome": "crashed", "placement.signal": "SIGSEGV", "placement.failed_stage": "devices",
