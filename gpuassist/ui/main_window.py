@@ -47,12 +47,8 @@ from gpuassist.ui.pages import ScriptProgress, StepPage, SummaryPage
 from gpuassist.ui.script_run_panel import ScriptRunPanel
 from gpuassist.ui.workers import WorkerHandle, start_worker
 from gpuassist.wizard import SUMMARY, Flow, StepStatus
-from gpuassist.wizard.model import SCRIPT_KEY
+from gpuassist.wizard.model import DEFAULT_SECONDS, DEFAULT_STEPS
 from gpuassist.wizard.script_run import (
-    DEFAULT_SECONDS,
-    DEFAULT_STEPS,
-    MONITOR_KEY,
-    RUN_KEY,
     run_unavailable,
     target_python,
     working_dir,
@@ -117,7 +113,7 @@ class MainWindow(QMainWindow):
         self._closing = False
         self._live_flow_factory: Any = None
         self.script_run_panel: ScriptRunPanel | None = None
-        flow.context.shared[MONITOR_KEY] = monitor  # a run of the user's script gets its band on it
+        flow.context.monitor = monitor  # a run of the user's script gets its band on it
         self.setWindowTitle("gpuassist — why is PyTorch not using my GPU?")
         self.setStyleSheet(style.STYLESHEET)
 
@@ -583,19 +579,19 @@ class MainWindow(QMainWindow):
         if panel is None:
             return
 
-        path = self.flow.context.shared.get(SCRIPT_KEY)
+        path = self.flow.context.script
         panel.setVisible(self.flow.interactive)  # a report read here has nothing to run
         why = "this is a report from elsewhere" if not self.flow.interactive else \
             run_unavailable(self.flow.context, path)
         panel.set_context(python=target_python(self.flow.context), folder=working_dir(path) if path else None,
                           why_not=why)
         panel.set_busy(self.busy)
-        if (panel.request() is None) != (self.flow.context.shared.get(RUN_KEY) is None):
+        if (panel.request() is None) != (self.flow.context.script_run is None):
             self._on_script_run_changed()
 
     def choose_script(self) -> None:
 
-        start = str(self.flow.context.shared.get(SCRIPT_KEY) or self.settings.value("script", "") or Path.home())
+        start = str(self.flow.context.script or self.settings.value("script", "") or Path.home())
         path, _ = QFileDialog.getOpenFileName(self, "Choose the training script or notebook to audit", start,
                                               "Python scripts and notebooks (*.py *.ipynb);;All files (*)")
         if path:

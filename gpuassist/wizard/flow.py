@@ -18,8 +18,7 @@ from typing import Any
 from gpuassist.facts import Facts
 from gpuassist.findings import Finding
 from gpuassist.report.model import STEPS, Report, step_summaries
-from gpuassist.wizard.model import KEY_FACTS, SCRIPT_KEY, Event, OnEvent, Step, StepContext, StepResult, StepStatus
-from gpuassist.wizard.script_run import RUN_KEY
+from gpuassist.wizard.model import KEY_FACTS, Event, OnEvent, Step, StepContext, StepResult, StepStatus
 
 log = logging.getLogger(__name__)
 
@@ -191,9 +190,9 @@ class Flow:
     def set_script(self, path: str | None) -> list[str]:
         """Audit another script or notebook (the optional script step); returns what to run again."""
 
-        if "script" not in self._states or path == self.context.shared.get(SCRIPT_KEY):
+        if "script" not in self._states or path == self.context.script:
             return []
-        self.context.shared[SCRIPT_KEY] = path
+        self.context.script = path
         had_result = self.state("script").status.finished
         self.invalidate("script", "another script was chosen" if had_result else "")
         return ["script"] if path else []
@@ -204,7 +203,7 @@ class Flow:
         step next runs; what is shown stays until then (it says what ran)."""
 
         with self._lock:
-            self.context.shared[RUN_KEY] = request
+            self.context.script_run = request
 
     # -- results --------------------------------------------------------------------------------------
     def _set(self, step_id: str, status: StepStatus, result: StepResult | None = None, note: str = "") -> None:
@@ -293,7 +292,7 @@ class Flow:
         """The machine's environment table (``envs.*`` facts, :mod:`gpuassist.envs`): part of the report, so
         the cross-environment findings are judged with the diagnosis (None: forget it)."""
         with self._lock:
-            self.context.shared["envs_facts"] = dict(facts) if facts else None
+            self.context.envs_facts = dict(facts) if facts else None
 
     def report(self) -> Report | None:
         """One Report for everything run so far (None before anything produced facts or findings).
@@ -305,7 +304,7 @@ class Flow:
             return self.loaded_report
         with self._lock:
             states = [self._states[s.id] for s in self.steps]
-            envs = self.context.shared.get("envs_facts")
+            envs = self.context.envs_facts
             key = (*states, self.context.diagnosis, envs)
             cached = self._report_cache
             if cached is not None and len(cached[0]) == len(key) and all(

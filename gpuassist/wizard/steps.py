@@ -20,7 +20,7 @@ from typing import Any
 from gpuassist.findings import Finding, Severity
 from gpuassist.report.model import STEPS, Report
 from gpuassist.wizard.flow import SUMMARY, Flow, split_report
-from gpuassist.wizard.model import SCRIPT_KEY, OnEvent, Step, StepContext, StepResult, StepStatus
+from gpuassist.wizard.model import OnEvent, RunRequestError, Step, StepContext, StepResult, StepStatus
 
 # Lazy imports: start-up. Each step's runner imports its engine (diagnosis, runtime tests, scenarios,
 # audit) when the step first runs; the window imports this module to list the steps.
@@ -170,20 +170,20 @@ def runtime_step(step_id: str) -> Callable[[StepContext, OnEvent, threading.Even
 def script_available(ctx: StepContext) -> str | None:
     if importlib.util.find_spec("gpuassist.audit") is None:
         return "not available in this version: the script audit (gpuassist.audit) is not installed"
-    if not ctx.shared.get(SCRIPT_KEY):
+    if not ctx.script:
         return "no script chosen yet: choose the training script or notebook your code runs (.py or .ipynb)"
     return None
 
 
 def run_script_audit(ctx: StepContext, on_event: OnEvent, cancel: threading.Event) -> StepResult:
     """The static audit of the chosen file (read in this process, never run); when the user asked for it
-    (:data:`~gpuassist.wizard.script_run.RUN_KEY`), also its bounded, instrumented run in the target
+    (``StepContext.script_run``), also its bounded, instrumented run in the target
     interpreter, whose findings are merged with the static ones as ``gpuassist audit --run`` merges them."""
     from gpuassist.audit import AuditInputError, audit_paths
-    from gpuassist.wizard.script_run import RUN_KEY, RunRequestError, run_script, run_unavailable
+    from gpuassist.wizard.script_run import run_script, run_unavailable
 
-    path = str(ctx.shared.get(SCRIPT_KEY))
-    request = ctx.shared.get(RUN_KEY)
+    path = str(ctx.script)
+    request = ctx.script_run
     why_not_run = run_unavailable(ctx, path) if request is not None else None
     on_event({"event": "audit", "message": f"Reading {os.path.basename(path)}"})
     notes: list[str] = []
@@ -244,8 +244,7 @@ def _short_titles(findings: list[Finding], path: str) -> list[Finding]:
 # -- the summary --------------------------------------------------------------------------------------------
 
 def run_summary(ctx: StepContext, on_event: OnEvent, cancel: threading.Event) -> StepResult:
-    flow = ctx.shared.get("flow")
-    status = flow.summary_status() if isinstance(flow, Flow) else StepStatus.PENDING
+    status = ctx.summary_status() if ctx.summary_status is not None else StepStatus.PENDING
     if status is StepStatus.PENDING:
         return StepResult(StepStatus.UNAVAILABLE, reason="nothing has been run yet")
     return StepResult(status)
@@ -275,5 +274,5 @@ def build_steps() -> list[Step]:
 def build_flow(context: StepContext | None = None, steps: list[Step] | None = None) -> Flow:
     """The wizard as the app uses it."""
     flow = Flow(steps if steps is not None else build_steps(), context)
-    flow.context.shared["flow"] = flow
+    flow.context.summary_status = flow.summary_status
     return flow

@@ -43,7 +43,7 @@ def test_the_table_lists_this_machines_interpreters_and_a_pick_becomes_the_targe
     target = next(r for r, row in enumerate(panel.rows) if row.is_target)
     assert "▶" in table.item(target, 0).text() and table.item(target, 1).font().bold()
     assert panel.status.text().startswith(f"{len(panel.rows)} Python environment")
-    facts = window.flow.context.shared["envs_facts"]
+    facts = window.flow.context.envs_facts
     assert facts and facts["envs.inventory"]  # part of the report from now on
     # pick another interpreter that answered: it becomes the target, marked ▶ without a new scan
     other = next((r for r, row in enumerate(panel.rows) if row.usable and not row.is_target), None)
