@@ -378,3 +378,34 @@ def test_secret_looking_script_arguments_are_redacted() -> None:
     shown = scrub_args(["a.py", "--wandb-key", "WKEY", "--key=K", "-p", "P", "-pQ", "--epochs", "3"])
     assert shown == ["a.py", "--wandb-key", "<redacted>", "--key=<redacted>", "-p", "<redacted>", "-p<redacted>",
                      "--epochs", "3"]
+
+
+# ---- a crash or hang in any runtime step is a finding, everywhere alike ---------------------------------------
+
+@pytest.mark.parametrize(("test", "outcome", "step"), [("placement", "crashed", "placement"),
+                                                       ("sweep", "timeout", "dataloader"),
+                                                       ("bench", "failed", "benchmark")])
+def test_a_crashed_or_hung_runtime_test_is_an_error_in_every_format(test: str, outcome: str, step: str) -> None:
+    from gpuassist.runtime.common import RuntimeResult, runtime_report
+
+    facts = {f"{test}.outcome": outcome, f"{test}.failed_stage": "import_torch", f"{test}.python": "/usr/bin/python3",
+             f"{test}.signal": "SIGSEGV" if outcome == "crashed" else None, f"{test}.returncode": -11,
+             f"{test}.limit_seconds": 90.0 if outcome == "timeout" else None,
+             f"{test}.error": "the bench test exited with status 1 before finishing" if outcome == "failed" else None}
+    report = runtime_report([RuntimeResult(test, facts)], {})
+    assert report.has_error
+    [found] = [f for f in report.findings if f.step == step]
+    assert found.severity is Severity.ERROR and found.id in ("probe_crashed", "probe_timeout")
+    assert [s["status"] for s in report.steps if s["id"] == step] == ["error"]
+    for fmt in ("text", "markdown", "html"):
+        out = render(report, fmt)
+        assert "No problem found" not in out and "✔ ok" not in out
+        assert "✖" in out
+    assert json.loads(render(report, "json"))["findings"][0]["severity"] == "error"
+
+
+def test_a_cancelled_runtime_test_is_not_a_finding() -> None:
+    from gpuassist.runtime.common import RuntimeResult, runtime_report
+
+    report = runtime_report([RuntimeResult("bench", {"bench.outcome": "cancelled"})], {})
+    assert not [f for f in report.findings if f.step == "benchmark"]
