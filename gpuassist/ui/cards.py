@@ -5,6 +5,8 @@ A card renders one :class:`~gpuassist.findings.Finding` and nothing else; the wo
 
 from __future__ import annotations
 
+import html
+
 from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
@@ -32,6 +34,12 @@ def plain_label(text: str = "", name: str = "") -> QLabel:
     if name:
         label.setObjectName(name)
     return label
+
+
+def plain_tip(text: str) -> str:
+    """A tooltip that shows ``text`` as it is: Qt renders a tooltip that looks like markup as rich text, so
+    report data is escaped inside an explicit rich-text wrapper."""
+    return f"<qt>{html.escape(text)}</qt>" if text else ""
 
 
 def wrap_label(text: str, name: str = "", *, selectable: bool = True, rich: bool = False) -> QLabel:

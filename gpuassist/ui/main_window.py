@@ -42,6 +42,7 @@ from PySide6.QtWidgets import (
 from gpuassist.monitor import Monitor
 from gpuassist.report.model import Report
 from gpuassist.ui import style
+from gpuassist.ui.cards import plain_tip
 from gpuassist.ui.monitor_view import MonitorView
 from gpuassist.ui.pages import ScriptProgress, StepPage, SummaryPage
 from gpuassist.ui.script_run_panel import ScriptRunPanel
@@ -604,7 +605,7 @@ class MainWindow(QMainWindow):
         rerun = self.flow.set_script(path)
         self.settings.setValue("script", path)
         self.script_label.setText(path)
-        self.script_label.setToolTip(path)
+        self.script_label.setToolTip(plain_tip(path))
         page.pending_hint = "" if path else page.pending_hint
         self._update_script_run_panel()
         self.refresh()

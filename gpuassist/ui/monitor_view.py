@@ -24,6 +24,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSizePolicy, QVB
 
 from gpuassist.monitor import Monitor, Trace
 from gpuassist.monitor.layout import Band, band_labels, bands, x_range
+from gpuassist.ui.cards import plain_tip
 
 REDRAW_MS = 200
 WIDE = 2  # column stretch of the CPU and GPU-utilisation plots (the others get 1)
@@ -314,7 +315,7 @@ class MonitorView(QWidget):
             items, _ = self.regions[key]
             for region in items:
                 region.setRegion((band.start, band.end))
-                region.setToolTip(band.legend)
+                region.setToolTip(plain_tip(band.legend))
         # the longest label that fits inside each band: its title, else its step number, else none
         view = self.cpu_plot.getViewBox()
         width_px = float(view.width()) if view is not None else 0.0
@@ -332,7 +333,7 @@ class MonitorView(QWidget):
                     label.setText(wanted)
                 label.setVisible(bool(kind))
                 label.setPos(max(band.start, x0), LABEL_TOP)
-                label.setToolTip(band.legend)
+                label.setToolTip(plain_tip(band.legend))
             self.label_shown[band.title] = kind
         legend_html = "&nbsp;&nbsp;&nbsp; ".join(
             f"<span style='color:{STEP_COLOURS[b.colour % len(STEP_COLOURS)]}'>■</span>&nbsp;"
