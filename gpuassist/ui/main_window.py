@@ -843,9 +843,11 @@ class MainWindow(QMainWindow):
         return render(redacted, fmt)
 
     def export_to(self, fmt: str, path: str | os.PathLike[str]) -> bool:
+        from gpuassist.files import write_atomic
+
         try:
             text = self.export_text(fmt)
-            Path(path).write_text(text, encoding="utf-8")
+            write_atomic(str(path), text)  # whole or not at all: a full disk keeps the previous export
         except Exception as exc:  # whatever failed, the user gets one line (details in the log)
             log.exception("export to %s failed", path)
             msg = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
