@@ -52,15 +52,19 @@ def json_safe(text: str) -> str:
 
 # ---- Markdown ------------------------------------------------------------------------------------------------
 
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>#!|~])")
-# At the start of a line (after indentation) these begin a list, a setext heading underline or a rule.
-_MD_LINE_START = re.compile(r"^([ \t]*)([-+=]+|\d{1,9}[.)])(?=[ \t]|$)", re.MULTILINE)
+# Anywhere in a line: code spans, links and images ("[", so "![x](…)" is no image), HTML ("<", so
+# "</details>" closes nothing), strikethrough/fences ("~"), and the escape character itself. Emphasis
+# ("*", "_") changes how words look, not the report's structure, and stays (train_cpu.py reads as written).
+_MD_SPECIAL = re.compile(r"([\\`\[\]<>~])")
+# At the start of a line (after indentation) these begin a heading, a list, a quote, a setext underline
+# or a thematic break.
+_MD_LINE_START = re.compile(r"^([ \t]*)(#{1,6}|[-+=*_]+|\d{1,9}[.)]|>)(?=[ \t]|$)", re.MULTILINE)
 
 
 def md_escape(value: Any) -> str:
-    """Report text as literal Markdown: every character that could start a heading, a list, a link, an image,
-    HTML (``</details>``), emphasis or code is backslash-escaped, so ``## ✔ No problem found`` in a title
-    stays a title's words. Newlines stay (paragraph text)."""
+    """Report text as literal Markdown: whatever could start a heading, a list, a quote, a link, an image,
+    HTML (``</details>``) or code is backslash-escaped, so ``## ✔ No problem found`` in a title stays a
+    title's words. Newlines stay (paragraph text)."""
     text = _MD_SPECIAL.sub(r"\\\1", strip_controls(str(value)))
     return _MD_LINE_START.sub(_escape_line_start, text)
 
@@ -73,8 +77,8 @@ def _escape_line_start(m: re.Match[str]) -> str:
 
 
 def md_cell(value: Any) -> str:
-    """Text for one Markdown table cell: escaped, on one line."""
-    return md_escape(value).replace("\n", " ")
+    """Text for one Markdown table cell: escaped, on one line, its pipes not ending the cell."""
+    return md_escape(value).replace("\n", " ").replace("|", "\\|")
 
 
 def md_code(value: Any) -> str:

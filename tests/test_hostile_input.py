@@ -319,7 +319,7 @@ def test_markdown_escapes_report_text_and_fences_code_safely() -> None:
     assert sum(line.startswith("## ") for line in lines) == 1  # only gpuassist's own heading
     assert not any(line.startswith(("#", "- item")) and not line.startswith(("## gpuassist", "### ", "#### "))
                    for line in lines)
-    assert "![x](" not in md and "\\!\\[x\\]" in md
+    assert "![x](" not in md and "!\\[x\\]" in md
     outside = "\n".join(lines)
     assert len(re.findall(r"(?<!\\)</details>", outside)) == outside.count("<details>")  # gpuassist's own only
     assert "`````\npip install torch" in md  # a fence longer than any inside the fix
