@@ -515,9 +515,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _say(message: str) -> None:
+    """One line on stderr; a file name or a key from a hostile report cannot drive the terminal."""
+    from gpuassist.plaintext import strip_controls
+
     if sys.stderr is not None:
         with contextlib.suppress(OSError, ValueError):
-            print(f"gpuassist: {message}", file=sys.stderr)
+            print(f"gpuassist: {strip_controls(message).replace(chr(10), ' ')}", file=sys.stderr)
 
 
 def _main(argv: Sequence[str] | None) -> int:

@@ -87,6 +87,8 @@ def terminate_as_interrupt() -> Iterator[None]:
         num = getattr(signal, name, None)
         if num is None:
             continue
+        if signal.getsignal(num) == signal.SIG_IGN:
+            continue  # `nohup gpuassist …`: the user asked for that signal to be ignored
         with contextlib.suppress(OSError, ValueError):
             previous[num] = signal.signal(num, _raise_terminated)
     try:
@@ -179,6 +181,8 @@ def install_qt_handlers(on_signal: Callable[[int], None]) -> Callable[[], None]:
         num = getattr(signal, name, None)
         if num is None:
             continue
+        if signal.getsignal(num) == signal.SIG_IGN:
+            continue  # ignored on purpose (nohup, a background job without job control)
         with contextlib.suppress(OSError, ValueError):
             previous[num] = signal.signal(num, handler)
 
