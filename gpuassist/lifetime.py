@@ -121,8 +121,11 @@ def leftovers(run_id: str) -> list[psutil.Process]:
             pool = me.children(recursive=True)
         else:
             uid = os.getuid() if hasattr(os, "getuid") else None
-            pool = [p for p in psutil.process_iter(["uids"])
-                    if p.pid != me.pid and (uid is None or (p.info.get("uids") and p.info["uids"].real == uid))]
+            pool = [
+                p
+                for p in psutil.process_iter(["uids"])
+                if p.pid != me.pid and (uid is None or (p.info.get("uids") and p.info["uids"].real == uid))
+            ]
     except (psutil.Error, OSError):
         return []
     return [p for p in pool if _carries(p, run_id)]

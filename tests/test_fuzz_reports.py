@@ -27,13 +27,26 @@ from gpuassist.report.model import Report
 from gpuassist.report.redact import Redactor, redact_report
 from gpuassist.report.render import FORMATS, render
 
-FUZZ = settings(max_examples=120, deadline=None, derandomize=True, database=None,
-                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+FUZZ = settings(
+    max_examples=120,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 
-JSON_LEAF = st.one_of(st.none(), st.booleans(), st.integers(-(2**40), 2**40),
-                      st.floats(allow_nan=True, allow_infinity=False), st.text(max_size=30))
-JSON_VALUE = st.recursive(JSON_LEAF, lambda inner: st.one_of(
-    st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=12), inner, max_size=4)), max_leaves=12)
+JSON_LEAF = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-(2**40), 2**40),
+    st.floats(allow_nan=True, allow_infinity=False),
+    st.text(max_size=30),
+)
+JSON_VALUE = st.recursive(
+    JSON_LEAF,
+    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=12), inner, max_size=4)),
+    max_leaves=12,
+)
 
 
 @lru_cache(maxsize=1)
@@ -51,18 +64,28 @@ def _runtime_like_report() -> dict[str, Any]:
     from gpuassist.facts import Facts
     from gpuassist.report.build import build_report
 
-    facts = Facts({
-        "placement.outcome": "crashed", "placement.signal": "SIGSEGV", "placement.failed_stage": "devices",
-        "placement.stages": [{"stage": "devices", "status": "crashed", "seconds": 1.0, "limit": 30}],
-        "placement.devices": [{"device": "cuda:0", "name": "GPU"}], "placement.checks": [{"device": "cuda:0"}],
-        "sweep.trials": [{"num_workers": 2, "batches_per_second": 3.0}], "sweep.config": {"num_workers": 2},
-        "envs.inventory": [{"name": "base", "python": "/usr/bin/python3", "status": "ok"}],
-        "envs.kernels": [{"name": "python3", "python": "/usr/bin/python3", "exists": True}],
-        "run.exception": {"type": "ValueError", "message": "x", "site": {"file": "a.py", "line": 3}},
-        "run.stop": {"steps": 2, "seconds": 1.0}, "torch.version": "2.5.1", "cuda.available": False,
-        "devices": [{"device": "cpu", "name": "cpu"}], "nvml.gpus": [{"index": 0, "name": "RTX"}],
-        "torch.dists": [{"version": "2.5.1", "installer": "pip"}], "env": {"PATH": "/usr/bin"},
-    })
+    facts = Facts(
+        {
+            "placement.outcome": "crashed",
+            "placement.signal": "SIGSEGV",
+            "placement.failed_stage": "devices",
+            "placement.stages": [{"stage": "devices", "status": "crashed", "seconds": 1.0, "limit": 30}],
+            "placement.devices": [{"device": "cuda:0", "name": "GPU"}],
+            "placement.checks": [{"device": "cuda:0"}],
+            "sweep.trials": [{"num_workers": 2, "batches_per_second": 3.0}],
+            "sweep.config": {"num_workers": 2},
+            "envs.inventory": [{"name": "base", "python": "/usr/bin/python3", "status": "ok"}],
+            "envs.kernels": [{"name": "python3", "python": "/usr/bin/python3", "exists": True}],
+            "run.exception": {"type": "ValueError", "message": "x", "site": {"file": "a.py", "line": 3}},
+            "run.stop": {"steps": 2, "seconds": 1.0},
+            "torch.version": "2.5.1",
+            "cuda.available": False,
+            "devices": [{"device": "cpu", "name": "cpu"}],
+            "nvml.gpus": [{"index": 0, "name": "RTX"}],
+            "torch.dists": [{"version": "2.5.1", "installer": "pip"}],
+            "env": {"PATH": "/usr/bin"},
+        }
+    )
     return build_report(facts, source="live", ran={"placement", "dataloader"}).to_json()
 
 
@@ -96,8 +119,9 @@ def reopen_everywhere(text: str) -> None:
         report = load(text.encode("utf-8", "surrogatepass"), label="fuzzed.json")
     except UnreadableInput:
         return
-    redacted = Report.from_json(redact_report(report.to_json(), personal=True,
-                                              redactor=Redactor(home="/home/alice", user="alice", host="box")))
+    redacted = Report.from_json(
+        redact_report(report.to_json(), personal=True, redactor=Redactor(home="/home/alice", user="alice", host="box"))
+    )
     for fmt in FORMATS:
         assert render(redacted, fmt)
 
@@ -148,10 +172,37 @@ def test_wrong_types_in_facts_steps_and_meta_are_refused_or_shown(text: str) -> 
 
 
 @FUZZ
-@given(st.recursive(JSON_LEAF, lambda inner: st.one_of(
-    st.lists(inner, max_size=3), st.dictionaries(st.sampled_from(
-        ["schema", "facts", "findings", "steps", "meta", "monitor", "id", "severity", "evidence", "fact",
-         "redaction", "applied", "nvml.gpus", "env"]), inner, max_size=4)), max_leaves=20))
+@given(
+    st.recursive(
+        JSON_LEAF,
+        lambda inner: st.one_of(
+            st.lists(inner, max_size=3),
+            st.dictionaries(
+                st.sampled_from(
+                    [
+                        "schema",
+                        "facts",
+                        "findings",
+                        "steps",
+                        "meta",
+                        "monitor",
+                        "id",
+                        "severity",
+                        "evidence",
+                        "fact",
+                        "redaction",
+                        "applied",
+                        "nvml.gpus",
+                        "env",
+                    ]
+                ),
+                inner,
+                max_size=4,
+            ),
+        ),
+        max_leaves=20,
+    )
+)
 def test_arbitrary_json_shaped_like_a_report_is_never_a_crash(doc: Any) -> None:
     if isinstance(doc, dict):
         doc.setdefault("schema", "gpuassist.report/1")
@@ -165,19 +216,42 @@ def test_deep_nesting_is_refused_in_one_line(depth: int) -> None:
         load(text.encode())
 
 
-COLLECT_ENV_LINES = ["PyTorch version: 2.5.1+cu124", "Is CUDA available: False", "CUDA used to build PyTorch: 12.4",
-                     "OS: Ubuntu 22.04 (x86_64)", "GPU models and configuration: GPU 0: NVIDIA A100",
-                     "Nvidia driver version: 550.54.14", "Versions of relevant libraries:", "[pip3] torch==2.5.1",
-                     "Python platform: Linux-5.15-x86_64-with-glibc2.35", "Python version: 3.11.7 (main)",
-                     "RuntimeError: CUDA error: no kernel image is available for execution on the device",
-                     "NVIDIA GeForce RTX 5090 with CUDA capability sm_120 is not compatible",
-                     "UserWarning: CUDA initialization: found version 11040", "```", "> quoted", "%time x = 1"]
+COLLECT_ENV_LINES = [
+    "PyTorch version: 2.5.1+cu124",
+    "Is CUDA available: False",
+    "CUDA used to build PyTorch: 12.4",
+    "OS: Ubuntu 22.04 (x86_64)",
+    "GPU models and configuration: GPU 0: NVIDIA A100",
+    "Nvidia driver version: 550.54.14",
+    "Versions of relevant libraries:",
+    "[pip3] torch==2.5.1",
+    "Python platform: Linux-5.15-x86_64-with-glibc2.35",
+    "Python version: 3.11.7 (main)",
+    "RuntimeError: CUDA error: no kernel image is available for execution on the device",
+    "NVIDIA GeForce RTX 5090 with CUDA capability sm_120 is not compatible",
+    "UserWarning: CUDA initialization: found version 11040",
+    "```",
+    "> quoted",
+    "%time x = 1",
+]
 
 
 @FUZZ
-@given(st.lists(st.one_of(st.sampled_from(COLLECT_ENV_LINES), st.text(max_size=60),
-                          st.builds(lambda a, n, b: a + " " * n + b, st.sampled_from(COLLECT_ENV_LINES),
-                                    st.integers(0, 2000), st.text(max_size=5))), max_size=12))
+@given(
+    st.lists(
+        st.one_of(
+            st.sampled_from(COLLECT_ENV_LINES),
+            st.text(max_size=60),
+            st.builds(
+                lambda a, n, b: a + " " * n + b,
+                st.sampled_from(COLLECT_ENV_LINES),
+                st.integers(0, 2000),
+                st.text(max_size=5),
+            ),
+        ),
+        max_size=12,
+    )
+)
 def test_paste_parsers_read_or_refuse_any_text(lines: list[str]) -> None:
     try:
         report = load_text("\n".join(lines), label="fuzzed paste")

@@ -39,10 +39,12 @@ def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, s
 
 # ---- every read is bounded ---------------------------------------------------------------------------------
 
+
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="POSIX FIFOs")
 @pytest.mark.parametrize("command", [["diagnose", "--from"], ["audit"]])
-def test_a_fifo_is_refused_at_once_not_waited_on(command: list[str], tmp_path: Path,
-                                                 capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_fifo_is_refused_at_once_not_waited_on(
+    command: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     fifo = tmp_path / "f"
     os.mkfifo(fifo)
     started = time.monotonic()
@@ -61,9 +63,9 @@ def test_dev_zero_is_refused_without_reading_it(command: list[str], capsys: pyte
 
 
 @pytest.mark.parametrize("command", [["diagnose", "--from"], ["audit"]])
-def test_a_huge_file_is_refused_after_reading_only_the_cap(command: list[str], tmp_path: Path,
-                                                           capsys: pytest.CaptureFixture[str],
-                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_huge_file_is_refused_after_reading_only_the_cap(
+    command: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     big = tmp_path / ("big.py" if command == ["audit"] else "big.txt")
     with open(big, "wb") as f:  # 200 MB, sparse: costs no disk
         f.truncate(200 * 1024 * 1024)
@@ -91,8 +93,15 @@ def test_read_bounded_reads_at_most_the_cap_plus_one(tmp_path: Path) -> None:
 
 
 def test_closed_stdin_is_one_line_exit_2() -> None:
-    p = subprocess.run([*GA, "diagnose", "--from", "-"], stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                       timeout=120, check=False, preexec_fn=lambda: os.close(0))
+    p = subprocess.run(
+        [*GA, "diagnose", "--from", "-"],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        preexec_fn=lambda: os.close(0),
+    )
     assert p.returncode == 2, p.stderr
     assert p.stderr.strip().splitlines() == ["gpuassist: cannot read standard input: standard input is closed"]
 
@@ -123,10 +132,18 @@ def test_paste_parsers_are_linear_on_pathological_whitespace(text: str) -> None:
     assert time.monotonic() - started < SLOW_ENOUGH
 
 
-@pytest.mark.parametrize("body", [" " * 60_000 + "x=1\n", "\t " * 30_000 + "y = %time 1\n",
-                                  "x" + " " * 60_000 + "= 1\n", "(" * 20_000 + " " * 20_000 + "\n"])
-def test_the_notebook_audit_is_linear_on_pathological_whitespace(body: str, tmp_path: Path,
-                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(
+    "body",
+    [
+        " " * 60_000 + "x=1\n",
+        "\t " * 30_000 + "y = %time 1\n",
+        "x" + " " * 60_000 + "= 1\n",
+        "(" * 20_000 + " " * 20_000 + "\n",
+    ],
+)
+def test_the_notebook_audit_is_linear_on_pathological_whitespace(
+    body: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     nb = tmp_path / "r.ipynb"
     nb.write_text(json.dumps({"cells": [{"cell_type": "code", "source": body}]}))
     script = tmp_path / "r.py"
@@ -140,11 +157,13 @@ def test_the_notebook_audit_is_linear_on_pathological_whitespace(body: str, tmp_
 
 # ---- exit 3 only for real bugs -----------------------------------------------------------------------------
 
+
 def test_any_format_works_when_stdout_is_not_utf8() -> None:
     env = {**os.environ, "PYTHONIOENCODING": "cp1252"}
     for fmt in ("html", "text", "markdown"):
-        p = subprocess.run([*GA, "diagnose", *SCENARIO, "--format", fmt], capture_output=True, env=env,
-                           timeout=120, check=False)
+        p = subprocess.run(
+            [*GA, "diagnose", *SCENARIO, "--format", fmt], capture_output=True, env=env, timeout=120, check=False
+        )
         assert p.returncode == 1, p.stderr
         assert "✖".encode() in p.stdout  # UTF-8 whatever the locale
 
@@ -152,35 +171,63 @@ def test_any_format_works_when_stdout_is_not_utf8() -> None:
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
 def test_a_full_disk_is_one_line_exit_2() -> None:
     with open("/dev/full", "w") as full:
-        p = subprocess.run([*GA, "diagnose", *SCENARIO, "--format", "text"], stdout=full, stderr=subprocess.PIPE,
-                           text=True, timeout=120, check=False)
+        p = subprocess.run(
+            [*GA, "diagnose", *SCENARIO, "--format", "text"],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=120,
+            check=False,
+        )
     assert p.returncode == 2
     assert p.stderr.strip().splitlines() == ["gpuassist: cannot write to standard output: No space left on device"]
 
 
 def test_closed_stdout_is_one_line_exit_2() -> None:
-    p = subprocess.run([*GA, "diagnose", *SCENARIO], stderr=subprocess.PIPE, text=True, timeout=120, check=False,
-                       preexec_fn=lambda: os.close(1))
+    p = subprocess.run(
+        [*GA, "diagnose", *SCENARIO],
+        stderr=subprocess.PIPE,
+        text=True,
+        timeout=120,
+        check=False,
+        preexec_fn=lambda: os.close(1),
+    )
     assert p.returncode == 2
     assert len(p.stderr.strip().splitlines()) == 1 and "standard output is closed" in p.stderr
 
 
-@pytest.mark.parametrize("doc", [
-    {"schema": "gpuassist.report/1", "facts": {"x": json.loads("[" * 500 + "]" * 500)}, "findings": []},
-    {"schema": "gpuassist.report/1", "facts": {}, "findings": [{"id": "x", "severity": []}]},
-    {"schema": "gpuassist.report/1", "facts": {"nvml.gpus": 3}, "findings": []},
-    {"schema": "gpuassist.report/1", "facts": {"devices": ["cuda:0"]}, "findings": []},
-    {"schema": "gpuassist.report/1", "facts": {"torch.dists": {"a": 1}}, "findings": []},
-    {"schema": "gpuassist.report/1", "facts": {"env": ["PATH"]}, "findings": []},
-    {"schema": "gpuassist.report/1", "facts": {"host.distro": ["x"]}, "findings": []},
-    {"schema": "gpuassist.report/1", "facts": {}, "findings": [], "meta": {"redaction": [1]}},
-    {"schema": "gpuassist.report/1", "facts": {}, "findings": [], "meta": {"redaction": {"applied": {"a": "x"}}}},
-    {"schema": "gpuassist.report/1", "facts": {}, "findings": [], "steps": [None]},
-    {"schema": "gpuassist.report/1", "facts": {}, "findings": [], "steps": [{"id": "x", "status": 3}]},
-], ids=["depth-500", "severity-list", "nvml.gpus", "devices", "torch.dists", "env", "host.distro",
-        "redaction-list", "redaction-counts", "step-null", "step-status"])
-def test_malformed_reports_are_cannot_read_exit_2(doc: dict, tmp_path: Path,
-                                                  capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(
+    "doc",
+    [
+        {"schema": "gpuassist.report/1", "facts": {"x": json.loads("[" * 500 + "]" * 500)}, "findings": []},
+        {"schema": "gpuassist.report/1", "facts": {}, "findings": [{"id": "x", "severity": []}]},
+        {"schema": "gpuassist.report/1", "facts": {"nvml.gpus": 3}, "findings": []},
+        {"schema": "gpuassist.report/1", "facts": {"devices": ["cuda:0"]}, "findings": []},
+        {"schema": "gpuassist.report/1", "facts": {"torch.dists": {"a": 1}}, "findings": []},
+        {"schema": "gpuassist.report/1", "facts": {"env": ["PATH"]}, "findings": []},
+        {"schema": "gpuassist.report/1", "facts": {"host.distro": ["x"]}, "findings": []},
+        {"schema": "gpuassist.report/1", "facts": {}, "findings": [], "meta": {"redaction": [1]}},
+        {"schema": "gpuassist.report/1", "facts": {}, "findings": [], "meta": {"redaction": {"applied": {"a": "x"}}}},
+        {"schema": "gpuassist.report/1", "facts": {}, "findings": [], "steps": [None]},
+        {"schema": "gpuassist.report/1", "facts": {}, "findings": [], "steps": [{"id": "x", "status": 3}]},
+    ],
+    ids=[
+        "depth-500",
+        "severity-list",
+        "nvml.gpus",
+        "devices",
+        "torch.dists",
+        "env",
+        "host.distro",
+        "redaction-list",
+        "redaction-counts",
+        "step-null",
+        "step-status",
+    ],
+)
+def test_malformed_reports_are_cannot_read_exit_2(
+    doc: dict, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     path = tmp_path / "r.json"
     path.write_text(json.dumps(doc))
     code, _, err = run_cli(["diagnose", "--from", str(path)], capsys)
@@ -189,8 +236,10 @@ def test_malformed_reports_are_cannot_read_exit_2(doc: dict, tmp_path: Path,
 
 
 def test_a_stray_nul_byte_does_not_make_a_paste_binary() -> None:
-    report = load(b"PyTorch version: 2.5.1+cpu\x00\nIs CUDA available: False\nCUDA used to build PyTorch: None\n"
-                  b"OS: Ubuntu 22.04 (x86_64)\n")
+    report = load(
+        b"PyTorch version: 2.5.1+cpu\x00\nIs CUDA available: False\nCUDA used to build PyTorch: None\n"
+        b"OS: Ubuntu 22.04 (x86_64)\n"
+    )
     assert report.facts.value("torch.version") == "2.5.1+cpu"
     with pytest.raises(UnreadableInput, match="binary"):
         load(bytes(range(256)) * 10)
@@ -205,16 +254,19 @@ def test_audit_run_seconds_must_be_finite(tmp_path: Path, capsys: pytest.Capture
 
 # ---- writes are safe ---------------------------------------------------------------------------------------
 
-def test_output_dash_is_stdout(tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                               monkeypatch: pytest.MonkeyPatch) -> None:
+
+def test_output_dash_is_stdout(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(tmp_path)
     code, out, _ = run_cli(["diagnose", *SCENARIO, "--format", "json", "--output", "-"], capsys)
     assert code == 1 and json.loads(out)["schema"] == "gpuassist.report/1"
     assert not (tmp_path / "-").exists()
 
 
-def test_a_failed_write_keeps_the_previous_file(tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                                monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_failed_write_keeps_the_previous_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     target = tmp_path / "report.json"
     target.write_text("previous report")
 
@@ -229,8 +281,7 @@ def test_a_failed_write_keeps_the_previous_file(tmp_path: Path, capsys: pytest.C
 
 
 @pytest.mark.skipif(os.name == "nt", reason="POSIX symlinks")
-def test_a_symlink_named_as_output_is_replaced_not_followed(tmp_path: Path,
-                                                            capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_symlink_named_as_output_is_replaced_not_followed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     victim = tmp_path / "victim.txt"
     victim.write_text("keep me")
     link = tmp_path / "report.json"
@@ -259,13 +310,25 @@ ESCAPES = ["\x1b[2J", "\x1b]52;c;cHduZWQ=\x07", "\x9b2J", "\x1b[1A\r✔ No probl
 
 def hostile_report() -> Report:
     title = "## ✔ No problem found ![x](http://evil/x.png) </details> " + "".join(ESCAPES)
-    findings = [Finding("cpu_only_build", Severity.ERROR, title, "explained\x1b[2J\n# heading\n- item",
-                        "pip install torch\n```\n</details>\n# after the fence\n````",
-                        [Evidence("torch.version\x1b[31m|`x`", "2.5.1<img src=file:///etc/passwd>\x1b]0;t\x07")],
-                        step="wheel")]
+    findings = [
+        Finding(
+            "cpu_only_build",
+            Severity.ERROR,
+            title,
+            "explained\x1b[2J\n# heading\n- item",
+            "pip install torch\n```\n</details>\n# after the fence\n````",
+            [Evidence("torch.version\x1b[31m|`x`", "2.5.1<img src=file:///etc/passwd>\x1b]0;t\x07")],
+            step="wheel",
+        )
+    ]
     facts = Facts({"torch.version": "2.5.1\x1b[2J", "host.distro": "Ubuntu\x1b]52;c;AAAA\x07"})
-    return Report(facts, findings, step_summaries(findings, {"wheel"}), {},
-                  {"source": "live", "generated_at": "now", "gpuassist_version": "0"})
+    return Report(
+        facts,
+        findings,
+        step_summaries(findings, {"wheel"}),
+        {},
+        {"source": "live", "generated_at": "now", "gpuassist_version": "0"},
+    )
 
 
 def _escape_free(text: str) -> bool:
@@ -275,8 +338,9 @@ def _escape_free(text: str) -> bool:
     return not any(c in without_colours for c in "\x1b\x07\x9b\u202e\r")
 
 
-def test_terminal_output_has_no_escape_sequences_but_colours(tmp_path: Path,
-                                                             capsys: pytest.CaptureFixture[str]) -> None:
+def test_terminal_output_has_no_escape_sequences_but_colours(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     path = tmp_path / "r.json"
     path.write_text(json.dumps(hostile_report().to_json()))
     for fmt in ("text", "markdown", "html", "json"):
@@ -289,11 +353,13 @@ def test_terminal_output_has_no_escape_sequences_but_colours(tmp_path: Path,
     assert _escape_free(out)
 
 
-def test_audited_code_lines_are_printed_without_control_characters(tmp_path: Path,
-                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+def test_audited_code_lines_are_printed_without_control_characters(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     script = tmp_path / "t.py"
-    script.write_text("import torch\nm = torch.nn.Linear(2, 2).cuda()  # \x1b[2J\x1b]52;c;AAAA\x07\n"
-                      "x = torch.randn(2)\ny = m(x)\n")
+    script.write_text(
+        "import torch\nm = torch.nn.Linear(2, 2).cuda()  # \x1b[2J\x1b]52;c;AAAA\x07\nx = torch.randn(2)\ny = m(x)\n"
+    )
     code, out, _ = run_cli(["audit", str(script)], capsys)
     assert code in (0, 1) and _escape_free(out)
 
@@ -302,10 +368,16 @@ def test_envs_table_prints_paths_without_control_characters() -> None:
     from gpuassist.plaintext import terminal_safe
     from gpuassist.report.envs import render_text
 
-    facts = Facts({"envs.inventory": [{"name": "ev\x1b[2Jil", "python": "/tmp/x\x1b]52;c;AA\x07/bin/python",
-                                        "status": "ok"}], "envs.notes": ["note \x1b[2J"]})
-    text = terminal_safe(render(Report(facts, [], [], {}, {"source": "envs"}), "text")
-                         + render_text(Report(facts, [], [], {}, {"source": "envs"})))
+    facts = Facts(
+        {
+            "envs.inventory": [{"name": "ev\x1b[2Jil", "python": "/tmp/x\x1b]52;c;AA\x07/bin/python", "status": "ok"}],
+            "envs.notes": ["note \x1b[2J"],
+        }
+    )
+    text = terminal_safe(
+        render(Report(facts, [], [], {}, {"source": "envs"}), "text")
+        + render_text(Report(facts, [], [], {}, {"source": "envs"}))
+    )
     assert _escape_free(text)
 
 
@@ -317,8 +389,9 @@ def test_markdown_escapes_report_text_and_fences_code_safely() -> None:
     assert fenced and "# after the fence" not in re.sub(r"^(`{3,})\n.*?^\1$", "", md, flags=re.S | re.M)
     lines = re.sub(r"^(`{3,})\n.*?^\1$", "", md, flags=re.S | re.M).splitlines()  # outside code blocks
     assert sum(line.startswith("## ") for line in lines) == 1  # only gpuassist's own heading
-    assert not any(line.startswith(("#", "- item")) and not line.startswith(("## gpuassist", "### ", "#### "))
-                   for line in lines)
+    assert not any(
+        line.startswith(("#", "- item")) and not line.startswith(("## gpuassist", "### ", "#### ")) for line in lines
+    )
     assert "![x](" not in md and "!\\[x\\]" in md
     outside = "\n".join(lines)
     assert len(re.findall(r"(?<!\\)</details>", outside)) == outside.count("<details>")  # gpuassist's own only
@@ -328,11 +401,14 @@ def test_markdown_escapes_report_text_and_fences_code_safely() -> None:
 
 # ---- redaction ---------------------------------------------------------------------------------------------
 
+
 def test_tokens_in_index_urls_never_reach_a_report() -> None:
-    env = {"PIP_EXTRA_INDEX_URL": "https://h.example/simple?token=QTOK",
-           "UV_INDEX_URL": "https://pypi.fury.io/FURYTOK/acme/",
-           "PIP_FIND_LINKS": "https://conda.anaconda.org/t/tk-CONDATOK/c https://u:pa#ssHASHPW@h.example/l",
-           "PIP_INDEX_URL": "https://u:p/a@ss@private.example/simple/SEGTOKEN123/ https://download.pytorch.org/whl/cu124"}
+    env = {
+        "PIP_EXTRA_INDEX_URL": "https://h.example/simple?token=QTOK",
+        "UV_INDEX_URL": "https://pypi.fury.io/FURYTOK/acme/",
+        "PIP_FIND_LINKS": "https://conda.anaconda.org/t/tk-CONDATOK/c https://u:pa#ssHASHPW@h.example/l",
+        "PIP_INDEX_URL": "https://u:p/a@ss@private.example/simple/SEGTOKEN123/ https://download.pytorch.org/whl/cu124",
+    }
     report = Report(Facts({"env": env}), [], [], {}, {})
     out = json.dumps(redact_report(report.to_json(), personal=False))
     for secret in ("QTOK", "FURYTOK", "CONDATOK", "HASHPW", "pa#ss", "SEGTOKEN123", "p/a@ss"):
@@ -365,8 +441,10 @@ def test_the_user_name_anywhere_in_a_path_and_the_real_home_are_redacted(tmp_pat
 
 def test_static_audit_output_is_redacted(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     script = tmp_path / "t.py"
-    script.write_text('import torch\nm = torch.nn.Linear(2, 2).cuda()\n'
-                      'x = torch.randn(2); u = "https://bob:PASS@h.example/x"\ny = m(x)\n')
+    script.write_text(
+        "import torch\nm = torch.nn.Linear(2, 2).cuda()\n"
+        'x = torch.randn(2); u = "https://bob:PASS@h.example/x"\ny = m(x)\n'
+    )
     for fmt in ("json", "text"):
         code, out, _ = run_cli(["audit", str(script), "--format", fmt], capsys)
         assert code == 1 and "PASS" not in out and "x = torch.randn(2)" in out
@@ -376,22 +454,38 @@ def test_secret_looking_script_arguments_are_redacted() -> None:
     from gpuassist.audit.run import scrub_args
 
     shown = scrub_args(["a.py", "--wandb-key", "WKEY", "--key=K", "-p", "P", "-pQ", "--epochs", "3"])
-    assert shown == ["a.py", "--wandb-key", "<redacted>", "--key=<redacted>", "-p", "<redacted>", "-p<redacted>",
-                     "--epochs", "3"]
+    assert shown == [
+        "a.py",
+        "--wandb-key",
+        "<redacted>",
+        "--key=<redacted>",
+        "-p",
+        "<redacted>",
+        "-p<redacted>",
+        "--epochs",
+        "3",
+    ]
 
 
 # ---- a crash or hang in any runtime step is a finding, everywhere alike ---------------------------------------
 
-@pytest.mark.parametrize(("test", "outcome", "step"), [("placement", "crashed", "placement"),
-                                                       ("sweep", "timeout", "dataloader"),
-                                                       ("bench", "failed", "benchmark")])
+
+@pytest.mark.parametrize(
+    ("test", "outcome", "step"),
+    [("placement", "crashed", "placement"), ("sweep", "timeout", "dataloader"), ("bench", "failed", "benchmark")],
+)
 def test_a_crashed_or_hung_runtime_test_is_an_error_in_every_format(test: str, outcome: str, step: str) -> None:
     from gpuassist.runtime.common import RuntimeResult, runtime_report
 
-    facts = {f"{test}.outcome": outcome, f"{test}.failed_stage": "import_torch", f"{test}.python": "/usr/bin/python3",
-             f"{test}.signal": "SIGSEGV" if outcome == "crashed" else None, f"{test}.returncode": -11,
-             f"{test}.limit_seconds": 90.0 if outcome == "timeout" else None,
-             f"{test}.error": "the bench test exited with status 1 before finishing" if outcome == "failed" else None}
+    facts = {
+        f"{test}.outcome": outcome,
+        f"{test}.failed_stage": "import_torch",
+        f"{test}.python": "/usr/bin/python3",
+        f"{test}.signal": "SIGSEGV" if outcome == "crashed" else None,
+        f"{test}.returncode": -11,
+        f"{test}.limit_seconds": 90.0 if outcome == "timeout" else None,
+        f"{test}.error": "the bench test exited with status 1 before finishing" if outcome == "failed" else None,
+    }
     report = runtime_report([RuntimeResult(test, facts)], {})
     assert report.has_error
     [found] = [f for f in report.findings if f.step == step]

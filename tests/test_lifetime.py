@@ -78,8 +78,9 @@ def _gone(pid: int, timeout: float = 15.0) -> bool:
 
 
 def _start(args: list[str], env: dict[str, str], cwd: Path | None = None) -> subprocess.Popen[bytes]:
-    return subprocess.Popen(args, env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            start_new_session=True)
+    return subprocess.Popen(
+        args, env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True
+    )
 
 
 def _stop(proc: subprocess.Popen[bytes]) -> None:
@@ -89,10 +90,12 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
         proc.communicate(timeout=10)
 
 
-@pytest.mark.parametrize(("sig", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143), (signal.SIGHUP, 129),
-                                             (signal.SIGKILL, -9)])
-def test_no_probe_outlives_diagnose_whatever_stops_it(planted: tuple[dict[str, str], Path], sig: int,
-                                                      status: int) -> None:
+@pytest.mark.parametrize(
+    ("sig", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143), (signal.SIGHUP, 129), (signal.SIGKILL, -9)]
+)
+def test_no_probe_outlives_diagnose_whatever_stops_it(
+    planted: tuple[dict[str, str], Path], sig: int, status: int
+) -> None:
     env, mark = planted
     if sig != signal.SIGKILL:
         env = {**env, "GA_TEST_DAEMON": "1"}
@@ -111,16 +114,28 @@ def test_no_probe_outlives_diagnose_whatever_stops_it(planted: tuple[dict[str, s
 
 def test_a_crashed_runtime_test_is_an_error_finding_exit_1(planted: tuple[dict[str, str], Path]) -> None:
     env, _ = planted
-    p = subprocess.run([*GA, "bench", "--python", sys.executable, "--format", "json"],
-                       env={**env, "GA_TEST_CRASH": "1"}, capture_output=True, text=True, timeout=120, check=False)
+    p = subprocess.run(
+        [*GA, "bench", "--python", sys.executable, "--format", "json"],
+        env={**env, "GA_TEST_CRASH": "1"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert p.returncode == 1, p.stderr
     report = json.loads(p.stdout)
     crashed = [f for f in report["findings"] if f["id"] == "probe_crashed"]
     assert crashed and crashed[0]["severity"] == "error" and crashed[0]["step"] == "benchmark"
     assert "SIGSEGV" in crashed[0]["title"]
     assert report["steps"][-1]["status"] == "error"
-    text = subprocess.run([*GA, "bench", "--python", sys.executable], env={**env, "GA_TEST_CRASH": "1"},
-                          capture_output=True, text=True, timeout=120, check=False).stdout
+    text = subprocess.run(
+        [*GA, "bench", "--python", sys.executable],
+        env={**env, "GA_TEST_CRASH": "1"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    ).stdout
     assert "crashed (SIGSEGV in stage import_torch)" in text and "No problem found" not in text
 
 
@@ -142,12 +157,20 @@ def test_a_setsid_daemon_of_an_audited_script_is_reaped(tmp_path: Path, clean_en
     mark = tmp_path / "mark"
     mark.mkdir()
     script = tmp_path / "train.py"
-    script.write_text("import os, subprocess, sys\n"
-                      "d = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(1000)'], "
-                      "start_new_session=True)\n"
-                      f"open(os.path.join({str(mark)!r}, '%d.daemon' % d.pid), 'w').close()\nprint('done')\n")
-    p = subprocess.run([*GA, "audit", "--run", "--seconds", "20", "--", sys.executable, str(script)],
-                       env=clean_env(), capture_output=True, text=True, timeout=180, check=False)
+    script.write_text(
+        "import os, subprocess, sys\n"
+        "d = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(1000)'], "
+        "start_new_session=True)\n"
+        f"open(os.path.join({str(mark)!r}, '%d.daemon' % d.pid), 'w').close()\nprint('done')\n"
+    )
+    p = subprocess.run(
+        [*GA, "audit", "--run", "--seconds", "20", "--", sys.executable, str(script)],
+        env=clean_env(),
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+    )
     daemons = _pids(mark, "daemon", 1)
     try:
         assert p.returncode in (0, 1), p.stderr
@@ -181,8 +204,13 @@ def test_ctrl_c_on_envs_returns_promptly(tmp_path: Path, clean_env) -> None:  # 
 
 def test_the_app_closes_on_sigterm_and_its_probe_dies(planted: tuple[dict[str, str], Path]) -> None:
     env, mark = planted
-    env = {**env, "QT_QPA_PLATFORM": "offscreen", "GPUASSIST_NO_DIALOGS": "1", "XDG_STATE_HOME": str(mark.parent),
-           "XDG_CONFIG_HOME": str(mark.parent)}
+    env = {
+        **env,
+        "QT_QPA_PLATFORM": "offscreen",
+        "GPUASSIST_NO_DIALOGS": "1",
+        "XDG_STATE_HOME": str(mark.parent),
+        "XDG_CONFIG_HOME": str(mark.parent),
+    }
     proc = _start([sys.executable, "-m", "gpuassist.gui_entry", "--python", sys.executable, "--run"], env)
     try:
         probe = _pids(mark, "probe", 120)[0]

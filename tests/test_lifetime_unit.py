@@ -74,8 +74,14 @@ GUARDED = textwrap.dedent("""
 @pytest.mark.slow
 def test_a_script_whose_host_is_already_gone_exits_at_once() -> None:
     env = {**os.environ, channel.PARENT_ENV: "1"}  # not our pid: the host that started it has gone
-    p = subprocess.run([sys.executable, "-c", GUARDED, channel.__file__], env=env, capture_output=True, text=True,
-                       timeout=30, check=False)
+    p = subprocess.run(
+        [sys.executable, "-c", GUARDED, channel.__file__],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
     assert p.returncode == 70 and "guarded" not in p.stdout
 
 
@@ -84,8 +90,14 @@ def test_a_script_whose_host_is_already_gone_exits_at_once() -> None:
 def test_a_script_stops_at_its_own_overall_limit() -> None:
     env = {**os.environ, channel.OVERALL_ENV: "1"}
     started = time.monotonic()
-    p = subprocess.run([sys.executable, "-c", GUARDED, channel.__file__], env=env, capture_output=True, text=True,
-                       timeout=30, check=False)
+    p = subprocess.run(
+        [sys.executable, "-c", GUARDED, channel.__file__],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
     assert p.returncode != 0 and time.monotonic() - started < 20
     assert "Timeout" in p.stderr  # faulthandler's dump: where it was
 
@@ -104,8 +116,9 @@ def test_a_script_dies_with_its_host_even_by_sigkill(with_group: bool) -> None:
         import time; time.sleep(60)
     """)
     extra = ["group"] if with_group else []
-    proc = subprocess.Popen([sys.executable, "-c", host, GUARDED, channel.__file__, *extra], stdout=subprocess.PIPE,
-                            text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", host, GUARDED, channel.__file__, *extra], stdout=subprocess.PIPE, text=True
+    )
     try:
         assert proc.stdout is not None
         script = int(proc.stdout.readline())

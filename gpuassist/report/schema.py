@@ -51,29 +51,96 @@ def _scalar(v: Any) -> bool:
 LIST_OF_DICTS = _list_of(_is_dict)
 LIST_OF_STR = _list_of(_is_str)
 KIND_NAMES: dict[Check, str] = {
-    _is_str: "text", _is_num: "a number", _is_bool: "true/false", _is_dict: "an object",
-    LIST_OF_DICTS: "a list of objects", LIST_OF_STR: "a list of texts", _str_map: "an object of texts",
+    _is_str: "text",
+    _is_num: "a number",
+    _is_bool: "true/false",
+    _is_dict: "an object",
+    LIST_OF_DICTS: "a list of objects",
+    LIST_OF_STR: "a list of texts",
+    _str_map: "an object of texts",
     _scalar: "a plain value",
 }
 
 FACT_KINDS: dict[str, Check] = {
-    **dict.fromkeys((
-        "nvml.gpus", "devices", "torch.dists", "dev.nodes", "driver.userspace_libs", "pci.display_devices",
-        "torch.conda_packages", "smoke", "envs.inventory", "envs.kernels", "placement.checks",
-        "placement.devices", "sweep.trials", "bandwidth.rows"), LIST_OF_DICTS),
-    **dict.fromkeys((
-        "cuda.init_warnings", "driver.cuda_compat_libs", "driver.userspace_versions", "kernel.modules",
-        "kernel.nouveau_blacklisted_by", "libs.loaded", "platform.wsl_libcuda", "python.sys_path",
-        "scheduler.gpus", "torch.arch_list", "torch.import_warnings", "envs.notes"), LIST_OF_STR),
-    **dict.fromkeys((
-        "torch.backends", "envs.script", "placement.default_device", "run.exception", "run.stop",
-        "run.command", "run.snapshot", "run.torch", "sweep.config", "sweep.search"), _is_dict),
-    **dict.fromkeys((
-        "host.os", "host.kernel", "host.distro", "host.machine", "host.cpu_model", "python.machine",
-        "python.version", "python.platform", "python.implementation", "python.executable", "torch.version",
-        "torch.cuda_build", "torch.hip_build", "torch.conda_build", "driver.version", "probe.outcome",
-        "run.outcome", "run.fault_traceback", "run.stderr_tail", "run.signal", "run.failed_stage",
-        "sweep.dataloader_line", "nvml.status"), _is_str),
+    **dict.fromkeys(
+        (
+            "nvml.gpus",
+            "devices",
+            "torch.dists",
+            "dev.nodes",
+            "driver.userspace_libs",
+            "pci.display_devices",
+            "torch.conda_packages",
+            "smoke",
+            "envs.inventory",
+            "envs.kernels",
+            "placement.checks",
+            "placement.devices",
+            "sweep.trials",
+            "bandwidth.rows",
+        ),
+        LIST_OF_DICTS,
+    ),
+    **dict.fromkeys(
+        (
+            "cuda.init_warnings",
+            "driver.cuda_compat_libs",
+            "driver.userspace_versions",
+            "kernel.modules",
+            "kernel.nouveau_blacklisted_by",
+            "libs.loaded",
+            "platform.wsl_libcuda",
+            "python.sys_path",
+            "scheduler.gpus",
+            "torch.arch_list",
+            "torch.import_warnings",
+            "envs.notes",
+        ),
+        LIST_OF_STR,
+    ),
+    **dict.fromkeys(
+        (
+            "torch.backends",
+            "envs.script",
+            "placement.default_device",
+            "run.exception",
+            "run.stop",
+            "run.command",
+            "run.snapshot",
+            "run.torch",
+            "sweep.config",
+            "sweep.search",
+        ),
+        _is_dict,
+    ),
+    **dict.fromkeys(
+        (
+            "host.os",
+            "host.kernel",
+            "host.distro",
+            "host.machine",
+            "host.cpu_model",
+            "python.machine",
+            "python.version",
+            "python.platform",
+            "python.implementation",
+            "python.executable",
+            "torch.version",
+            "torch.cuda_build",
+            "torch.hip_build",
+            "torch.conda_build",
+            "driver.version",
+            "probe.outcome",
+            "run.outcome",
+            "run.fault_traceback",
+            "run.stderr_tail",
+            "run.signal",
+            "run.failed_stage",
+            "sweep.dataloader_line",
+            "nvml.status",
+        ),
+        _is_str,
+    ),
     **dict.fromkeys(("cuda.available", "mps.available", "xpu.available", "placement.cuda_available"), _scalar),
     **dict.fromkeys(("envs.seconds", "host.cpu_count", "host.ram_bytes", "cuda.device_count"), _is_num),
     "env": _str_map,
@@ -119,7 +186,8 @@ def _fact_ok(key: str, value: Any) -> Check | None:
 
 def _kind_of(value: Any) -> str:
     return {dict: "an object", list: "a list", str: "text", bool: "true/false", type(None): "null"}.get(
-        type(value), "a number" if _is_num(value) else type(value).__name__)
+        type(value), "a number" if _is_num(value) else type(value).__name__
+    )
 
 
 def validate(data: Mapping[str, Any], severities: set[str]) -> None:
@@ -127,9 +195,9 @@ def validate(data: Mapping[str, Any], severities: set[str]) -> None:
     check_depth(data)
     for key, kind in (("facts", dict), ("findings", list), ("steps", list), ("monitor", dict), ("meta", dict)):
         if key in data and not isinstance(data[key], kind):
-            raise SchemaError(f"\"{key}\" must be {'an object' if kind is dict else 'a list'}")
+            raise SchemaError(f'"{key}" must be {"an object" if kind is dict else "a list"}')
     if "findings" not in data or "facts" not in data:
-        raise SchemaError("it has no \"facts\" or no \"findings\"")
+        raise SchemaError('it has no "facts" or no "findings"')
     for key, value in data["facts"].items():
         failed = _fact_ok(key, value)
         if failed is not None:
@@ -177,5 +245,6 @@ def _meta(meta: Mapping[str, Any]) -> None:
     if redaction is not None:
         applied = redaction.get("applied", {}) if isinstance(redaction, dict) else None
         if not isinstance(applied, dict) or not all(
-                isinstance(k, str) and _is_num(n) and not isinstance(n, float) for k, n in applied.items()):
-            raise SchemaError("meta.redaction must be {\"personal\": true/false, \"applied\": {what: count}}")
+            isinstance(k, str) and _is_num(n) and not isinstance(n, float) for k, n in applied.items()
+        ):
+            raise SchemaError('meta.redaction must be {"personal": true/false, "applied": {what: count}}')

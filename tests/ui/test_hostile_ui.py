@@ -70,16 +70,18 @@ def test_open_refuses_a_fifo_and_dev_zero_at_once(qtbot: Any, make_window: Any, 
         assert why in window.last_error and "\n" not in window.last_error
 
 
-def test_a_malformed_report_is_one_line_not_something_went_wrong(qtbot: Any, make_window: Any,
-                                                                tmp_path: Path) -> None:
+def test_a_malformed_report_is_one_line_not_something_went_wrong(qtbot: Any, make_window: Any, tmp_path: Path) -> None:
     window = make_window()
     deep = tmp_path / "deep.json"
     deep.write_text('{"schema":"gpuassist.report/1","facts":{"x":' + "[" * 500 + "]" * 500 + '},"findings":[]}')
     assert not window.open_report_file(deep)
     assert window.last_error.startswith("Cannot diagnose deep.json: the report is malformed")
     bad = tmp_path / "types.json"
-    bad.write_text(json.dumps({"schema": "gpuassist.report/1", "facts": {"nvml.gpus": 7}, "findings": [],
-                               "meta": {"redaction": [1]}}))
+    bad.write_text(
+        json.dumps(
+            {"schema": "gpuassist.report/1", "facts": {"nvml.gpus": 7}, "findings": [], "meta": {"redaction": [1]}}
+        )
+    )
     assert not window.open_report_file(bad)
     assert "malformed" in window.last_error
 
