@@ -500,6 +500,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     outlives it: runs are cancelled and waited for, then every remaining descendant is killed."""
     from gpuassist import lifetime
 
+    if sys.stderr is None:  # started with stderr closed (`2>&-`): messages have nowhere to go, and that is fine
+        sys.stderr = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 (lives as long as the process)
     _utf8_streams()
     lifetime.become_subreaper()  # orphans of our runs (setsid daemons) come back to us to be reaped
     before = lifetime.descendant_pids()  # called in-process (tests), processes started earlier are not ours

@@ -116,6 +116,7 @@ PATHOLOGICAL = [
     "\t \n" * 70_000 + "Is CUDA available: False",
     "key" + " " * 100_000 + "= x https://" + "a" * 100_000 + "@",  # redaction patterns
     "eyJ-" * 50_000 + "Bearer " * 20_000,
+    *("\n".join([line * (2000 // len(line))] * 100) for line in (" ", "a", "error ", ": ", "CUDA ", "sm_", "1.", "/a")),
 ]
 
 
