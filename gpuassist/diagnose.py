@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from gpuassist.envs.target import TargetChoice, own_choice, requested_choice
 from gpuassist.facts import Facts, NotCollected
 from gpuassist.report.model import Report
 
@@ -40,10 +41,16 @@ def diagnose_live(
     on_event: Callable[[dict[str, Any]], None] | None = None,
     cancel: threading.Event | None = None,
     env: Mapping[str, str] | None = None,
+    choice: TargetChoice | None = None,
 ) -> Report:
-    """Diagnose this machine and the interpreter ``python`` (default: the one running gpuassist)."""
+    """Diagnose this machine and an interpreter: ``choice`` (the CLI and the app pass
+    :func:`gpuassist.envs.target.choose_target`'s, which says why), else ``python``, else the one running
+    gpuassist. Its path and the reason go to ``meta.target`` / ``meta.target_reason``."""
     # Start-up: the window imports this module to list interpreters; collectors, runner and rules (~250 ms)
     # load with the first diagnosis.
+    if choice is None:
+        choice = requested_choice(python, "the interpreter the caller named") if python else own_choice()
+    python = choice.python
     from gpuassist.collect import collect_this_machine
     from gpuassist.probe.runner import run_probe
     from gpuassist.report.build import build_report
@@ -79,6 +86,7 @@ def diagnose_live(
         raise host_error[0]
     facts = Facts(host)
     facts.set("host.python_candidates", python_candidates(env))
+    facts.update(choice.facts())
     if result is not None:
         facts.update(result.facts)
     else:
@@ -87,7 +95,7 @@ def diagnose_live(
         facts.set("torch.version", NotCollected("the probe could not run"))
     host_seconds_total = host_seconds[0] if host_seconds else 0.0
     meta = {
-        "target": python or sys.executable,
+        **choice.meta(),
         "timings": {"host_seconds": round(host_seconds_total, 3),
                     "total_seconds": round(time.perf_counter() - started, 3)},
     }

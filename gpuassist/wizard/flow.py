@@ -17,12 +17,12 @@ from typing import Any
 
 from gpuassist.facts import Facts
 from gpuassist.findings import Finding
-from gpuassist.report.model import STEPS, Report, step_summaries
-from gpuassist.wizard.model import KEY_FACTS, Event, OnEvent, Step, StepContext, StepResult, StepStatus
+from gpuassist.report.model import Report, step_summaries
+from gpuassist.step_table import BY_ID, REPORT_STEP_IDS, SUMMARY
+from gpuassist.wizard.model import Event, OnEvent, Step, StepContext, StepResult, StepStatus
 
 log = logging.getLogger(__name__)
 
-SUMMARY = "summary"
 EARLY_NOTE = "the diagnosis already found this from the GPU's readings at rest; run the step to measure it"
 
 
@@ -173,12 +173,17 @@ class Flow:
                 self._states[sid] = StepState(st.step, note=note)
         return had
 
-    def set_target(self, target: str | None) -> list[str]:
-        """Diagnose another interpreter: steps that use the target (and their dependents) go back to
-        pending. Returns the ids that had results, i.e. what the UI re-runs."""
+    def set_target(self, target: str | None, *, reason: str = "", explicit: bool = True) -> list[str]:
+        """Diagnose another interpreter (``reason``: why, shown in the report; ``explicit``: the user chose
+        it): steps that use the target (and their dependents) go back to pending. Returns the ids that had
+        results, i.e. what the UI re-runs."""
         if target == self.context.target:
+            self.context.target_reason = reason or self.context.target_reason
+            self.context.target_explicit = explicit
             return []
         self.context.target = target
+        self.context.target_reason = reason
+        self.context.target_explicit = explicit
         self.context.diagnosis = None
         had: list[str] = []
         for s in self.steps:
@@ -321,7 +326,7 @@ class Flow:
             base = self.context.diagnosis
         if base is None and not any(st.findings for st in states if st.status.finished):
             return None
-        known = {sid for sid, _, _ in STEPS}
+        known = set(REPORT_STEP_IDS)
         ran = {st.step.id for st in states if st.step.id in known and st.status.finished
                and st.status not in (StepStatus.SKIPPED, StepStatus.UNAVAILABLE, StepStatus.CANCELLED)}
         shared_ids = {s.id for s in self.steps if s.group}
@@ -369,8 +374,8 @@ class Flow:
         # Start-up: the facts-in-words table loads with the first finished step.
         from gpuassist.wizard.display import show
 
-        return [(label, show(key, report.facts[key])) for label, key in KEY_FACTS.get(step_id, [])
-                if key in report.facts]
+        wanted = BY_ID[step_id].key_facts if step_id in BY_ID else ()
+        return [(label, show(key, report.facts[key])) for label, key in wanted if key in report.facts]
 
     def details(self, step_id: str) -> list[Any]:
         """What the step's page shows under its findings (:mod:`gpuassist.wizard.display` blocks: tables of

@@ -21,31 +21,6 @@ from gpuassist.report.model import Report
 if TYPE_CHECKING:  # start-up: the audit run's engine loads when a run is asked for
     from gpuassist.audit.run import Bound
 
-# What each page lists under "What was found" (label, fact key): the facts its verdict rests on.
-KEY_FACTS: dict[str, list[tuple[str, str]]] = {
-    "environment": [("Python", "python.executable"), ("Python version", "python.version"),
-                    ("Environment kind", "python.env_kind"), ("torch", "torch.version"),
-                    ("torch imported from", "torch.file"), ("import torch took (s)", "torch.import_seconds"),
-                    ("import error", "torch.import_error"), ("probe outcome", "probe.outcome")],
-    "driver": [("NVIDIA GPUs on the PCI bus", "pci.nvidia_gpu_count"), ("Driver version", "driver.version"),
-               ("Driver supports CUDA up to", "driver.cuda_version"), ("NVML", "nvml.status"),
-               ("nvidia-smi", "smi.status"), ("Operating system", "host.distro"), ("Kernel", "host.kernel"),
-               ("Container", "platform.container"), ("WSL", "platform.wsl")],
-    "wheel": [("torch", "torch.version"), ("Built for CUDA", "torch.cuda_build"),
-              ("GPU architectures in the build", "torch.arch_list"), ("cuDNN", "torch.cudnn_version"),
-              ("torch.cuda.is_available()", "cuda.available"), ("CUDA devices", "cuda.device_count"),
-              ("CUDA init error", "cuda.init_error"), ("Apple MPS available", "mps.available")],
-    "placement": [("Devices tested", "placement.tested_devices"), ("CUDA available", "placement.cuda_available"),
-                  ("Host→device copies", "placement.transfer"), ("Host memcpy (GB/s)", "bandwidth.host_memcpy_gbps"),
-                  ("Outcome", "placement.outcome")],
-    "dataloader": [("Best setting found", "sweep.dataloader_line"), ("Bottleneck", "sweep.bound"),
-                   ("Speed-up over the default", "sweep.speedup_vs_default"),
-                   ("Loading per batch (s)", "sweep.load_seconds_per_batch"),
-                   ("Compute per batch (s)", "sweep.compute_seconds_per_batch"),
-                   ("Settings tried (→ best)", "sweep.trials"), ("Outcome", "sweep.outcome")],
-    "benchmark": [("Training step", "bench.results"), ("Batch-size scaling", "bench.scaling"),
-                  ("Speed-ups", "bench.speedup"), ("Outcome", "bench.outcome")],
-}
 
 Event = dict[str, Any]
 OnEvent = Callable[[Event], None]
@@ -121,9 +96,13 @@ class StepResult:
 @dataclass
 class StepContext:
     """What steps run against. ``target`` None = the interpreter running gpuassist; ``scenario`` set =
-    a simulated machine (replayed with its recorded timing times ``replay_speed``)."""
+    a simulated machine (replayed with its recorded timing times ``replay_speed``). ``target_reason``: why
+    that interpreter (:mod:`gpuassist.envs.target`); ``target_explicit``: the user chose it (only then may a
+    fix aim at gpuassist's own environment)."""
 
     target: str | None = None
+    target_reason: str = ""
+    target_explicit: bool = True
     scenario: str | None = None
     replay_speed: float = 1.0
     diagnosis: Report | None = None

@@ -101,8 +101,8 @@ def test_a_report_with_an_environment_table_shows_it_read_only(qtbot: Any, make_
     window.envs_button.setChecked(True)
     panel = window.envs_panel
     assert window.envs_worker is None  # a report is read, this machine is not scanned
-    assert [r.cells[1] for r in panel.rows] == ["app", "gpu"]
-    assert panel.rows[1].tone == "gpu" and panel.rows[0].tone == "cpu"
+    assert [r.cells[1] for r in panel.rows] == ["gpu", "app"]  # a GPU build of torch first
+    assert panel.rows[0].tone == "gpu" and panel.rows[1].tone == "cpu"
     assert not panel.use_button.isVisible() and not panel.rescan_button.isVisible()
     assert "from the report" in panel.status.text()
     ids = [c.finding.id for c in panel.cards]
