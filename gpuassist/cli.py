@@ -82,7 +82,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="with --run: stop after N optimizer steps (and at most 300 s unless --seconds says otherwise)")
     a.add_argument("--python", metavar="PATH", help="with --run: the interpreter, when the command is a bare script")
     a.add_argument("--no-progress", action="store_true", help="with --run: no progress bar even on a terminal")
-    a.add_argument("--no-redact", action="store_true", help="with --run: keep home directory, user and host names")
+    a.add_argument("--no-redact", action="store_true", help="keep home directory, user and host names")
 
     e = sub.add_parser("explain", help="explain a finding id from the catalogue")
     e.add_argument("id", nargs="?", help="finding id (omit to list them all)")
