@@ -519,7 +519,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command. Whatever happens (an interrupt, SIGTERM, SIGHUP, an error), no process it started
     outlives it: runs are cancelled and waited for, then every remaining descendant is killed."""
-    from gpuassist import lifetime
+    from gpuassist import interrupts, lifetime
 
     if sys.stderr is None:  # started with stderr closed (`2>&-`): messages have nowhere to go, and that is fine
         sys.stderr = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 (lives as long as the process)
@@ -527,11 +527,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     lifetime.become_subreaper()  # orphans of our runs (setsid daemons) come back to us to be reaped
     before = lifetime.descendant_pids()  # called in-process (tests), processes started earlier are not ours
     try:
-        with lifetime.terminate_as_interrupt():
+        with interrupts.terminate_as_interrupt():
             return _main(argv)
     except KeyboardInterrupt as exc:  # a signal between the handlers and the command
         _say("interrupted")
-        return lifetime.exit_status(exc)
+        return interrupts.exit_status(exc)
     finally:
         with contextlib.suppress(Exception):  # never let cleanup turn a result into a traceback
             lifetime.reap_descendants(exclude=before)
@@ -547,7 +547,7 @@ def _say(message: str) -> None:
 
 
 def _main(argv: Sequence[str] | None) -> int:
-    from gpuassist import lifetime
+    from gpuassist import interrupts
 
     parser = build_parser()
     args, extra = parser.parse_known_args(argv)
@@ -575,8 +575,8 @@ def _main(argv: Sequence[str] | None) -> int:
         _say(str(exc))
         return 2
     except KeyboardInterrupt as exc:
-        _say("interrupted" if not isinstance(exc, lifetime.Terminated) else f"stopped by {exc.args[0]}")
-        return lifetime.exit_status(exc)
+        _say("interrupted" if not isinstance(exc, interrupts.Terminated) else f"stopped by {exc.args[0]}")
+        return interrupts.exit_status(exc)
     except BrokenPipeError:
         _silence_stdout()  # the reader went away (`| head`): not an error of ours
         return 0

@@ -5,8 +5,8 @@ Three locks, each for a way a process could be left behind:
 - every in-target script (probe, runtime tests, audit run) watches its parent and has an overall limit of
   its own (``gpuassist/probe/channel.py``, :func:`guard_lifetime`): when gpuassist is killed outright
   (SIGKILL, a crash), the kernel kills the script (Linux) or its watchdog does;
-- SIGTERM and SIGHUP become :class:`Terminated`, a KeyboardInterrupt, so the CLI's and the app's
-  cancellation paths (stop the runs, kill their process groups, report) run for them as for Ctrl+C;
+- SIGTERM and SIGHUP stop gpuassist like Ctrl+C (:mod:`gpuassist.interrupts`), so the CLI's and the app's
+  cancellation paths (stop the runs, kill their process groups, report) run for them too;
 - a run's descendants carry a marker in their environment (:data:`RUN_ID_ENV`); whatever is still alive
   with it when the run ends, even a daemon that left the process group with ``setsid``, is killed
   (:func:`reap_run`). On Linux gpuassist is a child subreaper, so such orphans become its children and are
@@ -19,12 +19,7 @@ import contextlib
 import ctypes
 import logging
 import os
-import signal
 import sys
-import threading
-from collections.abc import Callable, Iterator
-from types import FrameType
-from typing import Any
 
 import psutil
 
@@ -37,23 +32,6 @@ PR_SET_CHILD_SUBREAPER = 36
 GRACE = 1.0  # SIGTERM → SIGKILL for leftovers
 
 _subreaper = False
-
-
-class Terminated(KeyboardInterrupt):
-    """SIGTERM or SIGHUP arrived: stop like Ctrl+C, exit with 128 + the signal's number."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(signal.Signals(signum).name)
-        self.signum = signum
-
-    @property
-    def exit_status(self) -> int:
-        return 128 + self.signum
-
-
-def exit_status(interrupt: KeyboardInterrupt) -> int:
-    """130 for Ctrl+C, 143 for SIGTERM, 129 for SIGHUP (the shell's convention)."""
-    return interrupt.exit_status if isinstance(interrupt, Terminated) else 130
 
 
 def become_subreaper() -> bool:
@@ -69,34 +47,6 @@ def become_subreaper() -> bool:
     except (OSError, AttributeError):
         _subreaper = False
     return _subreaper
-
-
-def _raise_terminated(signum: int, _frame: FrameType | None) -> None:
-    raise Terminated(signum)
-
-
-@contextlib.contextmanager
-def terminate_as_interrupt() -> Iterator[None]:
-    """While inside: SIGTERM and SIGHUP raise :class:`Terminated` in the main thread (like Ctrl+C raises
-    KeyboardInterrupt), so cleanup code runs for them. Outside the main thread it does nothing."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous: dict[int, Any] = {}
-    for name in ("SIGTERM", "SIGHUP"):
-        num = getattr(signal, name, None)
-        if num is None:
-            continue
-        if signal.getsignal(num) == signal.SIG_IGN:
-            continue  # `nohup gpuassist …`: the user asked for that signal to be ignored
-        with contextlib.suppress(OSError, ValueError):
-            previous[num] = signal.signal(num, _raise_terminated)
-    try:
-        yield
-    finally:
-        for num, handler in previous.items():
-            with contextlib.suppress(OSError, ValueError, TypeError):
-                signal.signal(num, handler)
 
 
 def run_environment(run_id: str) -> dict[str, str]:
@@ -169,29 +119,3 @@ def reap_descendants(grace: float = GRACE, *, exclude: set[int] | None = None) -
     except (psutil.Error, OSError):
         return 0
     return kill_all(procs, grace)
-
-
-def install_qt_handlers(on_signal: Callable[[int], None]) -> Callable[[], None]:
-    """For the app: SIGINT, SIGTERM and SIGHUP call ``on_signal`` (close the window) in the main thread.
-    Returns a function that restores the previous handlers. Python runs signal handlers only between
-    bytecodes, so the caller keeps the interpreter ticking (a Qt timer) while the event loop runs."""
-    previous: dict[int, Any] = {}
-
-    def handler(signum: int, _frame: FrameType | None) -> None:
-        on_signal(signum)
-
-    for name in ("SIGINT", "SIGTERM", "SIGHUP"):
-        num = getattr(signal, name, None)
-        if num is None:
-            continue
-        if signal.getsignal(num) == signal.SIG_IGN:
-            continue  # ignored on purpose (nohup, a background job without job control)
-        with contextlib.suppress(OSError, ValueError):
-            previous[num] = signal.signal(num, handler)
-
-    def restore() -> None:
-        for num, old in previous.items():
-            with contextlib.suppress(OSError, ValueError, TypeError):
-                signal.signal(num, old)
-
-    return restore

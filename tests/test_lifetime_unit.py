@@ -13,7 +13,7 @@ import time
 import psutil
 import pytest
 
-from gpuassist import lifetime
+from gpuassist import interrupts, lifetime
 from gpuassist.probe import channel
 
 posix = pytest.mark.skipif(os.name == "nt", reason="POSIX signals")
@@ -22,12 +22,12 @@ posix = pytest.mark.skipif(os.name == "nt", reason="POSIX signals")
 @posix
 def test_sigterm_and_sighup_become_an_interrupt_with_the_shells_status() -> None:
     for sig, status in ((signal.SIGTERM, 143), (signal.SIGHUP, 129)):
-        with pytest.raises(lifetime.Terminated) as caught, lifetime.terminate_as_interrupt():
+        with pytest.raises(interrupts.Terminated) as caught, interrupts.terminate_as_interrupt():
             os.kill(os.getpid(), sig)
             time.sleep(5)  # the handler raises before this ends
         assert isinstance(caught.value, KeyboardInterrupt)
-        assert lifetime.exit_status(caught.value) == status
-    assert lifetime.exit_status(KeyboardInterrupt()) == 130
+        assert interrupts.exit_status(caught.value) == status
+    assert interrupts.exit_status(KeyboardInterrupt()) == 130
     assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL  # restored on the way out
 
 
@@ -35,7 +35,7 @@ def test_sigterm_and_sighup_become_an_interrupt_with_the_shells_status() -> None
 def test_a_signal_ignored_on_purpose_stays_ignored() -> None:
     previous = signal.signal(signal.SIGHUP, signal.SIG_IGN)
     try:
-        with lifetime.terminate_as_interrupt():
+        with interrupts.terminate_as_interrupt():
             assert signal.getsignal(signal.SIGHUP) == signal.SIG_IGN  # nohup gpuassist …
     finally:
         signal.signal(signal.SIGHUP, previous)

@@ -125,6 +125,15 @@ def build_window(args: argparse.Namespace, settings: Any) -> Any:
     return window
 
 
+def _become_reaper() -> set[int]:
+    """Make this process the subreaper of its runs' orphans; the processes it already had are not ours to
+    reap at exit (returned)."""
+    from gpuassist import lifetime
+
+    lifetime.become_subreaper()
+    return lifetime.descendant_pids()
+
+
 def main(argv: Sequence[str]) -> int:
     t0 = time.perf_counter()
     try:
@@ -161,10 +170,8 @@ def main(argv: Sequence[str]) -> int:
     window.show()
     # SIGINT (Ctrl+C in the terminal), SIGTERM (kill, a logout) and SIGHUP (the terminal closed) close the
     # window like its close button: the run is cancelled, its processes killed, the sampler joined.
-    from gpuassist import lifetime
+    from gpuassist import interrupts
 
-    lifetime.become_subreaper()  # processes our runs orphan (setsid daemons) come back here to be reaped
-    before = lifetime.descendant_pids()
     received: list[int] = []
 
     def on_signal(signum: int) -> None:
@@ -172,7 +179,7 @@ def main(argv: Sequence[str]) -> int:
         QTimer.singleShot(0, window.close)
         QTimer.singleShot(0, app.quit)  # also ends a modal dialog's loop
 
-    restore = lifetime.install_qt_handlers(on_signal)
+    restore = interrupts.install_qt_handlers(on_signal)
     ticker = QTimer()
     ticker.timeout.connect(lambda: None)  # Python runs signal handlers only when it gets control back
     ticker.start(200)
@@ -183,6 +190,10 @@ def main(argv: Sequence[str]) -> int:
             app.quit()
 
         QTimer.singleShot(0, shown)
+    # once the window shows (psutil is not a start-up import), before any run: processes our runs orphan
+    # (setsid daemons) come back to this process, to be reaped at the latest when it exits
+    before: set[int] = set()
+    QTimer.singleShot(0, lambda: before.update(_become_reaper()))
     if args.report:
         QTimer.singleShot(0, lambda: window.open_report_file(args.report))
     elif args.run:
@@ -197,5 +208,7 @@ def main(argv: Sequence[str]) -> int:
     finally:
         ticker.stop()
         restore()
+        from gpuassist import lifetime
+
         lifetime.reap_descendants(exclude=before)
     return 128 + received[0] if received else int(code)
