@@ -21,6 +21,7 @@ from gpuassist.rules import (  # noqa: F401  (imported for their registrations)
     probe_outcome,
     runtime,
     runtime_outcome,
+    staleness,
     visibility,
     wheel,
     wsl,
