@@ -18,11 +18,12 @@ import contextlib
 import os
 import sys
 import threading
-import time
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from gpuassist import __version__
+from gpuassist.interrupts import run_cancellable
+from gpuassist.streams import silence_stdout, utf8_streams
 
 # Lazy imports: start-up. Each subcommand imports its own engine when it runs, so `gpuassist diagnose`
 # (budget: docs/architecture.md §5) never loads the audit, the runtime tests or the environment scan.
@@ -32,8 +33,6 @@ if TYPE_CHECKING:
     from gpuassist.envs.target import TargetChoice
 
 FORMATS = ("text", "json", "markdown", "html")
-CANCEL_WAIT = 15.0  # seconds an interrupted command waits for its runs to stop before it exits anyway
-T = TypeVar("T")
 DEFAULT_TARGET_HELP = ("interpreter to diagnose (default: the one your code most likely runs: the active env, the "
                        "project's env, or python on PATH; `gpuassist envs` shows the choice and why)")
 
@@ -143,7 +142,7 @@ def _write_output(text: str, output: str | None, *, fmt: str = "text") -> None:
         except BrokenPipeError:
             raise
         except (OSError, ValueError) as exc:
-            _silence_stdout()
+            silence_stdout()
             why = exc.strerror if isinstance(exc, OSError) and exc.strerror else "it is closed"
             raise UsageError(f"cannot write to standard output: {why}") from None
         return
@@ -154,70 +153,6 @@ def _write_output(text: str, output: str | None, *, fmt: str = "text") -> None:
     except FileError as exc:
         raise UsageError(f"cannot write {output}: {exc}") from None
     print(f"gpuassist: report written to {output}", file=sys.stderr)
-
-
-def _silence_stdout() -> None:
-    """After a failed write, point stdout at the null device so the interpreter's final flush of what is
-    still buffered cannot fail a second time (with a traceback) on the way out."""
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        if sys.stdout is not None:
-            os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError):
-        pass
-
-
-def _utf8_streams() -> None:
-    """Reports are UTF-8 whatever the locale (a Windows console code page, ``PYTHONIOENCODING=cp1252``,
-    ``LANG=C``): a redirect gets UTF-8 bytes; a terminal that cannot show a glyph gets a replacement
-    character rather than an exit on UnicodeEncodeError."""
-    for stream in (sys.stdout, sys.stderr):
-        reconfigure = getattr(stream, "reconfigure", None)
-        if reconfigure is None:
-            continue
-        try:
-            if stream.isatty() and "utf" not in (stream.encoding or "").lower():
-                reconfigure(errors="replace")
-            else:
-                reconfigure(encoding="utf-8", errors="replace")
-        except (OSError, ValueError):
-            pass
-
-
-def _cancellable(work: Callable[[threading.Event], T], *, keep_result: bool = False) -> T:
-    """Run ``work(cancel)`` on a worker thread while this (main) thread waits for it, so Ctrl+C, SIGTERM
-    and SIGHUP land here: they set ``cancel`` and wait for the work to stop its processes (the runner kills
-    their process groups) before the interrupt goes on. ``keep_result``: an interrupted run still returns
-    what it gathered (``audit --run`` reports what the script did until then)."""
-    cancel, done = threading.Event(), threading.Event()
-    box: dict[str, Any] = {}
-
-    def run() -> None:
-        try:
-            box["result"] = work(cancel)
-        except BaseException as exc:  # re-raised on the main thread
-            box["error"] = exc
-        finally:
-            done.set()
-
-    threading.Thread(target=run, name="gpuassist-work", daemon=True).start()
-    interrupted: KeyboardInterrupt | None = None
-    deadline: float | None = None
-    while not done.is_set():
-        try:
-            done.wait(0.2)  # an Event, not Thread.join: a join interrupted by Ctrl+C can lose track of it
-        except KeyboardInterrupt as exc:
-            interrupted = interrupted or exc
-            cancel.set()
-            deadline = deadline or time.monotonic() + CANCEL_WAIT
-        if deadline is not None and time.monotonic() > deadline:
-            break  # the processes are still reaped on the way out (lifetime.reap_descendants)
-    if interrupted is not None and not (keep_result and "result" in box):
-        raise interrupted
-    if "error" in box:
-        raise box["error"]
-    result: T = box["result"]
-    return result
 
 
 def _target(python: str | None, *, script: str | None = None) -> TargetChoice:
@@ -256,7 +191,7 @@ def cmd_diagnose(args: argparse.Namespace) -> int:
         choice = _target(args.python)
         if choice.python is None:
             raise UsageError(f"nothing to diagnose: {choice.reason}; give one with --python PATH")
-        report = _cancellable(lambda cancel: diagnose_live(choice=choice, cancel=cancel))
+        report = run_cancellable(lambda cancel: diagnose_live(choice=choice, cancel=cancel))
 
     from gpuassist.report.model import Report
     from gpuassist.report.render import render
@@ -342,7 +277,7 @@ def cmd_runtime(args: argparse.Namespace) -> int:
         return run_bench(choice.python, cancel=cancel, **kwargs)
 
     try:
-        result = _cancellable(work)
+        result = run_cancellable(work)
     finally:
         bar.stop()
     collector.join(timeout=30)
@@ -380,7 +315,7 @@ def cmd_envs(args: argparse.Namespace) -> int:
     collector = threading.Thread(target=lambda: host.update(collect_this_machine()), daemon=True,
                                  name="gpuassist-host-facts")
     collector.start()  # host facts say whether there is a GPU at all; gathered while interpreters run
-    inv = _cancellable(lambda cancel: inventory(script=args.script, target=args.python, timeout=args.timeout,
+    inv = run_cancellable(lambda cancel: inventory(script=args.script, target=args.python, timeout=args.timeout,
                                                 cancel=cancel))
     collector.join(timeout=10)
     report = envs_report(inv, host, meta={"target_reason": inv.target_reason})
@@ -446,7 +381,7 @@ def _audit_run(args: argparse.Namespace) -> int:
     collector.start()  # GPU names and driver for the report, gathered while the script runs
     bar = _Progress("audit --run", sys.stderr.isatty() and not args.no_progress)
     try:  # Ctrl+C stops the script and keeps what it showed
-        result = _cancellable(lambda cancel: run_audit(command, bound, on_event=bar, cancel=cancel),
+        result = run_cancellable(lambda cancel: run_audit(command, bound, on_event=bar, cancel=cancel),
                               keep_result=True)
     finally:
         bar.stop()
@@ -523,7 +458,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     if sys.stderr is None:  # started with stderr closed (`2>&-`): messages have nowhere to go, and that is fine
         sys.stderr = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 (lives as long as the process)
-    _utf8_streams()
+    utf8_streams()
     lifetime.become_subreaper()  # orphans of our runs (setsid daemons) come back to us to be reaped
     before = lifetime.descendant_pids()  # called in-process (tests), processes started earlier are not ours
     try:
@@ -578,7 +513,7 @@ def _main(argv: Sequence[str] | None) -> int:
         _say("interrupted" if not isinstance(exc, interrupts.Terminated) else f"stopped by {exc.args[0]}")
         return interrupts.exit_status(exc)
     except BrokenPipeError:
-        _silence_stdout()  # the reader went away (`| head`): not an error of ours
+        silence_stdout()  # the reader went away (`| head`): not an error of ours
         return 0
     except OSError as exc:  # the machine refused something ordinary (a full disk, a closed stream)
         if os.environ.get("GPUASSIST_DEBUG"):
