@@ -220,3 +220,19 @@ def test_the_app_closes_on_sigterm_and_its_probe_dies(planted: tuple[dict[str, s
         assert _gone(probe), "the probe outlived the app"
     finally:
         _stop(proc)
+
+
+def test_a_crashed_runtime_step_in_the_app_is_an_error_finding_for_screen_and_exports(tmp_path: Path) -> None:
+    import threading
+
+    from gpuassist.findings import Severity
+    from gpuassist.wizard import StepContext, StepStatus
+    from gpuassist.wizard.steps import runtime_step
+
+    broken = tmp_path / "python"
+    broken.write_text("#!/bin/sh\necho 'Segmentation fault' >&2\nkill -SEGV $$\n")
+    broken.chmod(0o755)
+    result = runtime_step("placement")(StepContext(target=str(broken)), lambda ev: None, threading.Event())
+    assert result.status is StepStatus.ERROR
+    crashed = [f for f in result.findings if f.id == "probe_crashed"]
+    assert crashed and crashed[0].severity is Severity.ERROR and crashed[0].step == "placement"
