@@ -459,7 +459,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if sys.stderr is None:  # started with stderr closed (`2>&-`): messages have nowhere to go, and that is fine
         sys.stderr = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 (lives as long as the process)
     utf8_streams()
-    lifetime.become_subreaper()  # orphans of our runs (setsid daemons) come back to us to be reaped
+    if argv is None:  # the `gpuassist` program itself, not a call from another program (a test, the app)
+        # orphans of our runs (setsid daemons) come back to us, to be reaped at the latest on exit; only a
+        # short-lived process may be a subreaper: orphans that end on their own stay zombies until it exits
+        lifetime.become_subreaper()
     before = lifetime.descendant_pids()  # called in-process (tests), processes started earlier are not ours
     try:
         with interrupts.terminate_as_interrupt():

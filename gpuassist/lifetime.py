@@ -9,8 +9,11 @@ Three locks, each for a way a process could be left behind:
   cancellation paths (stop the runs, kill their process groups, report) run for them too;
 - a run's descendants carry a marker in their environment (:data:`RUN_ID_ENV`); whatever is still alive
   with it when the run ends, even a daemon that left the process group with ``setsid``, is killed
-  (:func:`reap_run`). On Linux gpuassist is a child subreaper, so such orphans become its children and are
-  found among its descendants instead of the whole process table.
+  (:func:`reap_run`). On Linux the ``gpuassist`` command (short-lived) is a child subreaper, so such
+  orphans become its children, are found among its descendants instead of the whole process table, and
+  whatever is left is killed when it exits (:func:`reap_descendants`). The app is not a subreaper: in a
+  long session, orphans that end on their own would stay zombies; its runs' leftovers are found by the
+  marker in the process table.
 """
 
 from __future__ import annotations

@@ -125,12 +125,9 @@ def build_window(args: argparse.Namespace, settings: Any) -> Any:
     return window
 
 
-def _become_reaper() -> set[int]:
-    """Make this process the subreaper of its runs' orphans; the processes it already had are not ours to
-    reap at exit (returned)."""
+def _descendants() -> set[int]:
     from gpuassist import lifetime
 
-    lifetime.become_subreaper()
     return lifetime.descendant_pids()
 
 
@@ -190,10 +187,11 @@ def main(argv: Sequence[str]) -> int:
             app.quit()
 
         QTimer.singleShot(0, shown)
-    # once the window shows (psutil is not a start-up import), before any run: processes our runs orphan
-    # (setsid daemons) come back to this process, to be reaped at the latest when it exits
+    # once the window shows (psutil is not a start-up import), before any run: the processes this one already
+    # had are not ours to reap at exit. (No subreaper here: in a long session, orphans that end on their own
+    # would stay zombies; a run's leftovers are found by their marker instead, gpuassist.lifetime.)
     before: set[int] = set()
-    QTimer.singleShot(0, lambda: before.update(_become_reaper()))
+    QTimer.singleShot(0, lambda: before.update(_descendants()))
     if args.report:
         QTimer.singleShot(0, lambda: window.open_report_file(args.report))
     elif args.run:
