@@ -92,6 +92,7 @@ def test_read_bounded_reads_at_most_the_cap_plus_one(tmp_path: Path) -> None:
         read_bounded(str(tmp_path), 10)
 
 
+@pytest.mark.slow
 def test_closed_stdin_is_one_line_exit_2() -> None:
     p = subprocess.run(
         [*GA, "diagnose", "--from", "-"],
@@ -159,6 +160,7 @@ def test_the_notebook_audit_is_linear_on_pathological_whitespace(
 # ---- exit 3 only for real bugs -----------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_any_format_works_when_stdout_is_not_utf8() -> None:
     env = {**os.environ, "PYTHONIOENCODING": "cp1252"}
     for fmt in ("html", "text", "markdown"):
@@ -170,6 +172,7 @@ def test_any_format_works_when_stdout_is_not_utf8() -> None:
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+@pytest.mark.slow
 def test_a_full_disk_is_one_line_exit_2() -> None:
     with open("/dev/full", "w") as full:
         p = subprocess.run(
@@ -184,6 +187,7 @@ def test_a_full_disk_is_one_line_exit_2() -> None:
     assert p.stderr.strip().splitlines() == ["gpuassist: cannot write to standard output: No space left on device"]
 
 
+@pytest.mark.slow
 def test_closed_stdout_is_one_line_exit_2() -> None:
     p = subprocess.run(
         [*GA, "diagnose", *SCENARIO],
