@@ -447,7 +447,7 @@ def cmd_fleet(args: argparse.Namespace) -> int:
     if args.format == "text":
         to_terminal = args.output is None and sys.stdout.isatty()
         kwargs = {"colour": to_terminal, "width": _terminal_width() if to_terminal else 100}
-    _write_output(render_fleet(result, args.format, **kwargs), args.output)
+    _write_output(render_fleet(result, args.format, **kwargs), args.output, fmt=args.format)
     return 1 if result.has_error or not result.complete else 0
 
 
