@@ -79,6 +79,16 @@ def read_bounded(name: str, limit: int, *, stdin: BinaryIO | None = None) -> byt
         os.close(fd)
 
 
+def read_head(path: str, limit: int) -> bytes:
+    """At most ``limit`` bytes from the start of regular file ``path``; ``b""`` when it is missing, unreadable
+    or not a regular file. For the small files discovery reads in folders anyone may have written to (a
+    shebang, ``pyvenv.cfg``, ``.python-version``, a kernel spec): a FIFO planted there must not hang it."""
+    try:
+        return read_bounded(path, limit)[:limit]
+    except (FileError, ValueError):
+        return b""
+
+
 def _stdin() -> BinaryIO:
     if sys.stdin is None:
         raise FileError("standard input is closed")

@@ -508,3 +508,21 @@ def test_a_cancelled_runtime_test_is_not_a_finding() -> None:
 
     report = runtime_report([RuntimeResult("bench", {"bench.outcome": "cancelled"})], {})
     assert not [f for f in report.findings if f.step == "benchmark"]
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="POSIX FIFOs")
+def test_a_fifo_planted_where_discovery_reads_small_files_does_not_hang_it(tmp_path: Path) -> None:
+    from gpuassist.envs import discovery, projects, pyenv
+    from gpuassist.files import read_head
+
+    for name in ("pyvenv.cfg", ".python-version", "pyproject.toml", "kernel.json", "python"):
+        os.mkfifo(tmp_path / name)
+    started = time.monotonic()
+    assert read_head(str(tmp_path / "kernel.json"), 4096) == b""
+    assert discovery.read_pyvenv_cfg(str(tmp_path)) == {}
+    assert pyenv._read_names(str(tmp_path / ".python-version")) == ()
+    assert projects.pyproject(str(tmp_path)) == {}
+    assert discovery.parse_shebang(discovery._read_head(str(tmp_path / "python"))) is None
+    assert time.monotonic() - started < SLOW_ENOUGH
+    (tmp_path / "ok.txt").write_bytes(b"abc" * 10)
+    assert read_head(str(tmp_path / "ok.txt"), 4) == b"abca"
