@@ -526,3 +526,10 @@ def test_a_fifo_planted_where_discovery_reads_small_files_does_not_hang_it(tmp_p
     assert time.monotonic() - started < SLOW_ENOUGH
     (tmp_path / "ok.txt").write_bytes(b"abc" * 10)
     assert read_head(str(tmp_path / "ok.txt"), 4) == b"abca"
+
+
+def test_a_huge_paste_is_refused_in_one_line() -> None:
+    started = time.monotonic()
+    with pytest.raises(UnreadableInput, match="larger than"):
+        load_text("PyTorch version: 2.5.1\n" + "x" * (21 * 1024 * 1024), label="pasted text")
+    assert time.monotonic() - started < SLOW_ENOUGH
