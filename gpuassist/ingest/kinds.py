@@ -87,7 +87,7 @@ KIND_PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
         (
             "traceback",
             "a Python traceback or error message",
-            r"Traceback \(most recent call last\)|^\s*\w+(\.\w+)*(Error|Exception|Warning):\s",
+            r"Traceback \(most recent call last\)|(?:^|[\s:\[(`])\w+(\.\w+)*(Error|Exception|Warning):\s",
         ),
     )
 )
