@@ -76,7 +76,7 @@ KIND_PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
             "jupyter",
             "a Jupyter notebook traceback",
             r"Cell In\s*\[\d+\],? line \d+|<ipython-input-\d+|ipykernel_\d+|Traceback \(most recent call last\)\s*"
-            r"(Cell|<ipython)|^-{30,}\s*$|\w+Error\s{3,}Traceback \(most recent call last\)",
+            r"(Cell|<ipython)|^-{30,}\s*$|(?<=\w)Error\s{3,}Traceback \(most recent call last\)",
         ),
         (
             "windows",

@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 
@@ -22,12 +23,38 @@ from gpuassist.rules.make import finding
 MAX_LINE = 2000
 
 # "/usr/local/cuda-11.2/lib64/libcublas.so.11: undefined symbol ..." / "version `GOMP_5.0' not found" /
-# "cannot open shared object file" naming a full path / "file too short" / "invalid ELF header".
-LIB_FAILURE = re.compile(
-    r"(?P<path>(?:/[\w.+@-]+)+/(?P<lib>lib[\w+-]+\.so(?:\.[\w]+)*))\s*:\s*"
+# "cannot open shared object file" naming a full path / "file too short" / "invalid ELF header". The message is
+# found first; the path is the token before it, checked on its own (no pattern rescans a long token per slash).
+LIB_FAILURE = re.compile(  # a lookahead: one message's text may name the next failing library
+    r"(?=(?P<lib>lib[\w+-]+\.so(?:\.[\w]+)*)\s*:\s*"
     r"(?P<why>undefined symbol: \S+|version `[^']+' not found|file too short|invalid ELF header|"
-    r"wrong ELF class\S*|cannot open shared object file)"
+    r"wrong ELF class\S*|cannot open shared object file))"
 )
+LIB_PATH = re.compile(r"(?:/[\w.+@-]+)+/lib[\w+-]+\.so(?:\.[\w]+)*")
+
+
+@dataclass(frozen=True)
+class _LibFailure:
+    path: str
+    why: str
+
+
+def _lib_failure(line: str) -> _LibFailure | None:
+    """The first failing library named by a full path on this line: the path is the run of path characters that
+    ends at the library (scanned back once), starting at its first slash after any empty component."""
+    for m in LIB_FAILURE.finditer(line):
+        end = m.end("lib")
+        start = m.start("lib")
+        while start > 0 and (line[start - 1].isalnum() or line[start - 1] in "_.+@-/"):
+            start -= 1
+        run = line[start:end]
+        run = run[run.rfind("//") + 1:]  # an empty component ends any path before it
+        first = run.find("/")
+        if first >= 0 and LIB_PATH.fullmatch(run[first:]):
+            return _LibFailure(run[first:], m.group("why"))
+    return None
+
+
 # "undefined symbol: X, version libcudart.so.11.0" names the library by soname only.
 ENV_ASSIGN = re.compile(r"\b(LD_LIBRARY_PATH|CUDA_HOME|CUDA_PATH)\s*[=:]\s*[\"']?(?P<value>[^\s\"']+)")
 SYSTEM_CUDA = re.compile(
@@ -36,7 +63,36 @@ SYSTEM_CUDA = re.compile(
 BUNDLED = re.compile(r"[/\\](site|dist)-packages[/\\](torch|nvidia)[/\\]")
 
 TORCH_FILE = re.compile(r"File \"(?P<sp>.+?[/\\](?:site|dist)-packages)[/\\]torch[/\\]")
-SITE_PACKAGES = re.compile(r"(?P<sp>(?:[A-Za-z]:)?[/\\][^\s\"':]*?[/\\](?:site|dist)-packages)(?=[/\\\s\"']|$)")
+SITE_PACKAGES_END = re.compile(r"[/\\](?:site|dist)-packages(?=[/\\\s\"']|$)")
+PATH_SEPARATOR = re.compile(r"[\s\"':]")
+
+
+def _site_packages(line: str) -> list[str]:
+    """Every ".../site-packages" directory on the line, as the leftmost path that ends there: found by its end,
+    then extended back to the first slash (or drive letter) after the last blank, quote or colon, so each
+    character is looked at a bounded number of times however long the line."""
+    separators = [m.start() for m in PATH_SEPARATOR.finditer(line)]
+    out: list[str] = []
+    done = 0  # the previous path's end: paths do not overlap
+    for m in SITE_PACKAGES_END.finditer(line):
+        if m.start() < done:
+            continue
+        before = bisect.bisect_left(separators, m.start())
+        floor = max(separators[before - 1] + 1 if before else 0, done)
+        begin = -1
+        colon = floor - 1
+        # The path starts with its own slash (or a drive letter and one) before the slash that ends it.
+        if colon >= 1 and colon - 1 >= done and line[colon] == ":" and line[colon - 1].isascii() and \
+                line[colon - 1].isalpha() and floor < m.start() and line[floor] in "/\\":
+            begin = colon - 1  # a drive letter: "C:\\Users\\...\\site-packages"
+        if begin < 0:
+            slash = [i for i in (line.find("/", floor, m.start()), line.find("\\", floor, m.start())) if i >= 0]
+            begin = min(slash) if slash else -1
+        if begin >= 0:
+            out.append(line[begin:m.end()])
+            done = m.end()
+    return out
+
 USER_SITE = re.compile(
     r"[/\\]\.local[/\\]lib[/\\]python[\d.]+[/\\]site-packages|"
     r"AppData[/\\]Roaming[/\\]Python[/\\]Python\d+[/\\]site-packages",
@@ -78,10 +134,10 @@ def library_culprit(lines: list[str]) -> LibraryCulprit | None:
     ld_dirs = env.get("LD_LIBRARY_PATH", [])
     cuda_home = env.get("CUDA_HOME", []) + env.get("CUDA_PATH", [])
     for no, raw in enumerate(lines, start=1):
-        m = LIB_FAILURE.search(raw[:MAX_LINE])
-        if not m or BUNDLED.search(m.group("path")):
+        m = _lib_failure(raw[:MAX_LINE]) if ".so" in raw else None
+        if not m or BUNDLED.search(m.path):
             continue
-        path = m.group("path")
+        path = m.path
         directory = path.rsplit("/", 1)[0]
         via = next((f"LD_LIBRARY_PATH ({d})" for d in ld_dirs if directory == d or directory.startswith(d + "/")), None)
         if via is None:
@@ -90,7 +146,7 @@ def library_culprit(lines: list[str]) -> LibraryCulprit | None:
             via = "a system CUDA/cuDNN directory"
         if via is None:
             continue
-        return LibraryCulprit(path, directory, m.group("why"), no, raw.strip()[:500], via)
+        return LibraryCulprit(path, directory, m.why, no, raw.strip()[:500], via)
     return None
 
 
@@ -147,8 +203,8 @@ def shadowed_torch_finding(lines: list[str]) -> Finding | None:
         if t:
             torch_sites.setdefault(t.group("sp"), (no, line.strip()[:500]))
             continue
-        for m in SITE_PACKAGES.finditer(line):
-            other_sites.setdefault(m.group("sp"), (no, line.strip()[:500]))
+        for sp in _site_packages(line):
+            other_sites.setdefault(sp, (no, line.strip()[:500]))
     if not torch_sites:
         return None
     torch_roots = {_env_root(sp) for sp in torch_sites}
