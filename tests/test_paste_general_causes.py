@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from gpuassist.findings import Severity
 from gpuassist.ingest import load_text
+from gpuassist.ingest.paste_causes import _lib_failure, _site_packages
 from gpuassist.report.model import Report
 
 
@@ -240,3 +241,23 @@ def test_libcuda_so_1_seen_loading_rules_out_no_driver() -> None:
         "OSError: libcuda.so: cannot open shared object file: No such file or directory\n"
     )
     assert "no_nvidia_driver" not in _claimed(load_text(text))
+
+
+def test_site_packages_paths_are_read_from_the_directory_name_back() -> None:
+    assert _site_packages('  File "./.venv/lib/python3.10/site-packages/torch/__init__.py"') == [
+        "/.venv/lib/python3.10/site-packages"
+    ]
+    assert _site_packages(r"Error loading C:\Users\u\env\lib\site-packages\torch\lib\c10.dll") == [
+        r"C:\Users\u\env\lib\site-packages"
+    ]
+    assert _site_packages("x /a/dist-packages/b/site-packages/c") == ["/a/dist-packages", "/b/site-packages"]
+    assert _site_packages("/dist-packages alone") == []  # a path needs a directory before it
+    assert _site_packages("/a" * 1000) == []
+
+
+def test_a_failing_library_path_is_the_run_of_path_characters_before_it() -> None:
+    found = _lib_failure("OSError: x:/usr/local/cuda-11.2/lib64/libcublas.so.11: undefined symbol: cublasLtFoo")
+    assert found is not None and found.path == "/usr/local/cuda-11.2/lib64/libcublas.so.11"
+    nested = _lib_failure("libfoo.so.1: undefined symbol: x/opt//usr/lib/libbar.so: cannot open shared object file")
+    assert nested is not None and nested.path == "/usr/lib/libbar.so"
+    assert _lib_failure("libfoo.so: cannot open shared object file") is None  # no path named
