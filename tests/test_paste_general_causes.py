@@ -261,3 +261,70 @@ def test_a_failing_library_path_is_the_run_of_path_characters_before_it() -> Non
     nested = _lib_failure("libfoo.so.1: undefined symbol: x/opt//usr/lib/libbar.so: cannot open shared object file")
     assert nested is not None and nested.path == "/usr/lib/libbar.so"
     assert _lib_failure("libfoo.so: cannot open shared object file") is None  # no path named
+
+
+NO_DRIVER = (
+    "RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a "
+    "driver from http://www.nvidia.com/Download/index.aspx"
+)
+
+
+def test_no_driver_inside_a_container_is_first_the_container_without_the_gpu() -> None:
+    report = load_text(f"Creating app_web_run ... done\n{NO_DRIVER}\n")
+    assert _claimed(report)[0] == "docker_no_gpu_runtime"
+    assert "no_nvidia_gpu" not in _claimed(report)
+    said = load_text(f"I run it inside the docker container and get\n{NO_DRIVER}\n")
+    assert _claimed(said)[0] == "docker_no_gpu_runtime"
+
+
+def test_no_driver_outside_a_container_or_on_a_machine_without_gpu_is_not_the_container() -> None:
+    assert _claimed(load_text(NO_DRIVER))[0] != "docker_no_gpu_runtime"
+    no_gpu = load_text(f"I run it inside the docker container on a laptop without GPU\n{NO_DRIVER}\n")
+    assert _claimed(no_gpu)[0] == "no_nvidia_gpu"
+
+
+def test_windows_named_in_words_with_cuda_unavailable_guesses_the_pypi_cpu_build() -> None:
+    report = load_text("On my Windows 10 PC torch.cuda.is_available() returns False after pip install torch")
+    assert report.facts.value("host.os") == "Windows"
+    assert _claimed(report) == ["cpu_only_build"]
+    assert report.findings[0].title.startswith("Possible cause")
+    cjk = load_text("后来我本地win10机器，同样方法安装好后，torch.cuda.is_available() 就是False")
+    assert _claimed(cjk) == ["cpu_only_build"]
+    app = load_text("### OS\n\nWindows\n\n### What happened?\n\nthe app starts up with `Using device_type cpu`.")
+    assert _claimed(app) == ["cpu_only_build"]
+
+
+def test_windows_words_beside_linux_wsl_or_a_container_do_not_make_the_host_windows() -> None:
+    for text in (
+        "Windows 11 host, Ubuntu in WSL2: torch.cuda.is_available() returns False",
+        "windows + docker desktop: torch.cuda.is_available() returns False",
+        "I dual-boot Windows and Linux; torch.cuda.is_available() returns False",
+    ):
+        report = load_text(text)
+        assert report.facts.value("host.os") != "Windows", text
+        assert "cpu_only_build" not in _claimed(report), text
+
+
+def test_a_jetpack_named_in_words_picks_its_l4t_wheels() -> None:
+    report = load_text(
+        "My device is Jetson Nano, using JetPack4.3.\n>>> import torch\n>>> torch.__version__\n'1.4.0'\n"
+        ">>> torch.cuda.is_available()\nFalse\n"
+    )
+    fix = next(f.fix for f in report.findings if f.id == "jetson_needs_nvidia_wheel")
+    assert "L4T R32" in fix and "/jp/v461/" in fix
+
+
+def test_a_filled_in_issue_template_under_an_error_is_an_error_text_with_the_template_facts() -> None:
+    report = load_text(
+        '>>> import torch\nTraceback (most recent call last):\n  File "<stdin>", line 1, in <module>\n'
+        "ImportError: libcufft.so.10.0: cannot open shared object file: No such file or directory\n\n"
+        "- PyTorch version:1.4.0\n- Python version:3.6.8\n- OS:Ubuntu18.04\n"
+    )
+    assert report.meta["source"] == "error_text"
+    assert report.facts.value("torch.version") == "1.4.0"
+    assert _claimed(report)[0] == "torch_import_error"
+    assert "To confirm:" in report.findings[0].fix
+    collect = load_text(
+        "PyTorch version: 1.4.0\nPython version: 3.6.8\nIs CUDA available: False\nCUDA used to build PyTorch: None\n"
+    )
+    assert collect.meta["source"] == "collect_env"

@@ -98,7 +98,7 @@ def load_text(text: str, *, label: str = "the input") -> Report:
     matches = paste_causes.adjust_matches(lines, errors.match_lines(lines))
     sources: paste_facts.Sources = {}
     extra = paste_facts.gather(lines, parsed.field_lines, sources)
-    if parsed.recognised:
+    if parsed.recognised and not _filled_in_template(lines, parsed, matches):
         # collect_env's own field lines are read as facts by the parser; matching them again as error text
         # would turn "CUDA used to build PyTorch: None" on a Mac, or the WSL kernel name of a healthy WSL2
         # machine, into a claimed cause. Prose and torch's warnings around the fields still count.
@@ -121,7 +121,8 @@ def load_text(text: str, *, label: str = "the input") -> Report:
             "found nothing about Python, PyTorch, CUDA, NVIDIA or a GPU in it (paste the output of "
             "`python -m torch.utils.collect_env`, the error message, or run `gpuassist diagnose` on that machine)"
         )
-    facts = Facts({**extra, **errors.facts_from_text(lines, matches)})
+    template = collect_env.to_facts(parsed) if parsed.recognised else {}
+    facts = Facts({**template, **extra, **errors.facts_from_text(lines, matches)})
     report = build_report(facts, source="error_text", meta={
         "source_label": f"{kinds_mod.describe(kinds)} ({label})",
         "input_kinds": [k.id for k in kinds],
@@ -153,14 +154,29 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
                      _compose_match(lines, report), _display_devices_match(lines), _cpu_machine_match(lines, matches)):
         if inferred is not None:
             matches = [*matches, inferred]
+    matches = _in_container_matches(lines, report, matches)
+    windows_cpu = _windows_pip_match(lines, report, matches)
+    if windows_cpu is not None:
+        matches = [*matches, windows_cpu]
     errors.merge(report, matches)
     for f in report.findings:
-        if any(e.fact == "pasted.line" for e in f.evidence):
-            continue
-        cited = dict.fromkeys(sources[e.fact] for e in f.evidence if e.fact in sources)
-        f.evidence += [Evidence("pasted.line", f"line {no}: {line}") for no, line in cited]
-        if cited and report.meta.get("source") == "error_text" and "To confirm:" not in f.fix:
+        if not any(e.fact == "pasted.line" for e in f.evidence):
+            cited = dict.fromkeys(sources[e.fact] for e in f.evidence if e.fact in sources)
+            f.evidence += [Evidence("pasted.line", f"line {no}: {line}") for no, line in cited]
+        # A rule's finding that a pattern match also cited (the match merged into it) gets the confirm step too.
+        if any(e.fact == "pasted.line" for e in f.evidence) and report.meta.get("source") == "error_text" and \
+                "To confirm:" not in f.fix:
             f.fix += f"\nTo confirm: {errors.confirm_step(f.id)}"
+
+
+BULLET = re.compile(r"^\s*[-*\u2022]\s*\S")
+
+
+def _filled_in_template(lines: list[str], parsed: collect_env.CollectEnvParse, matches: list[errors.Match]) -> bool:
+    """An issue template's bullets filled in by hand ("- PyTorch version: 1.4.0", "- OS: Ubuntu18.04") under an
+    error: the error is the paste, the bullets only add facts. collect_env's own output has no bullets."""
+    return bool(matches) and not parsed.gpu_lines and not parsed.libraries and all(
+        BULLET.match(lines[no - 1]) for no in parsed.field_lines)
 
 
 # The text says CUDA does not work ("is_available() returns False", "CPU-only version", "CUDA not available").
@@ -169,7 +185,9 @@ UNAVAILABLE = re.compile(r"is_available(?:\(\))?\)?\s*(?:returns?|returned|is|=+
                          r"(?:me\s+)?[`'\"]?false|"
                          r"\b(?:returns?|returned|gives|prints?)\s+[`'\"]?false[`'\"]?\W{0,4}(?:torch\.)?(?:cuda\.)?is_available|"
                          r"CUDA (?:is )?(?:not|un)available|CPU[- ]only (?:version|build|wheel)|"
-                         r"no CUDA GPUs are available|no CUDA-capable device", re.IGNORECASE)
+                         r"no CUDA GPUs are available|no CUDA-capable device|"
+                         r"is_available(?:\(\))?\s*(?:就是|都是|还是|仍然是|一直是|是|为|返回|显示|输出)\s*false",
+                         re.IGNORECASE)
 # A `docker run` (or podman) command line that gives the container no GPU.
 CONTAINER_RUN = re.compile(r"\b(?:docker|podman|nerdctl)\s+run\b")
 GPU_FLAGS = re.compile(
@@ -307,6 +325,49 @@ def _compose_match(lines: list[str], report: Report) -> errors.Match | None:
                                   for line in lines):
         return None
     return errors.Match("docker_no_gpu_runtime", request[0], request[1].strip()[:500], False, 0.6)
+
+
+# The program runs in a container: Compose's run output, a docker/podman command, "inside the container".
+IN_CONTAINER = re.compile(r"\bdocker[- ]compose\b|\b(?:docker|podman|nerdctl)\s+(?:run|exec|compose)\b|"
+                          r"\bnvidia-docker\b|^Creating \S+_run\b|"
+                          r"\b(?:inside|in|within|from) (?:the |a |my |this )?(?:docker |podman )?container\b",
+                          re.IGNORECASE)
+
+
+def _in_container_matches(lines: list[str], report: Report, matches: list[errors.Match]) -> list[errors.Match]:
+    """"Found no NVIDIA driver" from a program the text shows running in a container: the container not being given
+    the GPU is the likeliest reading (the host's driver and GPU are hidden from it either way), so it goes first and
+    "this machine has no NVIDIA GPU" is not offered; "no driver" stays a guess unless the text shows the driver."""
+    if report.facts.value("cuda.available") is True or any(m.id == "docker_no_gpu_runtime" and m.specific
+                                                             for m in matches):
+        return matches
+    guess = next((m for m in matches if m.id == "no_nvidia_driver" and not m.specific), None)
+    if guess is None or any(m.id == "no_nvidia_gpu" and m.weight >= 0.8 for m in matches):
+        return matches  # the user said the machine has no GPU, or lspci shows none
+    if not any(IN_CONTAINER.search(line[:2000]) for line in lines):
+        return matches
+    dropped = {"no_nvidia_gpu"} | ({"no_nvidia_driver"} if report.facts.known("driver.version") else set())
+    kept = [m for m in matches if not (m.id in dropped and not m.specific) and m.id != "docker_no_gpu_runtime"]
+    return [*kept, errors.Match("docker_no_gpu_runtime", guess.line_no, guess.line, False, 0.9)]
+
+
+# An app's log says it fell back to the CPU ("Using device_type cpu", "Using device: cpu").
+CPU_FALLBACK = re.compile(r"\busing device(?:_type)?\s*[:=]?\s*[`'\"]?cpu\b", re.IGNORECASE)
+
+
+def _windows_pip_match(lines: list[str], report: Report, matches: list[errors.Match]) -> errors.Match | None:
+    """On Windows, CUDA unavailable (or an app falling back to the CPU) and nothing more specific: PyPI's Windows
+    torch is the CPU build, the likeliest cause there. A guess: the build itself is not shown."""
+    if report.facts.value("host.os") != "Windows" or report.facts.value("cuda.available") is True or \
+            report.facts.known("torch.cuda_build") or any(m.specific or m.weight >= 0.8 for m in matches):
+        return None
+    said = next(((no, line) for no, line in enumerate(lines, start=1) if CPU_FALLBACK.search(line[:2000])), None)
+    if said is None and _says_unavailable(lines):
+        said = next(((no, line) for no, line in enumerate(lines, start=1)
+                     if UNAVAILABLE.search(line[:2000]) or "is_available" in line[:2000]), None)
+    if said is None or any(CPU_MACHINE.search(line[:2000]) for line in lines):
+        return None
+    return errors.Match("cpu_only_build", said[0], said[1].strip()[:500], False, 0.6)
 
 
 def _display_devices_match(lines: list[str]) -> errors.Match | None:

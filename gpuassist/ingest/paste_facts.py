@@ -79,6 +79,13 @@ WINDOWS = re.compile(
     r"\bWinError\b|Microsoft Windows \[Version",
     re.IGNORECASE,
 )
+# The text names Windows in words ("Windows 11", "win10", an issue template's "OS: Windows"): without a Linux, WSL
+# or container word it is the machine's OS. No \b around "win10": CJK text runs into it ("本地win10机器").
+WINDOWS_TEXT = re.compile(r"(?<![A-Za-z])win(?:dows)?\s?(?:7|8(?:\.1)?|10|11)(?![A-Za-z0-9.])|"
+                          r"\bwindows\b(?! subsystem)", re.IGNORECASE)
+NOT_WINDOWS_TEXT = re.compile(r"\blinux\b|\bubuntu\b|\bdebian\b|\bcentos\b|\bfedora\b|/home/|\bwsl\b|\bdocker\b|"
+                              r"\bcontainer\b|\bpodman\b|\bmac ?os\b|\bmacbook|\bvirtual ?box\b|\bvmware\b|"
+                              r"\bdual[- ]boot", re.IGNORECASE)
 
 
 Sources = dict[str, tuple[int, str]]
@@ -292,6 +299,12 @@ def platform_facts(lines: list[str], sources: Sources) -> dict[str, Any]:
             _note(sources, ("platform.jetson",), no, line)
     if "platform.jetson" in facts:
         facts.setdefault("host.machine", "aarch64")
+    if "host.os" not in facts and "platform.jetson" not in facts:
+        named = next(((no, line) for no, line in enumerate(lines, start=1) if WINDOWS_TEXT.search(line[:MAX_LINE])),
+                     None)
+        if named and not any(NOT_WINDOWS_TEXT.search(line[:MAX_LINE]) for line in lines):
+            facts["host.os"] = "Windows"
+            _note(sources, ("host.os",), *named)
     wsl = next(((no, line) for no, line in enumerate(lines, start=1) if WSL_TEXT.search(line[:MAX_LINE])), None)
     if wsl:
         facts["platform.wsl"] = "wsl1" if WSL1_TEXT.search(wsl[1]) else "wsl2"

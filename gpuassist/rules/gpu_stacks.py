@@ -68,9 +68,14 @@ def rocm_gpu_unsupported_or_no_access(facts: Facts) -> Finding | None:
 
 
 def jetson_release(facts: Facts) -> str | None:
-    """``R36`` from ``/etc/nv_tegra_release`` ("# R36 (release), REVISION: 3.0, ..."), else None."""
-    m = re.search(r"\bR(\d+)\b", str(facts.value("platform.jetson") or ""))
-    return m.group(1) if m else None
+    """``36`` from ``/etc/nv_tegra_release`` ("# R36 (release), REVISION: 3.0, ..."), from "L4T 32.4.3", or from the
+    JetPack the text names (JetPack 4 = L4T R32, 5 = R35, 6 = R36), else None."""
+    said = str(facts.value("platform.jetson") or "")
+    m = re.search(r"\bR(\d+)\b|\bL4T\s*R?(\d+)\b", said, re.IGNORECASE)
+    if m:
+        return m.group(1) or m.group(2)
+    jp = re.search(r"(?<![A-Za-z])JetPack\s*[<>=]*\s*([4-6])(?!\d)", said, re.IGNORECASE)
+    return {"4": "32", "5": "35", "6": "36"}[jp.group(1)] if jp else None
 
 
 def is_jetson(facts: Facts) -> bool:
