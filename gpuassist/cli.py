@@ -18,7 +18,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from gpuassist import __version__
+from gpuassist import __version__, desktop
+from gpuassist.own_python import fallback_python
 
 if TYPE_CHECKING:
     from gpuassist.audit import AuditResult
@@ -39,6 +40,10 @@ class _Parser(argparse.ArgumentParser):
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="gpuassist", description="Why is PyTorch not using my GPU, and what do I do about it?")
     parser.add_argument("--version", action="version", version=f"gpuassist {__version__}")
+    menu = parser.add_mutually_exclusive_group()
+    menu.add_argument("--install-desktop-entry", action="store_true",
+                      help="add the app and its icon to your desktop's menu (this user only, no root)")
+    menu.add_argument("--uninstall-desktop-entry", action="store_true", help="remove them again")
     sub = parser.add_subparsers(dest="command", parser_class=_Parser)
 
     d = sub.add_parser("diagnose", help="diagnose this machine (or a report, collect_env output or error text)")
@@ -128,6 +133,26 @@ def _write_output(text: str, output: str | None) -> None:
     except OSError as exc:
         raise UsageError(f"cannot write {output}: {exc.strerror or exc}") from None
     print(f"gpuassist: report written to {output}", file=sys.stderr)
+
+
+def cmd_desktop_entry(args: argparse.Namespace) -> int:
+    """--install-desktop-entry / --uninstall-desktop-entry: the menu entry and icons under XDG paths."""
+    if args.command is not None:
+        raise UsageError(f"--install-desktop-entry and --uninstall-desktop-entry take no command ({args.command})")
+    paths = desktop.DesktopPaths.for_user()
+    try:
+        if args.uninstall_desktop_entry:
+            removed = desktop.uninstall(paths)
+            print(f"gpuassist: removed {len(removed)} files" + (f" ({paths.entry})" if removed else
+                                                                  ": no menu entry of gpuassist was installed"))
+            return 0
+        program = desktop.gui_program()
+        desktop.install(paths, program)
+    except desktop.DesktopEntryError as exc:
+        raise UsageError(str(exc)) from None
+    print(f"gpuassist: menu entry {paths.entry}\n  starts {program}\n"
+          f"  icons under {paths.hicolor} ({len(desktop.ICON_SIZES)} sizes and scalable)")
+    return 0
 
 
 def cmd_diagnose(args: argparse.Namespace) -> int:
@@ -239,8 +264,8 @@ def cmd_runtime(args: argparse.Namespace) -> int:
         bar.stop()
     collector.join(timeout=30)
     if result.facts.get(f"{test}.outcome") in ("interpreter_not_found", "python_too_old"):
-        raise UsageError(f"cannot run {args.python or sys.executable}: {result.facts.get(f'{test}.error')}")
-    report = common.runtime_report([result], host, meta={"target": args.python or sys.executable, "test": test,
+        raise UsageError(f"cannot run {args.python or fallback_python()}: {result.facts.get(f'{test}.error')}")
+    report = common.runtime_report([result], host, meta={"target": args.python or fallback_python(), "test": test,
                                                           "size": size})
     redacted = Report.from_json(redact_report(report.to_json(), personal=not args.no_redact))
     if args.format == "json":
@@ -430,12 +455,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         command = f"gpuassist {args.command}" if args.command else "gpuassist"
         print(f"gpuassist: unrecognized arguments: {' '.join(extra)} (see {command} --help)", file=sys.stderr)
         return 2
-    if args.command is None:
+    if args.command is None and not (args.install_desktop_entry or args.uninstall_desktop_entry):
         parser.print_help()
         return 2
     handlers = {"diagnose": cmd_diagnose, "scenarios": cmd_scenarios, "explain": cmd_explain, "audit": cmd_audit,
                 "envs": cmd_envs, "placement": cmd_runtime, "sweep": cmd_runtime, "bench": cmd_runtime}
     try:
+        if args.install_desktop_entry or args.uninstall_desktop_entry:
+            return cmd_desktop_entry(args)
         return handlers[args.command](args)
     except UsageError as exc:
         print(f"gpuassist: {exc}", file=sys.stderr)

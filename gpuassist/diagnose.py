@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import sys
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -17,6 +16,7 @@ from typing import Any
 
 from gpuassist import __version__
 from gpuassist.facts import Facts, NotCollected
+from gpuassist.own_python import fallback_python, own_python
 from gpuassist.report.model import Report, step_summaries
 
 # Steps a plain diagnosis covers (no runtime benchmarks).
@@ -25,7 +25,7 @@ DIAGNOSE_STEPS = {"environment", "driver", "wheel"}
 
 def python_candidates(env: Mapping[str, str]) -> list[str]:
     """Interpreters worth suggesting when the requested one is missing (cheap: no process started)."""
-    found: list[str] = [sys.executable]
+    found: list[str] = [own] if (own := own_python()) else []
     for name in ("python3", "python", "py"):
         path = shutil.which(name)
         if path:
@@ -95,7 +95,7 @@ def diagnose_live(
         facts.set("probe.error", box.get("error", "unknown"))
         facts.set("torch.version", NotCollected("the probe could not run"))
     meta = {
-        "target": python or sys.executable,
+        "target": python or fallback_python(),
         "timings": {"host_seconds": round(host_seconds, 3), "total_seconds": round(time.perf_counter() - started, 3)},
     }
     return build_report(facts, source="live", meta=meta)

@@ -17,7 +17,6 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import sys
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -25,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from gpuassist.facts import Facts
+from gpuassist.own_python import fallback_python, own_python
 from gpuassist.probe import audit_script
 from gpuassist.probe.runner import Event, StageLimits, facts_from_events, run_script
 
@@ -189,7 +189,7 @@ def parse_command(argv: Sequence[str], *, python: str | None = None, cwd: str | 
     if words[:1] == ["-m"]:
         if len(words) < 2 or not words[1] or words[1].startswith("-"):
             raise RunUsageError("-m needs a module name")
-        chosen = interpreter or python or _path_python(env) or sys.executable
+        chosen = interpreter or python or _path_python(env) or fallback_python(env)
         return RunCommand(chosen, words[1], True, tuple(words[2:]), tuple(flags), cwd, _lookup(chosen, env))
     if not words:
         raise RunUsageError("no script to run: give `python SCRIPT ARGS`")
@@ -202,13 +202,13 @@ def parse_command(argv: Sequence[str], *, python: str | None = None, cwd: str | 
     if interpreter is None and python is None:
         from gpuassist.envs.discovery import Context, script_interpreter
 
-        ctx = Context(env=dict(env), home=os.path.expanduser("~"), cwd=cwd, executable=sys.executable,
+        ctx = Context(env=dict(env), home=os.path.expanduser("~"), cwd=cwd, executable=own_python(),
                       windows=os.name == "nt")
         found = script_interpreter(script, ctx).python
         if found is not None and not is_python(found):
             raise RunUsageError(f"{words[0]} runs with {found}, not a Python interpreter: give `python SCRIPT ARGS`")
-        interpreter = found or sys.executable
-    chosen = interpreter or python or sys.executable
+        interpreter = found or fallback_python(env)
+    chosen = interpreter or python or fallback_python(env)
     return RunCommand(chosen, script, False, tuple(words[1:]), tuple(flags), cwd, _lookup(chosen, env))
 
 

@@ -25,6 +25,8 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from gpuassist.own_python import own_python
+
 # Origin kinds (stable strings: the GUI and the JSON output use them).
 SELF = "self"  # the interpreter running gpuassist
 REQUESTED = "requested"  # --python / chosen by the caller
@@ -62,7 +64,7 @@ class Context:
     @classmethod
     def current(cls) -> Context:
         return cls(env=dict(os.environ), home=os.path.expanduser("~"), cwd=os.getcwd(),
-                   executable=sys.executable or None, windows=os.name == "nt")
+                   executable=own_python(), windows=os.name == "nt")
 
     def system_path(self, relative: str) -> str:
         return os.path.join(self.root, *relative.split("/"))

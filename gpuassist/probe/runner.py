@@ -43,7 +43,6 @@ import selectors
 import shutil
 import signal
 import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -54,6 +53,7 @@ from pathlib import Path
 from typing import Any
 
 from gpuassist.facts import NotCollected, from_jsonable
+from gpuassist.own_python import fallback_python
 from gpuassist.probe import probe_script
 
 log = logging.getLogger(__name__)
@@ -515,7 +515,7 @@ def run_script(
     :func:`facts_from_events` (the probe's keys).
     """
     to_facts = to_facts or facts_from_events
-    requested = python or sys.executable
+    requested = python or fallback_python()
     run_env = {k: v for k, v in os.environ.items() if k != FAULT_ENV} if env is None else dict(env)
     events: list[Event] = []
     callback_failed = False

@@ -10,7 +10,6 @@ from __future__ import annotations
 import functools
 import logging
 import os
-import sys
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -39,6 +38,7 @@ from PySide6.QtWidgets import (
 )
 
 from gpuassist.monitor import Monitor
+from gpuassist.own_python import fallback_python, own_python
 from gpuassist.report.model import Report
 from gpuassist.ui import style
 from gpuassist.ui.monitor_view import MonitorView
@@ -274,14 +274,14 @@ class MainWindow(QMainWindow):
         recent = self._recent_targets()
         seen: list[str] = []
         for p in [*python_candidates(os.environ), *recent]:
-            if p not in seen and (p == sys.executable or os.path.exists(p)):
+            if p not in seen and (p == own_python() or os.path.exists(p)):
                 seen.append(p)
         for p in seen:
-            combo.addItem(p + ("  (this app's Python)" if p == sys.executable else ""), p)
+            combo.addItem(p + ("  (this app's Python)" if p == own_python() else ""), p)
         wanted = self.flow.context.target or (str(last) if last and os.path.exists(str(last)) else None)
         if wanted and wanted not in seen:
             combo.addItem(wanted, wanted)
-        idx = combo.findData(wanted or sys.executable)
+        idx = combo.findData(wanted or fallback_python())
         combo.setCurrentIndex(max(0, idx))
         self.flow.context.target = combo.currentData()
 
@@ -395,7 +395,7 @@ class MainWindow(QMainWindow):
         elif self.flow.context.simulated:
             line = f"SIMULATED machine: scenario {self.flow.context.scenario} — not this machine"
         else:
-            line = f"This machine · target {self.flow.context.target or sys.executable}"
+            line = f"This machine · target {self.flow.context.target or fallback_python()}"
         self.summary.show_report(report, states, context_line=line)
         self.summary.rendered_key = key
 
@@ -516,7 +516,7 @@ class MainWindow(QMainWindow):
 
     def browse_target(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Choose the Python interpreter to diagnose",
-                                              os.path.dirname(self.flow.context.target or sys.executable))
+                                              os.path.dirname(self.flow.context.target or fallback_python()))
         if path:
             self.set_target(path)
 

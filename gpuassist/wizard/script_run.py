@@ -17,6 +17,7 @@ import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from gpuassist.own_python import fallback_python
 from gpuassist.wizard.model import Event, OnEvent, StepContext
 
 if TYPE_CHECKING:  # the run's library loads when a run is asked for
@@ -82,9 +83,7 @@ def run_unavailable(ctx: StepContext, path: str | None) -> str | None:
 
 def target_python(ctx: StepContext) -> str:
     """The interpreter the run uses: the target the app diagnoses (the app's own Python by default)."""
-    import sys
-
-    return ctx.target or sys.executable
+    return ctx.target or fallback_python()
 
 
 def working_dir(path: str) -> str:
