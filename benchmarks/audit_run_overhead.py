@@ -3,7 +3,7 @@
 run plainly and under the instruments, as a ratio; and how well the per-operator estimate the run uses to
 correct its timing shares accounts for the difference.
 
-No budget in design §5; the point is to know the distortion. Per-step cost is about (operators per step) x
+No budget in docs/architecture.md §5; the point is to know the distortion. Per-step cost is about (operators per step) x
 (a few µs), so it matters for tiny CPU models and little for real GPU-sized steps. Run on the CPU here (on a
 GPU machine pass --device cuda):
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""CNN benchmark timing fidelity (design §5): gpuassist's timing of the training step must be within 5 % of
-`torch.utils.benchmark.Timer` on the same step, in the same process.
+"""CNN benchmark timing fidelity (docs/architecture.md §5): gpuassist's timing of the training step must be
+within 5 % of `torch.utils.benchmark.Timer` on the same step, in the same process.
 
 Uses the very functions the runtime script runs in the target interpreter (`make_train_step`,
 `time_step` from gpuassist/probe/runtime_script.py), on the CPU here (on a GPU machine pass --device

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Budget (design §5, brief): host fact collection (`collect_this_machine()`) well under 150 ms.
+"""Budget (docs/architecture.md §5, brief): host fact collection (`collect_this_machine()`) well under 150 ms.
 
 Runs a fresh interpreter per round (so imports are counted, as in `gpuassist diagnose`) and reports the
 median of: importing `gpuassist.collect`, the first `collect_this_machine()` call, and a second call

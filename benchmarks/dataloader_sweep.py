@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""DataLoader sweep budget (design §5): the adaptive search must find a setting within 10 % of the full
+"""DataLoader sweep budget (docs/architecture.md §5): the adaptive search must find a setting within 10 % of the full
 grid's best throughput while spending at most 35 % of the grid's time.
 
 One `gpuassist sweep --mode both` run in the target interpreter: the full grid (every num_workers x

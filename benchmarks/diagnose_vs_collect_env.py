@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Budget (design §5): `gpuassist diagnose` is faster than `python -m torch.utils.collect_env`, while
+"""Budget (docs/architecture.md §5): `gpuassist diagnose` is faster than `python -m torch.utils.collect_env`, while
 collecting a superset of its facts.
 
 Alternates the two commands (same interpreter, same machine state, warm caches after a first discarded

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """UI event-loop latency while steps run: p99 lateness of a 10 ms QTimer during real probe runs.
 
-Budget (design §5): p99 < 50 ms. The window is the real one (monitor sampling and redrawing at its
+Budget (docs/architecture.md §5): p99 < 50 ms. The window is the real one (monitor sampling and redrawing at its
 normal rates); Run all is started `--runs` times on this machine (the real probe subprocess, host
 collection and rules on a worker thread) and every timer tick's lateness is recorded while a run is on.
 

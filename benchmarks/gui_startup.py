@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Start-up to window shown: `gpuassist-gui` against a bare PySide6 window with one pyqtgraph plot.
 
-Budget (design §5): ≤ 1.3 × the bare window, and torch never imported in the GUI process. Each run is a
+Budget (docs/architecture.md §5): ≤ 1.3 × the bare window, and torch never imported in the GUI process. Each run is a
 fresh process timed from spawn to the line it prints once its window is shown (first event-loop turn
 after show()); the two are alternated, a first round is discarded (cold caches), medians compared.
 

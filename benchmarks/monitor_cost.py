@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """CPU cost of the live monitor's sampler at 10 Hz: process CPU time over a window, as % of one core.
 
-Budget (design §5): < 1 % of one core. Measured as this process's whole CPU time (all threads) while
+Budget (docs/architecture.md §5): < 1 % of one core. Measured as this process's whole CPU time (all threads) while
 the sampler runs and the main thread sleeps — an upper bound on the sampler's own cost; the same window
 with the sampler stopped is printed for reference. Uses the real source (psutil + NVML when present).
 

@@ -1,4 +1,6 @@
-"""Command line: ``gpuassist diagnose | scenarios | explain | placement | sweep | bench | audit`` (design §3).
+"""Command line: ``gpuassist diagnose | scenarios | explain | placement | sweep | bench | audit``.
+
+The contract (options, formats, exit status) is docs/architecture.md §3.
 
 ``placement``, ``sweep`` and ``bench`` run the runtime tests (``gpuassist.runtime``) in the target
 interpreter with a progress bar on a terminal; their report holds only the steps they measured

@@ -1,7 +1,7 @@
 """The diagnosis pipeline: probe + host facts → rules → report. Qt-free; the CLI and the GUI both call it.
 
 The probe subprocess is started first and the host facts are gathered while torch imports in the
-target interpreter, so a diagnosis costs about one `import torch` (design §5: faster than collect_env).
+target interpreter, so a diagnosis costs about one `import torch` (docs/architecture.md §5: faster than collect_env).
 """
 
 from __future__ import annotations

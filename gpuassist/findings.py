@@ -1,4 +1,4 @@
-"""Findings: what the rules conclude, in the shape the report contract (design §3) fixes."""
+"""Findings: what the rules conclude, in the shape the report contract (docs/architecture.md §3) fixes."""
 
 from __future__ import annotations
 

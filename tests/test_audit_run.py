@@ -65,6 +65,7 @@ def train() -> tuple[RunResult, list[dict[str, Any]]]:
     return run("train_cpu.py", steps=3, on_event=events.append), events
 
 
+@pytest.mark.slow
 def test_a_bounded_training_run_counts_operators_and_stops_after_n_steps(train: Any) -> None:
     result, _ = train
     f = result.facts
@@ -79,6 +80,7 @@ def test_a_bounded_training_run_counts_operators_and_stops_after_n_steps(train: 
     assert f["run.exception"] is None and f["run.snapshot"]["final"] is True
 
 
+@pytest.mark.slow
 def test_item_every_step_is_attributed_to_its_line(train: Any) -> None:
     result, _ = train
     (item,) = [s for s in result.facts["run.syncs"] if s["kind"] == "item"]
@@ -87,6 +89,7 @@ def test_item_every_step_is_attributed_to_its_line(train: Any) -> None:
     assert item["device"] == "cpu" and item["count"] == item["steps"] == 2  # the 3rd step stopped before it
 
 
+@pytest.mark.slow
 def test_first_forward_and_loader_are_recorded(train: Any) -> None:
     f = train[0].facts
     ff = f["run.first_forward"]
@@ -98,6 +101,7 @@ def test_first_forward_and_loader_are_recorded(train: Any) -> None:
     assert (loader["batch_size"], loader["num_workers"], loader["pin_memory"], loader["batches"]) == (8, 0, False, 3)
 
 
+@pytest.mark.slow
 def test_progress_and_stages_reach_the_caller(train: Any) -> None:
     _, events = train
     stages = [(e["stage"], e["status"]) for e in events if e["event"] == "stage"]
@@ -106,6 +110,7 @@ def test_progress_and_stages_reach_the_caller(train: Any) -> None:
     assert progress and all(e["stage"] == "script" and e["total"] == 3 and 0 <= e["done"] <= 3 for e in progress)
 
 
+@pytest.mark.slow
 def test_a_cpu_only_run_is_not_blamed_for_leaving_the_gpu_idle(train: Any) -> None:
     report = run_report(train[0])
     assert report.findings == []
@@ -115,12 +120,14 @@ def test_a_cpu_only_run_is_not_blamed_for_leaving_the_gpu_idle(train: Any) -> No
     assert report.monitor["t"], "the live monitor sampled while the script ran"
 
 
+@pytest.mark.slow
 def test_replaying_the_events_gives_the_live_facts(train: Any) -> None:
     result, _ = train
     again = replay(json.loads(json.dumps(result.events)), result.command, result.bound)
     assert Facts(again.facts).to_json() == Facts(result.facts).to_json()
 
 
+@pytest.mark.slow
 def test_data_wait_is_measured_apart_from_compute() -> None:
     result = run("loader_wait.py", steps=4)
     data = result.facts["run.data"]
@@ -131,6 +138,7 @@ def test_data_wait_is_measured_apart_from_compute() -> None:
     assert run_report(result).findings == []  # on the CPU a slow loader starves no GPU
 
 
+@pytest.mark.slow
 def test_device_mismatch_becomes_an_error_at_the_users_line() -> None:
     result = run("device_mismatch.py", steps=3)
     exc = result.facts["run.exception"]
@@ -143,6 +151,7 @@ def test_device_mismatch_becomes_an_error_at_the_users_line() -> None:
     assert "to_empty" in f.fix  # weights that were never loaded: moving the input to meta is no fix
 
 
+@pytest.mark.slow
 def test_a_chatty_script_cannot_corrupt_the_protocol() -> None:
     result = run("chatty.py", steps=3)
     f = result.facts
@@ -151,6 +160,7 @@ def test_a_chatty_script_cannot_corrupt_the_protocol() -> None:
     assert "step done" in f["run.stderr_tail"]  # the script's own output is kept, on stderr
 
 
+@pytest.mark.slow
 def test_sys_exit_early_is_the_scripts_choice_not_an_error() -> None:
     result = run("early_exit.py", steps=3)
     stop = result.facts["run.stop"]
@@ -159,6 +169,7 @@ def test_sys_exit_early_is_the_scripts_choice_not_an_error() -> None:
     assert run_report(result).findings == []
 
 
+@pytest.mark.slow
 def test_grad_scaler_wait_is_told_apart_from_the_users_reads() -> None:
     result = run("scaler.py", steps=4)
     (sync,) = result.facts["run.syncs"]
@@ -166,6 +177,7 @@ def test_grad_scaler_wait_is_told_apart_from_the_users_reads() -> None:
     assert line_of(sync["site"]) == ("scaler.py", 12)  # scaler.step(optimizer)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("script", ["inference_loop.py", "tensor_loop.py"])
 def test_seconds_bound_stops_a_loop_cleanly(script: str) -> None:
     result = run(script, seconds=1.0)
@@ -176,6 +188,7 @@ def test_seconds_bound_stops_a_loop_cleanly(script: str) -> None:
         assert result.facts["run.steps"]["kind"] == "forward" and stop["steps"] > 10
 
 
+@pytest.mark.slow
 def test_module_mode_runs_like_python_dash_m(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(DATA)
     command = parse_command([PY, "-m", "inference_loop"])
@@ -185,6 +198,7 @@ def test_module_mode_runs_like_python_dash_m(monkeypatch: pytest.MonkeyPatch) ->
     assert line_of(result.facts["run.first_forward"]["site"]) == ("inference_loop.py", 8)
 
 
+@pytest.mark.slow
 def test_a_script_waiting_forever_is_ended_with_where_it_waited() -> None:
     result = run("hang_sleep.py", seconds=1.0)
     stop = result.facts["run.stop"]
@@ -194,6 +208,7 @@ def test_a_script_waiting_forever_is_ended_with_where_it_waited() -> None:
     assert f.severity is Severity.WARNING and "hang_sleep.py:8" in f.title
 
 
+@pytest.mark.slow
 def test_a_native_hang_holding_the_gil_is_killed_by_the_host() -> None:
     result = run("hang_native.py", seconds=1.0)
     assert result.outcome == "timeout" and result.facts["run.failed_stage"] == "script"
@@ -202,6 +217,7 @@ def test_a_native_hang_holding_the_gil_is_killed_by_the_host() -> None:
     assert f.severity is Severity.ERROR and "hang_native.py:8" in f.title
 
 
+@pytest.mark.slow
 def test_a_crash_keeps_the_last_summary_and_names_the_line() -> None:
     result = run("crash.py", steps=10)
     assert result.outcome == "crashed" and result.facts["run.signal"] == "SIGSEGV"
@@ -212,6 +228,7 @@ def test_a_crash_keeps_the_last_summary_and_names_the_line() -> None:
     assert f.severity is Severity.ERROR and "crash.py:16" in f.title
 
 
+@pytest.mark.slow
 def test_forked_workers_run_without_the_instruments_and_end_quietly() -> None:
     result = run("forked_workers.py", steps=3)
     f = result.facts
@@ -223,6 +240,7 @@ def test_forked_workers_run_without_the_instruments_and_end_quietly() -> None:
     assert f["run.data"]["loaders"][0]["num_workers"] == 2 and f["run.data"]["batches"] >= 3
 
 
+@pytest.mark.slow
 def test_a_script_that_catches_the_stop_is_ended_and_told_so() -> None:
     result = run("swallows_stop.py", seconds=0.5)
     stop = result.facts["run.stop"]
@@ -235,6 +253,7 @@ def test_a_script_that_catches_the_stop_is_ended_and_told_so() -> None:
     assert "probe_timeout" not in findings(result)  # it was busy, not stuck
 
 
+@pytest.mark.slow
 def test_work_in_the_scripts_own_processes_is_not_called_a_hang() -> None:
     import psutil
 
@@ -249,6 +268,7 @@ def test_work_in_the_scripts_own_processes_is_not_called_a_hang() -> None:
         assert not alive or alive[0].status() == psutil.STATUS_ZOMBIE
 
 
+@pytest.mark.slow
 def test_os_exit_still_gets_the_final_summary() -> None:
     result = run("os_exit.py", seconds=20.0)
     stop = result.facts["run.stop"]
@@ -258,6 +278,7 @@ def test_os_exit_still_gets_the_final_summary() -> None:
     assert "the script called os._exit(3)" in summary_text(run_report(result).facts)
 
 
+@pytest.mark.slow
 def test_a_loop_in_a_thread_is_stopped_there_and_said_to_be_unmeasured() -> None:
     result = run("trains_in_a_thread.py", steps=5)
     f = result.facts
@@ -267,6 +288,7 @@ def test_a_loop_in_a_thread_is_stopped_there_and_said_to_be_unmeasured() -> None
     assert "ran on another thread than the script's main one" in summary_text(run_report(result).facts)
 
 
+@pytest.mark.slow
 def test_several_optimizers_make_one_step_per_iteration() -> None:
     f = run("two_optimizers.py", steps=3).facts
     assert f["run.stop"]["steps"] == 3 and f["run.steps"]["count"] == 3
@@ -275,12 +297,14 @@ def test_several_optimizers_make_one_step_per_iteration() -> None:
     assert (logged["count"], logged["steps"]) == (4, 2)
 
 
+@pytest.mark.slow
 def test_a_new_optimizer_takes_over_the_step_count() -> None:
     f = run("two_optimizers.py", steps=6).facts  # 3 GAN iterations, then steps of the fine-tuning optimizer
     assert f["run.stop"]["reason"] == "steps" and not f["run.stop"]["forced"]
     assert f["run.steps"]["optimizers"] == {"SGD": 3}
 
 
+@pytest.mark.slow
 def test_torch_compile_compiles_under_the_instruments() -> None:
     result = run("compiled.py", seconds=20.0)
     f = result.facts
@@ -292,6 +316,7 @@ def test_torch_compile_compiles_under_the_instruments() -> None:
     assert f["run.steps"]["count"] == 4 and f["run.first_forward"]["module"] == "OptimizedModule"
 
 
+@pytest.mark.slow
 def test_cancel_stops_the_run_within_seconds() -> None:
     cancel = threading.Event()
 
@@ -521,6 +546,7 @@ def test_a_static_finding_on_the_same_line_becomes_one_finding_with_the_code_cha
 
 # ---- the command line ------------------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_cli_audit_run_text_has_the_summary_and_the_static_fix(capsys: pytest.CaptureFixture[str],
                                                                monkeypatch: pytest.MonkeyPatch) -> None:
     from gpuassist.cli import main
@@ -534,6 +560,7 @@ def test_cli_audit_run_text_has_the_summary_and_the_static_fix(capsys: pytest.Ca
     assert "tests/data/audit_run/train_cpu.py:9:9" in out  # the model line, from the static audit
 
 
+@pytest.mark.slow
 def test_cli_audit_run_json_is_a_report_with_the_monitor_trace(capsys: pytest.CaptureFixture[str]) -> None:
     from gpuassist.cli import main
 
@@ -564,6 +591,7 @@ def test_cli_audit_run_bad_usage_is_one_line_exit_2(capsys: pytest.CaptureFixtur
     assert message in err and err.count("\n") == 1
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(os.name == "nt", reason="POSIX signals")
 def test_cli_ctrl_c_stops_the_script_and_still_reports() -> None:
     import signal
@@ -583,6 +611,7 @@ def test_cli_ctrl_c_stops_the_script_and_still_reports() -> None:
     assert "ended: stopped by the user" in out
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(os.name == "nt", reason="POSIX process groups")
 def test_when_gpuassist_is_killed_the_script_and_its_processes_end_too() -> None:
     import subprocess

@@ -1,4 +1,4 @@
-"""The CLI contract (design §3, §6) through the real command, as ../shared/checks/contract_checks.py
+"""The CLI contract (docs/architecture.md §3, §6) through the real command, as ../shared/checks/contract_checks.py
 checks it: verdict on this machine, bad input, secrets in every format."""
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ def this_machine() -> tuple[int, dict]:
     return p.returncode, json.loads(p.stdout)
 
 
+@pytest.mark.slow
 def test_this_machine_verdict_matches_its_facts(this_machine: tuple[int, dict]) -> None:
     rc, report = this_machine
     assert report["schema"] == "gpuassist.report/1"
@@ -64,6 +65,7 @@ def test_this_machine_verdict_matches_its_facts(this_machine: tuple[int, dict]) 
     assert rc == (1 if any(f["severity"] == "error" for f in report["findings"]) else 0)
 
 
+@pytest.mark.slow
 def test_text_format_leads_with_the_verdict(this_machine: tuple[int, dict]) -> None:
     _, report = this_machine
     p = run(["diagnose"])
@@ -123,6 +125,7 @@ SECRETS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["json", "markdown", "html", "text"])
 def test_no_secret_in_any_format(tmp_path: Path, fmt: str) -> None:
     out = tmp_path / f"report.{fmt}"
@@ -137,6 +140,7 @@ def test_no_secret_in_any_format(tmp_path: Path, fmt: str) -> None:
         assert "AWS_SECRET_ACCESS_KEY" not in env and "HF_TOKEN" not in env
 
 
+@pytest.mark.slow
 def test_personal_data_redacted_by_default_and_kept_with_no_redact(tmp_path: Path) -> None:
     home = str(Path.home())
     a = run(["diagnose", "--format", "json"])
@@ -148,6 +152,7 @@ def test_personal_data_redacted_by_default_and_kept_with_no_redact(tmp_path: Pat
         assert home in b.stdout
 
 
+@pytest.mark.slow
 def test_report_reopens_with_the_same_findings(tmp_path: Path, this_machine: tuple[int, dict]) -> None:
     rc, report = this_machine
     path = tmp_path / "r.json"

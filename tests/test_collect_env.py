@@ -1,4 +1,4 @@
-"""env: the allow-list and credential stripping (design §6: never a secret in a report)."""
+"""env: the allow-list and credential stripping (docs/architecture.md §6: never a secret in a report)."""
 
 from __future__ import annotations
 

@@ -103,7 +103,7 @@ def test_live_source_on_this_machine_reads_cpu_and_explains_the_missing_gpu() ->
     assert mon.stop(2.0)
     tr = mon.snapshot()
     assert tr.cores.shape[1] >= 1 and 0 <= tr.cpu[-1] <= 100 and 0 < tr.ram[-1] <= 100
-    # this machine has no NVIDIA driver (design §4): no GPU plot, and a reason for the UI
+    # this machine has no NVIDIA driver (docs/architecture.md §4): no GPU plot, and a reason for the UI
     assert tr.gpus == [] and mon.gpu_reason and "NVIDIA" in mon.gpu_reason
 
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import ast
 import json
-import os
 import subprocess
 import sys
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -32,17 +32,14 @@ from gpuassist.probe.runner import (
 
 pytestmark = pytest.mark.slow
 
+CleanEnv = Callable[..., dict[str, str]]  # the clean_env fixture of tests/conftest.py
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def clean_env(**extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in (FAULT_ENV, "PYTHONPATH", "CUDA_VISIBLE_DEVICES")}
-    env.update(extra)
-    return env
-
 
 @pytest.fixture(scope="module")
-def truth() -> dict[str, Any]:
+def truth(clean_env: CleanEnv) -> dict[str, Any]:
     """What the dev interpreter's torch says about itself, read the plain way."""
     code = textwrap.dedent("""
         import json, sys, torch
@@ -58,7 +55,7 @@ def truth() -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
-def live() -> ProbeResult:
+def live(clean_env: CleanEnv) -> ProbeResult:
     events: list[dict[str, Any]] = []
     result = run_probe(on_event=events.append, env=clean_env())
     assert events == result.events  # the callback saw every event, in order
@@ -125,7 +122,7 @@ def test_recorded_stream_gives_the_same_facts(live: ProbeResult) -> None:
     assert all(isinstance(e.get("rt"), float) for e in recorded)
 
 
-def test_selected_stages_only(truth: dict[str, Any]) -> None:
+def test_selected_stages_only(clean_env: CleanEnv, truth: dict[str, Any]) -> None:
     result = run_probe(stages=["interpreter", "torch_dist"], env=clean_env())
     f = result.facts
     assert f["probe.outcome"] == "ok"
@@ -135,7 +132,7 @@ def test_selected_stages_only(truth: dict[str, Any]) -> None:
     assert "import_torch" not in [e.get("stage") for e in result.events]
 
 
-def test_user_code_printing_to_stdout_cannot_corrupt_the_stream(tmp_path: Path,
+def test_user_code_printing_to_stdout_cannot_corrupt_the_stream(clean_env: CleanEnv, tmp_path: Path,
                                                                 truth: dict[str, Any]) -> None:
     """sitecustomize prints before the probe starts (even fake protocol lines and a partial line), and a
     meta-path hook prints through Python and through fd 1 while torch imports."""
@@ -163,7 +160,7 @@ def test_user_code_printing_to_stdout_cannot_corrupt_the_stream(tmp_path: Path,
     assert all(s["status"] == "ok" for s in f["probe.stages"])
 
 
-def test_injected_print_fault_goes_to_stderr(truth: dict[str, Any]) -> None:
+def test_injected_print_fault_goes_to_stderr(clean_env: CleanEnv, truth: dict[str, Any]) -> None:
     result = run_probe(env=clean_env(**{FAULT_ENV: "print:build"}))
     assert result.facts["probe.outcome"] == "ok"
     assert result.facts["torch.version"] == truth["version"]
@@ -176,7 +173,9 @@ def test_runner_never_passes_the_fault_knob_on_its_own(monkeypatch: pytest.Monke
     assert result.facts["probe.outcome"] == "ok"
 
 
-def test_two_torch_copies_on_the_path_are_both_found(tmp_path: Path, truth: dict[str, Any]) -> None:
+def test_two_torch_copies_on_the_path_are_both_found(
+    clean_env: CleanEnv, tmp_path: Path, truth: dict[str, Any]
+) -> None:
     """A user-site style second copy (here via PYTHONPATH, which comes before site-packages)."""
     meta = tmp_path / "torch-2.4.0+cu121.dist-info"
     meta.mkdir()

@@ -1,4 +1,4 @@
-"""Reports: redaction (design §6), the four renderers, and the collect_env-layout section."""
+"""Reports: redaction (docs/architecture.md §6), the four renderers, and the collect_env-layout section."""
 
 from __future__ import annotations
 

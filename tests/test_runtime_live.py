@@ -10,6 +10,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -19,21 +20,17 @@ import pytest
 from gpuassist import cli
 from gpuassist.facts import NotCollected
 from gpuassist.probe import runtime_script
-from gpuassist.probe.runner import FAULT_ENV
 from gpuassist.runtime import run_bench, run_placement, run_sweep, runtime_facts_from_events, runtime_report
 from gpuassist.runtime.common import RuntimeResult
 
 pytestmark = pytest.mark.slow
 
+CleanEnv = Callable[..., dict[str, str]]  # the clean_env fixture of tests/conftest.py
 
-def clean_env(**extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in (FAULT_ENV, "PYTHONPATH", "CUDA_VISIBLE_DEVICES")}
-    env.update(extra)
-    return env
 
 
 @pytest.fixture(scope="module")
-def truth() -> dict[str, Any]:
+def truth(clean_env: CleanEnv) -> dict[str, Any]:
     code = ("import json, torch; print(json.dumps({'version': torch.__version__, "
             "'available': torch.cuda.is_available(), 'count': torch.cuda.device_count(), "
             "'default': str(torch.ones(1).device)}))")
@@ -42,9 +39,9 @@ def truth() -> dict[str, Any]:
     return dict(json.loads(p.stdout.strip().splitlines()[-1]))
 
 
-def run_collecting(fn: Any, **kw: Any) -> tuple[RuntimeResult, list[dict[str, Any]]]:
+def run_collecting(fn: Any, env: dict[str, str], **kw: Any) -> tuple[RuntimeResult, list[dict[str, Any]]]:
     seen: list[dict[str, Any]] = []
-    result = fn(size="tiny", on_event=seen.append, env=clean_env(), **kw)
+    result = fn(size="tiny", on_event=seen.append, env=env, **kw)
     return result, seen
 
 
@@ -61,8 +58,8 @@ def assert_clean_run(result: RuntimeResult, seen: list[dict[str, Any]]) -> None:
 
 
 @pytest.fixture(scope="module")
-def placement() -> tuple[RuntimeResult, list[dict[str, Any]]]:
-    return run_collecting(run_placement)
+def placement(clean_env: CleanEnv) -> tuple[RuntimeResult, list[dict[str, Any]]]:
+    return run_collecting(run_placement, clean_env())
 
 
 def test_placement_on_this_machine(placement: tuple[RuntimeResult, list[dict[str, Any]]],
@@ -96,8 +93,8 @@ def test_placement_report_has_only_its_step(placement: tuple[RuntimeResult, list
     assert steps["placement"] == "info" and steps["driver"] == "not_run" and steps["dataloader"] == "not_run"
 
 
-def test_sweep_on_this_machine() -> None:
-    result, seen = run_collecting(run_sweep)
+def test_sweep_on_this_machine(clean_env: CleanEnv) -> None:
+    result, seen = run_collecting(run_sweep, clean_env())
     assert_clean_run(result, seen)
     f = result.facts
     cfg = f["sweep.config"]
@@ -119,7 +116,7 @@ def test_sweep_on_this_machine() -> None:
     assert search["adaptive"]["trials"] <= search["grid_size"]
 
 
-def test_sweep_grid_measures_every_combination() -> None:
+def test_sweep_grid_measures_every_combination(clean_env: CleanEnv) -> None:
     result = run_sweep(size="tiny", mode="grid", env=clean_env(), sizes={"epochs": 1})
     assert result.ok
     f = result.facts
@@ -129,8 +126,8 @@ def test_sweep_grid_measures_every_combination() -> None:
     assert len(keys) == 5 and not any(t.get("aborted") for t in f["sweep.trials"])
 
 
-def test_bench_on_this_machine() -> None:
-    result, seen = run_collecting(run_bench)
+def test_bench_on_this_machine(clean_env: CleanEnv) -> None:
+    result, seen = run_collecting(run_bench, clean_env())
     assert_clean_run(result, seen)
     f = result.facts
     cpu = f["bench.results"][0]
@@ -145,7 +142,7 @@ def test_bench_on_this_machine() -> None:
     assert "bench.gpu_samples" not in f  # NVML is not usable here: nothing sampled
 
 
-def test_cancel_stops_the_sweep_and_its_workers() -> None:
+def test_cancel_stops_the_sweep_and_its_workers(clean_env: CleanEnv) -> None:
     cancel = threading.Event()
     started = time.monotonic()
 
@@ -163,7 +160,7 @@ def test_cancel_stops_the_sweep_and_its_workers() -> None:
     assert not psutil.pid_exists(hello["pid"])
 
 
-def test_missing_interpreter_and_python_without_torch(tmp_path: Path) -> None:
+def test_missing_interpreter_and_python_without_torch(clean_env: CleanEnv, tmp_path: Path) -> None:
     missing = run_placement(str(tmp_path / "nope"), size="tiny")
     assert missing.outcome == "interpreter_not_found"
     assert isinstance(missing.facts["placement.checks"], NotCollected)
@@ -176,7 +173,7 @@ def test_missing_interpreter_and_python_without_torch(tmp_path: Path) -> None:
     assert isinstance(bare.facts["bench.results"], NotCollected)
 
 
-def test_host_process_never_imports_torch() -> None:
+def test_host_process_never_imports_torch(clean_env: CleanEnv) -> None:
     code = ("import sys\nfrom gpuassist.runtime import run_placement, runtime_report\n"
             "r = run_placement(size='tiny')\nrep = runtime_report([r], {})\n"
             "import gpuassist.cli, gpuassist.rules.runtime\n"

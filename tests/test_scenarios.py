@@ -1,4 +1,4 @@
-"""Every simulated machine (sim/scenarios/*.json, design §4) gets the diagnosis its ``expect`` describes.
+"""Every simulated machine (sim/scenarios/*.json, docs/architecture.md §4) gets the diagnosis its ``expect`` describes.
 
 A scenario runs the real host collectors on recorded files/commands/NVML answers and the real probe-stream
 parser on a recorded probe run, then the real rules. ``expect`` keys:

@@ -99,6 +99,7 @@ def test_arguments_that_cannot_be_split_are_one_line_on_the_page() -> None:
 
 # ---- a real run on this CPU -------------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_a_bounded_run_in_the_script_folder_with_its_numbers_on_the_page(train: Any) -> None:
     flow, events = train
     st = flow.state("script")
@@ -140,6 +141,7 @@ def test_a_bounded_run_in_the_script_folder_with_its_numbers_on_the_page(train: 
     assert announced["cwd"] == str(DATA) and announced["bound"] == {"seconds": 60.0, "steps": 3}
 
 
+@pytest.mark.slow
 def test_the_run_joins_the_report_and_its_exports(train: Any) -> None:
     from gpuassist.report.render import render
 
@@ -155,6 +157,7 @@ def test_the_run_joins_the_report_and_its_exports(train: Any) -> None:
         assert "run.ops" in text and "run.first_forward" in text and "train_cpu.py:9:9" in text
 
 
+@pytest.mark.slow
 def test_the_runs_findings_are_merged_with_the_static_ones_as_the_cli_does(capsys: pytest.CaptureFixture[str]) -> None:
     from gpuassist.cli import main
 
@@ -175,6 +178,7 @@ def test_the_runs_findings_are_merged_with_the_static_ones_as_the_cli_does(capsy
     assert ending.startswith("the script raised an exception")
 
 
+@pytest.mark.slow
 def test_a_script_that_fails_by_itself_is_a_problem_with_its_line_on_the_page(tmp_path: Path) -> None:
     script = tmp_path / "fails.py"
     script.write_text("import torch\nx = torch.ones(2)\nraise ValueError('bad config')\n")
@@ -185,6 +189,7 @@ def test_a_script_that_fails_by_itself_is_a_problem_with_its_line_on_the_page(tm
     assert "exception at fails.py:3 (`raise ValueError('bad config')`): ValueError: bad config" in st.reason
 
 
+@pytest.mark.slow
 def test_the_script_runs_in_its_own_folder(tmp_path: Path) -> None:
     (tmp_path / "settings.txt").write_text("lr=0.1\n")
     script = tmp_path / "reads_settings.py"
@@ -194,6 +199,7 @@ def test_the_script_runs_in_its_own_folder(tmp_path: Path) -> None:
     assert facts["run.stop"]["reason"] == "finished", facts["run.stderr_tail"]
 
 
+@pytest.mark.slow
 def test_stop_keeps_what_the_run_measured_and_leaves_no_process() -> None:
     flow = build_flow(StepContext())
     flow.set_script(str(DATA / "loader_wait.py"))
@@ -214,6 +220,7 @@ def test_stop_keeps_what_the_run_measured_and_leaves_no_process() -> None:
     assert not [p for p in psutil.Process().children(recursive=True) if p.status() != psutil.STATUS_ZOMBIE]
 
 
+@pytest.mark.slow
 def test_the_run_gets_its_own_band_on_the_monitor() -> None:
     from gpuassist.monitor import Monitor
 
@@ -242,6 +249,7 @@ def test_run_marks_close_the_band_when_the_run_ends_without_saying_so() -> None:
     assert marker.title == "Running train.py" and marker.end is not None
 
 
+@pytest.mark.slow
 def test_a_new_target_makes_a_run_stale_but_not_a_static_audit(train: Any) -> None:
     flow, _ = train
     static = build_flow(StepContext())
@@ -257,6 +265,7 @@ def test_a_new_target_makes_a_run_stale_but_not_a_static_audit(train: Any) -> No
 
 # ---- the progress line ------------------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_the_progress_line_follows_the_run(train: Any) -> None:
     _, events = train
     progress = RunProgress()

@@ -1,6 +1,6 @@
 """Environment variables that decide whether torch finds the GPU (``env``), and nothing else.
 
-An allow-list, never a deny-list (design §6): a report goes into support tickets, and a variable not on
+An allow-list, never a deny-list (docs/architecture.md §6): a report goes into support tickets, and a variable not on
 this list is not read into the facts at all. Values are kept with credentials stripped from any URL in
 them (``PIP_INDEX_URL=https://alice:tok@host/simple`` → ``https://host/simple``);
 :func:`strip_url_credentials` is shared with the report redactor.

@@ -1,6 +1,6 @@
 """The side effects host collectors are allowed: reading files, running commands, reading env vars.
 
-Collectors receive these as arguments (design §4) so tests and simulated machines feed recorded data
+Collectors receive these as arguments (docs/architecture.md §4) so tests and simulated machines feed recorded data
 to the *same* code that runs on a real machine:
 
 - :class:`RootedFS` reads a real tree (``/`` on the machine, ``tests/data/hosts/...`` in tests);

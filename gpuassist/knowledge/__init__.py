@@ -2,7 +2,7 @@
 
 Both live in JSON next to this module (``catalogue.json``, ``cuda_compat.json``) so that adding a symptom
 pattern or a new wheel variant is a data change with its source attached, not a code change. The ids are
-the stable finding ids of ``shared/knowledge/root_causes.md``. Nothing here imports torch or Qt.
+the stable finding ids of ``docs/knowledge/root-causes.md``. Nothing here imports torch or Qt.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ __all__ = [
     "symptom_patterns",
 ]
 
-#: Wizard steps, in the order the UI shows them (design §7). Every entry names one.
+#: Wizard steps, in the order the UI shows them (docs/architecture.md §7). Every entry names one.
 STEPS: tuple[str, ...] = ("environment", "driver", "wheel", "placement", "dataloader", "benchmark")
 
 

@@ -1,4 +1,4 @@
-"""Sampler thread + ring buffers for the live monitor (design §1 ``monitor/``; budget §5: < 1 % of a core at 10 Hz).
+"""Sampler thread + ring buffers for the live monitor (docs/architecture.md §1; budget §5: < 1 % of a core at 10 Hz).
 
 Why a thread of its own: readings must keep their 10 Hz pace whatever the UI or a step is doing, and the
 UI must never wait on NVML. The thread only appends numbers to a preallocated numpy ring under a lock;

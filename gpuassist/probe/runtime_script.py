@@ -1,4 +1,4 @@
-"""gpuassist runtime tests: measurements that run inside the interpreter being diagnosed (design §1, §2).
+"""gpuassist runtime tests: measurements that run inside the interpreter being diagnosed (docs/architecture.md §1, §2).
 
 Run as ``<python> -X faulthandler runtime_script.py --test placement|sweep|bench [--device D[,D]]
 [--size default|small|tiny] [--sizes JSON] [--mode adaptive|grid|both] [--limit STAGE=SECONDS]

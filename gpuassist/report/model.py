@@ -1,6 +1,6 @@
 """The report: the one structure every output (terminal, JSON, Markdown, HTML, GUI) is rendered from.
 
-JSON layout (design §3, schema ``gpuassist.report/1``)::
+JSON layout (docs/architecture.md §3, schema ``gpuassist.report/1``)::
 
     {"schema": "gpuassist.report/1",
      "facts": {key: value},             # docs/facts.md

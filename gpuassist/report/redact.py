@@ -1,4 +1,4 @@
-"""Keep secrets and personal data out of reports (design §6).
+"""Keep secrets and personal data out of reports (docs/architecture.md §6).
 
 Always applied, whatever the user chooses:
 - environment variables outside the allow-list are dropped (the collector already keeps only those;

@@ -1,7 +1,7 @@
 """Running a runtime test in the target interpreter and turning its events into facts (Qt- and torch-free).
 
 The measurements themselves live in ``gpuassist/probe/runtime_script.py`` and run in a subprocess under
-the user's interpreter (design §2): gpuassist's process never imports torch. This module starts that
+the user's interpreter (docs/architecture.md §2): gpuassist's process never imports torch. This module starts that
 script through the probe runner's machinery (:func:`gpuassist.probe.runner.run_script`: own process
 group, per-stage limits, cancel), streams its events (``progress`` lines included) to ``on_event``, and
 derives facts with :func:`runtime_facts_from_events`, the one function used for live runs and for

@@ -1,4 +1,4 @@
-"""Simulated machines ("scenarios", design §4): how every GPU situation is reproduced without a GPU.
+"""Simulated machines ("scenarios", docs/architecture.md §4): how every GPU situation is reproduced without a GPU.
 
 A scenario is one JSON file in ``sim/scenarios/``; it feeds the *real* code paths:
 

@@ -1,6 +1,6 @@
 """`gpuassist-gui`: build the QApplication, the wizard flow, the monitor and the main window.
 
-Start-up stays lean (design §5: ≤ 1.3 × a bare PySide6 window with one pyqtgraph plot): nothing heavy is
+Start-up stays lean (docs/architecture.md §5: ≤ 1.3 × a bare PySide6 window with one pyqtgraph plot): nothing heavy is
 imported before the window shows — no torch ever in this process, NVML is opened on the sampler thread,
 scenarios/ingest/renderers load when first used.
 """

@@ -1,4 +1,4 @@
-"""The main window (design §7): target bar, step list, page stack, live monitor strip.
+"""The main window (docs/architecture.md §7): target bar, step list, page stack, live monitor strip.
 
 The window owns no logic of its own: it renders the :class:`~gpuassist.wizard.Flow`, starts
 ``flow.execute`` on a worker, and turns worker events into page updates. Dialogs are thin wrappers around
@@ -62,7 +62,7 @@ if TYPE_CHECKING:  # the environment table loads when first shown (start-up budg
 
 log = logging.getLogger(__name__)
 
-CLOSE_BUDGET_S = 1.6  # of the 2 s the user waits after closing mid-run (design §6)
+CLOSE_BUDGET_S = 1.6  # of the 2 s the user waits after closing mid-run (docs/architecture.md §6)
 NO_ENV_TABLE = "This report has no environment table (`gpuassist envs --format json` writes one)."
 ENVS_TIP = "Every Python environment on this machine and its torch; pick the one your code runs"
 ENVS_TIP_SIMULATED = ("The environment table lists this machine's interpreters: not shown for a simulated "
@@ -824,7 +824,7 @@ class MainWindow(QMainWindow):
 
     # -- errors and closing -----------------------------------------------------------------------------------
     def show_error(self, message: str) -> None:
-        """One line to the user, never a traceback (design §6)."""
+        """One line to the user, never a traceback (docs/architecture.md §6)."""
         message = (message.strip().splitlines() or [""])[0]
         self.last_error = message
         log.warning("%s", message)

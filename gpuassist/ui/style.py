@@ -1,7 +1,7 @@
 """Look and feel in one place: the stylesheet, fonts and the colours shared with reports and terminal.
 
 Severity colours/icons come from :mod:`gpuassist.findings` (via StepStatus) so the GUI, the HTML report
-and the terminal agree (design §7). Sizes are in points/em-ish units so 200 % scaling stays aligned.
+and the terminal agree (docs/architecture.md §7). Sizes are in points/em-ish units so 200 % scaling stays aligned.
 """
 
 from __future__ import annotations

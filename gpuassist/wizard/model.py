@@ -51,7 +51,7 @@ class StepStatus(str, Enum):
 
     @property
     def colour(self) -> str:
-        """One colour per outcome everywhere (design §7): severities come from findings.Severity."""
+        """One colour per outcome everywhere (docs/architecture.md §7): severities come from findings.Severity."""
         if self.value in ("error", "warning", "info"):
             return Severity(self.value).colour
         return {"ok": OK_COLOUR, "running": "#1565c0"}.get(self.value, "#6b7280")

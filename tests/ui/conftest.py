@@ -1,5 +1,5 @@
 """Qt test setup: offscreen platform, no modal dialogs, isolated settings, and a guard that FAILS any test
-leaving a thread, a worker QThread or a child process running (design §4, §6)."""
+leaving a thread, a worker QThread or a child process running (docs/architecture.md §4, §6)."""
 
 from __future__ import annotations
 

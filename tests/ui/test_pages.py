@@ -88,8 +88,7 @@ def test_scenario_pages_show_no_raw_data(qtbot: Any, make_window: Any) -> None:
     from gpuassist.sim import list_scenarios
 
     name = "cpu-only-build-rtx4090"
-    if name not in {s.name for s in list_scenarios()}:
-        pytest.skip(f"scenario {name} not in this version")
+    assert name in {s.name for s in list_scenarios()}, f"scenario {name} is missing"
     window = make_window("--simulate", name, "--replay-speed", "20")
     run_all(qtbot, window)
     no_raw(window)
@@ -136,8 +135,7 @@ def test_an_opened_report_shows_its_monitor_trace(qtbot: Any, make_window: Any, 
     from gpuassist.sim import list_scenarios, simulate
 
     name = "healthy-linux-rtx4090"
-    if name not in {s.name for s in list_scenarios()}:
-        pytest.skip(f"scenario {name} not in this version")
+    assert name in {s.name for s in list_scenarios()}, f"scenario {name} is missing"
     data = simulate(name).to_json()
     data["monitor"] = synthetic_trace([{"step": "benchmark", "title": "CNN benchmark", "start": 10.0,
                                         "end": 60.0}], gpus=True).to_dict()

@@ -14,6 +14,11 @@ import psutil
 import pytest
 from PySide6.QtCore import Qt
 
+from gpuassist.cli import main as cli_main
+from gpuassist.diagnose import diagnose_live
+from gpuassist.ingest import load_text
+from gpuassist.report.render import verdict
+from gpuassist.sim import list_scenarios, simulate
 from gpuassist.wizard import SUMMARY, StepStatus
 
 pytestmark = pytest.mark.slow
@@ -27,8 +32,7 @@ def run_all(qtbot: Any, window: Any) -> None:
         qtbot.mouseClick(window.run_button, Qt.MouseButton.LeftButton)
 
 
-def test_run_all_on_this_machine_matches_the_cli(qtbot: Any, make_window: Any) -> None:
-    from gpuassist.diagnose import diagnose_live
+def test_run_all_on_this_machine_matches_the_cli(qtbot: Any, make_window: Any, cpu_only_machine: bool) -> None:
 
     torch_before = "torch" in sys.modules
     window = make_window()
@@ -41,21 +45,25 @@ def test_run_all_on_this_machine_matches_the_cli(qtbot: Any, make_window: Any) -
         assert [c.finding.id for c in page.cards] == [f.id for f in cli.findings if f.step == sid]
         assert page.status is flow.state(sid).status
         assert not page.progress.isVisible()
-    assert window.pages["driver"].status is StepStatus.ERROR
-    assert [c.finding.id for c in window.pages["driver"].cards] == ["no_nvidia_gpu"]
-    assert window.pages["wheel"].status is StepStatus.INFO
-    assert [c.finding.id for c in window.pages["wheel"].cards] == ["cpu_only_build"]
+    if cpu_only_machine:  # the verdict known in advance here; elsewhere the CLI comparison above is the test
+        assert window.pages["driver"].status is StepStatus.ERROR
+        assert [c.finding.id for c in window.pages["driver"].cards] == ["no_nvidia_gpu"]
+        assert window.pages["wheel"].status is StepStatus.INFO
+        assert [c.finding.id for c in window.pages["wheel"].cards] == ["cpu_only_build"]
     for sid in ("placement", "dataloader", "benchmark"):
         assert flow.state(sid).status is not StepStatus.PENDING
-    from gpuassist.report.render import verdict
 
-    assert window.summary.verdict_headline == verdict(cli).headline == "This machine has no NVIDIA GPU"
-    assert window.summary.cards[0].finding.id == "no_nvidia_gpu"  # root cause first
+    assert window.summary.verdict_headline == verdict(cli).headline
+    if cli.findings:
+        assert window.summary.cards[0].finding.id == cli.findings[0].id  # root cause first
     # the step list shows each status, and the probe never brought torch into the GUI process
-    assert window.steps_list.item(1).data(Qt.ItemDataRole.UserRole) == "error"
+    assert window.steps_list.item(1).data(Qt.ItemDataRole.UserRole) == flow.state("driver").status.value
+    if cpu_only_machine:
+        assert window.summary.verdict_headline == "This machine has no NVIDIA GPU"
     assert torch_before or "torch" not in sys.modules  # the probe ran elsewhere: no torch in this process
     # monitor: this machine has no GPU, so it says why; the run left a step marker on the time axis
-    assert window.monitor_view.gpu_note.text().startswith("No NVIDIA GPU plot: ")
+    if cpu_only_machine:
+        assert window.monitor_view.gpu_note.text().startswith("No NVIDIA GPU plot: ")
     assert next(m.step for m in window.monitor.snapshot().markers) == "environment"
 
 
@@ -77,11 +85,8 @@ def test_back_next_and_rerun_one_step(qtbot: Any, make_window: Any) -> None:
 
 @pytest.mark.parametrize("name", ["healthy-linux-rtx4090", "cpu-only-build-rtx4090"])
 def test_simulated_machine(qtbot: Any, make_window: Any, name: str) -> None:
-    from gpuassist.report.render import verdict
-    from gpuassist.sim import list_scenarios, simulate
 
-    if name not in {s.name for s in list_scenarios()}:
-        pytest.skip(f"scenario {name} not in this version")
+    assert name in {s.name for s in list_scenarios()}, f"scenario {name} is missing"
     window = make_window("--simulate", name, "--replay-speed", "8")
     assert window.banner.isVisible() and window.banner.text().startswith("SIMULATED")
     assert not window.target_combo.isEnabled()
@@ -146,8 +151,6 @@ def test_stop_button_cancels_the_run(qtbot: Any, make_window: Any) -> None:
 
 
 def test_open_a_report_json(qtbot: Any, make_window: Any, tmp_path: Path) -> None:
-    from gpuassist.report.render import verdict
-    from gpuassist.sim import simulate
 
     report = simulate("cpu-only-build-rtx4090")
     path = tmp_path / "ticket.json"
@@ -163,8 +166,6 @@ def test_open_a_report_json(qtbot: Any, make_window: Any, tmp_path: Path) -> Non
 
 @pytest.mark.parametrize("paste", sorted(p.name for p in (DATA / "pastes").glob("*.txt")))
 def test_paste_collect_env_output(qtbot: Any, make_window: Any, paste: str) -> None:
-    from gpuassist.ingest import load_text
-    from gpuassist.report.render import verdict
 
     text = (DATA / "pastes" / paste).read_text(encoding="utf-8")
     window = make_window()
@@ -186,7 +187,7 @@ def test_unreadable_input_is_one_line_not_a_traceback(qtbot: Any, make_window: A
     assert window.flow.source == "live"  # nothing was replaced by the bad input
 
 
-def test_export_all_formats(qtbot: Any, make_window: Any, tmp_path: Path) -> None:
+def test_export_all_formats(qtbot: Any, make_window: Any, tmp_path: Path, cpu_only_machine: bool) -> None:
     window = make_window()
     run_all(qtbot, window)
     qtbot.waitUntil(lambda: window.monitor_view.redraws > 0, timeout=5_000)
@@ -195,19 +196,22 @@ def test_export_all_formats(qtbot: Any, make_window: Any, tmp_path: Path) -> Non
     for fmt, p in paths.items():
         assert window.export_to(fmt, p), window.last_error
     html = paths["html"].read_text()
-    assert "This machine has no NVIDIA GPU" in html
+    live = diagnose_live()
+    assert verdict(live).headline in html
     assert re.search(r'src="data:image/png;base64,[A-Za-z0-9+/]{200,}', html)  # monitor plots embedded
     md = paths["markdown"].read_text()
-    assert "no_nvidia_gpu" in md and "cpu_only_build" in md
+    assert all(f.id in md for f in live.findings)
     data = json.loads(paths["json"].read_text())
     assert data["schema"] == "gpuassist.report/1"
-    assert [f["id"] for f in data["findings"]][:2] == ["no_nvidia_gpu", "cpu_only_build"]
-    assert data["monitor"]["t"] and data["monitor"]["gpu_reason"]
+    assert [f["id"] for f in data["findings"]][:2] == [f.id for f in live.findings][:2]
+    assert data["monitor"]["t"]
+    if cpu_only_machine:
+        assert [f["id"] for f in data["findings"]][:2] == ["no_nvidia_gpu", "cpu_only_build"]
+        assert data["monitor"]["gpu_reason"]
     assert data["meta"]["redaction"]["personal"] is True
     assert home not in paths["json"].read_text()  # redacted by default
     assert paths["csv"].read_text().startswith("t_seconds,step,cpu_percent,ram_percent,core0_percent")
     # the same report the CLI writes (same renderer), modulo time stamps and the monitor
-    from gpuassist.cli import main as cli_main
 
     cli_path = tmp_path / "cli.json"
     cli_main(["diagnose", "--format", "json", "--output", str(cli_path)])
