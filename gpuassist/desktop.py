@@ -94,16 +94,20 @@ def gui_program() -> Path:
     if is_frozen():
         candidates = [Path(sys.executable).with_name(GUI_PROGRAM + suffix)]
     else:
-        candidates = [Path(sysconfig.get_path("scripts")) / (GUI_PROGRAM + suffix),
-                      Path(sys.executable).with_name(GUI_PROGRAM + suffix)]
+        candidates = [
+            Path(sysconfig.get_path("scripts")) / (GUI_PROGRAM + suffix),
+            Path(sys.executable).with_name(GUI_PROGRAM + suffix),
+        ]
     for path in candidates:
         if path.is_file() and os.access(path, os.X_OK):
             return path
-    raise DesktopEntryError(f"cannot find the {GUI_PROGRAM} program of this gpuassist (looked for "
-                            f"{', '.join(str(c) for c in candidates)}); is gpuassist installed?")
+    raise DesktopEntryError(
+        f"cannot find the {GUI_PROGRAM} program of this gpuassist (looked for "
+        f"{', '.join(str(c) for c in candidates)}); is gpuassist installed?"
+    )
 
 
-_EXEC_RESERVED = set(' \t\n"\'\\><~|&;$*?#()`')
+_EXEC_RESERVED = set(" \t\n\"'\\><~|&;$*?#()`")
 
 
 def exec_argument(arg: str) -> str:
@@ -140,8 +144,14 @@ def _refresh_icon_cache(paths: DesktopPaths) -> None:
     if not (paths.hicolor / "icon-theme.cache").is_file():
         return
     with contextlib.suppress(OSError, subprocess.SubprocessError):
-        subprocess.run(["gtk-update-icon-cache", "-q", "-t", "-f", str(paths.hicolor)], timeout=CACHE_TIMEOUT,
-                       check=False, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        subprocess.run(
+            ["gtk-update-icon-cache", "-q", "-t", "-f", str(paths.hicolor)],
+            timeout=CACHE_TIMEOUT,
+            check=False,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
 
 
 def install(paths: DesktopPaths, program: Path) -> list[Path]:

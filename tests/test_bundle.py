@@ -25,25 +25,34 @@ ROOT = Path(__file__).resolve().parent.parent
 ENABLE = "GPUASSIST_TEST_PACKAGING"
 pytestmark = [
     pytest.mark.slow,
-    pytest.mark.skipif(os.environ.get(ENABLE) != "1",
-                       reason=f"builds the app bundle (1-2 min): set {ENABLE}=1 (.ci/run does)"),
+    pytest.mark.skipif(
+        os.environ.get(ENABLE) != "1", reason=f"builds the app bundle (1-2 min): set {ENABLE}=1 (.ci/run does)"
+    ),
 ]
 
 
 @pytest.fixture(scope="module")
 def bundle() -> Path:
-    result = subprocess.run([str(ROOT / "packaging" / "build")], capture_output=True, text=True, timeout=1500,
-                            stdin=subprocess.DEVNULL)
+    result = subprocess.run(
+        [str(ROOT / "packaging" / "build")], capture_output=True, text=True, timeout=1500, stdin=subprocess.DEVNULL
+    )
     assert result.returncode == 0, result.stderr[-4000:]
     folder = Path(result.stdout.strip().splitlines()[-1])
     assert folder.is_dir(), f"the build's last line is not a folder: {folder}"
     return folder
 
 
-def run(bundle: Path, program: str, *args: str, env: dict[str, str] | None = None,
-        timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([str(bundle / program), *args], capture_output=True, text=True, timeout=timeout,
-                          env=env, stdin=subprocess.DEVNULL)
+def run(
+    bundle: Path, program: str, *args: str, env: dict[str, str] | None = None, timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(bundle / program), *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=env,
+        stdin=subprocess.DEVNULL,
+    )
 
 
 def findings(report_json: str) -> list[str]:
@@ -53,8 +62,12 @@ def findings(report_json: str) -> list[str]:
 
 @pytest.mark.timeout(1800)
 def test_bundle_is_complete_and_carries_no_torch(bundle: Path) -> None:
-    check = subprocess.run([sys.executable, str(ROOT / "packaging" / "check_bundle.py"), str(bundle)],
-                           capture_output=True, text=True, timeout=120)
+    check = subprocess.run(
+        [sys.executable, str(ROOT / "packaging" / "check_bundle.py"), str(bundle)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert check.returncode == 0, check.stderr  # it also fails on any torch, libtorch or CUDA library
     assert not (bundle / "_internal" / "torch").exists()
 
@@ -94,8 +107,9 @@ def test_bundled_cli_probes_the_python_on_path(bundle: Path, tmp_path: Path) -> 
 
 
 def test_bundled_cli_probes_an_explicit_python(bundle: Path) -> None:
-    result = run(bundle, "gpuassist", "diagnose", "--python", sys.executable, "--format", "json", "--no-redact",
-                 timeout=180)
+    result = run(
+        bundle, "gpuassist", "diagnose", "--python", sys.executable, "--format", "json", "--no-redact", timeout=180
+    )
     assert result.returncode in (0, 1), result.stderr
     report = json.loads(result.stdout)
     assert report["meta"]["target"] == sys.executable
@@ -107,9 +121,22 @@ def test_bundled_gui_shows_its_window_under_xvfb(bundle: Path) -> None:
     if xvfb_run is None:
         pytest.skip("xvfb-run is not installed (apt-get install xvfb; CI installs it)")
     env = {**os.environ, "QT_QPA_PLATFORM": "xcb", "GPUASSIST_STARTUP_PROBE": "1", "GPUASSIST_NO_DIALOGS": "1"}
-    result = subprocess.run([xvfb_run, "-a", "-s", "-screen 0 1280x800x24", str(bundle / "gpuassist-gui"),
-                             "--simulate", "cpu-only-build-rtx4090"], capture_output=True, text=True, timeout=120,
-                            env=env, stdin=subprocess.DEVNULL)
+    result = subprocess.run(
+        [
+            xvfb_run,
+            "-a",
+            "-s",
+            "-screen 0 1280x800x24",
+            str(bundle / "gpuassist-gui"),
+            "--simulate",
+            "cpu-only-build-rtx4090",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+        stdin=subprocess.DEVNULL,
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "window-shown" in result.stdout and "torch=False" in result.stdout, result.stdout + result.stderr
 

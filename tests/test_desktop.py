@@ -61,9 +61,13 @@ def test_desktop_entry_and_metainfo_agree() -> None:
 @pytest.mark.slow
 def test_pngs_match_the_svg() -> None:
     """The committed PNGs are the render of the committed SVG (packaging/render_icons.py)."""
-    result = subprocess.run([sys.executable, str(ROOT / "packaging" / "render_icons.py"), "--check"],
-                            capture_output=True, text=True, timeout=120,
-                            env={**os.environ, "QT_QPA_PLATFORM": "offscreen"})
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "packaging" / "render_icons.py"), "--check"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "QT_QPA_PLATFORM": "offscreen"},
+    )
     assert result.returncode == 0, result.stderr
 
 
@@ -75,17 +79,24 @@ def test_metainfo_validates() -> None:
     tool = shutil.which("appstreamcli")
     if tool is None:
         pytest.skip("appstreamcli is not installed (apt-get install appstream; CI installs it)")
-    result = subprocess.run([tool, "validate", "--no-net", str(RESOURCES / desktop.METAINFO_FILE)],
-                            capture_output=True, text=True, timeout=60)
+    result = subprocess.run(
+        [tool, "validate", "--no-net", str(RESOURCES / desktop.METAINFO_FILE)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert result.returncode == 0, result.stdout + result.stderr
 
 
-@pytest.mark.parametrize(("arg", "written"), [
-    ("/opt/gpuassist/gpuassist-gui", "/opt/gpuassist/gpuassist-gui"),
-    ("/home/a b/bin/gpuassist-gui", '"/home/a b/bin/gpuassist-gui"'),
-    ('/x/"q"$HOME/`x`/gpuassist-gui', r'"/x/\\"q\\"\\$HOME/\\`x\\`/gpuassist-gui"'),
-    ("/x/100%/gpuassist-gui", '"/x/100%%/gpuassist-gui"'),
-])
+@pytest.mark.parametrize(
+    ("arg", "written"),
+    [
+        ("/opt/gpuassist/gpuassist-gui", "/opt/gpuassist/gpuassist-gui"),
+        ("/home/a b/bin/gpuassist-gui", '"/home/a b/bin/gpuassist-gui"'),
+        ('/x/"q"$HOME/`x`/gpuassist-gui', r'"/x/\\"q\\"\\$HOME/\\`x\\`/gpuassist-gui"'),
+        ("/x/100%/gpuassist-gui", '"/x/100%%/gpuassist-gui"'),
+    ],
+)
 def test_exec_argument_quoting(arg: str, written: str) -> None:
     assert desktop.exec_argument(arg) == written
 
@@ -126,8 +137,9 @@ def test_uninstall_leaves_an_entry_gpuassist_did_not_write(tmp_path: Path) -> No
     assert paths.entry.is_file()
 
 
-def test_cli_installs_an_entry_that_starts_this_installs_gui(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                               capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_installs_an_entry_that_starts_this_installs_gui(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
     assert cli.main(["--install-desktop-entry"]) == 0
     gui = Path(sysconfig.get_path("scripts")) / "gpuassist-gui"
@@ -168,13 +180,22 @@ def test_frozen_app_is_not_a_python_target(tmp_path: Path, monkeypatch: pytest.M
 @pytest.mark.slow
 def test_wheel_carries_the_resources(tmp_path: Path) -> None:
     """A built wheel (what pip, pipx and uv install) holds the icon, entry, metainfo and probe scripts."""
-    result = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(tmp_path),
-                             str(ROOT)], capture_output=True, text=True, timeout=300)
+    result = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(tmp_path), str(ROOT)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert result.returncode == 0, result.stderr
     (wheel,) = tmp_path.glob("gpuassist-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
-    expected = {f"gpuassist/resources/{desktop.DESKTOP_FILE}", f"gpuassist/resources/{desktop.METAINFO_FILE}",
-                "gpuassist/resources/icons/gpuassist.svg", "gpuassist/probe/probe_script.py",
-                "gpuassist/probe/channel.py", "gpuassist/knowledge/catalogue.json",
-                *(f"gpuassist/resources/icons/gpuassist-{s}.png" for s in desktop.ICON_SIZES)}
+    expected = {
+        f"gpuassist/resources/{desktop.DESKTOP_FILE}",
+        f"gpuassist/resources/{desktop.METAINFO_FILE}",
+        "gpuassist/resources/icons/gpuassist.svg",
+        "gpuassist/probe/probe_script.py",
+        "gpuassist/probe/channel.py",
+        "gpuassist/knowledge/catalogue.json",
+        *(f"gpuassist/resources/icons/gpuassist-{s}.png" for s in desktop.ICON_SIZES),
+    }
     assert expected <= names, sorted(expected - names)

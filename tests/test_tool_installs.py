@@ -23,8 +23,9 @@ ENABLE = "GPUASSIST_TEST_PACKAGING"
 pytestmark = [
     pytest.mark.slow,
     pytest.mark.timeout(900),
-    pytest.mark.skipif(os.environ.get(ENABLE) != "1",
-                       reason=f"installs gpuassist with pipx and uv: set {ENABLE}=1 (.ci/run does)"),
+    pytest.mark.skipif(
+        os.environ.get(ENABLE) != "1", reason=f"installs gpuassist with pipx and uv: set {ENABLE}=1 (.ci/run does)"
+    ),
 ]
 CUDA_LIBRARIES = re.compile(r"^nvidia_(cublas|cudnn|cuda_runtime|nccl|cusparse|cufft)", re.IGNORECASE)
 
@@ -41,8 +42,12 @@ def torch_required() -> bool:
 def tool_venv(where: Path, package: str) -> Path:
     """A throw-away venv holding only ``package`` (pipx and uv each alone: pipx uses uv when it sees it)."""
     subprocess.run([sys.executable, "-m", "venv", str(where)], check=True, timeout=120)
-    subprocess.run([str(where / "bin" / "python"), "-m", "pip", "install", "--quiet", package], check=True,
-                   timeout=300, capture_output=True)
+    subprocess.run(
+        [str(where / "bin" / "python"), "-m", "pip", "install", "--quiet", package],
+        check=True,
+        timeout=300,
+        capture_output=True,
+    )
     return where / "bin"
 
 
@@ -59,15 +64,26 @@ def isolated_env(tmp: Path, **extra: str) -> dict[str, str]:
 def check_commands(bin_dir: Path, site_packages: Path, env: dict[str, str]) -> None:
     for name in ("gpuassist", "gpuassist-gui"):
         assert (bin_dir / name).is_file(), f"no {name} command in {bin_dir}"
-    version = subprocess.run([str(bin_dir / "gpuassist"), "--version"], capture_output=True, text=True,
-                             timeout=60, env=env)
+    version = subprocess.run(
+        [str(bin_dir / "gpuassist"), "--version"], capture_output=True, text=True, timeout=60, env=env
+    )
     assert version.returncode == 0 and version.stdout.startswith("gpuassist "), version.stderr
-    diag = subprocess.run([str(bin_dir / "gpuassist"), "diagnose", "--simulate", "cpu-only-build-rtx4090",
-                           "--format", "json"], capture_output=True, text=True, timeout=120, env=env)
+    diag = subprocess.run(
+        [str(bin_dir / "gpuassist"), "diagnose", "--simulate", "cpu-only-build-rtx4090", "--format", "json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
     assert diag.returncode == 1, diag.stderr
     assert json.loads(diag.stdout)["findings"][0]["id"] == "cpu_only_build"
-    gui = subprocess.run([str(bin_dir / "gpuassist-gui"), "--simulate", "cpu-only-build-rtx4090"],
-                         capture_output=True, text=True, timeout=120, env={**env, "GPUASSIST_STARTUP_PROBE": "1"})
+    gui = subprocess.run(
+        [str(bin_dir / "gpuassist-gui"), "--simulate", "cpu-only-build-rtx4090"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**env, "GPUASSIST_STARTUP_PROBE": "1"},
+    )
     assert gui.returncode == 0 and "window-shown" in gui.stdout, gui.stdout + gui.stderr
     assert "torch=False" in gui.stdout
     installed = [p.name for p in site_packages.iterdir()]
@@ -88,8 +104,7 @@ def tmp(tmp_path: Path) -> Iterator[Path]:
 
 def test_pipx_install_gives_working_commands(tmp: Path) -> None:
     pipx_bin = tool_venv(tmp / "pipx-venv", "pipx")
-    env = isolated_env(tmp, PIPX_HOME=str(tmp / "pipx"), PIPX_BIN_DIR=str(tmp / "bin"),
-                       PIPX_MAN_DIR=str(tmp / "man"))
+    env = isolated_env(tmp, PIPX_HOME=str(tmp / "pipx"), PIPX_BIN_DIR=str(tmp / "bin"), PIPX_MAN_DIR=str(tmp / "man"))
     command = [str(pipx_bin / "pipx"), "install"]
     if torch_required():  # pip has no exclude: pin the CPU build that lies on disk
         (tmp / "cpu.txt").write_text(f"torch=={metadata.version('torch')}\n")
