@@ -1,5 +1,5 @@
-"""The app's desktop integration: icon, desktop entry and metainfo shipped in :mod:`gpuassist.resources`,
-and installing the entry and icons into the user's menu (XDG paths, no root).
+"""Installing the app's desktop entry and icons (shipped in :mod:`gpuassist.resources`) into the user's
+menu: XDG paths, no root.
 
 The installed entry's ``Exec`` is the absolute path of the ``gpuassist-gui`` program that belongs to the
 gpuassist being run (the bundle's, a pipx/uv tool's or a venv's), so the menu starts the same install
@@ -15,20 +15,14 @@ import sys
 import sysconfig
 from collections.abc import Mapping
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from gpuassist.own_python import is_frozen
+from gpuassist.resources import APP_ID, DESKTOP_FILE, ICON_SIZES, METAINFO_FILE, icon_png, icon_svg, resource
 
-if TYPE_CHECKING:  # importlib.resources.abc is Python 3.11+; gpuassist runs on 3.10
-    from importlib.resources.abc import Traversable
+__all__ = ["APP_ID", "DESKTOP_FILE", "ICON_SIZES", "METAINFO_FILE", "icon_png", "icon_svg", "resource"]
 
-APP_ID = "io.github.gpuassist.GpuAssist"
 GUI_PROGRAM = "gpuassist-gui"
-ICON_SIZES = (16, 24, 32, 48, 64, 128, 256, 512)
-DESKTOP_FILE = f"{APP_ID}.desktop"
-METAINFO_FILE = f"{APP_ID}.metainfo.xml"
 # Written into the installed entry, so uninstalling never removes an entry someone else put there.
 MARKER_KEY = "X-GpuAssist-Installed-By"
 CACHE_TIMEOUT = 10.0
@@ -36,23 +30,6 @@ CACHE_TIMEOUT = 10.0
 
 class DesktopEntryError(Exception):
     """The entry cannot be installed or removed: one line saying why."""
-
-
-def resource(name: str) -> Traversable:
-    """A file shipped in gpuassist/resources (``icons/gpuassist.svg``, the desktop file ...)."""
-    node = resources.files("gpuassist.resources")
-    for part in name.split("/"):
-        node = node / part
-    return node
-
-
-def icon_png(size: int) -> bytes:
-    """The app icon rendered at ``size`` px (one of :data:`ICON_SIZES`)."""
-    return resource(f"icons/gpuassist-{size}.png").read_bytes()
-
-
-def icon_svg() -> bytes:
-    return resource("icons/gpuassist.svg").read_bytes()
 
 
 @dataclass(frozen=True)

@@ -11,16 +11,12 @@ import shutil
 import threading
 import time
 from collections.abc import Callable, Mapping
-from datetime import datetime, timezone
 from typing import Any
 
-from gpuassist import __version__
+from gpuassist.envs.target import TargetChoice, own_choice, requested_choice
 from gpuassist.facts import Facts, NotCollected
-from gpuassist.own_python import fallback_python, own_python
-from gpuassist.report.model import Report, step_summaries
-
-# Steps a plain diagnosis covers (no runtime benchmarks).
-DIAGNOSE_STEPS = {"environment", "driver", "wheel"}
+from gpuassist.own_python import own_python
+from gpuassist.report.model import Report
 
 
 def python_candidates(env: Mapping[str, str]) -> list[str]:
@@ -39,36 +35,25 @@ def python_candidates(env: Mapping[str, str]) -> list[str]:
     return list(seen)
 
 
-def build_report(facts: Facts, *, source: str, meta: Mapping[str, Any] | None = None,
-                 ran: set[str] | None = None, rules: Mapping[str, Any] | None = None) -> Report:
-    """Run the rules (default: the diagnosis's; ``rules``: a rule set of its own) over ``facts`` and wrap
-    everything in a Report."""
-    from gpuassist.rules import evaluate
-
-    run = evaluate(facts, rules)
-    full_meta: dict[str, Any] = {
-        "generated_at": datetime.now(timezone.utc).replace(microsecond=0).isoformat(),
-        "gpuassist_version": __version__,
-        "source": source,
-        "simulated": source == "simulated",
-    }
-    full_meta.update(meta or {})
-    if run.errors:
-        full_meta["rule_errors"] = run.errors
-    return Report(facts, run.findings, step_summaries(run.findings, ran if ran is not None else DIAGNOSE_STEPS),
-                  {}, full_meta)
-
-
 def diagnose_live(
     python: str | None = None,
     *,
     on_event: Callable[[dict[str, Any]], None] | None = None,
     cancel: threading.Event | None = None,
     env: Mapping[str, str] | None = None,
+    choice: TargetChoice | None = None,
 ) -> Report:
-    """Diagnose this machine and the interpreter ``python`` (default: the one running gpuassist)."""
+    """Diagnose this machine and an interpreter: ``choice`` (the CLI and the app pass
+    :func:`gpuassist.envs.target.choose_target`'s, which says why), else ``python``, else the one running
+    gpuassist. Its path and the reason go to ``meta.target`` / ``meta.target_reason``."""
+    # Start-up: the window imports this module to list interpreters; collectors, runner and rules (~250 ms)
+    # load with the first diagnosis.
+    if choice is None:
+        choice = requested_choice(python, "the interpreter the caller named") if python else own_choice()
+    python = choice.python
     from gpuassist.collect import collect_this_machine
     from gpuassist.probe.runner import run_probe
+    from gpuassist.report.build import build_report
 
     started = time.perf_counter()
     env = dict(os.environ if env is None else env)
@@ -87,6 +72,7 @@ def diagnose_live(
     host_seconds = time.perf_counter() - host_started
     facts = Facts(host)
     facts.set("host.python_candidates", python_candidates(env))
+    facts.update(choice.facts())
     thread.join()
     if "result" in box:
         facts.update(box["result"].facts)
@@ -95,7 +81,7 @@ def diagnose_live(
         facts.set("probe.error", box.get("error", "unknown"))
         facts.set("torch.version", NotCollected("the probe could not run"))
     meta = {
-        "target": python or fallback_python(),
+        **choice.meta(),
         "timings": {"host_seconds": round(host_seconds, 3), "total_seconds": round(time.perf_counter() - started, 3)},
     }
     return build_report(facts, source="live", meta=meta)

@@ -25,13 +25,13 @@ from gpuassist.audit.run import (
     run_report,
     scrub_args,
 )
+from gpuassist.audit.run_rules import RULES
 from gpuassist.audit.run_summary import summary_text
 from gpuassist.facts import Facts, NotCollected
 from gpuassist.findings import Severity
 from gpuassist.probe import audit_script
 from gpuassist.report.model import Report
 from gpuassist.rules import evaluate
-from gpuassist.rules.script_run import RULES
 
 DATA = Path(__file__).parent / "data" / "audit_run"
 RECORDINGS = sorted(DATA.glob("*.json"))

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from gpuassist.finding_docs import how_detected, render
 from gpuassist.knowledge import catalogue
-from gpuassist.knowledge.docs import how_detected, render
 
 DOC = Path(__file__).parents[1] / "docs" / "finding-ids.md"
 
 
 def test_committed_doc_is_current() -> None:
     assert DOC.read_text(encoding="utf-8") == render(), (
-        "docs/finding-ids.md is stale: run `python -m gpuassist.knowledge.docs > docs/finding-ids.md`"
+        "docs/finding-ids.md is stale: run `python -m gpuassist.finding_docs > docs/finding-ids.md`"
     )
 
 

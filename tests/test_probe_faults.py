@@ -22,6 +22,7 @@ from gpuassist.probe.runner import (
     parse_fault_traceback,
     run_probe,
 )
+from gpuassist.report.build import build_report
 
 pytestmark = pytest.mark.slow
 
@@ -125,7 +126,6 @@ def test_python_too_old_for_the_probe_is_named_with_its_version(tmp_path: Path) 
     assert_nothing_left(result)
     assert_replays(result)
 
-    from gpuassist.diagnose import build_report
 
     ids = [x.id for x in build_report(Facts(f), source="live").findings]
     assert "no_wheel_for_platform" in ids and "interpreter_not_found" not in ids

@@ -12,11 +12,11 @@ import pytest
 
 from gpuassist.facts import Facts
 from gpuassist.findings import Finding, Severity
+from gpuassist.knowledge.pcie import pcie_theoretical_gbps
 from gpuassist.probe import runtime_script as rs
 from gpuassist.rules import evaluate
 from gpuassist.rules import runtime as rr
 from gpuassist.runtime import load_recording, runtime_facts_from_events, runtime_report
-from gpuassist.runtime.placement import pcie_theoretical_gbps
 from gpuassist.runtime.summary import summary_text
 
 DATA = Path(__file__).parent / "data" / "runtime"

@@ -19,7 +19,6 @@ from gpuassist.wizard import (
     StepResult,
     StepStatus,
     build_flow,
-    coerce_result,
 )
 from gpuassist.wizard.steps import run_summary
 
@@ -169,21 +168,6 @@ def test_dependencies_must_point_backwards() -> None:
         Flow([Step("a", "A", "", noop, depends_on=("b",)), Step("b", "B", "", noop)])
 
 
-def test_runtime_results_are_accepted_in_the_shapes_the_runtime_package_may_return() -> None:
-    f = finding("dataloader_starved", Severity.WARNING, "dataloader")
-    as_dict = coerce_result({"findings": [f.to_json()], "facts": {"dataloader.best": {"num_workers": 4}}})
-    assert as_dict.status is StepStatus.WARNING and as_dict.findings[0].id == "dataloader_starved"
-    assert as_dict.facts == {"dataloader.best": {"num_workers": 4}}
-
-    class Obj:
-        def __init__(self) -> None:
-            self.findings = [f]
-            self.facts: dict[str, Any] = {}
-
-    assert coerce_result(Obj()).findings == [f]
-    assert coerce_result({"findings": []}).status is StepStatus.OK
-
-
 # -- the real steps --------------------------------------------------------------------------------------
 
 
@@ -211,7 +195,10 @@ def test_real_flow_on_this_machine_matches_the_cli_engine(
         assert [f.id for f in flow.state("wheel").findings] == ["cpu_only_build"]
         assert flow.state("wheel").status is StepStatus.INFO
     report = flow.report()
-    assert report is not None and [f.id for f in report.findings][:2] == [f.id for f in cli.findings][:2]
+    assert report is not None
+    flow_ids, cli_ids = [f.id for f in report.findings], [f.id for f in cli.findings]
+    assert flow_ids[:1] == cli_ids[:1]  # the root cause first; runtime findings may come between the rest
+    assert [i for i in flow_ids if i in cli_ids] == cli_ids
     # the host never imports torch, even after a diagnosis (only checkable if no earlier test imported it)
     assert torch_before or "torch" not in sys.modules
     for sid in ("placement", "dataloader", "benchmark"):

@@ -22,6 +22,7 @@ from typing import Any
 
 from gpuassist import __version__
 from gpuassist.findings import Evidence, Finding, Severity
+from gpuassist.knowledge import entry
 
 SCHEMA = "gpuassist.audit/1"
 
@@ -78,7 +79,6 @@ class AuditFinding:
 
     @property
     def title(self) -> str:
-        from gpuassist.knowledge import entry
 
         return entry(self.id).title
 

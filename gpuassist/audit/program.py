@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from gpuassist.audit.vocab import (
+    ANNOUNCE_FUNCS,
     CONV_LAYERS,
     DATASET_BASES,
     MODULE_BASES,
@@ -356,7 +357,6 @@ class Program:
 
     def _announced_names(self) -> set[str]:
         """Names printed/logged/asserted anywhere, and "cuda" if CUDA's absence is reported loudly."""
-        from gpuassist.audit.vocab import ANNOUNCE_FUNCS
 
         names: set[str] = set()
         for node in ast.walk(self.tree):

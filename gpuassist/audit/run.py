@@ -9,11 +9,12 @@ the report carries the GPU trace of exactly this run, with the set-up and the sc
 
 Everything the run learns becomes ``run.*`` facts (docs/facts.md, "Audit run facts") through
 :func:`run_facts_from_events`, the one path for live runs and recorded streams alike
-(``tests/data/audit_run/*.json``); :mod:`gpuassist.rules.script_run` turns them into findings.
+(``tests/data/audit_run/*.json``); :mod:`gpuassist.audit.run_rules` turns them into findings.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -23,10 +24,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gpuassist.audit.run_rules import RULES
+from gpuassist.envs.discovery import Context, script_interpreter
+from gpuassist.envs.target import choose_target
 from gpuassist.facts import Facts
+from gpuassist.monitor import Monitor
 from gpuassist.own_python import fallback_python, own_python
 from gpuassist.probe import audit_script
 from gpuassist.probe.runner import Event, StageLimits, facts_from_events, run_script
+from gpuassist.report.build import build_report
+from gpuassist.report.model import step_summaries
+from gpuassist.rules import order_findings
 
 OnEvent = Callable[[Event], None]
 
@@ -59,6 +67,7 @@ class RunCommand:
     python_flags: tuple[str, ...] = ()
     cwd: str = field(default_factory=os.getcwd)
     resolved: str | None = None  # ``python`` looked up on PATH, as the shell would (None: not found)
+    python_reason: str = ""  # why this interpreter (the command named it, the shebang, the default target)
 
     def words(self) -> list[str]:
         """The command line after the interpreter (what audit_script.py gets after ``--``)."""
@@ -161,12 +170,13 @@ def _split_flags(words: Sequence[str]) -> tuple[list[str], list[str]]:
     return flags, list(words[i:])
 
 
-def _path_python(env: Mapping[str, str]) -> str | None:
-    for name in ("python", "python3"):
-        found = shutil.which(name, path=env.get("PATH", os.defpath))
-        if found:
-            return name
-    return None
+def _default_python(env: Mapping[str, str], cwd: str) -> tuple[str, str]:
+    """(interpreter, why) when the command names none: the default target (gpuassist.envs.target), which
+    is gpuassist's own only when no other Python exists."""
+    ctx = Context(env=dict(env), home=os.path.expanduser("~"), cwd=cwd, executable=own_python(),
+                  windows=os.name == "nt")
+    choice = choose_target(ctx)
+    return (choice.python or fallback_python(env)), choice.reason
 
 
 def parse_command(argv: Sequence[str], *, python: str | None = None, cwd: str | None = None,
@@ -179,6 +189,7 @@ def parse_command(argv: Sequence[str], *, python: str | None = None, cwd: str | 
     if not words:
         raise RunUsageError("nothing to run: give the command after --, e.g. `-- python train.py --epochs 1`")
     interpreter: str | None = None
+    reason = "the interpreter named with --python" if python is not None else "the interpreter the command names"
     if is_python(words[0]):
         if python is not None:
             raise RunUsageError(f"the interpreter is given twice (--python {python} and {words[0]}): give it once")
@@ -189,8 +200,10 @@ def parse_command(argv: Sequence[str], *, python: str | None = None, cwd: str | 
     if words[:1] == ["-m"]:
         if len(words) < 2 or not words[1] or words[1].startswith("-"):
             raise RunUsageError("-m needs a module name")
-        chosen = interpreter or python or _path_python(env) or fallback_python(env)
-        return RunCommand(chosen, words[1], True, tuple(words[2:]), tuple(flags), cwd, _lookup(chosen, env))
+        chosen = interpreter or python
+        if chosen is None:
+            chosen, reason = _default_python(env, cwd)
+        return RunCommand(chosen, words[1], True, tuple(words[2:]), tuple(flags), cwd, _lookup(chosen, env), reason)
     if not words:
         raise RunUsageError("no script to run: give `python SCRIPT ARGS`")
     script = os.path.abspath(os.path.join(cwd, words[0]))
@@ -200,16 +213,21 @@ def parse_command(argv: Sequence[str], *, python: str | None = None, cwd: str | 
                                 "(use --python PATH for a particular interpreter)")
         raise RunUsageError(f"cannot run {words[0]}: no such file")
     if interpreter is None and python is None:
-        from gpuassist.envs.discovery import Context, script_interpreter
-
         ctx = Context(env=dict(env), home=os.path.expanduser("~"), cwd=cwd, executable=own_python(),
                       windows=os.name == "nt")
-        found = script_interpreter(script, ctx).python
+        shebang = script_interpreter(script, ctx)
+        found = shebang.python
+        if shebang.shebang and "not a Python" in shebang.how:
+            raise RunUsageError(f"{words[0]} runs with `{shebang.shebang}`, not a Python interpreter: give "
+                                "`python SCRIPT ARGS`")
         if found is not None and not is_python(found):
             raise RunUsageError(f"{words[0]} runs with {found}, not a Python interpreter: give `python SCRIPT ARGS`")
-        interpreter = found or fallback_python(env)
+        if found is not None and shebang.shebang:
+            interpreter, reason = found, f"the interpreter {os.path.basename(script)}'s first line (#!) names"
+        else:
+            interpreter, reason = _default_python(env, cwd)
     chosen = interpreter or python or fallback_python(env)
-    return RunCommand(chosen, script, False, tuple(words[1:]), tuple(flags), cwd, _lookup(chosen, env))
+    return RunCommand(chosen, script, False, tuple(words[1:]), tuple(flags), cwd, _lookup(chosen, env), reason)
 
 
 def _lookup(python: str, env: Mapping[str, str]) -> str | None:
@@ -260,7 +278,6 @@ def run_audit(
     :class:`gpuassist.monitor.Monitor` to mark and read (default: a live one for this run); ``cancel``
     stops the run within about a second. A script that does not stop within ``stop_grace`` seconds of its
     bound is ended by its own watchdog; one that cannot even be ended so is killed ``kill_margin`` later."""
-    from gpuassist.monitor import Monitor
 
     own = monitor is None
     mon = Monitor() if own else monitor
@@ -302,7 +319,6 @@ def replay(events: Sequence[Event], command: RunCommand, bound: Bound,
 def load_recording(path: str | os.PathLike[str]) -> RunResult:
     """A recording file: ``{"description", "command": {python, target, module, args, cwd}, "bound": {seconds,
     steps}, "events": [...], "monitor": {...}}`` → the run replayed through :func:`run_facts_from_events`."""
-    import json
 
     data = json.loads(Path(path).read_text(encoding="utf-8"))
     c = data.get("command") or {}
@@ -320,13 +336,11 @@ def run_report(result: RunResult, host_facts: Mapping[str, Any] | None = None, *
                meta: Mapping[str, Any] | None = None) -> Any:
     """A Report of the run: the ``run.*`` facts (and the host's, when given), the run's findings, and the
     monitor trace of the run."""
-    from gpuassist.diagnose import build_report
-    from gpuassist.report.model import step_summaries
-    from gpuassist.rules.script_run import RULES
 
     facts = Facts(dict(host_facts or {}))
     facts.update(result.facts)
-    full_meta = {"target": result.command.python, "command": result.command.display(),
+    full_meta = {"target": result.command.python, "target_reason": result.command.python_reason,
+                 "command": result.command.display(),
                  "bound": result.bound.to_json(), "source_label": f"a run of `{result.command.display()}`"}
     full_meta.update(meta or {})
     report = build_report(facts, source="audit_run", meta=full_meta, rules=RULES, ran={RUN_STEP})
@@ -346,8 +360,6 @@ def add_static_audit(report: Any, static: Any, cwd: str | None = None) -> None:
     a static one about the same thing become one finding: the run's title and numbers, the static audit's
     exact code change first in the fix, both sets of evidence. Static findings the run did not confirm stay
     as they are (the run may not have reached that code, or had no GPU to show it)."""
-    from gpuassist.report.model import step_summaries
-    from gpuassist.rules import order_findings
 
     base = cwd or os.getcwd()
     remaining = list(static.findings)

@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from gpuassist.audit.run_rules import SYNC_WORDS, _num, accelerators, is_accel, quoted, wait_share, where
 from gpuassist.facts import Facts, NotCollected
-from gpuassist.rules.script_run import SYNC_WORDS, _num, accelerators, is_accel, quoted, wait_share, where
 
 STOP_WORDS = {
     "steps": "stopped after {steps} {kind}, as asked",

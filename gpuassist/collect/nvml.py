@@ -49,6 +49,7 @@ cached handles and skips queries already known to be unsupported.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import json
 import sys
 from collections.abc import Hashable, Mapping, Sequence
@@ -101,13 +102,12 @@ class RealNvml:
 
     def load(self) -> Any:
         if sys.platform.startswith("linux"):
-            import ctypes
 
             try:  # what pynvml's nvmlInit would dlopen; failing here saves importing pynvml at all
                 ctypes.CDLL("libnvidia-ml.so.1")
             except OSError as exc:
                 raise NvmlLoadError("library_not_found", f"NVML Shared Library Not Found ({exc})") from None
-        try:
+        try:  # start-up: only after the library check, and only on machines that have NVML
             import pynvml
         except ImportError as exc:
             message = f"Python NVML bindings not importable (pip install nvidia-ml-py): {exc}"
@@ -117,7 +117,7 @@ class RealNvml:
     def process_name(self, pid: int) -> str | None:
         # NVML reports host pids; inside a container with its own pid namespace the lookup may miss.
         try:
-            import psutil
+            import psutil  # start-up: psutil (~20 ms) only when NVML lists a process
 
             return str(psutil.Process(pid).name())
         except Exception:  # NoSuchProcess, AccessDenied, ZombieProcess, psutil missing
@@ -380,7 +380,7 @@ def collect(ctx: HostContext, out: dict[str, Any], backend: NvmlBackend) -> None
 
 
 def _pynvml() -> Any:
-    import pynvml
+    import pynvml  # start-up: NVML's bindings load only where a session opened
 
     return pynvml
 
@@ -422,12 +422,14 @@ class RecordedNvml:
             procs = dev.get("processes")
             for p in procs if isinstance(procs, list) else []:
                 if p.get("pid") == pid:
-                    return p.get("name")
+                    name = p.get("name")
+                    return None if name is None else str(name)
         return None
 
     @property
     def NVMLError(self) -> type[Exception]:
-        return _pynvml().NVMLError
+        error: type[Exception] = _pynvml().NVMLError
+        return error
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("NVML_"):  # constants (NVML_TEMPERATURE_GPU, NVML_ERROR_*) as pynvml has them

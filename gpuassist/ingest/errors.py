@@ -14,7 +14,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from gpuassist.findings import Evidence, Finding, Severity
+from gpuassist.knowledge import catalogue, symptom_patterns
+from gpuassist.knowledge.wheels import capability_from_name
 from gpuassist.report.model import Report, step_summaries
+from gpuassist.rules import order_findings
 
 MAX_LINE = 2000
 
@@ -29,7 +32,6 @@ class Match:
 
 
 def _compiled() -> list[tuple[str, re.Pattern[str], bool, float]]:
-    from gpuassist.knowledge import symptom_patterns
 
     return [(p.id, p.regex, p.specific, p.weight) for p in symptom_patterns()]
 
@@ -71,7 +73,6 @@ def _weigh_by_gpu_named(lines: list[str], matches: list[Match]) -> list[Match]:
     cause the likelier guess. A guess stays a guess: only the weight changes."""
     if not any(m.id in ARCH_IDS and not m.specific for m in matches):
         return matches
-    from gpuassist.knowledge.wheels import capability_from_name
 
     caps = []
     for line in lines:
@@ -122,18 +123,23 @@ def facts_from_text(lines: list[str], matches: list[Match]) -> dict[str, Any]:
     return facts
 
 
-def _confirm(fid: str) -> str:
-    from gpuassist.knowledge import catalogue
+def confirm_step(fid: str) -> str:
+    """The catalogue's way to confirm ``fid`` on the user's machine."""
 
-    return catalogue()[fid].confirm or "run `gpuassist diagnose` on that machine"
+    entry = catalogue().get(fid)
+    return (entry.confirm if entry else "") or "run `gpuassist diagnose` on that machine"
 
 
 def _catalogue_finding(m: Match) -> Finding:
-    from gpuassist.knowledge import catalogue
 
     entry = catalogue()[m.id]
-    confirm = _confirm(m.id)
-    if m.specific:
+    confirm = confirm_step(m.id)
+    if entry.gpu_in_use:
+        # The error shows CUDA working: a different problem, reported at info severity, never a failure
+        # to use the GPU.
+        severity, title = Severity.INFO, entry.title
+        lead = "The pasted error shows CUDA working."
+    elif m.specific:
         severity, title = Severity.ERROR, entry.title
         lead = "The pasted text shows this cause directly."
     else:
@@ -152,7 +158,6 @@ def _catalogue_finding(m: Match) -> Finding:
 
 def merge(report: Report, matches: list[Match]) -> None:
     """Add pattern findings to a report, letting a rule's richer finding for the same id win."""
-    from gpuassist.rules import order_findings
 
     by_id = {f.id: f for f in report.findings}
     for m in matches:
@@ -160,7 +165,7 @@ def merge(report: Report, matches: list[Match]) -> None:
             f = by_id[m.id]
             f.evidence.append(Evidence("pasted.line", f"line {m.line_no}: {m.line}"))
             if report.meta.get("source") == "error_text" and "To confirm:" not in f.fix:
-                f.fix += f"\nTo confirm: {_confirm(m.id)}"
+                f.fix += f"\nTo confirm: {confirm_step(m.id)}"
             continue
         if not m.specific and any(x.specific for x in matches):
             continue  # a specific match already names the cause; don't dilute it with generic guesses

@@ -106,10 +106,12 @@ class LiveSource:
         self._session: Any = None
 
     def open(self) -> None:
+        # Start-up: the window is built before the sampler opens; NVML's wrapper (~45 ms) loads here.
         import psutil
 
-        self.n_cores = len(psutil.cpu_percent(interval=None, percpu=True))  # also primes the delta
         from gpuassist.collect.nvml import NvmlSession, RealNvml
+
+        self.n_cores = len(psutil.cpu_percent(interval=None, percpu=True))  # also primes the delta
 
         session = NvmlSession(self._backend if self._backend is not None else RealNvml())
         if not session.open():
@@ -130,7 +132,7 @@ class LiveSource:
         self._session = session
 
     def read(self, elapsed: float) -> Sample:
-        import psutil
+        import psutil  # start-up: loaded by open() before the first read; the name is bound here
 
         cores = [float(c) for c in psutil.cpu_percent(interval=None, percpu=True)]
         gpus = []

@@ -683,7 +683,7 @@ def make_mode(torch: Any, rec: Recorder) -> Any:
                 if len(shapes) < MAX_SHAPES:
                     shapes.add(tuple(args[0].shape))
 
-    class AuditMode(TorchDispatchMode):
+    class AuditMode(TorchDispatchMode):  # type: ignore[no-untyped-call]
         @classmethod
         def ignore_compile_internals(cls) -> bool:
             """torch.compile compiles as without gpuassist (with any other mode on the stack it silently runs the

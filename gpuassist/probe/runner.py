@@ -37,6 +37,7 @@ import importlib.resources
 import json
 import logging
 import os
+import queue
 import re
 import secrets
 import selectors
@@ -396,7 +397,6 @@ class _Run:
             time.sleep(self.next_timeout() or 0.01)
 
     def _run_threads(self) -> None:  # Windows: no select() on pipes
-        import queue
 
         q: queue.Queue[tuple[str, bytes]] = queue.Queue()
 

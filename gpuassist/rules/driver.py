@@ -6,9 +6,10 @@ import re
 
 from gpuassist.facts import Facts
 from gpuassist.findings import Finding, Severity
+from gpuassist.knowledge.wheels import cuda_int_to_str, driver_supports_variant, min_driver_for_variant
 from gpuassist.rules import fixes, view
-from gpuassist.rules.engine import rule
 from gpuassist.rules.make import finding
+from gpuassist.rules.registry import rule
 
 
 def _nvidia_on_bus(facts: Facts) -> bool:
@@ -51,7 +52,6 @@ def no_nvidia_driver(facts: Facts) -> Finding | None:
     min_driver = None
     variant = facts.value("torch.cuda_build")
     if variant:
-        from gpuassist.knowledge.wheels import min_driver_for_variant
 
         cu = view.cuda_variant(variant)
         min_driver = min_driver_for_variant(cu, view.os_name(facts)) if cu else None
@@ -176,7 +176,6 @@ def driver_too_old(facts: Facts) -> Finding | None:
     )
     if not build and not warn:
         return None
-    from gpuassist.knowledge.wheels import cuda_int_to_str, driver_supports_variant, min_driver_for_variant
 
     driver_cuda, keys = view.driver_cuda(facts)
     if warn and not driver_cuda:

@@ -9,8 +9,8 @@ from typing import Any
 from gpuassist.facts import Facts
 from gpuassist.findings import Finding, Severity
 from gpuassist.rules import view
-from gpuassist.rules.engine import rule
 from gpuassist.rules.make import finding
+from gpuassist.rules.registry import rule
 
 UNKNOWN_ERROR = r"CUDA unknown error|error \(999\)|Error 999|cudaErrorUnknown|CUDA_ERROR_UNKNOWN"
 FORWARD_COMPAT = r"Error 804|forward compatibility was attempted on non supported HW"

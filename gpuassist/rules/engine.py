@@ -1,8 +1,8 @@
 """Run every rule over the facts and order the findings: root causes before the symptoms they explain.
 
-A rule is a pure function ``Facts -> Finding | list[Finding] | None`` registered with :func:`rule`. The
-engine never lets a buggy rule take the diagnosis down: its exception becomes an entry in
-``RuleRun.errors`` (shown in the report's meta), and the other rules still run.
+A rule is a pure function ``Facts -> Finding | list[Finding] | None`` registered with
+:func:`gpuassist.rules.registry.rule`. The engine never lets a buggy rule take the diagnosis down: its
+exception becomes an entry in ``RuleRun.errors`` (shown in the report's meta), and the other rules still run.
 
 Two rules can tell the same story about the same subject from different facts (the shell's active env vs.
 the full environment inventory, both ``wrong_interpreter_or_kernel`` about the target interpreter). The
@@ -12,61 +12,21 @@ dropped and their evidence is kept on the surviving finding, so the report says 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from gpuassist.facts import Facts
 from gpuassist.findings import Finding
+from gpuassist.rules import rulebook  # noqa: F401  (registers every rule of the diagnosis)
+from gpuassist.rules.ordering import order_findings
+from gpuassist.rules.registry import RuleFunc, diagnosis_rules, superseded
 
-RuleFunc = Callable[[Facts], "Finding | Iterable[Finding] | None"]
-
-_RULES: dict[str, RuleFunc] = {}
-_SUPERSEDES: dict[str, tuple[str, ...]] = {}
-
-
-def rule(name: str, *, supersedes: tuple[str, ...] = (),
-         registry: dict[str, RuleFunc] | None = None) -> Callable[[RuleFunc], RuleFunc]:
-    """Register a rule under ``name`` (usually the catalogue id it detects). ``supersedes``: names of rules
-    whose same-id findings this rule's findings replace (see the module docstring). ``registry``: a rule
-    set of its own (e.g. the audit run's, judged apart from a diagnosis) instead of the diagnosis's."""
-
-    def register(func: RuleFunc) -> RuleFunc:
-        rules = _RULES if registry is None else registry
-        if name in rules:
-            raise ValueError(f"rule {name!r} registered twice")
-        rules[name] = func
-        if supersedes:
-            _SUPERSEDES[name] = tuple(supersedes)
-        return func
-
-    return register
+__all__ = ["RuleFunc", "RuleRun", "evaluate", "order_findings", "registered_rules"]
 
 
 def registered_rules() -> dict[str, RuleFunc]:
-    _load_rule_modules()
-    return dict(_RULES)
-
-
-def _load_rule_modules() -> None:
-    # Importing the modules registers their rules; kept here so `evaluate` is the single entry point.
-    from gpuassist.rules import (  # noqa: F401
-        container,
-        driver,
-        driver_state,
-        env_vars,
-        environments,
-        gpu_stacks,
-        hardware,
-        health,
-        interpreter,
-        libraries,
-        macos,
-        probe_outcome,
-        runtime,
-        visibility,
-        wheel,
-        wsl,
-    )
+    """Every rule of the diagnosis (all of :mod:`gpuassist.rules.rulebook`'s modules are imported)."""
+    return diagnosis_rules()
 
 
 @dataclass
@@ -93,7 +53,7 @@ def evaluate(facts: Facts, rules: Mapping[str, RuleFunc] | None = None) -> RuleR
 
 def drop_superseded(by_rule: dict[str, list[Finding]]) -> None:
     """Remove the findings a better-informed rule replaces (in place), keeping their evidence."""
-    for name, older in _SUPERSEDES.items():
+    for name, older in superseded().items():
         kept = by_rule.get(name)
         if not kept:
             continue
@@ -107,31 +67,3 @@ def drop_superseded(by_rule: dict[str, list[Finding]]) -> None:
                 target.evidence += [e for e in f.evidence if e not in target.evidence]
             if other in by_rule:
                 by_rule[other] = rest
-
-
-def order_findings(findings: list[Finding]) -> list[Finding]:
-    """Severity first, then causal priority from the catalogue; then every root cause is moved ahead
-    of the findings it explains (a missing driver before "CUDA not available")."""
-    from gpuassist.knowledge import catalogue
-
-    cat = catalogue()
-
-    def key(f: Finding) -> tuple[int, int, str]:
-        entry = cat.get(f.id)
-        return (f.severity.rank, entry.priority if entry else 999, f.id)
-
-    ordered = sorted(findings, key=key)
-    # Stable pass: place each explainer before the first finding it explains.
-    changed = True
-    guard = 0
-    while changed and guard < len(ordered) ** 2 + 1:
-        changed = False
-        guard += 1
-        position = {f.id: i for i, f in enumerate(ordered)}
-        for i, f in enumerate(ordered):
-            targets = [position[x] for x in f.explains if x in position and position[x] < i]
-            if targets:
-                ordered.insert(min(targets), ordered.pop(i))
-                changed = True
-                break
-    return ordered

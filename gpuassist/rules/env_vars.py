@@ -7,8 +7,8 @@ import re
 from gpuassist.facts import Facts
 from gpuassist.findings import Finding, Severity
 from gpuassist.rules import view
-from gpuassist.rules.engine import rule
 from gpuassist.rules.make import finding
+from gpuassist.rules.registry import rule
 
 
 def visible_devices(facts: Facts) -> str | None:

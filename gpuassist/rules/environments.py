@@ -20,9 +20,11 @@ from gpuassist.envs.inspect import OK, EnvRow
 from gpuassist.facts import Facts
 from gpuassist.findings import Evidence, Finding, Severity
 from gpuassist.rules import fixes, view
-from gpuassist.rules.engine import order_findings, rule
 from gpuassist.rules.hardware import no_nvidia_visible
 from gpuassist.rules.make import finding
+from gpuassist.rules.ordering import order_findings
+from gpuassist.rules.registry import rule
+from gpuassist.rules.wheel import stale_or_shadowed_torch
 
 
 def rows(facts: Facts) -> list[EnvRow]:
@@ -225,7 +227,6 @@ def shadowed_torch_in_envs(facts: Facts) -> list[Finding] | None:
     """Two copies of torch on one interpreter's path (or one imported from outside the environment), in any
     environment found. The target of a full diagnosis is left to ``install.stale_or_shadowed_torch``, which
     judges it from the probe's own facts; this reuses that rule on each row's facts."""
-    from gpuassist.rules.wheel import stale_or_shadowed_torch
 
     probed = {str(facts.value("python.executable") or "")} if facts.known("torch.dists") else set()
     out: list[Finding] = []

@@ -5,6 +5,7 @@ from __future__ import annotations
 import shlex
 
 from gpuassist.facts import Facts
+from gpuassist.knowledge.wheels import WheelChoice, cuda_int_to_str, parse_torch_version, recommend_wheel
 from gpuassist.rules import view
 
 CPU_INDEX = "https://download.pytorch.org/whl/cpu"
@@ -17,13 +18,25 @@ def quote(path: str) -> str:
         else shlex.quote(path)
 
 
+# gpuassist's own environment is never a fix's target unless the user chose it (issue 11): a fresh one instead.
+OWN_ENV_PIP = {"posix": "python3 -m venv ~/torch-env && ~/torch-env/bin/python -m pip",
+               "windows": "py -m venv %USERPROFILE%\\torch-env && %USERPROFILE%\\torch-env\\Scripts\\python -m pip"}
+
+
+def aims_at_own_env(facts: Facts) -> bool:
+    """The diagnosed interpreter is gpuassist's own and the user did not choose it: no fix may install there."""
+    return facts.value("target.own") is True and facts.value("target.explicit") is not True
+
+
 def pip(facts: Facts) -> str:
-    """`<the target interpreter> -m pip`: the command must install into the interpreter we diagnosed."""
+    """`<the target interpreter> -m pip`: the command must install into the interpreter we diagnosed (never
+    into gpuassist's own environment unless the user chose it: then into a new environment of their own)."""
+    if aims_at_own_env(facts):
+        return OWN_ENV_PIP["windows" if view.is_windows(facts) else "posix"]
     return f"{quote(view.python_executable(facts))} -m pip"
 
 
 def current_release(facts: Facts) -> str | None:
-    from gpuassist.knowledge.wheels import parse_torch_version
 
     version = facts.value("torch.version")
     if not version:
@@ -39,7 +52,6 @@ def cuda_wheel_fix(facts: Facts, gpus: view.GpuView | None = None) -> tuple[str,
 
     Falls back to an honest explanation when no published wheel fits (driver too old for every
     variant, Jetson, macOS)."""
-    from gpuassist.knowledge.wheels import WheelChoice, recommend_wheel
 
     gpus = gpus or view.nvidia_gpus(facts)
     driver_cuda, _ = view.driver_cuda(facts)
@@ -81,7 +93,6 @@ def cuda_wheel_fix(facts: Facts, gpus: view.GpuView | None = None) -> tuple[str,
     uninstall = f"{pip(facts)} uninstall -y torch"
     basis = []
     if driver_cuda:
-        from gpuassist.knowledge.wheels import cuda_int_to_str
 
         basis.append(f"your driver supports CUDA up to {cuda_int_to_str(driver_cuda)}")
     else:

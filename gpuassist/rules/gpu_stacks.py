@@ -7,8 +7,8 @@ import re
 from gpuassist.facts import Facts
 from gpuassist.findings import Finding, Severity
 from gpuassist.rules import fixes, view
-from gpuassist.rules.engine import rule
 from gpuassist.rules.make import finding
+from gpuassist.rules.registry import rule
 
 NO_HIP = r"No HIP GPUs are available|hipErrorNoDevice|hipErrorNoBinaryForGpu|Unable to find code object"
 # L4T major release → NVIDIA's PyTorch wheel directory (developer.download.nvidia.com/compute/redist/jp/).

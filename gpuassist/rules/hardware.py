@@ -5,8 +5,8 @@ from __future__ import annotations
 from gpuassist.facts import Facts
 from gpuassist.findings import Finding, Severity
 from gpuassist.rules import fixes, view
-from gpuassist.rules.engine import rule
 from gpuassist.rules.make import finding
+from gpuassist.rules.registry import rule
 
 ROCM_INDEX = "https://download.pytorch.org/whl/rocm6.4"
 XPU_INDEX = "https://download.pytorch.org/whl/xpu"

@@ -12,8 +12,8 @@ from typing import Any
 
 from gpuassist.facts import Facts
 from gpuassist.findings import Evidence, Finding, Severity
-from gpuassist.rules.engine import rule
 from gpuassist.rules.make import finding
+from gpuassist.rules.registry import rule
 
 GIB = 1024 ** 3
 HELD_FRACTION = 0.75  # three quarters of the memory taken before we start (a shared GPU at 50 % is normal)

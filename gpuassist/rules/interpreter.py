@@ -8,9 +8,11 @@ import re
 
 from gpuassist.facts import Facts
 from gpuassist.findings import Finding, Severity
+from gpuassist.knowledge import compat
+from gpuassist.knowledge.wheels import arch_covers
 from gpuassist.rules import fixes, view
-from gpuassist.rules.engine import rule
 from gpuassist.rules.make import finding
+from gpuassist.rules.registry import rule
 
 SOURCE_BUILD = re.compile(r"a0\+git|\+git[0-9a-f]{5,}")
 
@@ -84,7 +86,6 @@ def _free_threaded(facts: Facts) -> bool:
 
 @rule("no_wheel_for_platform")
 def no_wheel_for_platform(facts: Facts) -> Finding | None:
-    from gpuassist.knowledge import compat
 
     if facts.value("platform.rosetta") is True or facts.value("platform.jetson"):
         return None  # their own rules name the platform problem
@@ -142,7 +143,6 @@ def no_wheel_for_platform(facts: Facts) -> Finding | None:
 
 @rule("source_build_without_cuda")
 def source_build_without_cuda(facts: Facts) -> Finding | None:
-    from gpuassist.knowledge.wheels import arch_covers
 
     version = str(facts.value("torch.version") or "")
     if not view.torch_imported(facts) or not SOURCE_BUILD.search(version) or facts.value("torch.hip_build"):

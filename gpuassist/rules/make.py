@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from gpuassist.findings import Evidence, Finding, Severity
+from gpuassist.knowledge import catalogue
 
 
 def finding(
@@ -17,7 +18,6 @@ def finding(
     title: str | None = None,
     explains: Iterable[str] = (),
 ) -> Finding:
-    from gpuassist.knowledge import catalogue
 
     entry = catalogue().get(id)
     if entry is None:

@@ -13,9 +13,10 @@ from typing import Any
 
 from gpuassist.facts import Facts
 from gpuassist.findings import Evidence, Finding, Severity
+from gpuassist.knowledge.pcie import pcie_theoretical_gbps
 from gpuassist.rules import view
-from gpuassist.rules.engine import rule
 from gpuassist.rules.make import finding
+from gpuassist.rules.registry import rule
 
 # NVML clock-event reasons that mean the hardware is protecting itself (not "idle" or "app clocks").
 THROTTLE_BITS = {0x8: "HW slowdown", 0x20: "SW thermal slowdown", 0x40: "HW thermal slowdown",
@@ -150,7 +151,6 @@ def workload_left_on_cpu(facts: Facts) -> Finding | None:
 
 @rule("pcie_link_degraded")
 def pcie_link_degraded(facts: Facts) -> list[Finding]:
-    from gpuassist.runtime.placement import pcie_theoretical_gbps
 
     peak = facts.value("bandwidth.peak") or {}
     out = []

@@ -12,6 +12,7 @@ from typing import Any
 
 from gpuassist.facts import Facts, NotCollected, is_known
 from gpuassist.findings import Evidence
+from gpuassist.knowledge.wheels import capability_from_name, driver_max_cuda
 
 
 def ev(facts: Facts, *keys: str) -> list[Evidence]:
@@ -32,11 +33,11 @@ def torch_imported(facts: Facts) -> bool:
 
 
 def is_macos(facts: Facts) -> bool:
-    return facts.value("host.os") == "Darwin" or facts.value("python.platform") == "darwin"
+    return bool(facts.value("host.os") == "Darwin" or facts.value("python.platform") == "darwin")
 
 
 def is_windows(facts: Facts) -> bool:
-    return facts.value("host.os") == "Windows" or facts.value("python.platform") == "win32"
+    return bool(facts.value("host.os") == "Windows" or facts.value("python.platform") == "win32")
 
 
 def os_name(facts: Facts) -> str:
@@ -73,7 +74,6 @@ class GpuView:
 
 
 def _cc_from_name(name: str) -> str | None:
-    from gpuassist.knowledge.wheels import capability_from_name
 
     return capability_from_name(name)
 
@@ -131,7 +131,6 @@ def driver_cuda(facts: Facts) -> tuple[int | None, list[str]]:
             return int(m.group(1)), ["cuda.init_warnings"]
     version = facts.value("driver.version")
     if isinstance(version, str) and version:
-        from gpuassist.knowledge.wheels import driver_max_cuda
 
         cuda = driver_max_cuda(version, os_name(facts))
         if cuda:

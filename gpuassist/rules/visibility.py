@@ -8,9 +8,9 @@ from typing import Any
 from gpuassist.facts import Facts
 from gpuassist.findings import Evidence, Finding, Severity
 from gpuassist.rules import view
-from gpuassist.rules.engine import rule
 from gpuassist.rules.env_vars import visible_devices
 from gpuassist.rules.make import finding
+from gpuassist.rules.registry import rule
 
 BUSY = r"all CUDA-capable devices are busy or unavailable|cudaErrorDevicesUnavailable|CUDA error: 46\b|error 46\b"
 EXCLUSIVE = {"exclusive_process", "exclusive_thread"}

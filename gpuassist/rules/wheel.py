@@ -9,10 +9,11 @@ from types import ModuleType
 
 from gpuassist.facts import Facts
 from gpuassist.findings import Finding, Severity
+from gpuassist.knowledge.wheels import arch_covers
 from gpuassist.rules import fixes, view
-from gpuassist.rules.engine import rule
 from gpuassist.rules.hardware import no_nvidia_visible
 from gpuassist.rules.make import finding
+from gpuassist.rules.registry import rule
 
 
 def _local_tag(facts: Facts) -> str | None:
@@ -87,7 +88,6 @@ def _arch_problem(facts: Facts) -> tuple[list[view.Gpu], list[view.Gpu], list[st
     arch_list = [str(a) for a in facts.value("torch.arch_list") or []]
     if not arch_list:
         return None
-    from gpuassist.knowledge.wheels import arch_covers
 
     sm = sorted(int(a.split("_")[1]) for a in arch_list if re.fullmatch(r"(sm|compute)_\d+a?", a.rstrip("a")))
     if not sm:
@@ -168,7 +168,7 @@ def _pathmod(path: str) -> ModuleType:
 
 def _norm(path: str) -> str:
     mod = _pathmod(path)
-    return mod.normcase(mod.normpath(path)).rstrip(mod.sep)
+    return str(mod.normcase(mod.normpath(path))).rstrip(mod.sep)
 
 
 def _inside(path: str, root: str) -> bool:

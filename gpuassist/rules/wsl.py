@@ -9,8 +9,8 @@ from __future__ import annotations
 from gpuassist.facts import Facts
 from gpuassist.findings import Finding, Severity
 from gpuassist.rules import view
-from gpuassist.rules.engine import rule
 from gpuassist.rules.make import finding
+from gpuassist.rules.registry import rule
 
 WSL_LIB = "/usr/lib/wsl/"
 

@@ -25,6 +25,8 @@ from typing import Any
 from gpuassist.facts import Facts, from_jsonable
 from gpuassist.probe import runtime_script
 from gpuassist.probe.runner import Event, StageLimits, facts_from_events, run_script
+from gpuassist.report.build import build_report
+from gpuassist.report.model import Report, step_summaries
 
 TESTS = tuple(runtime_script.TESTS)
 SIZE_ENV = "GPUASSIST_RUNTIME_SIZE"  # "tiny" / "small" / "default": shrinks every runtime test (tests, CI)
@@ -134,11 +136,9 @@ def load_recording(path: str | os.PathLike[str]) -> tuple[dict[str, Any], list[R
 
 
 def runtime_report(results: Sequence[RuntimeResult], host_facts: Mapping[str, Any] | None = None, *,
-                   source: str = "live", meta: Mapping[str, Any] | None = None) -> Any:
+                   source: str = "live", meta: Mapping[str, Any] | None = None) -> Report:
     """A Report (facts + findings + steps) for runtime results; only the steps that ran are judged, so
     host-level findings (no GPU, driver...) stay with ``gpuassist diagnose``."""
-    from gpuassist.diagnose import build_report
-    from gpuassist.report.model import Report, step_summaries
 
     facts = Facts(dict(host_facts or {}))
     for r in results:

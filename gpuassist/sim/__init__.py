@@ -64,7 +64,13 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
+from gpuassist.collect import collect_host
+from gpuassist.collect.io import DictFS, RecordedRunner
+from gpuassist.collect.nvml import RecordedNvml
 from gpuassist.facts import Facts
+from gpuassist.probe.runner import facts_from_events
+from gpuassist.probe.runtime_script import TESTS
+from gpuassist.report.build import build_report
 from gpuassist.report.model import Report
 from gpuassist.sim.streams import probe_events, runtime_stream
 from gpuassist.sim.traces import diagnosis_part, expand_monitor
@@ -153,7 +159,6 @@ def load_scenario(name: str) -> Scenario:
 
 def runtime_tests(name: str) -> tuple[str, ...]:
     """The runtime tests (``placement``, ``sweep``, ``bench``) scenario ``name`` has a recorded run of."""
-    from gpuassist.probe.runtime_script import TESTS
 
     runtime = _resolve(name).get("runtime") or {}
     return tuple(t for t in TESTS if isinstance(runtime.get(t), dict))
@@ -165,10 +170,6 @@ def runtime_events(scenario: Scenario, test: str) -> list[dict[str, Any]] | None
 
 
 def scenario_facts(scenario: Scenario) -> Facts:
-    from gpuassist.collect import collect_host
-    from gpuassist.collect.io import DictFS, RecordedRunner
-    from gpuassist.collect.nvml import RecordedNvml
-    from gpuassist.probe.runner import facts_from_events
 
     host = scenario.data.get("host") or {}
 
@@ -188,7 +189,6 @@ def scenario_facts(scenario: Scenario) -> Facts:
 
 
 def simulate(name: str) -> Report:
-    from gpuassist.diagnose import build_report
 
     scenario = load_scenario(name)
     facts = scenario_facts(scenario)

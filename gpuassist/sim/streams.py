@@ -9,11 +9,13 @@ import signal
 from collections.abc import Callable
 from typing import Any
 
+from gpuassist.probe.runner import STAGES, StageLimits
+from gpuassist.probe.runtime_script import DEFAULT_LIMITS, TESTS
+
 
 def probe_events(probe: dict[str, Any]) -> list[dict[str, Any]]:
     """Expand a scenario's compact probe description into the runner's event stream (the probe's JSON
     lines plus the runner's launch/killed/exit events, with timings): exactly what a live run records."""
-    from gpuassist.probe.runner import STAGES, StageLimits
 
     limits = StageLimits()
     return _stream(probe, str(probe.get("python", "/usr/bin/python3")), stage_names=list(STAGES),
@@ -24,7 +26,6 @@ def runtime_stream(data: dict[str, Any], test: str) -> list[dict[str, Any]] | No
     """The recorded stream of runtime test ``test`` in a scenario's (resolved) data, None when not recorded: the
     runtime script's protocol with its timings, as :func:`gpuassist.runtime.run_runtime` records it; the launch
     names the scenario's target interpreter."""
-    from gpuassist.probe.runtime_script import DEFAULT_LIMITS, TESTS
 
     spec = (data.get("runtime") or {}).get(test)
     if not isinstance(spec, dict):

@@ -26,7 +26,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from gpuassist.collect.nvml import INIT_STATUS
+from gpuassist.monitor.sampler import NVML_REASONS
 from gpuassist.sim.streams import runtime_stream
+from gpuassist.step_table import title as step_title
 
 GIB = 1024 ** 3
 DRIVER_STEP_SECONDS = 0.3  # host collection (files, NVML) between the environment and wheel steps
@@ -92,7 +95,6 @@ def diagnosis_markers(data: dict[str, Any]) -> tuple[list[dict[str, Any]], tuple
                                                      tuple[float, float]]:
     """Wizard-step markers from the probe's stage timings, the (start, end) of the smoke stage, and of
     ``import torch``."""
-    from gpuassist.report.model import STEP_TITLES
 
     probe = data.get("probe") or {}
     status = (probe.get("end") or {}).get("status", "ok")
@@ -113,13 +115,13 @@ def diagnosis_markers(data: dict[str, Any]) -> tuple[list[dict[str, Any]], tuple
     rest = [spans[n] for n in spans if n not in ENVIRONMENT_STAGES]
     if "smoke" in spans:
         smoke = spans["smoke"]
-    markers = [{"step": "environment", "title": STEP_TITLES["environment"], "start": 0.0, "end": round(env_end, 3)}]
+    markers = [{"step": "environment", "title": step_title("environment"), "start": 0.0, "end": round(env_end, 3)}]
     driver_end = env_end + DRIVER_STEP_SECONDS
-    markers.append({"step": "driver", "title": STEP_TITLES["driver"], "start": round(env_end, 3),
+    markers.append({"step": "driver", "title": step_title("driver"), "start": round(env_end, 3),
                     "end": round(driver_end, 3)})
     if rest:
         wheel_seconds = sum(b - a for a, b in rest)
-        markers.append({"step": "wheel", "title": STEP_TITLES["wheel"], "start": round(driver_end, 3),
+        markers.append({"step": "wheel", "title": step_title("wheel"), "start": round(driver_end, 3),
                         "end": round(driver_end + wheel_seconds, 3)})
         if smoke:  # the wheel stages run after the driver step on the monitor's clock
             shift = driver_end - min(a for a, _ in rest)
@@ -251,7 +253,6 @@ def _trial_slots(facts: dict[str, Any], span: tuple[float, float], accel: bool) 
 
 def runtime_segments(data: dict[str, Any], start: float) -> tuple[list[dict[str, Any]], list[Segment]]:
     """Markers and load segments of the scenario's recorded runtime tests, in wizard order from ``start``."""
-    from gpuassist.report.model import STEP_TITLES
 
     markers: list[dict[str, Any]] = []
     segments: list[Segment] = []
@@ -266,7 +267,7 @@ def runtime_segments(data: dict[str, Any], start: float) -> tuple[list[dict[str,
             threads = int(torch_fact["threads"])
         length = float(events[-1].get("rt") or 0.0)
         t += RUNTIME_GAP_S
-        markers.append({"step": step, "title": STEP_TITLES[step], "start": round(t, 3), "end": round(t + length, 3)})
+        markers.append({"step": step, "title": step_title(step), "start": round(t, 3), "end": round(t + length, 3)})
         fn = _runtime_load(test, events, threads)
         segments.append(Segment(t, t + length, (lambda f, t0: lambda x: f(x - t0))(fn, t)))
         t += length
@@ -331,8 +332,6 @@ def _generate(name: str, data: dict[str, Any], gen: dict[str, Any]) -> dict[str,
     if not gpus:
         nvml = host.get("nvml") or {"init_error": "NVML_ERROR_LIBRARY_NOT_FOUND"}
         err = str(nvml.get("init_error") or "")
-        from gpuassist.collect.nvml import INIT_STATUS
-        from gpuassist.monitor.sampler import NVML_REASONS  # the live monitor's words for the same error
 
         reason = NVML_REASONS.get(INIT_STATUS.get(err, ""), f"NVML is not usable ({err})" if err else "no NVIDIA GPU")
         if host.get("os") == "Darwin":

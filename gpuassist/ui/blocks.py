@@ -9,7 +9,7 @@ from PySide6.QtWidgets import QFrame, QGridLayout, QHBoxLayout, QLabel, QPushBut
 
 from gpuassist.ui.cards import wrap_label
 from gpuassist.ui.style import mono_font
-from gpuassist.wizard.display import Absent, Block, Code, KeyValues, Series, Table
+from gpuassist.wizard.blocks import Absent, Block, Code, KeyValues, Series, Table
 
 SERIES_COLOURS = ["#1a73e8", "#6b7280", "#2e7d32", "#ef6c00", "#6a1b9a"]
 
@@ -131,6 +131,7 @@ def absent(block: Absent) -> QFrame:
 
 
 def series(block: Series) -> QFrame:
+    # Start-up: pyqtgraph's plot widgets load with the first chart block, after the window is shown.
     import pyqtgraph as pg
 
     box, lay = _card(block.title)

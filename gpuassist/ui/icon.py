@@ -2,20 +2,28 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from PySide6.QtCore import QSize
 from PySide6.QtGui import QGuiApplication, QIcon, QPixmap
 
-from gpuassist.desktop import APP_ID, ICON_SIZES, icon_png
+from gpuassist.resources import APP_ID, ICON_SIZES, icon_png_resource
 
 # Window and task-bar icons are small; the larger PNGs are for the menu (installed separately).
 WINDOW_ICON_SIZES = tuple(s for s in ICON_SIZES if s <= 256)
 
 
 def app_icon() -> QIcon:
-    """The app icon with each rendered size, so Qt never scales a 512 px image down to 16 px."""
+    """The app icon with each rendered size, so Qt never scales a 256 px image down to 16 px. Files are
+    added by name, which Qt reads only when a size is drawn (start-up); bytes only from a zipped install."""
     icon = QIcon()
     for size in WINDOW_ICON_SIZES:
+        png = icon_png_resource(size)
+        if isinstance(png, Path):
+            icon.addFile(str(png), QSize(size, size))
+            continue
         pixmap = QPixmap()
-        if pixmap.loadFromData(icon_png(size), "PNG"):
+        if pixmap.loadFromData(png.read_bytes(), "PNG"):
             icon.addPixmap(pixmap)
     return icon
 

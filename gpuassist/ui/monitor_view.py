@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import base64
 import html
+import logging
 import math
 from typing import Any
 
 import pyqtgraph as pg
 from PySide6.QtCore import QBuffer, QByteArray, QIODevice, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QImage
+from PySide6.QtGui import QColor, QFontMetricsF, QImage
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSizePolicy, QVBoxLayout, QWidget
 
 from gpuassist.monitor import Monitor, Trace
@@ -210,7 +211,6 @@ class MonitorView(QWidget):
         try:
             self._redraw()
         except Exception:  # a drawing glitch must not become an error dialog every 200 ms
-            import logging
 
             logging.getLogger(__name__).exception("monitor redraw failed")
             self.timer.stop()
@@ -276,7 +276,7 @@ class MonitorView(QWidget):
 
     def _honest_y(self, trace: Trace) -> None:
         """Power from 0 W and temperature over a sane band: a 1-W wobble must not look like a spike."""
-        import numpy as np
+        import numpy as np  # start-up: numpy comes with pyqtgraph's first plot; not needed to show the window
 
         for field, k, floor, ceiling in (("power_w", 2, 0.0, 100.0), ("temp_c", 3, 20.0, 90.0)):
             plot = self.plots.get(field)
@@ -344,13 +344,13 @@ class MonitorView(QWidget):
     @staticmethod
     def _text_px(label: Any, text: str) -> float:
         """Width in pixels of ``text`` in ``label``'s font (measured, so 200 % scaling is right too)."""
-        from PySide6.QtGui import QFontMetricsF
 
         return float(QFontMetricsF(label.textItem.font()).horizontalAdvance(text)) + 8.0  # TextItem's margins
 
     # -- export ----------------------------------------------------------------------------------------
     def plot_png(self, width: int = 1400) -> bytes:
         """The whole strip as a PNG (for the HTML report), through pyqtgraph's ImageExporter."""
+        # Start-up: the exporter loads only when a report image is made.
         from pyqtgraph.exporters import ImageExporter
 
         self._redraw()

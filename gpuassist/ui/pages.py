@@ -25,12 +25,13 @@ from PySide6.QtWidgets import (
 
 from gpuassist.findings import OK_COLOUR, OK_ICON
 from gpuassist.report.model import Report
+from gpuassist.step_table import BY_ID
 from gpuassist.ui.cards import FindingCard, ScrollBody, clear_layout, wrap_label
 from gpuassist.wizard import StepState, StepStatus
-from gpuassist.wizard.steps import QUESTIONS
+from gpuassist.wizard.script_run import RunProgress
 
 if TYPE_CHECKING:  # the page blocks load with the first page that shows measurements (start-up budget)
-    from gpuassist.wizard.display import Block
+    from gpuassist.wizard.blocks import Block
 
 STAGE_NAMES = {
     # the probe (Environment, Driver, Wheel)
@@ -147,7 +148,6 @@ class ScriptProgress(Progress):
     steps and seconds against the limit (the words come from :class:`~gpuassist.wizard.script_run.RunProgress`)."""
 
     def __init__(self) -> None:
-        from gpuassist.wizard.script_run import RunProgress
 
         self.model = RunProgress()
         super().__init__()
@@ -207,7 +207,7 @@ class StepPage(QWidget):
         head.addStretch(1)
         head.addWidget(step_of)
         self.body.addLayout(head)
-        question = QUESTIONS.get(step_id)
+        question = BY_ID[step_id].question if step_id in BY_ID else None
         if question:
             self.body.addWidget(wrap_label(question, "question", selectable=False))
         self.body.addWidget(wrap_label(explanation, "explanation", selectable=False))
@@ -309,7 +309,8 @@ class StepPage(QWidget):
             self.content.addWidget(note_box("✔  Nothing to fix here."))
         seconds = state.result.seconds if state.result else None
         self._add_cards(state.findings)
-        if blocks and state.status is not StepStatus.PENDING:
+        if blocks:  # (a pending step returned above)
+            # Start-up: block widgets load with the first measured step.
             from gpuassist.ui.blocks import widget_for
 
             for block in blocks:
@@ -399,7 +400,7 @@ class SummaryPage(QWidget):
             self.content.addWidget(note_box("Nothing has been diagnosed yet. Press Run all ▶ at the top, or open "
                                             "a report or paste collect_env output to read someone else's."))
             return
-        from gpuassist.report.render import verdict  # not needed before there is a report (start-up)
+        from gpuassist.report.render import verdict  # start-up: not needed before there is a report
         from gpuassist.wizard.display import usable_line
 
         v = verdict(report)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import sys
 
+import PySide6
 from PySide6.QtCore import QObject, Signal
 
 
@@ -36,7 +37,6 @@ def unsound_bindings_message() -> str | None:
     leaking = leaking_singletons()
     if not leaking:
         return None
-    import PySide6
 
     return (f"PySide6 {PySide6.__version__} loses references to {' and '.join(leaking)} and would crash Python "
             f"{sys.version_info.major}.{sys.version_info.minor}; install another release: "

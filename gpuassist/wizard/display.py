@@ -13,105 +13,29 @@ Qt-free, so the pages stay thin and the wording is tested without a GUI. A page 
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
+from gpuassist.audit.run_rules import SYNC_WORDS
 from gpuassist.facts import NotCollected, from_jsonable
-
-# --------------------------------------------------------------------------------------------------------
-# blocks
-
-
-@dataclass(frozen=True)
-class KeyValues:
-    title: str
-    rows: list[tuple[str, str]]
-    note: str = ""
-
-
-@dataclass(frozen=True)
-class Table:
-    title: str
-    columns: list[str]
-    rows: list[list[str]]
-    highlight: int | None = None  # row index shown as the chosen/best row
-    numeric: tuple[int, ...] = ()  # column indices aligned right
-    note: str = ""
-
-
-@dataclass(frozen=True)
-class Code:
-    title: str
-    text: str
-    note: str = ""
-
-
-@dataclass(frozen=True)
-class Absent:
-    title: str
-    text: str
-
-
-@dataclass(frozen=True)
-class Series:
-    title: str
-    x_label: str
-    y_label: str
-    lines: dict[str, list[tuple[float, float]]] = field(default_factory=dict)
-    log_x: bool = False
-
-
-Block = KeyValues | Table | Code | Absent | Series
-
-
-def block_texts(block: Block) -> list[str]:
-    """Every string a block puts on screen (tests: no raw JSON anywhere)."""
-    if isinstance(block, KeyValues):
-        return [block.title, block.note, *(s for row in block.rows for s in row)]
-    if isinstance(block, Table):
-        return [block.title, block.note, *block.columns, *(s for row in block.rows for s in row)]
-    if isinstance(block, Code):
-        return [block.title, block.text, block.note]
-    if isinstance(block, Absent):
-        return [block.title, block.text]
-    return [block.title, block.x_label, block.y_label, *block.lines]
-
-
-# --------------------------------------------------------------------------------------------------------
-# single values
-
-
-def _num(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    return None if math.isnan(value) else float(value)
-
-
-def fmt_num(value: Any, digits: int = 1, unit: str = "") -> str:
-    x = _num(value)
-    if x is None:
-        return "—"
-    text = f"{x:,.{digits}f}"
-    return f"{text} {unit}" if unit else text
-
-
-def fmt_bool(value: Any) -> str:
-    if value is None:
-        return "—"
-    return "yes" if value else "no"
-
-
-def fmt_bytes(n: Any) -> str:
-    x = _num(n)
-    if x is None:
-        return "—"
-    for unit in ("B", "KiB", "MiB", "GiB"):
-        if x < 1024 or unit == "GiB":
-            return f"{x:.0f} {unit}" if x == int(x) else f"{x:.1f} {unit}"
-        x /= 1024
-    return f"{x:.1f} GiB"
+from gpuassist.knowledge.pcie import pcie_theoretical_gbps
+from gpuassist.knowledge.wheels import cuda_int_to_str
+from gpuassist.report.model import Report
+from gpuassist.report.render import verdict
+from gpuassist.wizard.blocks import (
+    Absent,
+    Block,
+    Code,
+    KeyValues,
+    Series,
+    Table,
+    as_number,
+    fmt_bool,
+    fmt_bytes,
+    fmt_num,
+    fmt_seconds,
+)
+from gpuassist.wizard.run_blocks import run_blocks
 
 
 def _plain(value: Any) -> str:
@@ -136,7 +60,6 @@ def _plain(value: Any) -> str:
 
 
 def _cuda(value: Any) -> str:
-    from gpuassist.knowledge.wheels import cuda_int_to_str
 
     if isinstance(value, int) and not isinstance(value, bool) and value > 0:
         return cuda_int_to_str(value)
@@ -159,13 +82,8 @@ def _status_words(value: Any) -> str:
     return str(value).replace("_", " ") if isinstance(value, str) else _plain(value)
 
 
-def fmt_seconds(value: Any) -> str:
-    x = _num(value)
-    return "—" if x is None else (f"{x * 1000:.2f} ms" if x < 0.1 else f"{x:.2f} s")
-
-
 def _times(value: Any) -> str:
-    x = _num(value)
+    x = as_number(value)
     return f"{x:.2f}×" if x is not None else _plain(value)
 
 
@@ -199,9 +117,9 @@ def _site_with_code(site: Any) -> str:
 def _by_device(value: Any) -> str:
     if not isinstance(value, dict) or not value:
         return _plain(value)
-    total = sum(float(_num(v) or 0) for v in value.values())
-    return ", ".join(f"{d} {fmt_num(n, 0)}" + (f" ({100 * float(_num(n) or 0) / total:.0f} %)" if total else "")
-                     for d, n in sorted(value.items(), key=lambda kv: -float(_num(kv[1]) or 0)))
+    total = sum(float(as_number(v) or 0) for v in value.values())
+    return ", ".join(f"{d} {fmt_num(n, 0)}" + (f" ({100 * float(as_number(n) or 0) / total:.0f} %)" if total else "")
+                     for d, n in sorted(value.items(), key=lambda kv: -float(as_number(kv[1]) or 0)))
 
 
 @_of_dict
@@ -220,7 +138,6 @@ def _exception(value: dict[str, Any]) -> str:
 
 
 def _syncs(value: Any) -> str:
-    from gpuassist.rules.script_run import SYNC_WORDS
 
     return "; ".join(f"{_site(s.get('site'))} {SYNC_WORDS.get(str(s.get('kind')), s.get('kind'))} on "
                      f"{s.get('device')}: {fmt_num(s.get('count'), 0)} times in {fmt_num(s.get('steps'), 0)} steps"
@@ -274,13 +191,13 @@ def _run_settings(value: dict[str, Any]) -> str:
 
 
 def _per_op(value: Any) -> str:
-    x = _num(value)
+    x = as_number(value)
     return "—" if x is None else f"{x * 1e6:.1f} µs added to each operator"
 
 
 RUN_FORMATTERS: dict[str, Callable[[Any], str]] = {
     "run.location": _site,
-    "run.data.wait_share": lambda v: f"{100 * x:.0f} % of each step" if (x := _num(v)) is not None else _plain(v),
+    "run.data.wait_share": lambda v: f"{100 * x:.0f} % of each step" if (x := as_number(v)) is not None else _plain(v),
     "run.ops.by_device": _by_device,
     "run.first_forward": _first_forward,
     "run.exception": _exception,
@@ -377,7 +294,6 @@ def _norm_bus(bus: Any) -> str:
 def theoretical_gbps(facts: Mapping[str, Any]) -> dict[str, tuple[float, str]]:
     """{device: (theoretical GB/s per direction, "PCIe Gen4 x16")} from NVML's maximum link, matched by
     PCI bus id (evidence-only, as in the rules' ``pcie.theoretical_gbps``)."""
-    from gpuassist.runtime.placement import pcie_theoretical_gbps
 
     gpus = _get(facts, "nvml.gpus")
     devices = _rows(_get(facts, "placement.devices"))
@@ -402,12 +318,12 @@ def placement_blocks(facts: Mapping[str, Any]) -> list[Block]:
         if not isinstance(c, dict):
             return "—"
         mark = "✔" if c.get("ok") else "✖"
-        err = _num(c.get("max_abs_err"))
+        err = as_number(c.get("max_abs_err"))
         return f"{mark} on {c.get('device', '?')}" + (f", max error {err:.1g}" if err is not None else "")
 
     if checks:
         rows = [[str(c.get("device")), check(c.get("tensor")), check(c.get("model")), str(c.get("param_device") or "—"),
-                 fmt_num((_num(c.get("seconds")) or 0) * 1000, 1), "✔ correct" if c.get("ok") else
+                 fmt_num((as_number(c.get("seconds")) or 0) * 1000, 1), "✔ correct" if c.get("ok") else
                  f"✖ {c.get('error') or 'wrong result'}"] for c in checks]
         out.append(Table("Correctness on each device", ["Device", "Matrix multiply", "Small conv model",
                                                        "Model parameters on", "Time (ms)", "Result"], rows,
@@ -430,7 +346,7 @@ def placement_blocks(facts: Mapping[str, Any]) -> list[Block]:
         combos = [("h2d", "pageable"), ("h2d", "pinned"), ("d2h", "pageable"), ("d2h", "pinned")]
         cells: dict[tuple[str, int], dict[tuple[str, str], dict[str, Any]]] = {}
         for r in rows_bw:
-            cells.setdefault((str(r.get("device")), int(_num(r.get("bytes")) or 0)), {})[
+            cells.setdefault((str(r.get("device")), int(as_number(r.get("bytes")) or 0)), {})[
                 (str(r.get("direction")), str(r.get("memory")))] = r
         table_rows = []
         for (dev, size), by in cells.items():
@@ -438,7 +354,7 @@ def placement_blocks(facts: Mapping[str, Any]) -> list[Block]:
             row = [dev, fmt_bytes(size)]
             for combo in combos:
                 cr = by.get(combo)
-                gbps = _num(cr.get("gbps")) if cr else None
+                gbps = as_number(cr.get("gbps")) if cr else None
                 if cr is None:
                     row.append("—")
                 elif cr.get("error"):
@@ -449,7 +365,7 @@ def placement_blocks(facts: Mapping[str, Any]) -> list[Block]:
         links = "; ".join(f"{dev}: {name} = {rate:.1f} GB/s per direction" for dev, (rate, name) in theo.items())
         note = "GB/s, best of repeats" + (f"; (%) of the theoretical link rate — {links}." if links else
                                           "; theoretical rate unknown: NVML did not report the PCIe link.")
-        memcpy = _num(_get(facts, "bandwidth.host_memcpy_gbps"))
+        memcpy = as_number(_get(facts, "bandwidth.host_memcpy_gbps"))
         if memcpy is not None:
             note += f" Host memcpy (CPU → CPU) for reference: {memcpy:.1f} GB/s."
         out.append(Table("Host ↔ device copy bandwidth (GB/s)",
@@ -458,7 +374,7 @@ def placement_blocks(facts: Mapping[str, Any]) -> list[Block]:
                          table_rows, numeric=(1, 2, 3, 4, 5), note=note))
     elif "bandwidth.rows" in facts or "bandwidth.skipped" in facts:
         why = _get(facts, "bandwidth.skipped") or "no accelerator was tested"
-        memcpy = _num(_get(facts, "bandwidth.host_memcpy_gbps"))
+        memcpy = as_number(_get(facts, "bandwidth.host_memcpy_gbps"))
         text = f"No host ↔ device copies measured: {why}."
         if memcpy is not None:
             text += f" Host memcpy (CPU → CPU): {memcpy:.1f} GB/s."
@@ -496,10 +412,10 @@ def placement_blocks(facts: Mapping[str, Any]) -> list[Block]:
 def sweep_blocks(facts: Mapping[str, Any]) -> list[Block]:
     out: list[Block] = _outcome_block(facts, "sweep")
     line = _get(facts, "sweep.dataloader_line")
-    speedup = _num(_get(facts, "sweep.speedup_vs_default"))
+    speedup = as_number(_get(facts, "sweep.speedup_vs_default"))
     bound = _get(facts, "sweep.bound")
-    load = _num(_get(facts, "sweep.load_seconds_per_batch"))
-    compute = _num(_get(facts, "sweep.compute_seconds_per_batch"))
+    load = as_number(_get(facts, "sweep.load_seconds_per_batch"))
+    compute = as_number(_get(facts, "sweep.compute_seconds_per_batch"))
     if isinstance(line, str) and line:
         bits = []
         if speedup is not None:
@@ -524,7 +440,7 @@ def sweep_blocks(facts: Mapping[str, Any]) -> list[Block]:
     trials = _rows(_get(facts, "sweep.trials"))
     raw_config = _get(facts, "sweep.config")
     config: dict[str, Any] = raw_config if isinstance(raw_config, dict) else {}
-    batch = _num(config.get("batch_size"))
+    batch = as_number(config.get("batch_size"))
     best = _get(facts, "sweep.best")
     keys = ("num_workers", "pin_memory", "persistent_workers", "prefetch_factor")
 
@@ -533,12 +449,12 @@ def sweep_blocks(facts: Mapping[str, Any]) -> list[Block]:
 
     if trials:
         default = _get(facts, "sweep.default")
-        base = _num(default.get("samples_per_s")) if isinstance(default, dict) else None
-        order = sorted(trials, key=lambda r: -(_num(r.get("samples_per_s")) or 0))
+        base = as_number(default.get("samples_per_s")) if isinstance(default, dict) else None
+        order = sorted(trials, key=lambda r: -(as_number(r.get("samples_per_s")) or 0))
         rows = []
         highlight = None
         for i, r in enumerate(order):
-            rate = _num(r.get("samples_per_s"))
+            rate = as_number(r.get("samples_per_s"))
             approx = "≈ " if r.get("aborted") else ""
             pf = r.get("prefetch_factor")
             rows.append([
@@ -590,14 +506,14 @@ def bench_blocks(facts: Mapping[str, Any]) -> list[Block]:
     variants = _rows(_get(facts, "bench.variants"))
     devices = [str(d) for d in config.get("devices") or []]
     accelerators = [d for d in devices if d != "cpu"]
-    cpu_rate = next((_num(r.get("images_per_s")) for r in results if r.get("device") == "cpu"), None)
+    cpu_rate = next((as_number(r.get("images_per_s")) for r in results if r.get("device") == "cpu"), None)
     rows_all = results + variants
     if rows_all:
-        fastest = max(range(len(rows_all)), key=lambda i: _num(rows_all[i].get("images_per_s")) or 0)
+        fastest = max(range(len(rows_all)), key=lambda i: as_number(rows_all[i].get("images_per_s")) or 0)
         rows = []
         vs_cpu = bool(variants)
         for r in rows_all:
-            rate = _num(r.get("images_per_s"))
+            rate = as_number(r.get("images_per_s"))
             rows.append([str(r.get("device")), _variant_name(r.get("variant", "fp32")), str(r.get("batch_size")),
                          fmt_num(rate, 0), fmt_num(r.get("step_ms"), 2), f"± {fmt_num(r.get('spread_pct'), 0)} %"]
                         + ([f"{rate / cpu_rate:.2f}×" if rate is not None and cpu_rate else "—"] if vs_cpu else []))
@@ -616,7 +532,8 @@ def bench_blocks(facts: Mapping[str, Any]) -> list[Block]:
     measured = "bench.speedup" in facts or "bench.results" in facts
     if isinstance(speedup, dict) and speedup:
         out.append(KeyValues("Accelerator vs CPU (fp32, same batch)",
-                             [(str(dev), f"{x:.1f}× the CPU's images/s" if (x := _num(v)) is not None else _plain(v))
+                             [(str(dev),
+                               f"{x:.1f}× the CPU's images/s" if (x := as_number(v)) is not None else _plain(v))
                               for dev, v in speedup.items()]))
     elif measured and not variants:
         out.append(Absent("Accelerator vs CPU, and the variants",
@@ -631,8 +548,8 @@ def bench_blocks(facts: Mapping[str, Any]) -> list[Block]:
     scaling = _rows(_get(facts, "bench.scaling"))
     if scaling:
         devs = list(dict.fromkeys(str(r.get("device")) for r in scaling))
-        sizes = sorted({int(b) for r in scaling if (b := _num(r.get("batch_size"))) is not None})
-        cell = {(str(r.get("device")), int(_num(r.get("batch_size")) or 0)): r for r in scaling}
+        sizes = sorted({int(b) for r in scaling if (b := as_number(r.get("batch_size"))) is not None})
+        cell = {(str(r.get("device")), int(as_number(r.get("batch_size")) or 0)): r for r in scaling}
         rows = []
         for b in sizes:
             row = [str(b)]
@@ -641,7 +558,8 @@ def bench_blocks(facts: Mapping[str, Any]) -> list[Block]:
                 row += [fmt_num(cr.get("images_per_s"), 0), fmt_num(cr.get("step_ms"), 2)] if cr else ["—", "—"]
             rows.append(row)
         columns = ["Batch size"] + [c for d in devs for c in (f"{d} images/s", f"{d} ms/step")]
-        lines = {d: [(float(b), float(_num(cell[(d, b)].get("images_per_s")) or 0)) for b in sizes if (d, b) in cell]
+        lines = {d: [(float(b), float(as_number(cell[(d, b)].get("images_per_s")) or 0))
+                     for b in sizes if (d, b) in cell]
                  for d in devs}
         out.append(Series("Batch-size scaling", "batch size", "images/s", lines, log_x=len(sizes) > 2))
         out.append(Table("Batch-size scaling", columns, rows, numeric=tuple(range(len(columns)))))
@@ -717,7 +635,6 @@ def script_blocks(facts: Mapping[str, Any]) -> list[Block]:
         note = ("Read, not run: the audit follows models, loaders, batches and devices through the code."
                 if "run.command" not in facts else "Read first (the code itself); then run: what it did is below.")
         out.append(KeyValues("What was read", rows, note=note))
-    from gpuassist.wizard.run_blocks import run_blocks
 
     return out + run_blocks(facts)
 
@@ -765,8 +682,6 @@ def usable_line(report: Any) -> str | None:
     """When the verdict is about speed (its finding comes from a measured step) and the diagnosis itself
     found nothing wrong, the sentence that the GPU *is* usable ("PyTorch can use NVIDIA GeForce RTX 4090"),
     so the summary answers "is my GPU used?" before "how well?". None otherwise."""
-    from gpuassist.report.model import Report
-    from gpuassist.report.render import verdict
 
     findings = list(report.findings)
     top = findings[0] if findings else None

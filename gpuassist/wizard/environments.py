@@ -5,7 +5,7 @@ each with a time limit — the app calls :func:`scan` on a worker, never on its 
 one has, and the cross-environment findings (:mod:`gpuassist.rules.environments`). Picking a row makes
 that interpreter the wizard's target; the table then marks it ▶ without running anything again.
 
-The table reads the same cells as `gpuassist envs` (:mod:`gpuassist.envs.report`), so terminal and window
+The table reads the same cells as `gpuassist envs` (:mod:`gpuassist.report.envs`), so terminal and window
 agree. A reopened report that carries ``envs.*`` facts (`gpuassist envs --format json`) shows its table too,
 read-only.
 """
@@ -13,16 +13,18 @@ read-only.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from gpuassist.envs.inspect import OK, EnvRow, Inventory
-from gpuassist.envs.report import MARKS, found_as, marks_of, torch_cell, torch_location
+from gpuassist.envs.inspect import OK, EnvRow, Inventory, inventory
 from gpuassist.facts import Facts
 from gpuassist.findings import Finding
+from gpuassist.report.envs import MARKS, found_as, marks_of, torch_cell, torch_location
+from gpuassist.rules.environments import environment_findings
 
-COLUMNS = ["", "Environment", "Python", "torch", "Build", "Installer", "torch location", "Found as"]
+COLUMNS = ["", "Environment", "Python", "torch", "Build", "Installer", "Last used", "torch location", "Found as"]
 TORCH_COLUMN = 3
 LEGEND = "   ".join(f"{mark} {what}" for mark, what in MARKS) + "   · green: a GPU build of torch"
 
@@ -41,15 +43,36 @@ class TableRow:
 
 
 TONES = {"green": "gpu", "yellow": "cpu", "bold yellow": "copies", "red": "error"}
+def ago(when: float | None, now: float | None = None) -> str:
+    """"today", "yesterday", "5 days ago", or the date; "" when unknown."""
+    if when is None:
+        return ""
+    now = time.time() if now is None else now
+    days = int((now - when) // 86400)
+    if days <= 0:
+        return "today"
+    if days == 1:
+        return "yesterday"
+    if days < 60:
+        return f"{days} days ago"
+    return time.strftime("%Y-%m-%d", time.localtime(when))
+
+
+def _order(row: EnvRow) -> tuple[int, bool]:
+    """GPU builds of torch first, then other torch, then the rest; gpuassist's own after its peers."""
+    return (0 if row.gpu_build else 1 if row.torch_version else 2, row.is_self)
 
 
 def table_rows(rows: list[EnvRow]) -> list[TableRow]:
+    """The table's rows, the environments that matter for the question first (see :func:`_order`)."""
     out = []
-    for r in rows:
+    for r in sorted(rows, key=_order):
         text, style = torch_cell(r)
         tip = [r.python]
         if r.executable and r.executable != r.python:
             tip.append(f"runs {r.executable}")
+        if r.last_used is not None:
+            tip.append("last used: when torch was last imported there (file access time, to the day)")
         if r.error:
             tip.append(r.error)
         if len(r.torch) > 1:
@@ -58,7 +81,7 @@ def table_rows(rows: list[EnvRow]) -> list[TableRow]:
         out.append(TableRow(
             python=r.python,
             cells=[marks_of(r), r.name, r.python_version or "?", text, r.build or "", r.installer or "",
-                   torch_location(r), found_as(r)],
+                   ago(r.last_used), torch_location(r), found_as(r)],
             tone=TONES.get(style, "plain"), tooltip="\n".join(tip), is_target=r.is_target,
             usable=r.status == OK))
     return out
@@ -101,7 +124,6 @@ class Environments:
 
     def findings(self, host: Mapping[str, Any] | None = None) -> list[Finding]:
         """The cross-environment findings; ``host`` facts (the diagnosis) say whether a GPU is there."""
-        from gpuassist.rules.environments import environment_findings
 
         facts = Facts(dict(host or {}))
         facts.update(self.facts)
@@ -120,7 +142,6 @@ class Environments:
 def scan(target: str | None, emit: Callable[[dict[str, Any]], None], cancel: threading.Event) -> Environments:
     """Find and inspect every interpreter (seconds; run it on a worker). ``emit`` gets ``{"event": "env_row",
     "name": ..., "status": ...}`` as each interpreter answers."""
-    from gpuassist.envs import inventory
 
     def on_row(row: EnvRow) -> None:
         emit({"event": "env_row", "name": row.name, "status": row.status})

@@ -17,12 +17,12 @@ from typing import Any
 
 from gpuassist.facts import Facts
 from gpuassist.findings import Finding
-from gpuassist.report.model import STEPS, Report, step_summaries
+from gpuassist.report.model import Report, step_summaries
+from gpuassist.step_table import BY_ID, REPORT_STEP_IDS, SUMMARY
 from gpuassist.wizard.model import Event, OnEvent, Step, StepContext, StepResult, StepStatus
 
 log = logging.getLogger(__name__)
 
-SUMMARY = "summary"
 EARLY_NOTE = "the diagnosis already found this from the GPU's readings at rest; run the step to measure it"
 
 
@@ -173,12 +173,17 @@ class Flow:
                 self._states[sid] = StepState(st.step, note=note)
         return had
 
-    def set_target(self, target: str | None) -> list[str]:
-        """Diagnose another interpreter: steps that use the target (and their dependents) go back to
-        pending. Returns the ids that had results, i.e. what the UI re-runs."""
+    def set_target(self, target: str | None, *, reason: str = "", explicit: bool = True) -> list[str]:
+        """Diagnose another interpreter (``reason``: why, shown in the report; ``explicit``: the user chose
+        it): steps that use the target (and their dependents) go back to pending. Returns the ids that had
+        results, i.e. what the UI re-runs."""
         if target == self.context.target:
+            self.context.target_reason = reason or self.context.target_reason
+            self.context.target_explicit = explicit
             return []
         self.context.target = target
+        self.context.target_reason = reason
+        self.context.target_explicit = explicit
         self.context.diagnosis = None
         had: list[str] = []
         for s in self.steps:
@@ -189,11 +194,10 @@ class Flow:
 
     def set_script(self, path: str | None) -> list[str]:
         """Audit another script or notebook (the optional script step); returns what to run again."""
-        from gpuassist.wizard.steps import SCRIPT_KEY
 
-        if "script" not in self._states or path == self.context.shared.get(SCRIPT_KEY):
+        if "script" not in self._states or path == self.context.script:
             return []
-        self.context.shared[SCRIPT_KEY] = path
+        self.context.script = path
         had_result = self.state("script").status.finished
         self.invalidate("script", "another script was chosen" if had_result else "")
         return ["script"] if path else []
@@ -202,10 +206,9 @@ class Flow:
         """Whether the script step also runs the script, and how (a
         :class:`~gpuassist.wizard.script_run.RunRequest`, or None for the static audit alone). Read when the
         step next runs; what is shown stays until then (it says what ran)."""
-        from gpuassist.wizard.script_run import RUN_KEY
 
         with self._lock:
-            self.context.shared[RUN_KEY] = request
+            self.context.script_run = request
 
     # -- results --------------------------------------------------------------------------------------
     def _set(self, step_id: str, status: StepStatus, result: StepResult | None = None, note: str = "") -> None:
@@ -294,7 +297,7 @@ class Flow:
         """The machine's environment table (``envs.*`` facts, :mod:`gpuassist.envs`): part of the report, so
         the cross-environment findings are judged with the diagnosis (None: forget it)."""
         with self._lock:
-            self.context.shared["envs_facts"] = dict(facts) if facts else None
+            self.context.envs_facts = dict(facts) if facts else None
 
     def report(self) -> Report | None:
         """One Report for everything run so far (None before anything produced facts or findings).
@@ -306,7 +309,7 @@ class Flow:
             return self.loaded_report
         with self._lock:
             states = [self._states[s.id] for s in self.steps]
-            envs = self.context.shared.get("envs_facts")
+            envs = self.context.envs_facts
             key = (*states, self.context.diagnosis, envs)
             cached = self._report_cache
             if cached is not None and len(cached[0]) == len(key) and all(
@@ -318,14 +321,12 @@ class Flow:
         return report
 
     def _build_report(self, states: list[StepState], envs: dict[str, Any] | None) -> Report | None:
-        from gpuassist.diagnose import build_report
-
         base = next((st.result.report for st in states if st.result and st.result.report), None)
         if base is None:
             base = self.context.diagnosis
         if base is None and not any(st.findings for st in states if st.status.finished):
             return None
-        known = {sid for sid, _, _ in STEPS}
+        known = set(REPORT_STEP_IDS)
         ran = {st.step.id for st in states if st.step.id in known and st.status.finished
                and st.status not in (StepStatus.SKIPPED, StepStatus.UNAVAILABLE, StepStatus.CANCELLED)}
         shared_ids = {s.id for s in self.steps if s.group}
@@ -338,6 +339,9 @@ class Flow:
         if envs and base is not None:
             facts.update(envs)
         if base is not None and (envs or any(st.result and st.result.facts for st in measured)):
+            # Start-up: the rules (~150 ms) load with the first judged report, not with the window.
+            from gpuassist.report.build import build_report
+
             judged = build_report(facts, source=str(meta.get("source", "live")), meta=meta, ran=ran)
             findings = list(judged.findings)
             meta = judged.meta
@@ -345,7 +349,7 @@ class Flow:
             made = {(f.id, f.step) for f in findings}
             extra = [f for st in measured for f in st.findings if (f.id, f.step) not in made]
             if extra:  # in the same order as the rest: a broken line of code can be the verdict
-                from gpuassist.rules import order_findings
+                from gpuassist.rules import order_findings  # start-up: see build_report above
 
                 findings = order_findings(findings + extra)
         else:  # nothing new to judge: the diagnosis as it was, plus findings of steps without facts
@@ -367,11 +371,11 @@ class Flow:
         report = self.report()
         if report is None:
             return []
+        # Start-up: the facts-in-words table loads with the first finished step.
         from gpuassist.wizard.display import show
-        from gpuassist.wizard.steps import KEY_FACTS
 
-        return [(label, show(key, report.facts[key])) for label, key in KEY_FACTS.get(step_id, [])
-                if key in report.facts]
+        wanted = BY_ID[step_id].key_facts if step_id in BY_ID else ()
+        return [(label, show(key, report.facts[key])) for label, key in wanted if key in report.facts]
 
     def details(self, step_id: str) -> list[Any]:
         """What the step's page shows under its findings (:mod:`gpuassist.wizard.display` blocks: tables of
@@ -381,6 +385,7 @@ class Flow:
         report = self.report()
         if report is None:
             return []
+        # Start-up: the display blocks load with the first finished step.
         from gpuassist.wizard.display import step_blocks
 
         return step_blocks(step_id, report.facts, self.key_facts(step_id))

@@ -13,8 +13,10 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
+from gpuassist.audit.run_rules import SYNC_WORDS, accelerators, is_accel, wait_share, where
+from gpuassist.audit.run_summary import ending_lines, output_lines
 from gpuassist.facts import Facts, NotCollected, from_jsonable
-from gpuassist.wizard.display import Absent, Block, Code, KeyValues, Table, fmt_bool, fmt_bytes, fmt_num, fmt_seconds
+from gpuassist.wizard.blocks import Absent, Block, Code, KeyValues, Table, fmt_bool, fmt_bytes, fmt_num, fmt_seconds
 
 OUTPUT_LINES = 12
 TOP_OPERATORS = 8
@@ -44,7 +46,6 @@ def _share(part: float, whole: float) -> str:
 
 def line_of(site: Any, facts: Facts) -> str:
     """``train.py:42`` for a site in the script's folder, the full path elsewhere."""
-    from gpuassist.rules.script_run import where
 
     return where(site, facts)
 
@@ -70,8 +71,6 @@ def run_blocks(facts: Mapping[str, Any]) -> list[Block]:
 
 
 def how_it_ran(facts: Facts) -> KeyValues:
-    from gpuassist.audit.run_summary import ending_lines
-    from gpuassist.rules.script_run import accelerators
 
     command = _dict(facts, "run.command")
     bound = _dict(facts, "run.bound")
@@ -170,7 +169,6 @@ def copies(facts: Facts) -> list[Block]:
 
 
 def host_waits(facts: Facts) -> list[Block]:
-    from gpuassist.rules.script_run import SYNC_WORDS, is_accel
 
     syncs = _get(facts, "run.syncs")
     if not isinstance(syncs, list):
@@ -195,7 +193,6 @@ def host_waits(facts: Facts) -> list[Block]:
 
 
 def steps(facts: Facts) -> list[Block]:
-    from gpuassist.rules.script_run import wait_share
 
     found = _dict(facts, "run.steps")
     if not found:
@@ -286,7 +283,6 @@ def compiled(value: Any, facts: Facts) -> str:
 def output(facts: Facts) -> list[Block]:
     """The end of what the script printed, cleaned as ``audit --run`` prints it (no terminal control, no
     stack dump of the stop)."""
-    from gpuassist.audit.run_summary import output_lines
 
     lines = [line.removeprefix("  | ") for line in output_lines(facts, OUTPUT_LINES)[2:]]
     if not lines:

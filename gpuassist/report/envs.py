@@ -7,12 +7,15 @@ from __future__ import annotations
 import io
 import os
 from collections.abc import Mapping
+from datetime import datetime, timezone
 from typing import Any
 
-from gpuassist.envs.inspect import OK, TOO_OLD, EnvRow, Inventory
+from gpuassist import __version__
+from gpuassist.envs.inspect import OK, REFUSED, TOO_OLD, EnvRow, Inventory
 from gpuassist.facts import Facts
 from gpuassist.findings import Finding
-from gpuassist.report.model import Report
+from gpuassist.report.model import Report, step_summaries
+from gpuassist.rules.environments import environment_findings
 
 MARKS = (("▶", "target: what your code runs"), ("★", "gpuassist's own"), ("●", "active env"),
          ("K", "a Jupyter kernel launches it"))
@@ -22,11 +25,7 @@ def envs_report(inv: Inventory, host: Mapping[str, Any] | None = None, *,
                 meta: Mapping[str, Any] | None = None) -> Report:
     """A report holding the ``envs.*`` facts (plus host facts, which say whether a GPU exists) and the
     cross-environment findings."""
-    from datetime import datetime, timezone
 
-    from gpuassist import __version__
-    from gpuassist.report.model import step_summaries
-    from gpuassist.rules.environments import environment_findings
 
     facts = Facts(dict(host or {}))
     facts.update(inv.facts())
@@ -50,6 +49,8 @@ def torch_cell(row: EnvRow) -> tuple[str, str]:
     Styles: ``green`` GPU build, ``yellow`` CPU-only, ``bold yellow`` several copies, ``red`` unreadable."""
     if row.status == TOO_OLD:
         return "✖ too old for any torch", "red"
+    if row.status == REFUSED:
+        return f"✖ not run: {refusal(row)}", "red"
     if row.status != OK:
         error = row.error or ""
         short = "not a working Python 3.8+" if "not a working Python" in error else error.split(" (it said")[0]
@@ -61,6 +62,18 @@ def torch_cell(row: EnvRow) -> tuple[str, str]:
         text += f" (+{len(row.torch) - 1} more copy)" if len(row.torch) == 2 else f" (+{len(row.torch) - 1} copies)"
     style = "green" if row.gpu_build else ("yellow" if row.flavour == "cpu" else "")
     return text, ("bold yellow" if len(row.torch) > 1 else style)
+
+
+def refusal(row: EnvRow) -> str:
+    """Why gpuassist did not run a row's interpreter, in a few words (the whole reason is ``row.error``)."""
+    error = row.error or ""
+    if "writable by everyone" in error:
+        return "in a folder anyone can write to"
+    if "another user" in error:
+        return "owned by another user"
+    if "not a Python" in error:
+        return "not a Python interpreter"
+    return "not trusted"
 
 
 def torch_location(row: EnvRow) -> str:
@@ -84,6 +97,7 @@ def found_as(row: EnvRow) -> str:
 
 def render_text(report: Report, *, colour: bool = False, width: int = 120) -> str:
     """The table, the kernels and script lines, then each finding with its fix."""
+    # Start-up: rich (~40 ms) loads only when text is printed (the app reads this module for its table).
     from rich.console import Console
     from rich.table import Table
     from rich.text import Text
@@ -121,6 +135,9 @@ def render_text(report: Report, *, colour: bool = False, width: int = 120) -> st
                                                               f"{script.get('python') or '?'} ({script.get('how')})"))
     for note in facts.value("envs.notes") or []:
         console.print(Text(f"note: {note}", style="dim"))
+    for r in rows:
+        if r.status == REFUSED:
+            console.print(Text(f"refused: {r.python}: {r.error}", style="dim"))
     console.print()
     if not report.findings:
         console.print(Text("✔ No problem across environments.", style="bold green"))
@@ -130,7 +147,7 @@ def render_text(report: Report, *, colour: bool = False, width: int = 120) -> st
 
 
 def _print_finding(console: Any, f: Finding) -> None:
-    from rich.text import Text
+    from rich.text import Text  # start-up: as in render_text
 
     console.print(Text(f"{f.severity.icon} {f.title}", style=f.severity.rich_style) + Text(f"  [{f.id}]", style="dim"))
     console.print(Text(f.explanation))

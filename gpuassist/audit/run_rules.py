@@ -14,12 +14,15 @@ corrected for what the instrumentation itself costs per operator (measured befor
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from typing import Any
 
 from gpuassist.facts import Facts
 from gpuassist.findings import Evidence, Finding, Severity
-from gpuassist.rules.engine import RuleFunc, rule
+from gpuassist.ingest.errors import match_lines
+from gpuassist.knowledge import catalogue
 from gpuassist.rules.make import finding
+from gpuassist.rules.registry import RuleFunc, rule
 
 RULES: dict[str, RuleFunc] = {}
 
@@ -50,7 +53,7 @@ SYNC_WORDS = {
 UNAVOIDABLE_SYNCS = {"grad_scaler"}  # float16 loss scaling must look at found_inf every step
 
 
-def run_rule(name: str) -> Any:
+def run_rule(name: str) -> Callable[[RuleFunc], RuleFunc]:
     return rule(name, registry=RULES)
 
 
@@ -235,8 +238,6 @@ def torch_import(facts: Facts) -> Finding | None:
 def script_error_cause(facts: Facts) -> list[Finding]:
     """The script's exception, when its text names a cause from the catalogue (a device mismatch, a CPU-only
     build asked for CUDA, a driver error...), at the user's line that raised it."""
-    from gpuassist.ingest.errors import match_lines
-    from gpuassist.knowledge import catalogue
 
     exc = _dict(facts, "run.exception")
     if not exc:
