@@ -2,7 +2,11 @@
 
 import sys
 
-from gpuassist.cli import main
+from frozen_environment import restore_user_environment
+
+restore_user_environment()
+
+from gpuassist.cli import main  # noqa: E402 (after the environment is the user's)
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -43,7 +43,12 @@ def bundle() -> Path:
 
 
 def run(
-    bundle: Path, program: str, *args: str, env: dict[str, str] | None = None, timeout: float = 120
+    bundle: Path,
+    program: str,
+    *args: str,
+    env: dict[str, str] | None = None,
+    timeout: float = 180,
+    cwd: Path | None = None,
 ) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [str(bundle / program), *args],
@@ -51,6 +56,7 @@ def run(
         text=True,
         timeout=timeout,
         env=env,
+        cwd=cwd,
         stdin=subprocess.DEVNULL,
     )
 
@@ -83,19 +89,15 @@ def test_bundled_cli_diagnoses_every_simulated_machine_like_the_source(bundle: P
     assert not differ, differ
 
 
-def test_bundled_cli_probes_the_python_on_path(bundle: Path, tmp_path: Path) -> None:
-    """The frozen app is not a Python: with no --python it runs the probe in the PATH's python3."""
-    python3 = tmp_path / "bin" / "python3"
-    python3.parent.mkdir()
-    # a wrapper, not a symlink: a symlink outside the venv would start the base interpreter, not the venv
-    python3.write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n')
-    python3.chmod(0o755)
-    env = {**os.environ, "PATH": f"{python3.parent}{os.pathsep}{os.environ.get('PATH', '')}"}
-    env.pop("VIRTUAL_ENV", None)
+def test_bundled_cli_probes_the_active_venv(bundle: Path, tmp_path: Path) -> None:
+    """The frozen app is not a Python: with no --python it picks the user's (here: the venv active in the
+    shell) and runs the probe there."""
+    env = {**os.environ, "VIRTUAL_ENV": sys.prefix}
     env.pop("CONDA_PREFIX", None)
-    result = run(bundle, "gpuassist", "diagnose", "--format", "json", "--no-redact", env=env, timeout=180)
+    result = run(bundle, "gpuassist", "diagnose", "--format", "json", "--no-redact", env=env, cwd=tmp_path)
     assert result.returncode in (0, 1), result.stderr
     report = json.loads(result.stdout)
+    assert Path(report["meta"]["target"]).parent == Path(sys.prefix) / "bin", report["meta"]
     assert report["facts"]["probe.outcome"] == "ok", report["facts"].get("probe.error")
     assert report["facts"]["python.version"] == ".".join(map(str, sys.version_info[:3]))
     try:
@@ -104,6 +106,31 @@ def test_bundled_cli_probes_the_python_on_path(bundle: Path, tmp_path: Path) -> 
         torch_version = None
     if torch_version is not None:
         assert report["facts"]["torch.version"] == torch_version
+
+
+def test_bundled_cli_reports_the_users_environment_not_the_bundles(bundle: Path, tmp_path: Path) -> None:
+    """The bootloader points LD_LIBRARY_PATH at the bundle: the facts (and the probe) get the user's."""
+    for value in ("/opt/mine/lib", None):
+        env = {k: v for k, v in os.environ.items() if k != "LD_LIBRARY_PATH"}
+        if value:
+            env["LD_LIBRARY_PATH"] = value
+        result = run(bundle, "gpuassist", "diagnose", "--format", "json", "--no-redact", env=env, cwd=tmp_path)
+        assert result.returncode in (0, 1), result.stderr
+        seen = json.loads(result.stdout)["facts"]["env"]
+        assert seen.get("LD_LIBRARY_PATH") == value, seen
+        assert str(bundle) not in json.dumps(seen)
+
+
+def test_bundled_cli_with_no_hint_probes_a_real_python(bundle: Path, tmp_path: Path) -> None:
+    """No active env, no project: still a Python found on this machine, never the bundle's own program."""
+    env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "CONDA_PREFIX")}
+    env["HOME"] = str(tmp_path)
+    result = run(bundle, "gpuassist", "diagnose", "--format", "json", "--no-redact", env=env, cwd=tmp_path)
+    assert result.returncode in (0, 1), result.stderr
+    report = json.loads(result.stdout)
+    target = report["meta"]["target"]
+    assert target and not Path(target).resolve().is_relative_to(bundle.resolve()), report["meta"]
+    assert report["facts"]["probe.outcome"] == "ok", report["facts"].get("probe.error")
 
 
 def test_bundled_cli_probes_an_explicit_python(bundle: Path) -> None:
