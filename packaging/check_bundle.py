@@ -39,7 +39,17 @@ def package_dir(bundle: Path) -> Path:
     raise FileNotFoundError(f"no gpuassist folder in {bundle}")
 
 
-def problems(bundle: Path) -> list[str]:
+def package_data(package: Path) -> list[str]:
+    """The non-Python files of the gpuassist sources that built the bundle (relative paths): all are read
+    at run time, so all must ship."""
+    return sorted(
+        str(p.relative_to(package))
+        for p in package.rglob("*")
+        if p.is_file() and p.suffix not in (".py", ".pyc") and "__pycache__" not in p.parts
+    )
+
+
+def problems(bundle: Path, source: Path | None = None) -> list[str]:
     """Everything wrong with the bundle, one line each (empty: it is complete)."""
     found: list[str] = []
     for name in PROGRAMS:
@@ -52,6 +62,8 @@ def problems(bundle: Path) -> list[str]:
         return [*found, str(exc)]
     found += [f"missing {rel}" for rel in REQUIRED_FILES if not (pkg / rel).is_file()]
     found += [f"nothing matches {pattern}" for pattern in REQUIRED_GLOBS if not any(pkg.glob(pattern))]
+    if source is not None:
+        found += [f"missing {rel} (package data)" for rel in package_data(source) if not (pkg / rel).is_file()]
     for path in bundle.rglob("*"):
         name = path.name.lower()
         if any(name == part or name.startswith(part + ".") or name.startswith(part + "_") for part in FORBIDDEN_PARTS):
@@ -62,8 +74,9 @@ def problems(bundle: Path) -> list[str]:
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("bundle", type=Path)
+    p.add_argument("--source", type=Path, help="the gpuassist package folder it was built from")
     args = p.parse_args()
-    found = problems(args.bundle)
+    found = problems(args.bundle, args.source)
     for line in found:
         print(f"check_bundle: {line}", file=sys.stderr)
     return 1 if found else 0

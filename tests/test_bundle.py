@@ -69,7 +69,7 @@ def findings(report_json: str) -> list[str]:
 @pytest.mark.timeout(1800)
 def test_bundle_is_complete_and_carries_no_torch(bundle: Path) -> None:
     check = subprocess.run(
-        [sys.executable, str(ROOT / "packaging" / "check_bundle.py"), str(bundle)],
+        [sys.executable, str(ROOT / "packaging" / "check_bundle.py"), str(bundle), "--source", str(ROOT / "gpuassist")],
         capture_output=True,
         text=True,
         timeout=120,
