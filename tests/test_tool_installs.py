@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from gpuassist.resources import APP_ID
+
 ROOT = Path(__file__).resolve().parent.parent
 ENABLE = "GPUASSIST_TEST_PACKAGING"
 pytestmark = [
@@ -86,6 +88,23 @@ def check_commands(bin_dir: Path, site_packages: Path, env: dict[str, str]) -> N
     )
     assert gui.returncode == 0 and "window-shown" in gui.stdout, gui.stdout + gui.stderr
     assert "torch=False" in gui.stdout
+    # the menu entry starts the tool's own gpuassist-gui, inside its environment (stable across PATH changes)
+    data_home = Path(env["HOME"]) / "share"
+    entry = subprocess.run(
+        [str(bin_dir / "gpuassist"), "--install-desktop-entry"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**env, "XDG_DATA_HOME": str(data_home)},
+    )
+    assert entry.returncode == 0, entry.stderr
+    (exec_line,) = [
+        line
+        for line in (data_home / "applications" / f"{APP_ID}.desktop").read_text().splitlines()
+        if line.startswith("Exec=")
+    ]
+    gui = Path(exec_line[len("Exec=") :].strip('"'))
+    assert gui.name == "gpuassist-gui" and gui.is_file() and site_packages.parents[2] in gui.parents, exec_line
     installed = [p.name for p in site_packages.iterdir()]
     assert not [n for n in installed if CUDA_LIBRARIES.match(n)], f"CUDA libraries got installed: {installed}"
     torch_dists = [n for n in installed if re.match(r"^torch-[^/]*\.dist-info$", n)]
