@@ -27,7 +27,11 @@ def _size(n: Any) -> str:
 
 def _outcome(facts: Facts, test: str) -> list[str]:
     out = facts.value(f"{test}.outcome")
-    lines = [f"{test}: {out}" + (f" ({facts.value(f'{test}.error')})" if out != "ok" else "")]
+    why = facts.value(f"{test}.error")
+    if out == "crashed":
+        why = f"{facts.value(f'{test}.signal') or 'exit status ' + str(facts.value(f'{test}.returncode'))} in stage " \
+              f"{facts.value(f'{test}.failed_stage')}"
+    lines = [f"{test}: {out}" + (f" ({why})" if out != "ok" and why else "")]
     for s in facts.value(f"{test}.stages", []) or []:
         if s.get("status") not in ("ok", None):
             why = s.get("error") or s.get("reason") or ""

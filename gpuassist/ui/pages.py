@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 from gpuassist.findings import OK_COLOUR, OK_ICON
 from gpuassist.report.model import Report
 from gpuassist.step_table import BY_ID
-from gpuassist.ui.cards import FindingCard, ScrollBody, clear_layout, wrap_label
+from gpuassist.ui.cards import FindingCard, ScrollBody, clear_layout, plain_label, wrap_label
 from gpuassist.wizard import StepState, StepStatus
 from gpuassist.wizard.script_run import RunProgress
 
@@ -75,6 +75,32 @@ def note_box(text: str) -> QFrame:
     return box
 
 
+CARD_BATCH = 30  # cards built at once; a report with thousands of findings shows "Show N more"
+
+
+def add_finding_cards(layout: QVBoxLayout, cards: list[FindingCard], findings: list[Any]) -> None:
+    """A card per finding, the first :data:`CARD_BATCH` now and the rest behind a "Show N more" button,
+    so a report with thousands of findings opens in a moment (a card costs milliseconds of UI thread)."""
+    for f in findings[:CARD_BATCH]:
+        card = FindingCard(f)
+        cards.append(card)
+        layout.addWidget(card)
+    rest = findings[CARD_BATCH:]
+    if not rest:
+        return
+    more = QPushButton(f"Show {min(len(rest), CARD_BATCH)} more ({len(rest)} not shown)")
+    more.setObjectName("moreFindings")
+
+    def show_more() -> None:
+        more.hide()
+        layout.removeWidget(more)
+        more.deleteLater()
+        add_finding_cards(layout, cards, rest)
+
+    more.clicked.connect(show_more)
+    layout.addWidget(more)
+
+
 class Progress(QWidget):
     """Progress bar + the stage in progress, fed by the probe's (or a runtime test's) events."""
 
@@ -86,6 +112,7 @@ class Progress(QWidget):
         self.bar = QProgressBar()
         self.bar.setTextVisible(False)
         self.stage = QLabel("Starting…")
+        self.stage.setTextFormat(Qt.TextFormat.PlainText)  # stage names and paths from the target
         self.stage.setObjectName("explanation")
         lay.addWidget(self.bar)
         lay.addWidget(self.stage)
@@ -265,10 +292,7 @@ class StepPage(QWidget):
         self.run.setEnabled(not busy)
 
     def _add_cards(self, findings: list[Any]) -> None:
-        for f in sorted(findings, key=lambda f: f.severity.rank):
-            card = FindingCard(f)
-            self.cards.append(card)
-            self.content.addWidget(card)
+        add_finding_cards(self.content, self.cards, sorted(findings, key=lambda f: f.severity.rank))
 
     def show_running(self, shared_with: str | None = None) -> None:
         self.rendered = None
@@ -424,15 +448,14 @@ class SummaryPage(QWidget):
             usable.setStyleSheet(f"color: {OK_COLOUR}; font-weight: 600;")
             lay.addWidget(usable, row, 1, 1, 2)
             row += 1
-        icon = QLabel(v.icon)
+        icon = plain_label(v.icon)
         icon.setStyleSheet(f"color: {v.colour}; font-size: 22pt; font-weight: 700;")
         headline = wrap_label(v.headline, "verdictHeadline")
         headline.setStyleSheet(f"color: {v.colour};")
         lay.addWidget(icon, row, 0, Qt.AlignmentFlag.AlignTop)
         lay.addWidget(headline, row, 1)
         if top is not None:
-            ident = QLabel(f"{top.severity.value} · {top.id}")
-            ident.setObjectName("cardId")
+            ident = plain_label(f"{top.severity.value} · {top.id}", "cardId")
             lay.addWidget(ident, row, 2, Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignRight)
         missing = [str(m) for m in report.meta.get("missing_facts") or []]
         if missing:  # a paste that left things out: the verdict covers only what was there
@@ -450,10 +473,7 @@ class SummaryPage(QWidget):
         rest = [f for f in findings if f is not top]
         if rest:
             self.content.addWidget(self._section("Also found" if top else "Findings"))
-            for f in rest:
-                card = FindingCard(f)
-                self.cards.append(card)
-                self.content.addWidget(card)
+            add_finding_cards(self.content, self.cards, rest)
 
     def _steps_overview(self, states: list[StepState]) -> None:
         """Every step in one line each: its status and what it found (or why it did not run)."""
@@ -468,7 +488,7 @@ class SummaryPage(QWidget):
             icon_l = QLabel(st.status.icon)
             icon_l.setStyleSheet(f"color: {st.status.colour}; font-weight: 700;")
             icon_l.setAlignment(Qt.AlignmentFlag.AlignCenter)
-            name = QLabel(st.step.title)
+            name = plain_label(st.step.title)
             what = st.status.label
             if st.status is StepStatus.PENDING and st.step.optional:
                 what = "optional, not run"
