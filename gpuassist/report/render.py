@@ -156,9 +156,6 @@ def to_text(report: Report, *, width: int | None = None, colour: bool | None = N
     console.print(Text(f"{v.icon} {v.headline}", style=style))
     for f in report.findings:
         body: list[Any] = [Text(f.explanation)]
-        if f.fix:
-            body.append(Text("\nFix:", style="bold"))
-            body.append(Text(f.fix, style="cyan"))
         if f.evidence:
             ev = Table.grid(padding=(0, 1))
             ev.add_column(style="dim")
@@ -174,6 +171,9 @@ def to_text(report: Report, *, width: int | None = None, colour: bool | None = N
             title_align="left", subtitle_align="right",
             border_style=f.severity.rich_style.replace("bold ", ""),
         ))
+        # Below the panel and soft-wrapped: a command copied from the terminal stays one line.
+        for line in _fix_options(f, Text):
+            console.print(line, soft_wrap=True)
     facts = report.facts
     table = Table(title="Key facts", show_header=False, title_justify="left", box=None, padding=(0, 1))
     table.add_column(style="bold")
@@ -186,6 +186,39 @@ def to_text(report: Report, *, width: int | None = None, colour: bool | None = N
     if missing:
         console.print(Text("Not in the input (so not judged): " + ", ".join(missing), style="dim"))
     return buf.getvalue()
+
+
+def option_groups(finding: Finding) -> list[tuple[str, list[Any]]]:
+    """The fix's alternatives in order, each with its heading ("Option 1 of 2 — or") and its blocks."""
+    actions = finding.actions
+    numbers = sorted({a.option for a in actions})
+    out = []
+    for i, n in enumerate(numbers):
+        head = f"Option {i + 1} of {len(numbers)}" + (" — or" if i < len(numbers) - 1 else "") \
+            if len(numbers) > 1 else ""
+        out.append((head, [a for a in actions if a.option == n]))
+    return out
+
+
+def _fix_options(finding: Finding, text: Any) -> list[Any]:
+    """The fix in a terminal: each option's blocks, commands prefixed by "$ " so prose never looks like one."""
+    out: list[Any] = []
+    groups = option_groups(finding)
+    if not groups:
+        return out
+    out.append(text("Fix:", style="bold"))
+    for head, actions in groups:
+        if head:
+            out.append(text(head, style="bold"))
+        for a in actions:
+            out.append(text(a.title, style="bold" if a.text else ""))
+            for line in a.commands:
+                out.append(text(("  " if line.startswith("#") else "  $ ") + line, style="cyan"))
+            for line in a.code.splitlines():
+                out.append(text("  " + line, style="cyan"))
+            if a.note:
+                out.append(text(a.note, style="dim"))
+    return out
 
 
 KEY_FACTS = [

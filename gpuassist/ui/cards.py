@@ -6,13 +6,14 @@ A card renders one :class:`~gpuassist.findings.Finding` and nothing else; the wo
 from __future__ import annotations
 
 from PySide6.QtCore import QSize, Qt
-from PySide6.QtGui import QGuiApplication
+from PySide6.QtGui import QFontMetrics, QGuiApplication
 from PySide6.QtWidgets import (
     QFrame,
     QGridLayout,
     QHBoxLayout,
     QLabel,
     QLayout,
+    QPlainTextEdit,
     QPushButton,
     QSizePolicy,
     QToolButton,
@@ -20,7 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gpuassist.findings import Finding
+from gpuassist.findings import Action, Finding
 from gpuassist.ui.style import BORDER, mono_font
 
 
@@ -101,22 +102,23 @@ class FindingCard(QFrame):
         if finding.explanation:
             outer.addWidget(wrap_label(finding.explanation, "explanationText"))
 
-        if finding.fix:
-            fix_head = QHBoxLayout()
+        actions = finding.actions
+        self.copy_buttons: list[QPushButton] = []
+        if actions:
             fix_label = QLabel("Fix")
             fix_label.setObjectName("fixLabel")
-            self.copy_button = QPushButton("Copy")
-            self.copy_button.setToolTip("Copy the fix to the clipboard")
-            self.copy_button.clicked.connect(self.copy_fix)
-            fix_head.addWidget(fix_label)
-            fix_head.addStretch(1)
-            fix_head.addWidget(self.copy_button)
-            outer.addLayout(fix_head)
-            fix = wrap_label(finding.fix, "fix")
-            fix.setFont(mono_font())
-            outer.addWidget(fix)
+            outer.addWidget(fix_label)
+            options = sorted({a.option for a in actions})
+            for n in options:
+                if len(options) > 1:
+                    head = QLabel(f"Option {options.index(n) + 1} of {len(options)}"
+                                  + ("" if n == options[-1] else " — or"))
+                    head.setObjectName("optionLabel")
+                    outer.addWidget(head)
+                for action in (a for a in actions if a.option == n):
+                    outer.addWidget(self._action_block(action))
 
-        self.evidence_box: QWidget | None = None
+                self.evidence_box: QWidget | None = None
         if finding.evidence:
             from gpuassist.wizard.display import show  # start-up: facts in words load with the first card
 
@@ -156,6 +158,47 @@ class FindingCard(QFrame):
             if self.toggle.isChecked() != visible:
                 self.toggle.setChecked(visible)
 
+    def _action_block(self, action: Action) -> QWidget:
+        """Prose (title, note) as text, the runnable part in its own box with its own Copy."""
+        box = QWidget()
+        lay = QVBoxLayout(box)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.setSpacing(3)
+        head = QHBoxLayout()
+        head.addWidget(wrap_label(action.title, "actionTitle"), 1)
+        if action.text:
+            button = QPushButton("Copy")
+            button.setToolTip("Copy these commands" if action.commands else "Copy this code")
+            button.clicked.connect(lambda _=False, a=action, b=button: self.copy_action(a, b))
+            head.addWidget(button, 0, Qt.AlignmentFlag.AlignTop)
+            self.copy_buttons.append(button)
+        lay.addLayout(head)
+        if action.text:
+            block = QPlainTextEdit(action.text)
+            block.setObjectName("fixBlock")
+            block.setReadOnly(True)
+            block.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)  # one command is one line, never two
+            block.setFont(mono_font())
+            lines = action.text.count("\n") + 1
+            line_h = QFontMetrics(block.font()).lineSpacing()
+            block.setFixedHeight(lines * line_h + 14 + block.horizontalScrollBar().sizeHint().height())
+            block.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+            lay.addWidget(block)
+        if action.note:
+            lay.addWidget(wrap_label(action.note, "actionNote"))
+        return box
+
+    @property
+    def copy_button(self) -> QPushButton:
+        """The first block's Copy (a card's main action)."""
+        return self.copy_buttons[0]
+
     def copy_fix(self) -> None:
-        QGuiApplication.clipboard().setText(self.finding.fix)
-        self.copy_button.setText("Copied ✓")
+        """Copy the first runnable block (never the prose, never two alternatives at once)."""
+        first = next((a for a in self.finding.actions if a.text), None)
+        if first is not None:
+            self.copy_action(first, self.copy_button)
+
+    def copy_action(self, action: Action, button: QPushButton) -> None:
+        QGuiApplication.clipboard().setText(action.text)
+        button.setText("Copied ✓")
