@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import textwrap
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
@@ -120,6 +121,28 @@ def _inline_command(line: str) -> tuple[str, str, str] | None:
     return None
 
 
+def _quoted_commands(line: str) -> list[tuple[str, str]]:
+    """A prose line that quotes commands in backticks ("To confirm: `nvidia-smi` on the host (or `...`)"):
+    each quoted command is its own block, titled by the prose before it; quoted words that are not commands
+    (`cpuonly`) stay prose."""
+    parts = line.split("`")
+    if len(parts) < 3 or len(parts) % 2 == 0:
+        return []
+    out: list[tuple[str, str]] = []
+    prose = parts[0]
+    for k in range(1, len(parts), 2):
+        quoted = parts[k].strip()
+        if _COMMAND_START.match(quoted) or (_python_code(quoted) and " " in quoted):
+            label = prose.strip().rstrip(":;,(").strip() or "Then"
+            if not out:
+                label = f"{label} ({line.strip()})" if len(line) > len(label) + 2 else label
+            out.append((label[:1].upper() + label[1:], quoted))
+            prose = parts[k + 1]
+        else:
+            prose += f"`{quoted}`{parts[k + 1]}"
+    return out
+
+
 def actions_from_fix(fix: str) -> list[Action]:
     """Split a fix written as text into runnable blocks (the convention the rules write fixes in: a line of
     prose, then its commands indented by two spaces; "Option N" / "Or" starts an alternative; a prose
@@ -135,7 +158,10 @@ def actions_from_fix(fix: str) -> list[Action]:
     def flush() -> None:
         nonlocal title, notes, commands, code
         if title or commands or code or notes:
-            out.append(Action(title=title or "Run", commands=tuple(commands), code="\n".join(code),
+            label = title or "Run"
+            if any(a.is_reboot and a.option == option for a in out) and not label.startswith("After the reboot"):
+                label = "After the reboot: " + label[:1].lower() + label[1:]
+            out.append(Action(title=label, commands=tuple(commands), code="\n".join(code),
                               note=" ".join(notes), option=option))
         title, notes, commands, code = "", [], [], []
 
@@ -163,11 +189,24 @@ def actions_from_fix(fix: str) -> list[Action]:
         else:
             commands.append(line)
 
-    for raw in fix.splitlines():
-        if not raw.strip():
-            continue
+    lines = [raw for raw in fix.splitlines() if raw.strip()]
+    i = 0
+    while i < len(lines):
+        raw = lines[i]
+        i += 1
         if raw.startswith("  "):
-            add_line(raw.strip())
+            group = [raw]
+            while i < len(lines) and lines[i].startswith("  "):
+                group.append(lines[i])
+                i += 1
+            source = textwrap.dedent("\n".join(group))
+            if len(group) > 1 and _python_code(source):  # a loop or a with-block compiles only as a whole
+                if commands:
+                    flush()
+                code.append(source)
+            else:
+                for line in group:
+                    add_line(line.strip())
             continue
         line = raw.strip()
         starts_option = _OPTION.match(line)
@@ -177,6 +216,17 @@ def actions_from_fix(fix: str) -> list[Action]:
         if starts_option and line.lower().startswith("option"):
             line = line[starts_option.end():]
             line = line[:1].upper() + line[1:]
+        quoted = _quoted_commands(line)
+        if quoted:
+            if commands or code:
+                flush()
+            if title:
+                notes.append(title)
+            for label, command in quoted:
+                title = label
+                add_line(command)
+                flush()
+            continue
         inline = _inline_command(line)
         if _COMMAND_START.match(line) and not inline and not line.endswith(":"):
             add_line(line)

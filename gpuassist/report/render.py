@@ -17,6 +17,7 @@ from gpuassist.facts import NotCollected, from_jsonable
 from gpuassist.findings import OK_COLOUR, OK_ICON, Finding, Severity
 from gpuassist.report.collect_env_layout import collect_env_text
 from gpuassist.report.model import STEP_TITLES, Report
+from gpuassist.report.tiers import tiers
 
 FORMATS = ("text", "json", "markdown", "html")
 
@@ -32,9 +33,11 @@ class Verdict:
 
 def verdict(report: Report) -> Verdict:
     """The one sentence a person reads first."""
-    top = report.findings[0] if report.findings else None
-    if top is not None and top.severity in (Severity.ERROR, Severity.WARNING):
-        return Verdict(top.severity.icon, top.severity.colour, top.title, top.explanation, top.severity.value)
+    problem = tiers(report.findings).problem  # a measurement of gpuassist's own workload is never the verdict
+    if problem is not None:
+        return Verdict(problem.severity.icon, problem.severity.colour, problem.title, problem.explanation,
+                       problem.severity.value)
+    top = next((f for f in report.findings if f.severity is Severity.INFO), None)
     facts = report.facts
     if facts.value("cuda.available"):
         names = ", ".join(str(d.get("name")) for d in facts.value("devices", []) or []) or "the GPU"

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from gpuassist.facts import Facts
-from gpuassist.findings import Finding
+from gpuassist.findings import Finding, Severity
 from gpuassist.report.model import STEPS, Report, step_summaries
 from gpuassist.wizard.model import KEY_FACTS, SCRIPT_KEY, Event, OnEvent, Step, StepContext, StepResult, StepStatus
 from gpuassist.wizard.script_run import RUN_KEY
@@ -24,6 +24,9 @@ from gpuassist.wizard.script_run import RUN_KEY
 log = logging.getLogger(__name__)
 
 SUMMARY = "summary"
+# Why Run all does not run the benchmarks after a blocking diagnosis (the step's "Run this step" runs it).
+OFFER_NOTE = ("not run: the diagnosis already answered the question ({cause}), so this would measure the CPU "
+              "only. Press Run this step to measure it anyway")
 EARLY_NOTE = "the diagnosis already found this from the GPU's readings at rest; run the step to measure it"
 
 
@@ -246,6 +249,13 @@ class Flow:
             step = self.step(sid)
             if cancel.is_set():
                 break
+            cause = self.blocking_cause() if step_ids is None and step.measures_gpu else None
+            if cause is not None:
+                note = OFFER_NOTE.format(cause=cause.title)
+                self._set(sid, StepStatus.OFFERED, StepResult(StepStatus.OFFERED, reason=note), note=note)
+                done.append(sid)
+                emit({"event": "step", "step": sid, "status": StepStatus.OFFERED.value, "reason": note})
+                continue
             if step.group and step.group in refreshed_groups:
                 done.append(sid)  # filled in by the shared run a moment ago
                 emit({"event": "step", "step": sid, "status": self.state(sid).status.value})
@@ -287,6 +297,21 @@ class Flow:
                     self._states[sid] = StepState(st.step, StepStatus.CANCELLED,
                                                   StepResult(StepStatus.CANCELLED, reason="stopped"))
         return done
+
+    def blocking_cause(self) -> Finding | None:
+        """The diagnosis' error that settles the question (no GPU, a CPU-only build, a driver too old, no
+        usable GPU): PyTorch cannot use any accelerator, so a benchmark can only measure the CPU."""
+        report = self.report()
+        if report is None or report.facts.value("cuda.available") or report.facts.value("mps.available"):
+            return None
+        diagnosis_steps = {s.id for s in self.steps if s.group}
+        return next((f for f in report.findings if f.severity is Severity.ERROR and f.step in diagnosis_steps),
+                    None)
+
+    def offered(self) -> list[str]:
+        """The steps Run all offered instead of running (see :meth:`blocking_cause`)."""
+        with self._lock:
+            return [s.id for s in self.steps if self._states[s.id].status is StepStatus.OFFERED]
 
     # -- the report every export and the summary page are made of -------------------------------------
     def set_environments(self, facts: dict[str, Any] | None) -> None:
