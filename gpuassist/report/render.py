@@ -40,8 +40,10 @@ def verdict(report: Report) -> Verdict:
     top = next((f for f in report.findings if f.severity is Severity.INFO), None)
     facts = report.facts
     if facts.value("cuda.available"):
-        names = ", ".join(str(d.get("name")) for d in facts.value("devices", []) or []) or "the GPU"
-        return Verdict(OK_ICON, OK_COLOUR, f"PyTorch can use {names}",
+        names = [str(d.get("name")) for d in facts.value("devices", []) or [] if isinstance(d, dict)]
+        counted = {n: names.count(n) for n in dict.fromkeys(names)}  # "2 × NVIDIA A100", not the name twice
+        listed = ", ".join(f"{k} × {n}" if k > 1 else n for n, k in counted.items()) or "the GPU"
+        return Verdict(OK_ICON, OK_COLOUR, f"PyTorch can use {listed}",
                        f"torch {facts.value('torch.version')} initialised CUDA and ran a test on every device.", "ok")
     if facts.value("mps.available"):
         return Verdict(OK_ICON, OK_COLOUR, "PyTorch can use the Apple GPU through MPS",

@@ -65,7 +65,8 @@ class FindingCard(QFrame):
     """One finding. ``compact`` (summary page, secondary findings) starts with the evidence collapsed and
     leaves out nothing else: the fix is the point of a card."""
 
-    def __init__(self, finding: Finding, parent: QWidget | None = None, *, embedded: bool = False) -> None:
+    def __init__(self, finding: Finding, parent: QWidget | None = None, *, embedded: bool = False,
+                 fix_first: bool = False) -> None:
         super().__init__(parent)
         self.finding = finding
         self.setObjectName("embeddedCard" if embedded else "card")
@@ -81,7 +82,7 @@ class FindingCard(QFrame):
         outer.setSpacing(8)
         if not embedded:
             outer.addLayout(self._head(finding, colour))
-        self._body(finding, outer)
+        self._body(finding, outer, fix_first=fix_first)
 
     def _head(self, finding: Finding, colour: str) -> QHBoxLayout:
         head = QHBoxLayout()
@@ -98,8 +99,9 @@ class FindingCard(QFrame):
         head.addWidget(ident, 0, Qt.AlignmentFlag.AlignTop)
         return head
 
-    def _body(self, finding: Finding, outer: QVBoxLayout) -> None:
-        if finding.explanation:
+    def _body(self, finding: Finding, outer: QVBoxLayout, *, fix_first: bool = False) -> None:
+        """``fix_first``: the verdict's card puts what to do above why (the first action above the fold)."""
+        if finding.explanation and not fix_first:
             outer.addWidget(wrap_label(finding.explanation, "explanationText"))
 
         actions = finding.actions
@@ -117,10 +119,15 @@ class FindingCard(QFrame):
                     outer.addWidget(head)
                 for action in (a for a in actions if a.option == n):
                     outer.addWidget(self._action_block(action))
+        if finding.explanation and fix_first:
+            why = QLabel("Why")
+            why.setObjectName("fixLabel")
+            outer.addWidget(why)
+            outer.addWidget(wrap_label(finding.explanation, "explanationText"))
 
-                self.evidence_box: QWidget | None = None
+        self.evidence_box: QWidget | None = None
         if finding.evidence:
-            from gpuassist.wizard.display import show  # start-up: facts in words load with the first card
+            from gpuassist.wizard.display import fact_label, show  # start-up: facts in words, with the first card
 
             self.toggle = QToolButton()
             self.toggle.setObjectName("evidenceToggle")
@@ -137,9 +144,9 @@ class FindingCard(QFrame):
             grid.setHorizontalSpacing(14)
             grid.setVerticalSpacing(4)
             for row, ev in enumerate(finding.evidence):
-                key = QLabel(ev.fact)
+                key = QLabel(fact_label(ev.fact))  # words; the raw key stays in the JSON and the tooltip
                 key.setObjectName("evidenceKey")
-                key.setFont(mono_font())
+                key.setToolTip(ev.fact)
                 key.setAlignment(Qt.AlignmentFlag.AlignTop)
                 key.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
                 value = wrap_label(show(ev.fact, ev.value), "evidenceValue")

@@ -115,6 +115,8 @@ class MainWindow(QMainWindow):
         self._closing = False
         self._live_flow_factory: Any = None
         self.script_run_panel: ScriptRunPanel | None = None
+        self._following = False  # the run is moving the page (not the user)
+        self._user_navigated = False
         flow.context.shared[MONITOR_KEY] = monitor  # a run of the user's script gets its band on it
         self.setWindowTitle("gpuassist — why is PyTorch not using my GPU?")
         self.setStyleSheet(style.STYLESHEET)
@@ -148,6 +150,7 @@ class MainWindow(QMainWindow):
             if step.id == SUMMARY:
                 page = SummaryPage(n, total)
                 page.export_requested.connect(self.export_dialog)
+                page.run_offered_requested.connect(lambda: self.run(self.flow.offered() or None))
                 page.redact_changed.connect(self._on_redact)
             else:
                 page = StepPage(step.id, step.title, step.explanation, n, total,
@@ -311,6 +314,8 @@ class MainWindow(QMainWindow):
     def _on_row(self, row: int) -> None:
         if 0 <= row < len(self.flow.steps):
             step_id = self.flow.steps[row].id
+            if self.busy and not self._following:
+                self._user_navigated = True  # the run no longer moves the page, nor ends on the Summary
             self.flow.go(step_id)
             self.stack.setCurrentIndex(row)
             self._draw_if_stale(step_id)
@@ -346,6 +351,9 @@ class MainWindow(QMainWindow):
         for row, st in enumerate(self.flow.states()):
             item = self.steps_list.item(row)
             status = StepStatus.RUNNING if st.step.id == running else st.status
+            if st.step.id == SUMMARY and status is not StepStatus.RUNNING:
+                judged = self.flow.summary_status()  # the sidebar says what the Summary's headline says
+                status = judged if judged is not StepStatus.PENDING else status
             item.setText(f"{row + 1}   {st.step.title}")
             item.setIcon(status_icon(status))
             item.setForeground(QColor("#5f6b7a" if status is StepStatus.PENDING else "#1f2933"))
@@ -430,6 +438,8 @@ class MainWindow(QMainWindow):
         plan = flow.plan(step_ids)
         self.statusBar().showMessage("Running: " + ", ".join(flow.step(s).title for s in plan))
         self._run_started = time.monotonic()
+        self._user_navigated = False
+        self._run_all = step_ids is None
 
         def work(emit: Any, cancel: Any) -> list[str]:
             return flow.execute(step_ids, emit, cancel)
@@ -466,8 +476,8 @@ class MainWindow(QMainWindow):
                     if isinstance(page, StepPage):
                         shared = "Environment, Driver and Wheel" if step.group else None
                         page.show_running(shared_with=shared)
-                if sid != SUMMARY and self.flow.index < self.flow.ids.index(sid):
-                    self.go(sid)  # follow the run, but never jump back over what the user is reading
+                if sid != SUMMARY and self.flow.index < self.flow.ids.index(sid) and not self._user_navigated:
+                    self._follow(sid)  # follow the run, but never jump back over what the user is reading
             else:
                 self.monitor.mark_end(sid)
             self.refresh()
@@ -476,6 +486,13 @@ class MainWindow(QMainWindow):
             page = self.pages[page_id]
             if isinstance(page, StepPage):
                 page.progress.on_event(ev)
+
+    def _follow(self, step_id: str) -> None:
+        self._following = True
+        try:
+            self.go(step_id)
+        finally:
+            self._following = False
 
     def _group_of(self, sid: str) -> list[str]:
         step = self.flow.step(sid)
@@ -492,7 +509,12 @@ class MainWindow(QMainWindow):
         if not self._closing:
             self.refresh()
             worst = self.flow.summary_status()
-            self.statusBar().showMessage(f"Done in {seconds:.1f} s — {worst.label}. See Summary for the verdict.")
+            offered = self.flow.offered()
+            more = (f" {len(offered)} benchmark(s) offered, not run: they would measure the CPU only."
+                    if offered else "")
+            self.statusBar().showMessage(f"Done in {seconds:.1f} s — {worst.label}.{more}")
+            if getattr(self, "_run_all", False) and not self._user_navigated:
+                self._follow(SUMMARY)  # a run ends on the verdict
         self.run_finished.emit()
 
     # -- target -----------------------------------------------------------------------------------------------

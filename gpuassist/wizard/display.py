@@ -22,6 +22,7 @@ from gpuassist.knowledge.pcie import pcie_theoretical_gbps
 from gpuassist.knowledge.wheels import cuda_int_to_str
 from gpuassist.report.model import Report
 from gpuassist.report.render import verdict
+from gpuassist.report.tiers import tiers
 from gpuassist.wizard.blocks import (
     Absent,
     Block,
@@ -35,6 +36,7 @@ from gpuassist.wizard.blocks import (
     fmt_num,
     fmt_seconds,
 )
+from gpuassist.wizard.model import KEY_FACTS
 from gpuassist.wizard.run_blocks import run_blocks
 
 
@@ -242,6 +244,50 @@ FORMATTERS: dict[str, Callable[[Any], str]] = {
     "torch.import_seconds": lambda v: fmt_num(v, 2, "s"),
     **RUN_FORMATTERS,
 }
+
+
+# What a fact is, in words, where a person reads evidence (the raw key stays in the JSON).
+FACT_LABELS: dict[str, str] = {
+    **{key: label for rows in KEY_FACTS.values() for label, key in rows},
+    "nvml.status": "NVIDIA management library (NVML)",
+    "nvml.gpus": "GPUs NVML reports",
+    "dev.nodes": "NVIDIA device files in /dev",
+    "pci.display_devices": "Display devices on the PCI bus",
+    "kernel.modules": "Loaded kernel modules",
+    "cuda.init_warnings": "Warnings when torch initialised CUDA",
+    "cuda.init_error": "CUDA initialisation error",
+    "devices": "Devices torch sees",
+    "env.CUDA_VISIBLE_DEVICES": "CUDA_VISIBLE_DEVICES",
+    "env.LD_LIBRARY_PATH": "LD_LIBRARY_PATH",
+    "torch.dists": "torch installations found",
+    "host.cpu_count": "CPU cores",
+    "sweep.default": "Default DataLoader (num_workers=0)",
+    "sweep.best": "Best DataLoader setting",
+    "sweep.worker_startup": "Worker start-up time",
+    "bench.variants": "CNN benchmark variants",
+    "bench.settings": "Settings during the benchmark",
+    "placement.mismatch": "Device mismatch (reproduced on purpose)",
+    "placement.checks": "Placement checks",
+    "bandwidth.rows": "Copy bandwidth",
+}
+_PREFIX_WORDS = {
+    "pci": "PCI", "nvml": "NVML", "dev": "/dev", "smi": "nvidia-smi", "torch": "torch", "cuda": "CUDA",
+    "driver": "driver", "host": "host", "kernel": "kernel", "sweep": "DataLoader sweep", "bench": "CNN benchmark",
+    "placement": "device placement", "python": "Python", "platform": "platform", "env": "environment",
+    "run": "your script's run", "audit": "your script", "probe": "probe", "mps": "Apple MPS", "envs": "environments",
+    "bandwidth": "copy bandwidth", "scheduler": "job scheduler", "container": "container", "wsl": "WSL",
+}
+
+
+def fact_label(key: str) -> str:
+    """A fact's name in words: the pages' own label, else "<topic>: <name>" ("NVML: status")."""
+    if key in FACT_LABELS:
+        return FACT_LABELS[key]
+    head, _, rest = key.partition(".")
+    words = rest.replace("_", " ").replace(".", " ") if rest else ""
+    topic = _PREFIX_WORDS.get(head, head)
+    text = f"{topic}: {words}" if words else topic
+    return text[:1].upper() + text[1:]
 
 
 def show(key: str, value: Any) -> str:
@@ -684,7 +730,7 @@ def usable_line(report: Any) -> str | None:
     so the summary answers "is my GPU used?" before "how well?". None otherwise."""
 
     findings = list(report.findings)
-    top = findings[0] if findings else None
+    top = tiers(findings).problem
     if top is None or top.severity.rank > 1 or top.step not in MEASURED_STEPS:
         return None
     diagnosis = [f for f in findings if f.step not in MEASURED_STEPS]
@@ -693,9 +739,4 @@ def usable_line(report: Any) -> str | None:
     plain = verdict(Report(report.facts, diagnosis, [], {}, dict(report.meta)))
     if plain.severity != "ok" or "can use" not in plain.headline:
         return None
-    names = [str(d.get("name")) for d in report.facts.value("devices", []) or [] if isinstance(d, dict)]
-    if len(names) > 1 and len(set(names)) < len(names):  # "2 × NVIDIA A100 80GB PCIe", not the name twice
-        counted = {n: names.count(n) for n in dict.fromkeys(names)}
-        listed = ", ".join(f"{k} × {n}" if k > 1 else n for n, k in counted.items())
-        return f"PyTorch can use {listed}"
     return plain.headline

@@ -249,13 +249,6 @@ class Flow:
             step = self.step(sid)
             if cancel.is_set():
                 break
-            cause = self.blocking_cause() if step_ids is None and step.measures_gpu else None
-            if cause is not None:
-                note = OFFER_NOTE.format(cause=cause.title)
-                self._set(sid, StepStatus.OFFERED, StepResult(StepStatus.OFFERED, reason=note), note=note)
-                done.append(sid)
-                emit({"event": "step", "step": sid, "status": StepStatus.OFFERED.value, "reason": note})
-                continue
             if step.group and step.group in refreshed_groups:
                 done.append(sid)  # filled in by the shared run a moment ago
                 emit({"event": "step", "step": sid, "status": self.state(sid).status.value})
@@ -265,6 +258,14 @@ class Flow:
                 self._set(sid, blocked[0], StepResult(blocked[0], reason=blocked[1]))
                 done.append(sid)
                 emit({"event": "step", "step": sid, "status": blocked[0].value, "reason": blocked[1]})
+                continue
+            # Run all: a benchmark that can only measure the CPU is offered, not run
+            cause = self.blocking_cause() if step_ids is None and step.measures_gpu else None
+            if cause is not None:
+                note = OFFER_NOTE.format(cause=cause.title)
+                self._set(sid, StepStatus.OFFERED, StepResult(StepStatus.OFFERED, reason=note), note=note)
+                done.append(sid)
+                emit({"event": "step", "step": sid, "status": StepStatus.OFFERED.value, "reason": note})
                 continue
             self._set(sid, StepStatus.RUNNING)
             emit({"event": "step", "step": sid, "status": "start", "title": step.title})
@@ -412,13 +413,19 @@ class Flow:
         return step_blocks(step_id, report.facts, self.key_facts(step_id))
 
     def summary_status(self) -> StepStatus:
+        """The Summary's status is its verdict's (one colour per step everywhere: the sidebar icon and the
+        headline agree), once anything has been judged."""
         with self._lock:
             finished = [st for st in self._states.values() if st.step.id != SUMMARY and st.status.finished]
-        worst = [st.status for st in finished if st.status.value in ("error", "warning", "info", "ok")]
-        for s in (StepStatus.ERROR, StepStatus.WARNING, StepStatus.INFO, StepStatus.OK):
-            if s in worst:
-                return s
-        return StepStatus.PENDING
+        if not any(st.status.value in ("error", "warning", "info", "ok") for st in finished):
+            return StepStatus.PENDING
+        report = self.report()
+        if report is None:
+            return StepStatus.OK
+        # Start-up: the renderers load with the first judged report.
+        from gpuassist.report.render import verdict
+
+        return StepStatus(verdict(report).severity)
 
     # -- reading a report (support engineer) ----------------------------------------------------------
     def load_report(self, report: Report) -> None:
