@@ -5,7 +5,10 @@
 Scenarios (gpuassist.sim) are checked against their own ``expect`` (first id, ids, absent, no_error); the
 corpora tests/data/pastes and tests/data/errors against their index.json (the verdict each public thread
 established). Prints one row per expected id: how many cases of each kind expect it and how many came out
-right ("healthy" = cases where no error may be claimed), then the totals and every miss.
+right ("healthy" = cases where no error may be claimed), then the totals; then the real texts' score per kind
+of input (collect_env, kernel log, nvidia-smi, container, install session, REPL, ...: the index's ``kind``,
+assigned by hand, not by gpuassist) and per collection batch (``batch``: texts collected after the rules
+were written are held out from rule-writing), and every miss.
 """
 
 from __future__ import annotations
@@ -45,6 +48,9 @@ def _scenarios() -> list[tuple[str, bool, str]]:
     return out
 
 
+CORPUS_ROWS: list[tuple[str, str, bool]] = []  # (input kind, batch, right) of every real text
+
+
 def _corpus(name: str) -> list[tuple[str, bool, str]]:
     directory = ROOT / "tests" / "data" / name
     out = []
@@ -53,7 +59,22 @@ def _corpus(name: str) -> list[tuple[str, bool, str]]:
         key = e.get("expect_first") or ("(rejected)" if e.get("reject") else "(healthy)")
         note = "; ".join(v.problems) + (f" [known rule bug: {v.known_rule_bug}]" if v.known_rule_bug else "")
         out.append((key, v.ok, f"{e['file']}: {note}"))
+        CORPUS_ROWS.append((str(e.get("kind", name)), str(e.get("batch", "before-rules")), v.ok))
     return out
+
+
+def _print_breakdown(title: str, rows: list[tuple[str, bool]]) -> None:
+    counts: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for key, ok in rows:
+        counts[key][0] += 1
+        counts[key][1] += int(ok)
+    print(f"\n{title}")
+    for key in sorted(counts):
+        n, right = counts[key]
+        print(f"  {key:24} {right:>4}/{n:<4} {100 * right / n:5.1f} %")
+    n, right = len(rows), sum(ok for _, ok in rows)
+    if n:
+        print(f"  {'all':24} {right:>4}/{n:<4} {100 * right / n:5.1f} %")
 
 
 def main(argv: list[str]) -> int:
@@ -80,6 +101,10 @@ def main(argv: list[str]) -> int:
     grand = [sum(t[0] for t in totals.values()), sum(t[1] for t in totals.values())]
     print(f"{'total':{width}} {cell(totals['scenarios']):>10} {cell(totals['pastes']):>8} "
           f"{cell(totals['errors']):>8} {cell(grand):>8}")
+    _print_breakdown("real texts by kind of input (all batches):", [(k, ok) for k, _, ok in CORPUS_ROWS])
+    _print_breakdown("real texts by collection batch:", [(b, ok) for _, b, ok in CORPUS_ROWS])
+    for batch in sorted({b for _, b, _ in CORPUS_ROWS} - {"before-rules"}):
+        _print_breakdown(f"batch {batch} by kind of input:", [(k, ok) for k, b, ok in CORPUS_ROWS if b == batch])
     misses = [(kind, note) for kind, rows in results.items() for _, ok, note in rows if not ok]
     if misses:
         print("\nmisses:")

@@ -27,8 +27,11 @@ from gpuassist import __version__
 
 if TYPE_CHECKING:
     from gpuassist.audit import AuditResult
+    from gpuassist.envs.target import TargetChoice
 
 FORMATS = ("text", "json", "markdown", "html")
+DEFAULT_TARGET_HELP = ("interpreter to diagnose (default: the one your code most likely runs: the active env, the "
+                       "project's env, or python on PATH; `gpuassist envs` shows the choice and why)")
 
 
 class UsageError(Exception):
@@ -48,7 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     d = sub.add_parser("diagnose", help="diagnose this machine (or a report, collect_env output or error text)")
     src = d.add_mutually_exclusive_group()
-    src.add_argument("--python", metavar="PATH", help="interpreter to diagnose (default: the one running gpuassist)")
+    src.add_argument("--python", metavar="PATH", help=DEFAULT_TARGET_HELP)
     src.add_argument("--from", dest="from_file", metavar="FILE",
                      help="diagnose offline from a gpuassist JSON report, collect_env output or an error "
                           "message/traceback/log ('-' reads stdin)")
@@ -83,7 +86,7 @@ def build_parser() -> argparse.ArgumentParser:
     v = sub.add_parser("envs", help="every Python environment here: its torch, and which one your code runs")
     v.add_argument("--script", metavar="FILE", help="the interpreter FILE runs with (shebang) is the target")
     v.add_argument("--python", metavar="PATH", help="the interpreter your code runs with (default: --script's, "
-                                                    "else `python` on PATH)")
+                                                    "else the active env, the project's env, python on PATH)")
     v.add_argument("--format", choices=("text", "json"), default="text")
     v.add_argument("--timeout", type=float, default=5.0, metavar="S", help="seconds per interpreter (default 5)")
     v.add_argument("--output", metavar="FILE", help="write to FILE instead of standard output")
@@ -94,8 +97,7 @@ def build_parser() -> argparse.ArgumentParser:
              "bench": "small CNN training benchmark on the CPU and every accelerator"}
     for name, text in helps.items():
         r = sub.add_parser(name, help=text)
-        r.add_argument("--python", metavar="PATH",
-                       help="interpreter to measure in (default: the one running gpuassist)")
+        r.add_argument("--python", metavar="PATH", help=DEFAULT_TARGET_HELP.replace("to diagnose", "to measure in"))
         r.add_argument("--device", metavar="DEV", help="only these devices, comma-separated (cuda:1, cpu, mps)")
         r.add_argument("--format", choices=("text", "json"), default="text")
         r.add_argument("--size", choices=("default", "small", "tiny"), default=None,
@@ -135,6 +137,17 @@ def _write_output(text: str, output: str | None) -> None:
     print(f"gpuassist: report written to {output}", file=sys.stderr)
 
 
+def _target(python: str | None, *, script: str | None = None) -> TargetChoice:
+    """The interpreter to work on and why (:func:`gpuassist.envs.target.choose_target`); ``--python ""`` is
+    a usage error, not the default."""
+    from gpuassist.envs.target import EmptyPython, choose_default
+
+    try:
+        return choose_default(python, script=script)
+    except EmptyPython as exc:
+        raise UsageError(str(exc)) from None
+
+
 def cmd_diagnose(args: argparse.Namespace) -> int:
     from gpuassist.report.redact import redact_report
 
@@ -157,7 +170,10 @@ def cmd_diagnose(args: argparse.Namespace) -> int:
     else:
         from gpuassist.diagnose import diagnose_live
 
-        report = diagnose_live(args.python)
+        choice = _target(args.python)
+        if choice.python is None:
+            raise UsageError(f"nothing to diagnose: {choice.reason}; give one with --python PATH")
+        report = diagnose_live(choice=choice)
 
     from gpuassist.report.model import Report
     from gpuassist.report.render import render
@@ -222,6 +238,7 @@ def cmd_runtime(args: argparse.Namespace) -> int:
     from gpuassist.runtime.summary import summary_text
 
     test = args.command
+    choice = _target(args.python)
     try:
         size = common.size_preset(args.size)
     except ValueError as exc:
@@ -235,18 +252,18 @@ def cmd_runtime(args: argparse.Namespace) -> int:
     kwargs: dict[str, Any] = {"device": devices, "size": size, "on_event": bar}
     try:
         if test == "placement":
-            result = run_placement(args.python, **kwargs)
+            result = run_placement(choice.python, **kwargs)
         elif test == "sweep":
-            result = run_sweep(args.python, mode=args.mode, **kwargs)
+            result = run_sweep(choice.python, mode=args.mode, **kwargs)
         else:
-            result = run_bench(args.python, **kwargs)
+            result = run_bench(choice.python, **kwargs)
     finally:
         bar.stop()
     collector.join(timeout=30)
     if result.facts.get(f"{test}.outcome") in ("interpreter_not_found", "python_too_old"):
-        raise UsageError(f"cannot run {args.python or sys.executable}: {result.facts.get(f'{test}.error')}")
-    report = common.runtime_report([result], host, meta={"target": args.python or sys.executable, "test": test,
-                                                          "size": size})
+        raise UsageError(f"cannot run {choice.python}: {result.facts.get(f'{test}.error')}")
+    report = common.runtime_report([result], {**host, **choice.facts()},
+                                   meta={**choice.meta(), "test": test, "size": size})
     redacted = Report.from_json(redact_report(report.to_json(), personal=not args.no_redact))
     if args.format == "json":
         text = render(redacted, "json")
@@ -262,7 +279,7 @@ def cmd_envs(args: argparse.Namespace) -> int:
     import threading
 
     from gpuassist.collect import collect_this_machine
-    from gpuassist.envs import inventory
+    from gpuassist.envs.inspect import inventory
     from gpuassist.report.envs import envs_report, render_text
     from gpuassist.report.model import Report
     from gpuassist.report.redact import redact_report
@@ -271,13 +288,15 @@ def cmd_envs(args: argparse.Namespace) -> int:
         raise UsageError(f"cannot read {args.script}: no such file")
     if args.timeout <= 0:
         raise UsageError("--timeout must be positive")
+    if args.python is not None:
+        _target(args.python)  # `--python ""` is a usage error
     host: dict[str, Any] = {}
     collector = threading.Thread(target=lambda: host.update(collect_this_machine()), daemon=True,
                                  name="gpuassist-host-facts")
     collector.start()  # host facts say whether there is a GPU at all; gathered while interpreters run
     inv = inventory(script=args.script, target=args.python, timeout=args.timeout)
     collector.join(timeout=10)
-    report = envs_report(inv, host)
+    report = envs_report(inv, host, meta={"target_reason": inv.target_reason})
     redacted = Report.from_json(redact_report(report.to_json(), personal=not args.no_redact))
     if args.format == "json":
         from gpuassist.report.render import render
@@ -318,6 +337,8 @@ def _audit_run(args: argparse.Namespace) -> int:
     from gpuassist.report.redact import redact_report
     from gpuassist.report.render import render
 
+    if args.python is not None:
+        _target(args.python)  # `--python ""` is a usage error
     try:
         command = parse_command(args.paths, python=args.python)
         bound = Bound.of(args.seconds, args.steps)

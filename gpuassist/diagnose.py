@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from gpuassist.envs.target import TargetChoice, own_choice, requested_choice
 from gpuassist.facts import Facts, NotCollected
 from gpuassist.report.model import Report
 
@@ -40,10 +41,16 @@ def diagnose_live(
     on_event: Callable[[dict[str, Any]], None] | None = None,
     cancel: threading.Event | None = None,
     env: Mapping[str, str] | None = None,
+    choice: TargetChoice | None = None,
 ) -> Report:
-    """Diagnose this machine and the interpreter ``python`` (default: the one running gpuassist)."""
+    """Diagnose this machine and an interpreter: ``choice`` (the CLI and the app pass
+    :func:`gpuassist.envs.target.choose_target`'s, which says why), else ``python``, else the one running
+    gpuassist. Its path and the reason go to ``meta.target`` / ``meta.target_reason``."""
     # Start-up: the window imports this module to list interpreters; collectors, runner and rules (~250 ms)
     # load with the first diagnosis.
+    if choice is None:
+        choice = requested_choice(python, "the interpreter the caller named") if python else own_choice()
+    python = choice.python
     from gpuassist.collect import collect_this_machine
     from gpuassist.probe.runner import run_probe
     from gpuassist.report.build import build_report
@@ -65,6 +72,7 @@ def diagnose_live(
     host_seconds = time.perf_counter() - host_started
     facts = Facts(host)
     facts.set("host.python_candidates", python_candidates(env))
+    facts.update(choice.facts())
     thread.join()
     if "result" in box:
         facts.update(box["result"].facts)
@@ -73,7 +81,7 @@ def diagnose_live(
         facts.set("probe.error", box.get("error", "unknown"))
         facts.set("torch.version", NotCollected("the probe could not run"))
     meta = {
-        "target": python or sys.executable,
+        **choice.meta(),
         "timings": {"host_seconds": round(host_seconds, 3), "total_seconds": round(time.perf_counter() - started, 3)},
     }
     return build_report(facts, source="live", meta=meta)

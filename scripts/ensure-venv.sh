@@ -19,12 +19,18 @@ ensure_venv() {
         echo "gpuassist: installing into $venv (first run only) ..." >&2
         local spec="$here"
         [ -n "$extras" ] && spec="$here[$extras]"
-        # The CPU torch pin goes in first, so nothing can pull a multi-GB CUDA build.
-        "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
-            -c "$here/constraints/cpu.txt" "torch==2.13.0" 2>&1 | grep -v "is ignored" >&2 || true
+        # gpuassist itself needs no torch; the tests do (the `test` extra): the CPU torch pin goes in
+        # first, so nothing can pull a multi-GB CUDA build.
+        local check="import gpuassist, rich, jinja2"
+        case ",$extras," in
+            *,test,*)
+                "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
+                    -c "$here/constraints/cpu.txt" "torch==2.13.0" 2>&1 | grep -v "is ignored" >&2 || true
+                check="$check, torch" ;;
+        esac
         "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
             -c "$here/constraints/cpu.txt" -e "$spec" 2>&1 | grep -v "is ignored" >&2 || true
-        if ! "$venv/bin/python" -c "import gpuassist, torch, rich, jinja2" 2>/dev/null; then
+        if ! "$venv/bin/python" -c "$check" 2>/dev/null; then
             echo "gpuassist: installation into $venv failed (see pip's messages above)" >&2
             return 2
         fi

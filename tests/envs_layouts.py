@@ -74,3 +74,46 @@ def stub_torch(site: Path, version: str, *, installer: str = "pip") -> None:
 
 def bin_path(*dirs: Path) -> str:
     return os.pathsep.join(str(d) for d in dirs)
+
+
+# ---- layouts whose interpreters are real Python binaries (symlinks), for the default-target tests -------------
+# Discovery never runs them; they only have to look like Pythons (a `#!/bin/sh` file named python is refused).
+
+REAL_PYTHON = os.path.realpath(sys.executable)
+
+
+def linked_python(path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.symlink_to(REAL_PYTHON)
+    return path
+
+
+def linked_venv(root: Path, *, torch: str | None = None, uv: bool = False) -> Path:
+    """A venv layout (pyvenv.cfg, bin/python → a real Python), with a torch package when ``torch`` is set."""
+    cfg = f"home = {os.path.dirname(REAL_PYTHON)}\ninclude-system-site-packages = false\n"
+    write(root / "pyvenv.cfg", cfg + ("uv = 0.5.0\n" if uv else ""))
+    linked_python(root / "bin" / "python")
+    (root / "bin" / "python3").symlink_to("python")
+    if torch:
+        stub_torch(site_packages(root), torch)
+    return root / "bin" / "python"
+
+
+def fake_binary(path: Path) -> Path:
+    """An executable that looks like a compiled program (ELF magic, no `#!`): never run, only found."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(b"\x7fELF\x02\x01\x01" + bytes(57))
+    path.chmod(0o755)
+    return path
+
+
+def linked_prefix(root: Path, *, conda: bool = False, torch: str | None = None) -> Path:
+    """A conda env / pyenv version / base install layout: bin/pythonX.Y (its own program, so the prefix is
+    this directory) and bin/python → it."""
+    fake_binary(root / "bin" / PYVER)
+    (root / "bin" / "python").symlink_to(PYVER)
+    if conda:
+        write(root / "conda-meta" / "history", "")
+    if torch:
+        stub_torch(site_packages(root), torch)
+    return root / "bin" / "python"

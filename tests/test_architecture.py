@@ -110,11 +110,14 @@ def test_lazy_imports_are_only_for_start_up_and_say_so() -> None:
 #: What the window loads of gpuassist before it is shown. Adding a module here is a start-up cost: measure
 #: it with benchmarks/gui_startup.py first (budget: docs/architecture.md §5).
 GUI_START_UP = {
-    "gpuassist", "gpuassist.diagnose", "gpuassist.facts", "gpuassist.findings", "gpuassist.monitor",
+    # the default target is chosen before the window shows (files read only; benchmarks/default_target.py)
+    "gpuassist.envs", "gpuassist.envs.discovery", "gpuassist.envs.ondisk", "gpuassist.envs.projects",
+    "gpuassist.envs.pyenv", "gpuassist.envs.target", "gpuassist.envs.trust", "gpuassist.wizard.retarget",
+    "gpuassist", "gpuassist.facts", "gpuassist.findings", "gpuassist.monitor",
     "gpuassist.monitor.layout", "gpuassist.monitor.sampler", "gpuassist.report", "gpuassist.report.model",
     "gpuassist.ui", "gpuassist.ui.app", "gpuassist.ui.cards", "gpuassist.ui.main_window",
     "gpuassist.ui.monitor_view", "gpuassist.ui.pages", "gpuassist.ui.qtcompat", "gpuassist.ui.script_run_panel",
-    "gpuassist.ui.style", "gpuassist.ui.workers", "gpuassist.wizard", "gpuassist.wizard.flow",
+    "gpuassist.step_table", "gpuassist.ui.style", "gpuassist.ui.workers", "gpuassist.wizard", "gpuassist.wizard.flow",
     "gpuassist.wizard.model", "gpuassist.wizard.script_run", "gpuassist.wizard.steps",
 }
 

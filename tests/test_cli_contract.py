@@ -32,7 +32,8 @@ def nvidia_on_pci() -> bool:
 
 @pytest.fixture(scope="module")
 def this_machine() -> tuple[int, dict]:
-    p = run(["diagnose", "--format", "json"])
+    # this venv's interpreter (it has the CPU torch), named: the default target depends on the machine
+    p = run(["diagnose", "--python", sys.executable, "--format", "json"])
     assert "Traceback" not in p.stderr, p.stderr
     return p.returncode, json.loads(p.stdout)
 
@@ -68,7 +69,7 @@ def test_this_machine_verdict_matches_its_facts(this_machine: tuple[int, dict]) 
 @pytest.mark.slow
 def test_text_format_leads_with_the_verdict(this_machine: tuple[int, dict]) -> None:
     _, report = this_machine
-    p = run(["diagnose"])
+    p = run(["diagnose", "--python", sys.executable])
     first = p.stdout.strip().splitlines()[0]
     assert report["findings"][0]["title"] in first
 

@@ -172,4 +172,4 @@ def test_app_own_and_requested_interpreters(machine: dict[str, Path]) -> None:
     disc = discover(ctx, requested=[str(machine["uv"])])
     own = disc.find(str(machine["pyenv"]))
     assert own is not None and own.is_self and own.origins[0].label == "gpuassist's own"
-    assert labels(disc, machine["uv"])[0] == "requested (--python)"
+    assert labels(disc, machine["uv"])[0] == "chosen as the target"

@@ -13,9 +13,8 @@ import pytest
 
 from envs_layouts import bin_path, kernelspec, marker_python, real_venv, site_packages, stub_torch, write
 from gpuassist.cli import main
-from gpuassist.envs import Context, discover, inspect_all, inspect_one, inventory
-from gpuassist.envs.discovery import Candidate
-from gpuassist.envs.inspect import Inventory
+from gpuassist.envs.discovery import Candidate, Context, discover
+from gpuassist.envs.inspect import Inventory, inspect_all, inspect_one, inventory
 from gpuassist.facts import Facts
 from gpuassist.report.envs import envs_report, render_text
 from gpuassist.rules.environments import environment_findings
@@ -102,8 +101,10 @@ def test_a_hanging_interpreter_becomes_a_timeout_row_and_is_killed(tmp_path: Pat
 
 @pytest.fixture()
 def workstation(tmp_path: Path, venvs: dict[str, Path]) -> tuple[Context, Path, Path]:
-    """PATH python3 is the CPU venv; a kernel launches it too; a script's shebang picks it; the CUDA venv
-    is a project venv one directory up. Everything that runs leaves a line in the marker file."""
+    """PATH python3 is the CPU venv (its bin directory is first on PATH, as when it is activated); a wrapper
+    script named python3 comes after it on PATH; a kernel launches the CPU venv too; a script's shebang
+    picks it; the CUDA venv is a project venv one directory up. The wrapper is never run (it is a `#!/bin/sh`
+    program, not a Python) and leaves a line in the marker file if it ever is."""
     home, marker = tmp_path / "home", tmp_path / "ran.txt"
     shims = tmp_path / "bin"
     marker_python(shims / "python3", marker, real=str(venvs["cpu"]))
@@ -111,22 +112,26 @@ def workstation(tmp_path: Path, venvs: dict[str, Path]) -> tuple[Context, Path, 
     (home / "proj" / ".venv").symlink_to(venvs["base"] / "cuda")
     kernelspec(home / ".local" / "share" / "jupyter" / "kernels", "ml", str(venvs["cpu"]), "Python (ml)")
     script = write(home / "proj" / "train.py", "#!/usr/bin/env python3\nimport torch\n")
-    env = {"PATH": bin_path(shims), "HOME": str(home)}
+    env = {"PATH": bin_path(venvs["cpu"].parent, shims), "HOME": str(home)}
     ctx = Context(env=env, home=str(home), cwd=str(home / "proj"), executable=None, root=str(tmp_path / "root"))
     return ctx, script, marker
 
 
-def test_discovery_runs_nothing_inspection_runs_each_once(workstation: tuple[Context, Path, Path]) -> None:
+def test_discovery_runs_nothing_inspection_runs_only_pythons(workstation: tuple[Context, Path, Path]) -> None:
     ctx, script, marker = workstation
     discover(ctx, script=str(script))
     assert not marker.exists()
     inv = inventory(ctx, script=str(script), timeout=20, env=dict(ctx.env))
-    assert marker.read_text().count("ran") == 1  # the wrapper on PATH, once, in the inspection phase
+    assert not marker.exists(), "a shell script named python3 was run"
+    wrapper = next(r for r in inv.rows if r.python.endswith("/bin/python3") and "home" not in r.python
+                   and r.status == "refused")
+    assert "/bin/sh" in (wrapper.error or "") and "not a Python" in (wrapper.error or "")
     target = inv.target_row()
     assert target is not None and target.torch_version == "2.5.1+cpu"
-    # the wrapper on PATH started the CPU venv: one row, found as PATH python3, kernel 'ml' and the script
+    assert inv.target_reason and "train.py" in inv.target_reason
+    # one row for the CPU venv, found as PATH python3, kernel 'ml' and the script
     found_as = [o.label for o in target.origins]
-    assert "kernel 'ml'" in found_as and any(lab.startswith("PATH python3 (shim") for lab in found_as)
+    assert "kernel 'ml'" in found_as and "PATH python3" in found_as
     assert any(lab.startswith("script train.py (#!/usr/bin/env python3") for lab in found_as)
 
 

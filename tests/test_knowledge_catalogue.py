@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from gpuassist.knowledge import STEPS, catalogue, compat, entry, symptom_patterns
+from gpuassist.knowledge import catalogue, compat, entry, symptom_patterns
+from gpuassist.step_table import REPORT_STEP_IDS as STEPS
 
 ROOT_CAUSES = Path(__file__).resolve().parents[1] / "docs" / "knowledge" / "root-causes.md"
 

@@ -19,15 +19,9 @@ from gpuassist.facts import Facts
 from gpuassist.wizard import StepContext, StepStatus, build_flow
 from gpuassist.wizard.blocks import Absent, Code, KeyValues, Table, block_texts
 from gpuassist.wizard.display import looks_raw, show, step_blocks
+from gpuassist.wizard.model import RunRequest, RunRequestError
 from gpuassist.wizard.run_blocks import run_blocks
-from gpuassist.wizard.script_run import (
-    MONITOR_KEY,
-    RunMarks,
-    RunProgress,
-    RunRequest,
-    RunRequestError,
-    run_unavailable,
-)
+from gpuassist.wizard.script_run import RunMarks, RunProgress, run_unavailable
 
 DATA = Path(__file__).parent / "data" / "audit_run"
 RECORDINGS = sorted(DATA.glob("*.json"))
@@ -41,8 +35,7 @@ def texts(blocks: list[Any]) -> list[str]:
 
 def run_flow(script: Path, request: RunRequest, **kwargs: Any) -> tuple[Any, list[dict[str, Any]]]:
     """The real flow's script step on ``script`` with ``request``; returns the flow and the events it sent."""
-    flow = build_flow(StepContext())
-    flow.context.shared.update(kwargs)
+    flow = build_flow(StepContext(**kwargs))
     flow.set_script(str(script))
     flow.set_script_run(request)
     events: list[dict[str, Any]] = []
@@ -228,7 +221,7 @@ def test_the_run_gets_its_own_band_on_the_monitor() -> None:
     monitor = Monitor()
     monitor.start()
     try:
-        flow, _ = run_flow(DATA / "train_cpu.py", RunRequest(steps=3), **{MONITOR_KEY: monitor})
+        flow, _ = run_flow(DATA / "train_cpu.py", RunRequest(steps=3), monitor=monitor)
     finally:
         monitor.stop()
     assert flow.state("script").status is StepStatus.WARNING

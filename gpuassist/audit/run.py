@@ -27,6 +27,7 @@ from typing import Any
 
 from gpuassist.audit.run_rules import RULES
 from gpuassist.envs.discovery import Context, script_interpreter
+from gpuassist.envs.target import choose_target
 from gpuassist.facts import Facts
 from gpuassist.monitor import Monitor
 from gpuassist.probe import audit_script
@@ -66,6 +67,7 @@ class RunCommand:
     python_flags: tuple[str, ...] = ()
     cwd: str = field(default_factory=os.getcwd)
     resolved: str | None = None  # ``python`` looked up on PATH, as the shell would (None: not found)
+    python_reason: str = ""  # why this interpreter (the command named it, the shebang, the default target)
 
     def words(self) -> list[str]:
         """The command line after the interpreter (what audit_script.py gets after ``--``)."""
@@ -168,12 +170,13 @@ def _split_flags(words: Sequence[str]) -> tuple[list[str], list[str]]:
     return flags, list(words[i:])
 
 
-def _path_python(env: Mapping[str, str]) -> str | None:
-    for name in ("python", "python3"):
-        found = shutil.which(name, path=env.get("PATH", os.defpath))
-        if found:
-            return name
-    return None
+def _default_python(env: Mapping[str, str], cwd: str) -> tuple[str, str]:
+    """(interpreter, why) when the command names none: the default target (gpuassist.envs.target), which
+    is gpuassist's own only when no other Python exists."""
+    ctx = Context(env=dict(env), home=os.path.expanduser("~"), cwd=cwd, executable=sys.executable,
+                  windows=os.name == "nt")
+    choice = choose_target(ctx)
+    return (choice.python or sys.executable), choice.reason
 
 
 def parse_command(argv: Sequence[str], *, python: str | None = None, cwd: str | None = None,
@@ -186,6 +189,7 @@ def parse_command(argv: Sequence[str], *, python: str | None = None, cwd: str | 
     if not words:
         raise RunUsageError("nothing to run: give the command after --, e.g. `-- python train.py --epochs 1`")
     interpreter: str | None = None
+    reason = "the interpreter named with --python" if python is not None else "the interpreter the command names"
     if is_python(words[0]):
         if python is not None:
             raise RunUsageError(f"the interpreter is given twice (--python {python} and {words[0]}): give it once")
@@ -196,8 +200,10 @@ def parse_command(argv: Sequence[str], *, python: str | None = None, cwd: str | 
     if words[:1] == ["-m"]:
         if len(words) < 2 or not words[1] or words[1].startswith("-"):
             raise RunUsageError("-m needs a module name")
-        chosen = interpreter or python or _path_python(env) or sys.executable
-        return RunCommand(chosen, words[1], True, tuple(words[2:]), tuple(flags), cwd, _lookup(chosen, env))
+        chosen = interpreter or python
+        if chosen is None:
+            chosen, reason = _default_python(env, cwd)
+        return RunCommand(chosen, words[1], True, tuple(words[2:]), tuple(flags), cwd, _lookup(chosen, env), reason)
     if not words:
         raise RunUsageError("no script to run: give `python SCRIPT ARGS`")
     script = os.path.abspath(os.path.join(cwd, words[0]))
@@ -207,15 +213,21 @@ def parse_command(argv: Sequence[str], *, python: str | None = None, cwd: str | 
                                 "(use --python PATH for a particular interpreter)")
         raise RunUsageError(f"cannot run {words[0]}: no such file")
     if interpreter is None and python is None:
-
         ctx = Context(env=dict(env), home=os.path.expanduser("~"), cwd=cwd, executable=sys.executable,
                       windows=os.name == "nt")
-        found = script_interpreter(script, ctx).python
+        shebang = script_interpreter(script, ctx)
+        found = shebang.python
+        if shebang.shebang and "not a Python" in shebang.how:
+            raise RunUsageError(f"{words[0]} runs with `{shebang.shebang}`, not a Python interpreter: give "
+                                "`python SCRIPT ARGS`")
         if found is not None and not is_python(found):
             raise RunUsageError(f"{words[0]} runs with {found}, not a Python interpreter: give `python SCRIPT ARGS`")
-        interpreter = found or sys.executable
+        if found is not None and shebang.shebang:
+            interpreter, reason = found, f"the interpreter {os.path.basename(script)}'s first line (#!) names"
+        else:
+            interpreter, reason = _default_python(env, cwd)
     chosen = interpreter or python or sys.executable
-    return RunCommand(chosen, script, False, tuple(words[1:]), tuple(flags), cwd, _lookup(chosen, env))
+    return RunCommand(chosen, script, False, tuple(words[1:]), tuple(flags), cwd, _lookup(chosen, env), reason)
 
 
 def _lookup(python: str, env: Mapping[str, str]) -> str | None:
@@ -327,7 +339,8 @@ def run_report(result: RunResult, host_facts: Mapping[str, Any] | None = None, *
 
     facts = Facts(dict(host_facts or {}))
     facts.update(result.facts)
-    full_meta = {"target": result.command.python, "command": result.command.display(),
+    full_meta = {"target": result.command.python, "target_reason": result.command.python_reason,
+                 "command": result.command.display(),
                  "bound": result.bound.to_json(), "source_label": f"a run of `{result.command.display()}`"}
     full_meta.update(meta or {})
     report = build_report(facts, source="audit_run", meta=full_meta, rules=RULES, ran={RUN_STEP})

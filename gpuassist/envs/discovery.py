@@ -25,13 +25,19 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from gpuassist.envs import projects, pyenv
+from gpuassist.envs.trust import is_python_name, trusted_directory, untrusted
+
 # Origin kinds (stable strings: the GUI and the JSON output use them).
 SELF = "self"  # the interpreter running gpuassist
 REQUESTED = "requested"  # --python / chosen by the caller
 PATH = "path"  # python / python3 / py on PATH
 VIRTUAL_ENV = "virtual_env"  # $VIRTUAL_ENV
 CONDA_PREFIX = "conda_prefix"  # $CONDA_PREFIX
-PROJECT = "project"  # .venv / venv / env in the working directory, the script's directory or a parent
+PROJECT = "project"  # an env the project's files point to, in the working directory, the script's or a parent
+PYENV_LOCAL = "pyenv_local"  # the version `pyenv local` / `pyenv shell` selects here
+HOME_ENVS = "home_envs"  # ~/.virtualenvs, Poetry's and Pipenv's central directories, Hatch's
+DESKTOP = "desktop"  # a project venv under the usual project folders of a desktop user
 CONDA = "conda"  # conda / mamba environment lists and envs directories
 PYENV = "pyenv"
 UV = "uv"  # uv-managed interpreters
@@ -40,7 +46,7 @@ KERNEL = "kernel"  # a Jupyter kernelspec launches it
 SCRIPT = "script"  # the interpreter a script's shebang (or `python script.py`) runs
 
 PATH_NAMES = ("python", "python3", "py")
-PROJECT_DIRS = (".venv", "venv", "env")
+PROJECT_DIRS = projects.PROJECT_VENV_DIRS
 CONDA_INSTALLS = ("miniconda3", "anaconda3", "miniforge3", "mambaforge", "micromamba", "miniconda", "anaconda")
 SYSTEM_CONDA = ("opt/conda", "opt/miniconda3", "opt/anaconda3", "opt/miniforge3")
 SYSTEM_JUPYTER = ("usr/local/share/jupyter", "usr/share/jupyter")
@@ -48,9 +54,18 @@ SHEBANG_LIMIT = 512  # bytes read from a script or launcher to find its shebang
 KERNEL_JSON_LIMIT = 256 * 1024
 
 
+def _owners() -> tuple[int, ...] | None:
+    """Who may own what gpuassist runs without being asked: the user and root (None: no owners, Windows)."""
+    return (os.getuid(), 0) if hasattr(os, "getuid") else None
+
+
 @dataclass(frozen=True)
 class Context:
-    """What discovery may look at; :meth:`current` is this process's view of the machine."""
+    """What discovery may look at; :meth:`current` is this process's view of the machine.
+
+    ``trusted_owners``: the owners an interpreter found by discovery (and the directories above it) may
+    have for it to be run (:mod:`gpuassist.envs.trust`); None: no ownership model. ``desktop``: also look
+    for project venvs under the usual project folders of a desktop user (cheap, bounded)."""
 
     env: Mapping[str, str]
     home: str
@@ -58,6 +73,8 @@ class Context:
     executable: str | None = None  # the app's own interpreter
     root: str = os.sep  # fixed system locations (/opt/conda, /usr/share/jupyter) are looked up under this
     windows: bool = False
+    trusted_owners: tuple[int, ...] | None = field(default_factory=_owners)
+    desktop: bool = True
 
     @classmethod
     def current(cls) -> Context:
@@ -99,6 +116,12 @@ class Candidate:
     origins: list[Origin] = field(default_factory=list)
     layout_version: str | None = None  # from pyvenv.cfg, when there is one (known even if the run fails)
     uv_venv: bool = False  # pyvenv.cfg written by uv
+    refused: str | None = None  # why gpuassist will not run it (found by discovery, not trusted); None: may run
+
+    @property
+    def chosen(self) -> bool:
+        """Named by the user (--python, a pick) or gpuassist's own: run whatever it is."""
+        return any(o.kind in (SELF, REQUESTED) for o in self.origins)
 
     @property
     def is_self(self) -> bool:
@@ -115,7 +138,7 @@ class Candidate:
     def to_json(self) -> dict[str, Any]:
         return {"python": self.python, "real": self.real, "kind": self.kind, "prefix": self.prefix,
                 "name": self.name, "exists": self.exists, "origins": [o.to_json() for o in self.origins],
-                "layout_version": self.layout_version, "uv_venv": self.uv_venv}
+                "layout_version": self.layout_version, "uv_venv": self.uv_venv, "refused": self.refused}
 
 
 @dataclass(frozen=True)
@@ -286,14 +309,16 @@ class _Collector:
         self.ctx = ctx
         self.by_key: dict[str, Candidate] = {}
 
-    def add(self, python: str, kind: str, label: str) -> Candidate:
+    def add(self, python: str, kind: str, label: str, found_at: str | None = None) -> Candidate:
+        """Add (or merge) the interpreter ``python``; ``found_at``: the path it was found as, when that is
+        not ``python`` itself (a pyenv shim)."""
         path = os.path.abspath(python)
         key, real, root = identity(path)
         cand = self.by_key.get(key)
         if cand is None:
             cand = self._make(path, key, real, root)
             self.by_key[key] = cand
-        origin = Origin(kind, label, path)
+        origin = Origin(kind, label, found_at or path)
         if origin not in cand.origins:
             cand.origins.append(origin)
         return cand
@@ -340,7 +365,12 @@ class _Collector:
         return Candidate(path, real, key, kind, prefix if exists and prefix else None, name, exists, [], None, False)
 
     def result(self) -> list[Candidate]:
-        return list(self.by_key.values())
+        """The candidates, each found by discovery alone marked ``refused`` when it must not run."""
+        out = list(self.by_key.values())
+        for cand in out:
+            cand.refused = None if cand.chosen or not cand.exists else \
+                untrusted(cand.python, cand.prefix, self.ctx.trusted_owners)
+        return out
 
 
 def _under(path: str, root: str) -> bool:
@@ -371,12 +401,15 @@ def _pipx_homes(ctx: Context) -> list[str]:
     return [*homes, _home(ctx, ".local", "pipx"), os.path.join(_xdg_data(ctx), "pipx")]
 
 
-def _parents(start: str) -> Iterator[str]:
+def _parents(start: str, ctx: Context) -> Iterator[str]:
+    """``start`` and its parents, stopping at the home directory (included) and before the first directory
+    not owned by the user or root (someone else's folder may hold a planted ``.venv``)."""
     here = os.path.abspath(start)
-    while True:
+    home = os.path.abspath(ctx.home)
+    while trusted_directory(here, ctx.trusted_owners):
         yield here
         up = os.path.dirname(here)
-        if up == here:
+        if up == here or here == home:
             return
         here = up
 
@@ -385,9 +418,32 @@ def _parents(start: str) -> Iterator[str]:
 
 
 def _from_path(col: _Collector) -> None:
+    ctx = col.ctx
     for name in PATH_NAMES:
-        for path in which_all(name, col.ctx.env, col.ctx.windows):
+        for path in which_all(name, ctx.env, ctx.windows):
+            if pyenv.is_shim(path, ctx.env, ctx.home):
+                real, chosen = pyenv.resolve_shim(path, ctx.env, ctx.home, ctx.cwd)
+                if real is not None:  # the shim is read, not run: pyenv's files say which Python it starts
+                    col.add(real, PATH, f"PATH {name}", found_at=path)
+                    col.add(real, PYENV, f"pyenv {' '.join(chosen.names)} ({chosen.source}: {path} starts it)")
+                    continue
             col.add(path, PATH, f"PATH {name}")
+
+
+def _from_pyenv_local(col: _Collector) -> None:
+    """The version ``pyenv local`` (.python-version) or ``pyenv shell`` ($PYENV_VERSION) selects here."""
+    ctx = col.ctx
+    if not pyenv.in_use(ctx.env, ctx.home):
+        return
+    chosen = pyenv.selected(ctx.env, ctx.home, ctx.cwd)
+    if chosen.source not in ("local", "shell"):
+        return
+    for name in chosen.names:
+        python = pyenv.version_python(name, "python", ctx.env, ctx.home)
+        if python:
+            where = f".python-version in {os.path.dirname(chosen.file)}" if chosen.file else "$PYENV_VERSION"
+            col.add(python, PYENV_LOCAL, f"pyenv {chosen.source} version {name} ({where})")
+            return
 
 
 def _from_active(col: _Collector) -> None:
@@ -400,18 +456,54 @@ def _from_active(col: _Collector) -> None:
 
 
 def _project_venvs(col: _Collector, start: str, what: str) -> None:
-    for directory in _parents(start):
-        for name in PROJECT_DIRS:
-            root = os.path.join(directory, name)
-            if os.path.isfile(os.path.join(root, "pyvenv.cfg")):
-                uv = "uv" in read_pyvenv_cfg(root)
-                label = f"{'uv project venv' if uv else 'project venv'} {name} in {directory} ({what})"
-                col.add_env(root, PROJECT, label)
+    """Environments the project's files point to, from ``start`` up (see :func:`_parents` for where the
+    walk stops)."""
+    for directory in _parents(start, col.ctx):
+        for found in projects.project_envs(directory, col.ctx.env, col.ctx.home):
+            label = f"{found.label} ({what})"
+            if found.python:
+                col.add(found.python, PROJECT, label)
+            elif found.prefix:
+                col.add_env(found.prefix, PROJECT, label)
+
+
+def _from_home_envs(col: _Collector) -> None:
+    """The central directories of virtualenvwrapper, Poetry, Pipenv and Hatch."""
+    ctx = col.ctx
+    for base in projects.virtualenvwrapper_dirs(ctx.env, ctx.home):
+        for name in _listdir(base):
+            col.add_env(os.path.join(base, name), HOME_ENVS, f"virtualenv '{name}' in {base}")
+    for base in projects.poetry_dirs(ctx.env, ctx.home):
+        for name in _listdir(base):
+            col.add_env(os.path.join(base, name), HOME_ENVS, f"Poetry env '{name}'")
+    for base in projects.pipenv_dirs(ctx.env, ctx.home):
+        for name in _listdir(base):
+            col.add_env(os.path.join(base, name), HOME_ENVS, f"Pipenv env '{name}'")
+    for base in projects.hatch_dirs(ctx.env, ctx.home):
+        for project in _listdir(base):
+            for checksum in _listdir(os.path.join(base, project)):
+                for name in _listdir(os.path.join(base, project, checksum)):
+                    col.add_env(os.path.join(base, project, checksum, name), HOME_ENVS,
+                                f"Hatch env '{name}' of project {project}")
+
+
+def _from_desktop(col: _Collector) -> None:
+    """Project venvs under $HOME and the usual project folders (a GUI started from a menu has $HOME as its
+    working directory, so the walk from there finds nothing)."""
+    if not col.ctx.desktop:
+        return
+    for directory in projects.desktop_project_dirs(col.ctx.home):
+        if not trusted_directory(directory, col.ctx.trusted_owners):
+            continue
+        for found in projects.in_project_envs(directory):
+            if found.prefix:
+                col.add_env(found.prefix, DESKTOP, found.label)
 
 
 def _conda_roots(ctx: Context) -> list[str]:
     """Conda/mamba installations: well-known places, $CONDA_EXE's and $MAMBA_ROOT_PREFIX."""
     roots = [_home(ctx, name) for name in CONDA_INSTALLS] + [ctx.system_path(p) for p in SYSTEM_CONDA]
+    roots += [_home(ctx, ".local", "share", "mamba"), _home(ctx, ".micromamba")]  # micromamba 2's and 1's roots
     exe = ctx.env.get("CONDA_EXE") or ctx.env.get("MAMBA_EXE")
     if exe:
         roots.append(os.path.dirname(os.path.dirname(os.path.abspath(exe))))
@@ -581,8 +673,9 @@ def _read_kernel(ctx: Context, spec_dir: str, env_prefix: str | None,
 
 def _from_kernels(col: _Collector, disc: Discovery) -> None:
     ctx = col.ctx
-    prefixes = [c.prefix for c in col.result() if c.prefix and c.exists]
-    conda_envs = {os.path.basename(c.prefix): c.prefix for c in col.result() if c.kind == "conda" and c.prefix}
+    found = list(col.by_key.values())
+    prefixes = [c.prefix for c in found if c.prefix and c.exists]
+    conda_envs = {os.path.basename(c.prefix): c.prefix for c in found if c.kind == "conda" and c.prefix}
     for kernels_dir, env_prefix in _kernel_dirs(ctx, dict.fromkeys(prefixes)):
         for name in _listdir(kernels_dir):
             spec = _read_kernel(ctx, os.path.join(kernels_dir, name), env_prefix, conda_envs)
@@ -606,6 +699,9 @@ def script_interpreter(script: str, ctx: Context) -> ScriptTarget:
     if words:
         program, on_path = _shebang_program(words)
         shebang = " ".join(words)
+        if not is_python_name(program):  # `#!/usr/bin/perl`: never run (issue 12), and not ours to judge
+            return ScriptTarget(path, shebang, None, f"#!{shebang}: {os.path.basename(program) or 'nothing'} is "
+                                                     "not a Python interpreter, so gpuassist does not run it")
         if not on_path:
             return ScriptTarget(path, shebang, program, f"#!{shebang}")
         hits = which_all(program, ctx.env, ctx.windows) if program else []
@@ -631,17 +727,21 @@ def discover(ctx: Context | None = None, *, script: str | None = None, requested
     if ctx.executable:
         col.add(ctx.executable, SELF, "gpuassist's own")
     for python in requested:
-        col.add(python, REQUESTED, "requested (--python)")
+        col.add(python, REQUESTED, "chosen as the target")
     _from_active(col)
+    _from_pyenv_local(col)
     if script is not None:
         disc.script = script_interpreter(script, ctx)
         if disc.script.python:
             col.add(disc.script.python, SCRIPT, f"script {os.path.basename(disc.script.script)} ({disc.script.how})")
         else:
-            disc.notes.append(f"script {disc.script.script}: {disc.script.how}, and nothing on PATH answers it")
+            disc.notes.append(f"script {disc.script.script}: {disc.script.how}"
+                              + ("" if "not a Python" in disc.script.how else ", and nothing on PATH answers it"))
         _project_venvs(col, os.path.dirname(disc.script.script), f"next to {os.path.basename(disc.script.script)}")
     _from_path(col)
     _project_venvs(col, ctx.cwd, "working directory")
+    _from_home_envs(col)
+    _from_desktop(col)
     _from_conda(col)
     _from_pyenv(col)
     _from_uv(col)

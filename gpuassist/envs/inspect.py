@@ -19,8 +19,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gpuassist.envs.discovery import (
-    PATH,
-    SCRIPT,
     Candidate,
     Context,
     Discovery,
@@ -30,6 +28,8 @@ from gpuassist.envs.discovery import (
     discover,
     identity,
 )
+from gpuassist.envs.ondisk import last_used
+from gpuassist.envs.target import choose_target
 from gpuassist.facts import NotCollected, is_known, to_jsonable
 from gpuassist.knowledge.wheels import parse_torch_version
 from gpuassist.probe.runner import StageLimits, run_probe
@@ -45,6 +45,7 @@ TIMEOUT = "timeout"
 TOO_OLD = "too_old"  # a real Python, older than any PyTorch release supports (and than the probe needs)
 CRASHED = "crashed"
 CANCELLED = "cancelled"
+REFUSED = "refused"  # found by discovery but not trusted to run (someone else's, or not a Python): never started
 
 
 @dataclass(frozen=True)
@@ -114,6 +115,7 @@ class EnvRow:
     conda_build: str | None = None
     conda_packages: list[dict[str, Any]] = field(default_factory=list)
     is_target: bool = False
+    last_used: float | None = None  # when torch was last imported there (file access time), see envs.ondisk
 
     # -- derived --------------------------------------------------------------------------------------
 
@@ -173,7 +175,7 @@ class EnvRow:
             "prefix": self.prefix, "env_kind": self.env_kind, "platform": self.platform, "machine": self.machine,
             "user_site": self.user_site, "torch": [t.to_json() for t in self.torch],
             "torch_origin": self.torch_origin, "conda_build": self.conda_build,
-            "conda_packages": self.conda_packages, "is_target": self.is_target,
+            "conda_packages": self.conda_packages, "is_target": self.is_target, "last_used": self.last_used,
             # derived, stored so a reopened report (or another tool) need not recompute them
             "is_self": self.is_self, "is_active": self.is_active, "kernels": self.kernels,
             "torch_version": self.torch_version, "flavour": self.flavour, "build": self.build,
@@ -194,6 +196,7 @@ class EnvRow:
                              bool(t.get("imported"))) for t in data.get("torch") or [] if isinstance(t, Mapping)],
             torch_origin=data.get("torch_origin"), conda_build=data.get("conda_build"),
             conda_packages=list(data.get("conda_packages") or []), is_target=bool(data.get("is_target")),
+            last_used=data.get("last_used") if isinstance(data.get("last_used"), (int, float)) else None,
         )
 
 
@@ -258,6 +261,10 @@ def inspect_one(cand: Candidate, *, timeout: float = DEFAULT_TIMEOUT, cancel: th
     if not cand.exists:
         return row_from_facts(cand, {"probe.outcome": "interpreter_not_found",
                                      "probe.error": "it does not exist or is not executable"}, 0.0)
+    if cand.refused:
+        row = row_from_facts(cand, {"probe.outcome": "refused", "probe.error": f"not run: {cand.refused}"}, 0.0)
+        row.status = REFUSED
+        return row
     limits = StageLimits(startup=timeout, stages=dict.fromkeys(STAGES, timeout), between=timeout,
                          exit=min(2.0, timeout), overall=timeout, grace=0.5)
     started = time.monotonic()
@@ -305,6 +312,7 @@ class Inventory:
     target: str | None = None  # python path of the target row
     notes: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    target_reason: str | None = None  # why that one (gpuassist.envs.target)
 
     def target_row(self) -> EnvRow | None:
         return next((r for r in self.rows if r.is_target), None)
@@ -318,13 +326,15 @@ class Inventory:
             is_target = key is not None and identity(r.python)[0] == key
             rows.append(EnvRow(**{**r.__dict__, "is_target": is_target}))
             target = r.python if is_target and target is None else target
-        return Inventory(rows, self.kernels, self.script, target or python, self.notes, self.seconds)
+        return Inventory(rows, self.kernels, self.script, target or python, self.notes, self.seconds,
+                         self.target_reason)
 
     def facts(self) -> dict[str, Any]:
         """The ``envs.*`` facts (docs/facts.md) the rules in ``gpuassist.rules.environments`` read."""
         return {
             "envs.inventory": [r.to_json() for r in self.rows],
             "envs.target": self.target,
+            "envs.target_reason": self.target_reason,
             "envs.kernels": [k.to_json() for k in self.kernels],
             "envs.script": self.script.to_json() if self.script else None,
             "envs.notes": list(self.notes),
@@ -356,19 +366,10 @@ def merge_shims(rows: list[EnvRow]) -> tuple[list[EnvRow], dict[str, str]]:
     return kept, aliases
 
 
-def default_target(disc: Discovery, requested: str | None = None) -> str | None:
-    """The interpreter the user's code most likely runs with: the one asked for, else the script's, else
-    the first `python` (then `python3`) on PATH (what typing `python` runs, the active env included), else
-    the app's own."""
-    if requested:
-        return requested
-    for kind, label in ((SCRIPT, None), (PATH, "PATH python"), (PATH, "PATH python3")):
-        for cand in disc.candidates:
-            for o in cand.origins:
-                if o.kind == kind and (label is None or o.label == label):
-                    return cand.python
-    own = next((c for c in disc.candidates if c.is_self), None)
-    return own.python if own else None
+def default_target(disc: Discovery, requested: str | None = None, ctx: Context | None = None,
+                   script: str | None = None) -> str | None:
+    """The interpreter the user's code most likely runs with (:func:`gpuassist.envs.target.choose_target`)."""
+    return choose_target(ctx or Context.current(), requested=requested, disc=disc, script=script).python
 
 
 def inventory(ctx: Context | None = None, *, script: str | None = None, target: str | None = None,
@@ -379,13 +380,17 @@ def inventory(ctx: Context | None = None, *, script: str | None = None, target: 
 
     ``env`` is the environment the interpreters run with (default: this process's)."""
     started = time.monotonic()
+    ctx = ctx or Context.current()
     requested = [target] if target else []
     disc = discover(ctx, script=script, requested=[*requested, *extra])
+    choice = choose_target(ctx, requested=target, script=script, disc=disc)
     rows = inspect_all(disc.candidates, timeout=timeout, max_workers=max_workers, cancel=cancel, env=env,
                        on_row=on_row, runner=runner)
+    for cand, row in zip(disc.candidates, rows, strict=True):
+        row.last_used = last_used(cand, ctx.home)
     rows, aliases = merge_shims(rows)
-    chosen = default_target(disc, target)
-    inv = Inventory(rows, list(disc.kernels), disc.script, None, list(disc.notes), 0.0)
+    chosen = choice.python
+    inv = Inventory(rows, list(disc.kernels), disc.script, None, list(disc.notes), 0.0, choice.reason)
     inv = inv.with_target(aliases.get(chosen, chosen) if chosen else None)
     inv.seconds = time.monotonic() - started
     return inv

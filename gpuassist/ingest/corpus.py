@@ -4,7 +4,11 @@ Shared by the tests and ``benchmarks/verdict_accuracy.py`` so that both judge a 
 entry (one row of the corpus's ``index.json``) names the file, its public source, ``expect_first`` (the id
 that must come first, or ``None``: healthy or not determinable from the text, so no error may be claimed),
 ``absent`` (ids that must not be claimed), ``truncated`` (the paste is cut: missing facts must be listed)
-and ``reject`` (the input must be refused as unreadable).
+and ``reject`` (the input must be refused as unreadable). ``kind`` is the kind of input, assigned by hand
+(collect_env, kernel_log, nvidia_smi, container, jetson, install, repl, windows, env_fork, mixed,
+gpu_in_use, traceback, prose); ``batch`` says when the text was collected (``before-rules``, or one of the
+``after-rules-*`` batches gathered after the rules were written: held out from rule-writing); ``decoy``
+marks texts that look like a known cause but are not.
 """
 
 from __future__ import annotations

@@ -123,16 +123,23 @@ def facts_from_text(lines: list[str], matches: list[Match]) -> dict[str, Any]:
     return facts
 
 
-def _confirm(fid: str) -> str:
+def confirm_step(fid: str) -> str:
+    """The catalogue's way to confirm ``fid`` on the user's machine."""
 
-    return catalogue()[fid].confirm or "run `gpuassist diagnose` on that machine"
+    entry = catalogue().get(fid)
+    return (entry.confirm if entry else "") or "run `gpuassist diagnose` on that machine"
 
 
 def _catalogue_finding(m: Match) -> Finding:
 
     entry = catalogue()[m.id]
-    confirm = _confirm(m.id)
-    if m.specific:
+    confirm = confirm_step(m.id)
+    if entry.gpu_in_use:
+        # The error shows CUDA working: a different problem, reported at info severity, never a failure
+        # to use the GPU.
+        severity, title = Severity.INFO, entry.title
+        lead = "The pasted error shows CUDA working."
+    elif m.specific:
         severity, title = Severity.ERROR, entry.title
         lead = "The pasted text shows this cause directly."
     else:
@@ -158,7 +165,7 @@ def merge(report: Report, matches: list[Match]) -> None:
             f = by_id[m.id]
             f.evidence.append(Evidence("pasted.line", f"line {m.line_no}: {m.line}"))
             if report.meta.get("source") == "error_text" and "To confirm:" not in f.fix:
-                f.fix += f"\nTo confirm: {_confirm(m.id)}"
+                f.fix += f"\nTo confirm: {confirm_step(m.id)}"
             continue
         if not m.specific and any(x.specific for x in matches):
             continue  # a specific match already names the cause; don't dilute it with generic guesses

@@ -41,7 +41,8 @@ def decode(data: bytes) -> str:
     return text
 
 
-QUOTE = re.compile(r"^\s{0,3}(?:>\s?)+")
+# "> " quote markers of an e-mail or issue reply; not the ">>> " prompt of a Python session.
+QUOTE = re.compile(r"^\s{0,3}(?!>>>(?:\s|$))(?:>\s?)+")
 FENCE = re.compile(r"^\s*(```|~~~)")
 
 
@@ -51,7 +52,11 @@ def clean_lines(text: str) -> list[str]:
     for raw in text.replace("\r\n", "\n").replace("\r", "\n").split("\n"):
         line = QUOTE.sub("", raw).rstrip()
         if FENCE.match(line):
-            continue
+            # "```text" opens a block; "```NVIDIA GeForce ..." (text right after the fence) keeps its text.
+            rest = FENCE.sub("", line, count=1).strip()
+            if not rest or re.fullmatch(r"[\w+-]{1,20}", rest):
+                continue
+            line = rest
         # Non-breaking spaces and full-width colons ("GPU 0： Tesla P100", typed with a CJK input method).
         lines.append(line.replace("\u00a0", " ").replace("\uff1a", ": "))
     return lines

@@ -16,8 +16,9 @@ from importlib import resources
 from types import MappingProxyType
 from typing import Any
 
+from gpuassist.step_table import REPORT_STEP_IDS
+
 __all__ = [
-    "STEPS",
     "CatalogueEntry",
     "SymptomPattern",
     "catalogue",
@@ -26,8 +27,6 @@ __all__ = [
     "symptom_patterns",
 ]
 
-#: Wizard steps, in the order the UI shows them (docs/architecture.md §7). Every entry names one.
-STEPS: tuple[str, ...] = ("environment", "driver", "wheel", "placement", "dataloader", "benchmark")
 
 
 @dataclass(frozen=True)
@@ -71,6 +70,9 @@ class CatalogueEntry:
     runtime_only: bool
     priority: int
     sources: tuple[str, ...]
+    #: The error shows a GPU that works (out of memory, a kernel's assert, NCCL): reported at info severity as
+    #: "your GPU is in use: this is a different problem", never as a reason PyTorch cannot use the GPU.
+    gpu_in_use: bool = False
 
 
 def _read_json(name: str) -> Any:
@@ -88,8 +90,8 @@ def _str(raw: Mapping[str, Any], key: str, where: str) -> str:
 def _entry_from_json(raw: Mapping[str, Any]) -> CatalogueEntry:
     fid = _str(raw, "id", "entry")
     step = _str(raw, "step", fid)
-    if step not in STEPS:
-        raise ValueError(f"catalogue.json: {fid}: step {step!r} is not one of {STEPS}")
+    if step not in REPORT_STEP_IDS:
+        raise ValueError(f"catalogue.json: {fid}: step {step!r} is not one of {REPORT_STEP_IDS}")
     priority = raw.get("priority")
     if not isinstance(priority, int) or isinstance(priority, bool):
         raise ValueError(f"catalogue.json: {fid}: priority must be an integer")
@@ -125,6 +127,7 @@ def _entry_from_json(raw: Mapping[str, Any]) -> CatalogueEntry:
         runtime_only=bool(raw.get("runtime_only", False)),
         priority=priority,
         sources=tuple(str(s) for s in raw.get("sources", [])),
+        gpu_in_use=bool(raw.get("gpu_in_use", False)),
     )
 
 

@@ -76,7 +76,8 @@ STAGE_KEYS = {
         "python.env_kind", "python.platform", "python.machine", "python.mac_ver", "python.user_site_enabled",
         "python.user_site", "python.sys_path",
     ),
-    "torch_dist": ("torch.dists", "torch.spec_origin", "torch.conda_build", "torch.conda_packages"),
+    "torch_dist": ("torch.dists", "torch.spec_origin", "torch.conda_build", "torch.conda_packages",
+                   "libs.ld_path_shadows"),
     "import_torch": ("torch.import_seconds", "torch.import_error", "torch.import_warnings"),
     "build": (
         "torch.version", "torch.file", "torch.cuda_build", "torch.hip_build", "torch.git_version",
@@ -151,6 +152,7 @@ class Probe:
 
     def stage_torch_dist(self) -> None:
         self.fact("torch.dists", find_torch_dists(sys.path))
+        origin = None  # type: Optional[str]
         try:
             import importlib.util
 
@@ -167,6 +169,11 @@ class Probe:
         build, packages = conda_torch_packages(sys.prefix)
         self.fact("torch.conda_build", build)
         self.fact("torch.conda_packages", packages)
+        # Read before `import torch`, so a library that breaks the import is still named.
+        try:
+            self.fact("libs.ld_path_shadows", ld_path_shadows(origin))
+        except Exception as exc:
+            self.fact("libs.ld_path_shadows", not_collected(error_text(exc)))
 
     def stage_import_torch(self) -> bool:
         started = time.perf_counter()
@@ -488,18 +495,66 @@ def conda_torch_packages(prefix: str) -> Any:
     return build, packages
 
 
+def ld_library_dirs() -> List[str]:
+    """The directories of LD_LIBRARY_PATH, resolved (as /proc/self/maps shows them), at most 64."""
+    raw = os.environ.get("LD_LIBRARY_PATH", "") if sys.platform.startswith("linux") else ""
+    return [os.path.realpath(d) for d in raw.split(os.pathsep) if d][:64]
+
+
+def ld_path_shadows(torch_origin: Optional[str]) -> List[Dict[str, str]]:
+    """Libraries in an LD_LIBRARY_PATH directory with the file name of one the torch wheel ships (torch/lib,
+    site-packages/nvidia/*/lib): the dynamic loader searches LD_LIBRARY_PATH before the wheel's RUNPATH, so
+    these are loaded instead of the wheel's own copies."""
+    dirs = ld_library_dirs()
+    if not dirs or not torch_origin or torch_origin.startswith("namespace:"):
+        return []
+    torch_dir = os.path.dirname(os.path.realpath(torch_origin))
+    site_dir = os.path.dirname(torch_dir)
+    wheel_dirs = [os.path.join(torch_dir, "lib")]
+    try:
+        packages = os.listdir(os.path.join(site_dir, "nvidia"))
+    except OSError:
+        packages = []
+    wheel_dirs += sorted(os.path.join(site_dir, "nvidia", p, "lib") for p in packages)
+    shipped = {}  # type: Dict[str, str]
+    for libdir in wheel_dirs:
+        try:
+            names = sorted(os.listdir(libdir))[:5000]
+        except OSError:
+            continue
+        for name in names:
+            if ".so" in name:
+                shipped.setdefault(name, os.path.join(libdir, name))
+    own = set(os.path.realpath(d) for d in wheel_dirs)
+    found = []  # type: List[Dict[str, str]]
+    for d in dirs:
+        if d in own:
+            continue
+        try:
+            names = sorted(os.listdir(d))[:5000]
+        except OSError:
+            continue
+        for name in names:
+            if name in shipped and len(found) < 50:
+                found.append({"path": os.path.join(d, name), "dir": d, "shadows": shipped[name]})
+    return found
+
+
 def loaded_libraries() -> Any:
     try:
         with open("/proc/self/maps", encoding="utf-8", errors="replace") as f:
             text = f.read()
     except OSError as exc:
         return not_collected("no /proc/self/maps on this platform (%s)" % exc.__class__.__name__)
+    ld_dirs = set(ld_library_dirs())
     found = set()
     for line in text.splitlines():
         parts = line.split(None, 5)
         if len(parts) == 6 and parts[5].startswith("/"):
             path = parts[5].replace(" (deleted)", "")
-            if LIB_PATTERN.match(os.path.basename(path)):
+            # Any library mapped from an LD_LIBRARY_PATH directory counts: it may shadow the wheel's copy.
+            if LIB_PATTERN.match(os.path.basename(path)) or (
+                    ".so" in path and os.path.dirname(path) in ld_dirs):
                 found.add(path)
     return sorted(found)
 

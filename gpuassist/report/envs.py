@@ -11,7 +11,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from gpuassist import __version__
-from gpuassist.envs.inspect import OK, TOO_OLD, EnvRow, Inventory
+from gpuassist.envs.inspect import OK, REFUSED, TOO_OLD, EnvRow, Inventory
 from gpuassist.facts import Facts
 from gpuassist.findings import Finding
 from gpuassist.report.model import Report, step_summaries
@@ -49,6 +49,8 @@ def torch_cell(row: EnvRow) -> tuple[str, str]:
     Styles: ``green`` GPU build, ``yellow`` CPU-only, ``bold yellow`` several copies, ``red`` unreadable."""
     if row.status == TOO_OLD:
         return "✖ too old for any torch", "red"
+    if row.status == REFUSED:
+        return f"✖ not run: {refusal(row)}", "red"
     if row.status != OK:
         error = row.error or ""
         short = "not a working Python 3.8+" if "not a working Python" in error else error.split(" (it said")[0]
@@ -60,6 +62,18 @@ def torch_cell(row: EnvRow) -> tuple[str, str]:
         text += f" (+{len(row.torch) - 1} more copy)" if len(row.torch) == 2 else f" (+{len(row.torch) - 1} copies)"
     style = "green" if row.gpu_build else ("yellow" if row.flavour == "cpu" else "")
     return text, ("bold yellow" if len(row.torch) > 1 else style)
+
+
+def refusal(row: EnvRow) -> str:
+    """Why gpuassist did not run a row's interpreter, in a few words (the whole reason is ``row.error``)."""
+    error = row.error or ""
+    if "writable by everyone" in error:
+        return "in a folder anyone can write to"
+    if "another user" in error:
+        return "owned by another user"
+    if "not a Python" in error:
+        return "not a Python interpreter"
+    return "not trusted"
 
 
 def torch_location(row: EnvRow) -> str:
@@ -121,6 +135,9 @@ def render_text(report: Report, *, colour: bool = False, width: int = 120) -> st
                                                               f"{script.get('python') or '?'} ({script.get('how')})"))
     for note in facts.value("envs.notes") or []:
         console.print(Text(f"note: {note}", style="dim"))
+    for r in rows:
+        if r.status == REFUSED:
+            console.print(Text(f"refused: {r.python}: {r.error}", style="dim"))
     console.print()
     if not report.findings:
         console.print(Text("✔ No problem across environments.", style="bold green"))

@@ -21,20 +21,11 @@ from typing import Any
 
 from gpuassist.facts import Facts
 from gpuassist.findings import Finding, Severity
+from gpuassist.step_table import REPORT_STEPS
 
 SCHEMA = "gpuassist.report/1"
 SCHEMA_PREFIX = "gpuassist.report/"
 
-# Wizard steps in order; findings carry the step they belong to.
-STEPS: list[tuple[str, str, str]] = [
-    ("environment", "Environment", "Which Python and which torch does the target interpreter really use?"),
-    ("driver", "Driver", "Is there an NVIDIA GPU, and is its driver loaded and new enough?"),
-    ("wheel", "Wheel type", "Is the installed torch built for this GPU and driver, and does it work on it?"),
-    ("placement", "Device placement", "Do tensors and models land on the device, and how fast are copies?"),
-    ("dataloader", "DataLoader sweep", "Which DataLoader settings keep the device fed?"),
-    ("benchmark", "CNN benchmark", "How fast is a small CNN training step on each device?"),
-]
-STEP_TITLES = {sid: title for sid, title, _ in STEPS}
 
 
 @dataclass
@@ -81,7 +72,8 @@ class Report:
 def step_summaries(findings: list[Finding], ran: AbstractSet[str]) -> list[dict[str, Any]]:
     """One entry per wizard step: its worst severity (or ok / not_run) and its finding ids."""
     out = []
-    for sid, title, question in STEPS:
+    for info in REPORT_STEPS:
+        sid, title, question = info.id, info.title, info.question
         mine = [f for f in findings if f.step == sid]
         if mine:
             status = min((f.severity for f in mine), key=lambda s: s.rank).value

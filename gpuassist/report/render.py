@@ -15,9 +15,11 @@ from typing import Any
 
 from gpuassist.facts import NotCollected, from_jsonable
 from gpuassist.findings import OK_COLOUR, OK_ICON, Finding, Severity
+from gpuassist.knowledge import catalogue
 from gpuassist.report.collect_env_layout import collect_env_text
-from gpuassist.report.model import STEP_TITLES, Report
+from gpuassist.report.model import Report
 from gpuassist.report.tiers import tiers
+from gpuassist.step_table import title as step_title
 
 FORMATS = ("text", "json", "markdown", "html")
 
@@ -37,6 +39,15 @@ def verdict(report: Report) -> Verdict:
     if problem is not None:
         return Verdict(problem.severity.icon, problem.severity.colour, problem.title, problem.explanation,
                        problem.severity.value)
+    top = report.findings[0] if report.findings else None
+    if top is not None and report.meta.get("source") == "error_text" and _gpu_in_use(top.id):
+        # A pasted error from a GPU that works (out of memory, a kernel's assert): say what it is.
+        return Verdict(top.severity.icon, top.severity.colour, top.title, top.explanation, "info")
+    if report.meta.get("inconclusive"):
+        return Verdict(Severity.INFO.icon, Severity.INFO.colour, "The pasted text does not show the cause",
+                       "It is about PyTorch/CUDA/the GPU but has no error message or tool output that names a "
+                       "cause. Paste `python -m torch.utils.collect_env` and the full error, or run `gpuassist "
+                       "diagnose` on that machine.", "info")
     top = next((f for f in report.findings if f.severity is Severity.INFO), None)
     facts = report.facts
     if facts.value("cuda.available"):
@@ -52,6 +63,11 @@ def verdict(report: Report) -> Verdict:
     if failed is not None:  # nothing wrong in what ran, but the run ended early on the script's own error
         return Verdict(Severity.WARNING.icon, Severity.WARNING.colour, failed[0], failed[1], "warning")
     return Verdict(OK_ICON, OK_COLOUR, "No problem found", top.title if top else "", "ok")
+
+
+def _gpu_in_use(fid: str) -> bool:
+    entry = catalogue().get(fid)
+    return bool(entry and entry.gpu_in_use)
 
 
 def _script_failure(facts: Any) -> tuple[str, str] | None:
@@ -87,7 +103,7 @@ def findings_by_step(findings: list[Finding]) -> list[tuple[str, list[Finding]]]
     out: dict[str, list[Finding]] = {}
     for f in findings:
         out.setdefault(f.step, []).append(f)
-    return [(STEP_TITLES.get(step, step.title()), items) for step, items in out.items()]
+    return [(step_title(step), items) for step, items in out.items()]
 
 
 def to_json_text(report: Report) -> str:
@@ -110,6 +126,16 @@ def _env() -> Any:
     return env
 
 
+def target_line(report: Report) -> str | None:
+    """"Interpreter: PATH — why" for a report about an interpreter on this machine (``meta.target`` and
+    ``meta.target_reason``); None for a simulated machine or a report read from elsewhere without one."""
+    target = report.meta.get("target")
+    if not target or report.simulated:
+        return None
+    reason = report.meta.get("target_reason")
+    return f"Interpreter: {target}" + (f" — {reason}" if reason else "")
+
+
 def _context(report: Report) -> dict[str, Any]:
     facts = report.facts
     return {
@@ -128,6 +154,7 @@ def _context(report: Report) -> dict[str, Any]:
         "ok_icon": OK_ICON,
         "plots": report.meta.get("plots") or [],
         "redaction": report.meta.get("redaction") or {},
+        "target_line": target_line(report),
     }
 
 
@@ -159,6 +186,9 @@ def to_text(report: Report, *, width: int | None = None, colour: bool | None = N
     if source and source not in ("live", "simulated"):
         console.print(Text(f"Diagnosed from {report.meta.get('source_label', source)}", style="dim"))
     console.print(Text(f"{v.icon} {v.headline}", style=style))
+    line = target_line(report)  # right under the verdict: which interpreter it is about, and why that one
+    if line:
+        console.print(Text(line, style="dim"))
     for f in report.findings:
         body: list[Any] = [Text(f.explanation)]
         if f.evidence:
@@ -172,7 +202,7 @@ def to_text(report: Report, *, width: int | None = None, colour: bool | None = N
         console.print(Panel(
             Group(*body),
             title=Text(f"{f.severity.icon} {f.title}", style=f.severity.rich_style),
-            subtitle=Text(f"{f.id} · {STEP_TITLES.get(f.step, f.step)}", style="dim"),
+            subtitle=Text(f"{f.id} · {step_title(f.step)}", style="dim"),
             title_align="left", subtitle_align="right",
             border_style=f.severity.rich_style.replace("bold ", ""),
         ))

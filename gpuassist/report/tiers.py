@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 
 from gpuassist.findings import Finding, Severity
 
-# Measured on gpuassist's own workloads: what this machine can do, not what the user's code does.
+# Measured on gpuassist's own workloads: what this machine can do, not what the user's code does. Their rules
+# give them severity info, except when the machine itself is at fault (a CPU that cannot feed a modest rate).
 SYNTHETIC = frozenset({"dataloader_starvation", "amp_tf32_not_used", "cudnn_benchmark_off"})
 # Advice the user's code was not examined for (a script audit makes the same ids about real lines).
 TIPS = frozenset({"workload_left_on_cpu", "host_device_sync_in_loop", "small_batch_launch_bound"})
@@ -43,8 +44,7 @@ def tiers(findings: list[Finding]) -> Tiers:
             out.demonstrations.append(f)
         elif is_tip(f):
             out.tips.append(f)
-        elif (out.problem is None and f.severity.rank <= 1
-              and (f.id not in SYNTHETIC or f.severity is Severity.ERROR)):
+        elif out.problem is None and f.severity.rank <= 1:  # synthetic ones warn only when the machine is at fault
             out.problem = f
         else:
             out.measured.append(f)

@@ -18,8 +18,21 @@ def quote(path: str) -> str:
         else shlex.quote(path)
 
 
+# gpuassist's own environment is never a fix's target unless the user chose it (issue 11): a fresh one instead.
+OWN_ENV_PIP = {"posix": "python3 -m venv ~/torch-env && ~/torch-env/bin/python -m pip",
+               "windows": "py -m venv %USERPROFILE%\\torch-env && %USERPROFILE%\\torch-env\\Scripts\\python -m pip"}
+
+
+def aims_at_own_env(facts: Facts) -> bool:
+    """The diagnosed interpreter is gpuassist's own and the user did not choose it: no fix may install there."""
+    return facts.value("target.own") is True and facts.value("target.explicit") is not True
+
+
 def pip(facts: Facts) -> str:
-    """`<the target interpreter> -m pip`: the command must install into the interpreter we diagnosed."""
+    """`<the target interpreter> -m pip`: the command must install into the interpreter we diagnosed (never
+    into gpuassist's own environment unless the user chose it: then into a new environment of their own)."""
+    if aims_at_own_env(facts):
+        return OWN_ENV_PIP["windows" if view.is_windows(facts) else "posix"]
     return f"{quote(view.python_executable(facts))} -m pip"
 
 

@@ -6,7 +6,7 @@ import re
 
 from gpuassist.facts import Facts
 from gpuassist.findings import Finding, Severity
-from gpuassist.rules import fixes, view
+from gpuassist.rules import fixes, libraries, view
 from gpuassist.rules.make import finding
 from gpuassist.rules.registry import rule
 
@@ -194,6 +194,14 @@ def torch_import_error(facts: Facts) -> Finding | None:
             meaning, fix_t = what, template
             break
     fix = fix_t.format(pip=fixes.pip(facts), torch_pin=torch_pin)
+    blamed = libraries.blamed_paths(facts)
+    if blamed:
+        # The library that fails comes from LD_LIBRARY_PATH / a system CUDA: reinstalling torch changes nothing.
+        meaning = (f"the library that fails, {blamed[0][0]}, is not torch's own: it comes from {blamed[0][1]} on "
+                   "the loader path (see ld_library_path_shadowing)")
+        dirs = [d for _, d in blamed]
+        py = fixes.quote(view.python_executable(facts))
+        fix = f"{libraries.export_without(facts, dirs)}\n{py} -c \"import torch\"   # reinstalling torch would not help"
     return finding(
         "torch_import_error",
         Severity.ERROR,

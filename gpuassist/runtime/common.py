@@ -136,7 +136,7 @@ def load_recording(path: str | os.PathLike[str]) -> tuple[dict[str, Any], list[R
 
 
 def runtime_report(results: Sequence[RuntimeResult], host_facts: Mapping[str, Any] | None = None, *,
-                   source: str = "live", meta: Mapping[str, Any] | None = None) -> Any:
+                   source: str = "live", meta: Mapping[str, Any] | None = None) -> Report:
     """A Report (facts + findings + steps) for runtime results; only the steps that ran are judged, so
     host-level findings (no GPU, driver...) stay with ``gpuassist diagnose``."""
 

@@ -28,8 +28,8 @@ from typing import Any
 
 from gpuassist.collect.nvml import INIT_STATUS
 from gpuassist.monitor.sampler import NVML_REASONS
-from gpuassist.report.model import STEP_TITLES
 from gpuassist.sim.streams import runtime_stream
+from gpuassist.step_table import title as step_title
 
 GIB = 1024 ** 3
 DRIVER_STEP_SECONDS = 0.3  # host collection (files, NVML) between the environment and wheel steps
@@ -115,13 +115,13 @@ def diagnosis_markers(data: dict[str, Any]) -> tuple[list[dict[str, Any]], tuple
     rest = [spans[n] for n in spans if n not in ENVIRONMENT_STAGES]
     if "smoke" in spans:
         smoke = spans["smoke"]
-    markers = [{"step": "environment", "title": STEP_TITLES["environment"], "start": 0.0, "end": round(env_end, 3)}]
+    markers = [{"step": "environment", "title": step_title("environment"), "start": 0.0, "end": round(env_end, 3)}]
     driver_end = env_end + DRIVER_STEP_SECONDS
-    markers.append({"step": "driver", "title": STEP_TITLES["driver"], "start": round(env_end, 3),
+    markers.append({"step": "driver", "title": step_title("driver"), "start": round(env_end, 3),
                     "end": round(driver_end, 3)})
     if rest:
         wheel_seconds = sum(b - a for a, b in rest)
-        markers.append({"step": "wheel", "title": STEP_TITLES["wheel"], "start": round(driver_end, 3),
+        markers.append({"step": "wheel", "title": step_title("wheel"), "start": round(driver_end, 3),
                         "end": round(driver_end + wheel_seconds, 3)})
         if smoke:  # the wheel stages run after the driver step on the monitor's clock
             shift = driver_end - min(a for a, _ in rest)
@@ -267,7 +267,7 @@ def runtime_segments(data: dict[str, Any], start: float) -> tuple[list[dict[str,
             threads = int(torch_fact["threads"])
         length = float(events[-1].get("rt") or 0.0)
         t += RUNTIME_GAP_S
-        markers.append({"step": step, "title": STEP_TITLES[step], "start": round(t, 3), "end": round(t + length, 3)})
+        markers.append({"step": step, "title": step_title(step), "start": round(t, 3), "end": round(t + length, 3)})
         fn = _runtime_load(test, events, threads)
         segments.append(Segment(t, t + length, (lambda f, t0: lambda x: f(x - t0))(fn, t)))
         t += length

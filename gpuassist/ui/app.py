@@ -30,7 +30,9 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="gpuassist-gui", description="Why is PyTorch not using my GPU?")
     src = p.add_mutually_exclusive_group()
     src.add_argument("--simulate", metavar="NAME", help="run the app on a simulated machine (gpuassist scenarios)")
-    src.add_argument("--python", metavar="PATH", help="interpreter to diagnose (default: this one)")
+    src.add_argument("--python", metavar="PATH", help="interpreter to diagnose (default: the one chosen before on "
+                     "this machine, else the active env, the project's env or python on PATH; never this app's "
+                     "own while another exists)")
     src.add_argument("--report", metavar="FILE", help="open a gpuassist JSON report, collect_env output or error log")
     p.add_argument("--run", action="store_true", help="start Run all right away")
     p.add_argument("--page", metavar="STEP", help="show this step's page first (environment … summary)")
@@ -119,7 +121,7 @@ def build_window(args: argparse.Namespace, settings: Any) -> Any:
 
     QTimer.singleShot(50, monitor.start)
     if args.python:
-        window.set_target(args.python)
+        window.set_target(args.python, reason="the interpreter named with --python", remember=False)
     return window
 
 
@@ -129,6 +131,10 @@ def main(argv: Sequence[str]) -> int:
         args = parse_args(argv)
     except SystemExit as exc:
         return int(exc.code or 0)
+    if args.python is not None and not args.python.strip():
+        print("gpuassist: --python needs the path of a Python interpreter (it was given an empty string)",
+              file=sys.stderr)
+        return 2
     if args.python and not os.path.exists(args.python):
         print(f"gpuassist: --python {args.python}: no such file", file=sys.stderr)
         return 2

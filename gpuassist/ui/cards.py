@@ -5,7 +5,7 @@ A card renders one :class:`~gpuassist.findings.Finding` and nothing else; the wo
 
 from __future__ import annotations
 
-from PySide6.QtCore import QSize, Qt
+from PySide6.QtCore import QObject, QSize, Qt, Signal
 from PySide6.QtGui import QFontMetrics, QGuiApplication
 from PySide6.QtWidgets import (
     QFrame,
@@ -23,6 +23,30 @@ from PySide6.QtWidgets import (
 
 from gpuassist.findings import Action, Finding
 from gpuassist.ui.style import BORDER, mono_font
+from gpuassist.wizard.retarget import offered_interpreter
+
+
+class CardActions(QObject):
+    """What a card can ask of the window, wherever the card is shown (step pages, summary, the environment
+    table): "Diagnose this one" on a finding that blames the interpreter. The window sets ``target`` (the
+    interpreter diagnosed now) and ``enabled`` (a live session: not a report, not a simulation)."""
+
+    diagnose_requested = Signal(str)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.target: str | None = None
+        self.enabled = False
+
+
+_ACTIONS: list[CardActions] = []
+
+
+def card_actions() -> CardActions:
+    """The one relay the window listens to (made on first use, once a QApplication exists)."""
+    if not _ACTIONS:
+        _ACTIONS.append(CardActions())
+    return _ACTIONS[0]
 
 
 def wrap_label(text: str, name: str = "", *, selectable: bool = True, rich: bool = False) -> QLabel:
@@ -124,6 +148,16 @@ class FindingCard(QFrame):
             why.setObjectName("fixLabel")
             outer.addWidget(why)
             outer.addWidget(wrap_label(finding.explanation, "explanationText"))
+
+        self.diagnose_button: QPushButton | None = None
+        hub = card_actions()
+        offered = offered_interpreter(finding, hub.target) if hub.enabled else None
+        if offered:
+            self.diagnose_button = QPushButton("Diagnose this one")
+            self.diagnose_button.setObjectName("primary")
+            self.diagnose_button.setToolTip(f"Make {offered} the target and run the diagnosis on it")
+            self.diagnose_button.clicked.connect(lambda: card_actions().diagnose_requested.emit(offered))
+            outer.addWidget(self.diagnose_button, 0, Qt.AlignmentFlag.AlignLeft)
 
         self.evidence_box: QWidget | None = None
         if finding.evidence:

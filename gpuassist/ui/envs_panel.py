@@ -47,9 +47,18 @@ class EnvironmentsPanel(QFrame):
         self.pickable = True
         self.scanning = False  # the table is being built
         self.running = False  # a wizard run is going: the target must not change under it
+        self.asking = False  # the window asks which interpreter the user's code runs: one click on a row picks it
         lay = QVBoxLayout(self)
         lay.setContentsMargins(12, 8, 12, 10)
         lay.setSpacing(6)
+        self.ask_label = QLabel("")
+        self.ask_label.setObjectName("askTarget")
+        self.ask_label.setWordWrap(True)
+        self.ask_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.ask_label.setStyleSheet("QLabel#askTarget { background: #fff8e1; color: #5d4200; padding: 4px 8px; "
+                                     "border: 1px solid #f0d890; border-radius: 4px; }")
+        self.ask_label.setVisible(False)
+        lay.addWidget(self.ask_label)
         head = QHBoxLayout()
         title = QLabel("Python environments on this machine")
         title.setObjectName("sectionTitle")
@@ -89,6 +98,7 @@ class EnvironmentsPanel(QFrame):
         header.setSectionResizeMode(len(COLUMNS) - 1, QHeaderView.ResizeMode.Stretch)
         self.table.itemSelectionChanged.connect(self._update_buttons)
         self.table.cellDoubleClicked.connect(lambda row, _col: self._pick(row))
+        self.table.cellClicked.connect(lambda row, _col: self._pick(row) if self.asking else None)
 
         self.findings_box = ScrollBody()
         self.findings_lay = QVBoxLayout(self.findings_box)
@@ -174,6 +184,13 @@ class EnvironmentsPanel(QFrame):
         if findings and not was:
             total = max(1, self.split.width())
             self.split.setSizes([int(total * 0.58), total - int(total * 0.58)])
+
+    def set_asking(self, text: str | None) -> None:
+        """Ask which interpreter the user's code runs (``text`` says what was guessed and why): one click on
+        a row picks it. None: stop asking."""
+        self.asking = bool(text)
+        self.ask_label.setText(text or "")
+        self.ask_label.setVisible(self.asking)
 
     # -- picking ------------------------------------------------------------------------------------------
     def set_running(self, running: bool) -> None:

@@ -7,15 +7,17 @@ methods tests call directly (``open_report_file``, ``load_pasted_text``, ``expor
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import logging
 import os
+import socket
 import sys
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QSettings, Qt, Signal
+from PySide6.QtCore import QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QColor, QFont, QIcon, QKeySequence, QPainter, QPen, QPixmap, QShortcut
 from PySide6.QtWidgets import (
     QComboBox,
@@ -38,20 +40,19 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gpuassist.envs.discovery import Context
+from gpuassist.envs.target import REMEMBERED, TargetChoice, choose_target
 from gpuassist.monitor import Monitor
 from gpuassist.report.model import Report
 from gpuassist.ui import style
+from gpuassist.ui.cards import card_actions
 from gpuassist.ui.monitor_view import MonitorView
 from gpuassist.ui.pages import ScriptProgress, StepPage, SummaryPage
 from gpuassist.ui.script_run_panel import ScriptRunPanel
 from gpuassist.ui.workers import WorkerHandle, start_worker
 from gpuassist.wizard import SUMMARY, Flow, StepStatus
-from gpuassist.wizard.model import SCRIPT_KEY
+from gpuassist.wizard.model import DEFAULT_SECONDS, DEFAULT_STEPS
 from gpuassist.wizard.script_run import (
-    DEFAULT_SECONDS,
-    DEFAULT_STEPS,
-    MONITOR_KEY,
-    RUN_KEY,
     run_unavailable,
     target_python,
     working_dir,
@@ -73,6 +74,17 @@ ENVS_TIP_SIMULATED = ("The environment table lists this machine's interpreters: 
 EXPORT_FILTERS = {"html": "HTML report (*.html)", "markdown": "Markdown (*.md)", "json": "JSON report (*.json)",
                   "csv": "Monitor traces (*.csv)"}
 EXPORT_SUFFIX = {"html": ".html", "markdown": ".md", "json": ".json", "csv": ".csv"}
+ASK_DELAY_MS = 300  # the question opens once the window has been shown and drawn
+PICKED_REASON = "your choice in gpuassist (remembered on this machine)"
+ASK_GUESS = ("Which Python does your code run? {count} environments have torch; gpuassist picked {name}, the one "
+             "used most recently. Click the one your code runs with to diagnose it instead.")
+ASK_NONE = ("Which Python does your code run? None of the environments found has torch; gpuassist picked {name}. "
+            "Click the one your code runs with to diagnose it instead.")
+
+
+def remembered_key() -> str:
+    """The settings key of the interpreter chosen on this machine (a home shared over NFS holds one per host)."""
+    return f"target_by_host/{socket.gethostname() or 'localhost'}"
 
 
 class PasteDialog(QDialog):
@@ -115,9 +127,12 @@ class MainWindow(QMainWindow):
         self._closing = False
         self._live_flow_factory: Any = None
         self.script_run_panel: ScriptRunPanel | None = None
+        self.target_choice: TargetChoice | None = None  # how the default target was chosen (None: by the user)
+        self.asking = False  # the environment table is open to ask which interpreter the user's code runs
+        card_actions().diagnose_requested.connect(self._diagnose_offered)
         self._following = False  # the run is moving the page (not the user)
         self._user_navigated = False
-        flow.context.shared[MONITOR_KEY] = monitor  # a run of the user's script gets its band on it
+        flow.context.monitor = monitor  # a run of the user's script gets its band on it
         self.setWindowTitle("gpuassist — why is PyTorch not using my GPU?")
         self.setStyleSheet(style.STYLESHEET)
 
@@ -194,6 +209,9 @@ class MainWindow(QMainWindow):
         self._update_banner()
         self.refresh()
         self.steps_list.setCurrentRow(0)
+        if self.target_choice is not None and self.target_choice.ask:
+            # after the window is up: the environment table (and its scan) are not part of start-up
+            QTimer.singleShot(ASK_DELAY_MS, self.ask_for_target)
 
     def showEvent(self, event: Any) -> None:
         super().showEvent(event)
@@ -209,9 +227,18 @@ class MainWindow(QMainWindow):
         bar = QWidget()
         bar.setObjectName("topbar")
         bar.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
-        lay = QHBoxLayout(bar)
-        lay.setContentsMargins(12, 8, 12, 8)
+        rows = QVBoxLayout(bar)
+        rows.setContentsMargins(12, 8, 12, 6)
+        rows.setSpacing(2)
+        lay = QHBoxLayout()
         lay.setSpacing(6)
+        rows.addLayout(lay)
+        # why this interpreter (gpuassist.envs.target): one line under the selector
+        self.target_reason = QLabel("")
+        self.target_reason.setObjectName("targetInfo")
+        self.target_reason.setTextFormat(Qt.TextFormat.PlainText)
+        self.target_reason.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        rows.addWidget(self.target_reason)
         target = QLabel("Target:")
         target.setObjectName("targetLabel")
         lay.addWidget(target)
@@ -268,28 +295,29 @@ class MainWindow(QMainWindow):
         return bar
 
     def _fill_targets(self) -> None:
-        from gpuassist.diagnose import python_candidates
-
+        """The selector: the default target (gpuassist.envs.target: the interpreter chosen on this machine
+        before, else the active/project/PATH one, never this app's own while another exists), the other
+        interpreters found, and recent choices."""
         combo = self.target_combo
         combo.clear()
         if self.flow.context.simulated:
             combo.addItem(f"{self.flow.context.target or 'python'}  (simulated)", self.flow.context.target)
             combo.setEnabled(False)
             return
-        last = self.settings.value("target")
-        recent = self._recent_targets()
+        remembered = str(self.settings.value(remembered_key(), "") or "") or None
+        choice = choose_target(Context.current(), remembered=remembered)  # file reads only: milliseconds
+        self.target_choice = choice
+        found = [c.python for c in (choice.discovery.candidates if choice.discovery else [])
+                 if c.exists and not c.refused]
         seen: list[str] = []
-        for p in [*python_candidates(os.environ), *recent]:
+        for p in [*([choice.python] if choice.python else []), *found, *self._recent_targets()]:
             if p not in seen and (p == sys.executable or os.path.exists(p)):
                 seen.append(p)
         for p in seen:
             combo.addItem(p + ("  (this app's Python)" if p == sys.executable else ""), p)
-        wanted = self.flow.context.target or (str(last) if last and os.path.exists(str(last)) else None)
-        if wanted and wanted not in seen:
-            combo.addItem(wanted, wanted)
-        idx = combo.findData(wanted or sys.executable)
+        idx = combo.findData(choice.python) if choice.python else -1
         combo.setCurrentIndex(max(0, idx))
-        self.flow.context.target = combo.currentData()
+        self.flow.set_target(combo.currentData(), reason=choice.reason, explicit=choice.how == REMEMBERED)
 
     def _recent_targets(self) -> list[str]:
         """Interpreters chosen before (newest first), stored as one newline-separated string."""
@@ -348,6 +376,10 @@ class MainWindow(QMainWindow):
         """Re-render list items, pages, buttons from the flow (called after every state change)."""
         busy = self.busy
         running = self.flow.running
+        actions = card_actions()  # cards built below offer "Diagnose this one" only in a live session
+        actions.target = self.flow.context.target
+        actions.enabled = self.flow.interactive and not self.flow.context.simulated
+        self._show_target_reason()
         for row, st in enumerate(self.flow.states()):
             item = self.steps_list.item(row)
             status = StepStatus.RUNNING if st.step.id == running else st.status
@@ -521,16 +553,58 @@ class MainWindow(QMainWindow):
     def _on_target_activated(self, index: int) -> None:
         self.set_target(self.target_combo.itemData(index))
 
-    def set_target(self, path: str | None) -> None:
-        """Change the interpreter diagnosed; re-run what had run against the old one."""
+    def _show_target_reason(self) -> None:
+        ctx = self.flow.context
+        if ctx.simulated or self.flow.source == "report" or not ctx.target:
+            self.target_reason.setText("")
+            self.target_reason.setVisible(False)
+            return
+        self.target_reason.setVisible(True)
+        self.target_reason.setText(f"Diagnosing {ctx.target}: {ctx.target_reason or 'your choice'}")
+        self.target_reason.setToolTip("Why this interpreter. Change it in the selector, with Browse…, or in the "
+                                      "Environments table; your choice is remembered on this machine.")
+
+    def ask_for_target(self) -> None:
+        """The default is a guess (several environments have torch, or none has): open the environment table
+        with the guess selected, and let one click on a row change it."""
+        choice = self.target_choice
+        if choice is None or not choice.ask or self._closing or self.flow.context.simulated \
+                or self.flow.source == "report":
+            return  # the user chose meanwhile (--python, the selector), or there is nothing to ask about
+        self.asking = True
+        self.show_environments_panel(True)
+        sizes = self.vsplit.sizes()  # the question needs room: most of the height, the monitor the least
+        total = sum(sizes)
+        if len(sizes) == 3 and total > 0:
+            table = int(total * 0.48)
+            monitor = min(sizes[2], max(150, int(total * 0.22)))
+            self.vsplit.setSizes([table, max(120, total - table - monitor), monitor])
+        text = ASK_GUESS if choice.with_torch else ASK_NONE
+        self.envs_panel.set_asking(text.format(name=choice.name or choice.python, count=len(choice.with_torch)))
+
+    def _diagnose_offered(self, path: str) -> None:
+        """"Diagnose this one" on a finding card: that interpreter becomes the target (and is remembered)."""
+        if self._closing or self.busy or not self.flow.interactive:
+            return
+        self.set_target(path)
+
+    def set_target(self, path: str | None, *, reason: str = PICKED_REASON, remember: bool = True) -> None:
+        """Change the interpreter diagnosed (the user's choice, remembered on this machine unless
+        ``remember`` is off, as for --python); re-run what had run against the old one."""
         if path and self.target_combo.findData(path) < 0:
             self.target_combo.addItem(path, path)
         if path:
             self.target_combo.setCurrentIndex(self.target_combo.findData(path))
-            self.settings.setValue("target", path)
+            if remember:
+                self.settings.setValue(remembered_key(), path)
             recent = [p for p in self._recent_targets() if p != path]
             self.settings.setValue("recent_targets", "\n".join([path, *recent][:8]))
-        rerun = self.flow.set_target(path)
+        self.target_choice = None
+        if self.asking:
+            self.asking = False
+            if self._envs_panel is not None:
+                self._envs_panel.set_asking(None)
+        rerun = self.flow.set_target(path, reason=reason, explicit=True)
         if self.environments is not None and self.environments.pickable:
             self.environments = self.environments.retarget(path)
             self.flow.set_environments(self.environments.facts)
@@ -600,19 +674,19 @@ class MainWindow(QMainWindow):
         if panel is None:
             return
 
-        path = self.flow.context.shared.get(SCRIPT_KEY)
+        path = self.flow.context.script
         panel.setVisible(self.flow.interactive)  # a report read here has nothing to run
         why = "this is a report from elsewhere" if not self.flow.interactive else \
             run_unavailable(self.flow.context, path)
         panel.set_context(python=target_python(self.flow.context), folder=working_dir(path) if path else None,
                           why_not=why)
         panel.set_busy(self.busy)
-        if (panel.request() is None) != (self.flow.context.shared.get(RUN_KEY) is None):
+        if (panel.request() is None) != (self.flow.context.script_run is None):
             self._on_script_run_changed()
 
     def choose_script(self) -> None:
 
-        start = str(self.flow.context.shared.get(SCRIPT_KEY) or self.settings.value("script", "") or Path.home())
+        start = str(self.flow.context.script or self.settings.value("script", "") or Path.home())
         path, _ = QFileDialog.getOpenFileName(self, "Choose the training script or notebook to audit", start,
                                               "Python scripts and notebooks (*.py *.ipynb);;All files (*)")
         if path:
@@ -875,6 +949,8 @@ class MainWindow(QMainWindow):
         return ok
 
     def closeEvent(self, event: QCloseEvent) -> None:
+        with contextlib.suppress(RuntimeError, TypeError):  # already disconnected
+            card_actions().diagnose_requested.disconnect(self._diagnose_offered)
         self.settings.setValue("geometry", self.saveGeometry())
         self.settings.setValue("redact", "1" if self.summary.redact.isChecked() else "0")
         self.settings.sync()

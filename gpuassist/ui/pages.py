@@ -27,10 +27,10 @@ from PySide6.QtWidgets import (
 
 from gpuassist.findings import OK_COLOUR, OK_ICON
 from gpuassist.report.model import Report
+from gpuassist.step_table import BY_ID
 from gpuassist.ui.cards import FindingCard, ScrollBody, clear_layout, wrap_label
 from gpuassist.wizard import StepState, StepStatus
 from gpuassist.wizard.script_run import RunProgress
-from gpuassist.wizard.steps import QUESTIONS
 
 if TYPE_CHECKING:  # the page blocks load with the first page that shows measurements (start-up budget)
     from gpuassist.wizard.blocks import Block
@@ -247,7 +247,7 @@ class StepPage(QWidget):
         head.addStretch(1)
         head.addWidget(step_of)
         self.body.addLayout(head)
-        question = QUESTIONS.get(step_id)
+        question = BY_ID[step_id].question if step_id in BY_ID else None
         if question:
             self.body.addWidget(wrap_label(question, "question", selectable=False))
         self.body.addWidget(wrap_label(explanation, "explanation", selectable=False))

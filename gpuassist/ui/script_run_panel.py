@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 
 from gpuassist.findings import Severity
 from gpuassist.ui.cards import wrap_label
-from gpuassist.wizard.script_run import (
+from gpuassist.wizard.model import (
     DEFAULT_SECONDS,
     DEFAULT_STEPS,
     MAX_SECONDS,

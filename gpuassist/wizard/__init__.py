@@ -4,11 +4,12 @@ The GUI (:mod:`gpuassist.ui`) renders a :class:`Flow` and calls its methods from
 tests drive the same Flow directly.
 """
 
-from gpuassist.wizard.flow import SUMMARY, Flow, StepState, split_report
+from gpuassist.step_table import SUMMARY
+from gpuassist.wizard.flow import Flow, StepState, split_report
 from gpuassist.wizard.model import Step, StepContext, StepResult, StepStatus
-from gpuassist.wizard.steps import build_flow, build_steps, coerce_result, run_diagnosis
+from gpuassist.wizard.steps import build_flow, build_steps, run_diagnosis
 
 __all__ = [
     "SUMMARY", "Flow", "Step", "StepContext", "StepResult", "StepState", "StepStatus", "build_flow", "build_steps",
-    "coerce_result", "run_diagnosis", "split_report",
+    "run_diagnosis", "split_report",
 ]

@@ -23,6 +23,7 @@ from gpuassist.knowledge.wheels import cuda_int_to_str
 from gpuassist.report.model import Report
 from gpuassist.report.render import verdict
 from gpuassist.report.tiers import tiers
+from gpuassist.step_table import TABLE
 from gpuassist.wizard.blocks import (
     Absent,
     Block,
@@ -36,7 +37,6 @@ from gpuassist.wizard.blocks import (
     fmt_num,
     fmt_seconds,
 )
-from gpuassist.wizard.model import KEY_FACTS
 from gpuassist.wizard.run_blocks import run_blocks
 
 
@@ -248,7 +248,7 @@ FORMATTERS: dict[str, Callable[[Any], str]] = {
 
 # What a fact is, in words, where a person reads evidence (the raw key stays in the JSON).
 FACT_LABELS: dict[str, str] = {
-    **{key: label for rows in KEY_FACTS.values() for label, key in rows},
+    **{key: label for info in TABLE for label, key in info.key_facts},
     "nvml.status": "NVIDIA management library (NVML)",
     "nvml.gpus": "GPUs NVML reports",
     "dev.nodes": "NVIDIA device files in /dev",

@@ -13,18 +13,18 @@ read-only.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from gpuassist.envs import inventory
-from gpuassist.envs.inspect import OK, EnvRow, Inventory
+from gpuassist.envs.inspect import OK, EnvRow, Inventory, inventory
 from gpuassist.facts import Facts
 from gpuassist.findings import Finding
 from gpuassist.report.envs import MARKS, found_as, marks_of, torch_cell, torch_location
 from gpuassist.rules.environments import environment_findings
 
-COLUMNS = ["", "Environment", "Python", "torch", "Build", "Installer", "torch location", "Found as"]
+COLUMNS = ["", "Environment", "Python", "torch", "Build", "Installer", "Last used", "torch location", "Found as"]
 TORCH_COLUMN = 3
 LEGEND = "   ".join(f"{mark} {what}" for mark, what in MARKS) + "   · green: a GPU build of torch"
 
@@ -43,15 +43,36 @@ class TableRow:
 
 
 TONES = {"green": "gpu", "yellow": "cpu", "bold yellow": "copies", "red": "error"}
+def ago(when: float | None, now: float | None = None) -> str:
+    """"today", "yesterday", "5 days ago", or the date; "" when unknown."""
+    if when is None:
+        return ""
+    now = time.time() if now is None else now
+    days = int((now - when) // 86400)
+    if days <= 0:
+        return "today"
+    if days == 1:
+        return "yesterday"
+    if days < 60:
+        return f"{days} days ago"
+    return time.strftime("%Y-%m-%d", time.localtime(when))
+
+
+def _order(row: EnvRow) -> tuple[int, bool]:
+    """GPU builds of torch first, then other torch, then the rest; gpuassist's own after its peers."""
+    return (0 if row.gpu_build else 1 if row.torch_version else 2, row.is_self)
 
 
 def table_rows(rows: list[EnvRow]) -> list[TableRow]:
+    """The table's rows, the environments that matter for the question first (see :func:`_order`)."""
     out = []
-    for r in rows:
+    for r in sorted(rows, key=_order):
         text, style = torch_cell(r)
         tip = [r.python]
         if r.executable and r.executable != r.python:
             tip.append(f"runs {r.executable}")
+        if r.last_used is not None:
+            tip.append("last used: when torch was last imported there (file access time, to the day)")
         if r.error:
             tip.append(r.error)
         if len(r.torch) > 1:
@@ -60,7 +81,7 @@ def table_rows(rows: list[EnvRow]) -> list[TableRow]:
         out.append(TableRow(
             python=r.python,
             cells=[marks_of(r), r.name, r.python_version or "?", text, r.build or "", r.installer or "",
-                   torch_location(r), found_as(r)],
+                   ago(r.last_used), torch_location(r), found_as(r)],
             tone=TONES.get(style, "plain"), tooltip="\n".join(tip), is_target=r.is_target,
             usable=r.status == OK))
     return out

@@ -17,13 +17,12 @@ from typing import Any
 
 from gpuassist.facts import Facts
 from gpuassist.findings import Finding, Severity
-from gpuassist.report.model import STEPS, Report, step_summaries
-from gpuassist.wizard.model import KEY_FACTS, SCRIPT_KEY, Event, OnEvent, Step, StepContext, StepResult, StepStatus
-from gpuassist.wizard.script_run import RUN_KEY
+from gpuassist.report.model import Report, step_summaries
+from gpuassist.step_table import BY_ID, REPORT_STEP_IDS, SUMMARY
+from gpuassist.wizard.model import Event, OnEvent, Step, StepContext, StepResult, StepStatus
 
 log = logging.getLogger(__name__)
 
-SUMMARY = "summary"
 # Why Run all does not run the benchmarks after a blocking diagnosis (the step's "Run this step" runs it).
 OFFER_NOTE = ("not run: the diagnosis already answered the question ({cause}), so this would measure the CPU "
               "only. Press Run this step to measure it anyway")
@@ -177,12 +176,17 @@ class Flow:
                 self._states[sid] = StepState(st.step, note=note)
         return had
 
-    def set_target(self, target: str | None) -> list[str]:
-        """Diagnose another interpreter: steps that use the target (and their dependents) go back to
-        pending. Returns the ids that had results, i.e. what the UI re-runs."""
+    def set_target(self, target: str | None, *, reason: str = "", explicit: bool = True) -> list[str]:
+        """Diagnose another interpreter (``reason``: why, shown in the report; ``explicit``: the user chose
+        it): steps that use the target (and their dependents) go back to pending. Returns the ids that had
+        results, i.e. what the UI re-runs."""
         if target == self.context.target:
+            self.context.target_reason = reason or self.context.target_reason
+            self.context.target_explicit = explicit
             return []
         self.context.target = target
+        self.context.target_reason = reason
+        self.context.target_explicit = explicit
         self.context.diagnosis = None
         had: list[str] = []
         for s in self.steps:
@@ -194,9 +198,9 @@ class Flow:
     def set_script(self, path: str | None) -> list[str]:
         """Audit another script or notebook (the optional script step); returns what to run again."""
 
-        if "script" not in self._states or path == self.context.shared.get(SCRIPT_KEY):
+        if "script" not in self._states or path == self.context.script:
             return []
-        self.context.shared[SCRIPT_KEY] = path
+        self.context.script = path
         had_result = self.state("script").status.finished
         self.invalidate("script", "another script was chosen" if had_result else "")
         return ["script"] if path else []
@@ -207,7 +211,7 @@ class Flow:
         step next runs; what is shown stays until then (it says what ran)."""
 
         with self._lock:
-            self.context.shared[RUN_KEY] = request
+            self.context.script_run = request
 
     # -- results --------------------------------------------------------------------------------------
     def _set(self, step_id: str, status: StepStatus, result: StepResult | None = None, note: str = "") -> None:
@@ -319,7 +323,7 @@ class Flow:
         """The machine's environment table (``envs.*`` facts, :mod:`gpuassist.envs`): part of the report, so
         the cross-environment findings are judged with the diagnosis (None: forget it)."""
         with self._lock:
-            self.context.shared["envs_facts"] = dict(facts) if facts else None
+            self.context.envs_facts = dict(facts) if facts else None
 
     def report(self) -> Report | None:
         """One Report for everything run so far (None before anything produced facts or findings).
@@ -331,7 +335,7 @@ class Flow:
             return self.loaded_report
         with self._lock:
             states = [self._states[s.id] for s in self.steps]
-            envs = self.context.shared.get("envs_facts")
+            envs = self.context.envs_facts
             key = (*states, self.context.diagnosis, envs)
             cached = self._report_cache
             if cached is not None and len(cached[0]) == len(key) and all(
@@ -348,7 +352,7 @@ class Flow:
             base = self.context.diagnosis
         if base is None and not any(st.findings for st in states if st.status.finished):
             return None
-        known = {sid for sid, _, _ in STEPS}
+        known = set(REPORT_STEP_IDS)
         ran = {st.step.id for st in states if st.step.id in known and st.status.finished
                and st.status not in (StepStatus.SKIPPED, StepStatus.UNAVAILABLE, StepStatus.CANCELLED)}
         shared_ids = {s.id for s in self.steps if s.group}
@@ -396,8 +400,8 @@ class Flow:
         # Start-up: the facts-in-words table loads with the first finished step.
         from gpuassist.wizard.display import show
 
-        return [(label, show(key, report.facts[key])) for label, key in KEY_FACTS.get(step_id, [])
-                if key in report.facts]
+        wanted = BY_ID[step_id].key_facts if step_id in BY_ID else ()
+        return [(label, show(key, report.facts[key])) for label, key in wanted if key in report.facts]
 
     def details(self, step_id: str) -> list[Any]:
         """What the step's page shows under its findings (:mod:`gpuassist.wizard.display` blocks: tables of

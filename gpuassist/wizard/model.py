@@ -7,42 +7,20 @@ returning a :class:`StepResult`; the GUI calls it on a worker thread, tests call
 
 from __future__ import annotations
 
+import shlex
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gpuassist.findings import OK_COLOUR, OK_ICON, Finding, Severity
+from gpuassist.monitor import Monitor
 from gpuassist.report.model import Report
 
-SCRIPT_KEY = "script"  # StepContext.shared: the .py / .ipynb file the script step audits
+if TYPE_CHECKING:  # start-up: the audit run's engine loads when a run is asked for
+    from gpuassist.audit.run import Bound
 
-# What each page lists under "What was found" (label, fact key): the facts its verdict rests on.
-KEY_FACTS: dict[str, list[tuple[str, str]]] = {
-    "environment": [("Python", "python.executable"), ("Python version", "python.version"),
-                    ("Environment kind", "python.env_kind"), ("torch", "torch.version"),
-                    ("torch imported from", "torch.file"), ("import torch took (s)", "torch.import_seconds"),
-                    ("import error", "torch.import_error"), ("probe outcome", "probe.outcome")],
-    "driver": [("NVIDIA GPUs on the PCI bus", "pci.nvidia_gpu_count"), ("Driver version", "driver.version"),
-               ("Driver supports CUDA up to", "driver.cuda_version"), ("NVML", "nvml.status"),
-               ("nvidia-smi", "smi.status"), ("Operating system", "host.distro"), ("Kernel", "host.kernel"),
-               ("Container", "platform.container"), ("WSL", "platform.wsl")],
-    "wheel": [("torch", "torch.version"), ("Built for CUDA", "torch.cuda_build"),
-              ("GPU architectures in the build", "torch.arch_list"), ("cuDNN", "torch.cudnn_version"),
-              ("torch.cuda.is_available()", "cuda.available"), ("CUDA devices", "cuda.device_count"),
-              ("CUDA init error", "cuda.init_error"), ("Apple MPS available", "mps.available")],
-    "placement": [("Devices tested", "placement.tested_devices"), ("CUDA available", "placement.cuda_available"),
-                  ("Host→device copies", "placement.transfer"), ("Host memcpy (GB/s)", "bandwidth.host_memcpy_gbps"),
-                  ("Outcome", "placement.outcome")],
-    "dataloader": [("Best setting found", "sweep.dataloader_line"), ("Bottleneck", "sweep.bound"),
-                   ("Speed-up over the default", "sweep.speedup_vs_default"),
-                   ("Loading per batch (s)", "sweep.load_seconds_per_batch"),
-                   ("Compute per batch (s)", "sweep.compute_seconds_per_batch"),
-                   ("Settings tried (→ best)", "sweep.trials"), ("Outcome", "sweep.outcome")],
-    "benchmark": [("Training step", "bench.results"), ("Batch-size scaling", "bench.scaling"),
-                  ("Speed-ups", "bench.speedup"), ("Outcome", "bench.outcome")],
-}
 
 Event = dict[str, Any]
 OnEvent = Callable[[Event], None]
@@ -120,17 +98,71 @@ class StepResult:
 @dataclass
 class StepContext:
     """What steps run against. ``target`` None = the interpreter running gpuassist; ``scenario`` set =
-    a simulated machine (replayed with its recorded timing times ``replay_speed``)."""
+    a simulated machine (replayed with its recorded timing times ``replay_speed``). ``target_reason``: why
+    that interpreter (:mod:`gpuassist.envs.target`); ``target_explicit``: the user chose it (only then may a
+    fix aim at gpuassist's own environment)."""
 
     target: str | None = None
+    target_reason: str = ""
+    target_explicit: bool = True
     scenario: str | None = None
     replay_speed: float = 1.0
     diagnosis: Report | None = None
-    shared: dict[str, Any] = field(default_factory=dict)
+    #: The .py / .ipynb file the script step audits (None: none chosen yet).
+    script: str | None = None
+    #: Run that script too, bounded and instrumented (None: the static audit alone).
+    script_run: RunRequest | None = None
+    #: The app's live monitor: a run of the user's script gets its own band on it (None: headless).
+    monitor: Monitor | None = None
+    #: The ``envs.*`` facts of the last environment scan, joined to the report (None: not scanned).
+    envs_facts: dict[str, Any] | None = None
+    #: The flow's verdict status, for the summary step (set by ``build_flow``).
+    summary_status: Callable[[], StepStatus] | None = None
 
     @property
     def simulated(self) -> bool:
         return self.scenario is not None
+
+
+DEFAULT_STEPS = 20
+DEFAULT_SECONDS = 60.0
+MAX_STEPS = 100_000
+MAX_SECONDS = 3600.0
+
+
+class RunRequestError(ValueError):
+    """The run cannot be asked for as typed; the message is the one line shown under the control."""
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    """What the user asked for: the script's arguments as typed (split like a shell would), and when the run
+    is stopped — after ``steps`` optimizer steps (None: no step limit) or ``seconds`` at the latest."""
+
+    args_text: str = ""
+    steps: int | None = DEFAULT_STEPS
+    seconds: float = DEFAULT_SECONDS
+
+    def args(self) -> tuple[str, ...]:
+        """The arguments as the script's ``sys.argv[1:]``; :class:`RunRequestError` when they cannot be split."""
+        try:
+            return tuple(shlex.split(self.args_text))
+        except ValueError as exc:  # "No closing quotation", "No escaped character"
+            raise RunRequestError(f"the arguments cannot be split like a shell would: {exc}") from None
+
+    def bound(self) -> Bound:
+        """The run's :class:`~gpuassist.audit.run.Bound` (whichever limit comes first)."""
+        # Start-up: the audit run's engine loads when a run is asked for, not with the window.
+        from gpuassist.audit.run import Bound, RunUsageError
+
+        if self.steps is not None and not 1 <= self.steps <= MAX_STEPS:
+            raise RunRequestError(f"the step limit must be between 1 and {MAX_STEPS:,}")
+        if not 0 < self.seconds <= MAX_SECONDS:
+            raise RunRequestError(f"the time limit must be between 1 and {MAX_SECONDS:,.0f} seconds")
+        try:
+            return Bound.of(self.seconds, self.steps)
+        except RunUsageError as exc:
+            raise RunRequestError(str(exc)) from None
 
 
 StepFn = Callable[[StepContext, OnEvent, threading.Event], StepResult]

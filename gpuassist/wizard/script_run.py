@@ -12,59 +12,20 @@ the words of the progress line.
 from __future__ import annotations
 
 import os
-import shlex
 import sys
 import threading
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from gpuassist.wizard.model import Event, OnEvent, StepContext
+from gpuassist.wizard.model import (
+    Event,
+    OnEvent,
+    RunRequest,
+    RunRequestError,
+    StepContext,
+)
 
 # Lazy imports: start-up. The audit run's engine loads when a script is first chosen or run.
-
-if TYPE_CHECKING:  # the run's library loads when a run is asked for
-    from gpuassist.audit.run import Bound
-
-RUN_KEY = "script_run"  # StepContext.shared: the RunRequest, or None for the static audit alone
-MONITOR_KEY = "monitor"  # StepContext.shared: the app's live Monitor (the run's band goes on it)
-DEFAULT_STEPS = 20
-DEFAULT_SECONDS = 60.0
-MAX_STEPS = 100_000
-MAX_SECONDS = 3600.0
-
-
-class RunRequestError(ValueError):
-    """The run cannot be asked for as typed; the message is the one line shown under the control."""
-
-
-@dataclass(frozen=True)
-class RunRequest:
-    """What the user asked for: the script's arguments as typed (split like a shell would), and when the run
-    is stopped — after ``steps`` optimizer steps (None: no step limit) or ``seconds`` at the latest."""
-
-    args_text: str = ""
-    steps: int | None = DEFAULT_STEPS
-    seconds: float = DEFAULT_SECONDS
-
-    def args(self) -> tuple[str, ...]:
-        """The arguments as the script's ``sys.argv[1:]``; :class:`RunRequestError` when they cannot be split."""
-        try:
-            return tuple(shlex.split(self.args_text))
-        except ValueError as exc:  # "No closing quotation", "No escaped character"
-            raise RunRequestError(f"the arguments cannot be split like a shell would: {exc}") from None
-
-    def bound(self) -> Bound:
-        """The run's :class:`~gpuassist.audit.run.Bound` (whichever limit comes first)."""
-        from gpuassist.audit.run import Bound, RunUsageError
-
-        if self.steps is not None and not 1 <= self.steps <= MAX_STEPS:
-            raise RunRequestError(f"the step limit must be between 1 and {MAX_STEPS:,}")
-        if not 0 < self.seconds <= MAX_SECONDS:
-            raise RunRequestError(f"the time limit must be between 1 and {MAX_SECONDS:,.0f} seconds")
-        try:
-            return Bound.of(self.seconds, self.steps)
-        except RunUsageError as exc:
-            raise RunRequestError(str(exc)) from None
 
 
 def run_unavailable(ctx: StepContext, path: str | None) -> str | None:
@@ -152,7 +113,7 @@ def run_script(ctx: StepContext, path: str, request: RunRequest, static: Any, on
         raise RunRequestError(str(exc)) from None
     on_event({"event": "script_run", "script": os.path.basename(path), "python": command.python, "cwd": cwd,
               "bound": bound.to_json(), "display": command.display()})
-    monitor = ctx.shared.get(MONITOR_KEY)
+    monitor = ctx.monitor
     marks = RunMarks(monitor, RUN_STEP, f"Running {os.path.basename(path)}") if monitor is not None else None
     try:
         result = run_audit(command, bound, on_event=on_event, cancel=cancel, monitor=marks)

@@ -45,9 +45,26 @@ def no_leaks() -> Iterator[None]:
 
 @pytest.fixture
 def settings(tmp_path: Path) -> Any:
+    """Isolated settings in which this test venv's interpreter (it has the CPU torch) was chosen before, so a
+    window diagnoses the same interpreter on every machine and does not open the environment table to ask;
+    tests of the default choice use ``fresh_settings``."""
+    import sys
+
     from PySide6.QtCore import QSettings
 
-    return QSettings(str(tmp_path / "gpuassist.ini"), QSettings.Format.IniFormat)
+    from gpuassist.ui.main_window import remembered_key
+
+    s = QSettings(str(tmp_path / "gpuassist.ini"), QSettings.Format.IniFormat)
+    s.setValue(remembered_key(), sys.executable)
+    return s
+
+
+@pytest.fixture
+def fresh_settings(tmp_path: Path) -> Any:
+    """Settings of a first start: nothing chosen yet."""
+    from PySide6.QtCore import QSettings
+
+    return QSettings(str(tmp_path / "fresh.ini"), QSettings.Format.IniFormat)
 
 
 @pytest.fixture

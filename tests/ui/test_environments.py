@@ -43,7 +43,7 @@ def test_the_table_lists_this_machines_interpreters_and_a_pick_becomes_the_targe
     target = next(r for r, row in enumerate(panel.rows) if row.is_target)
     assert "▶" in table.item(target, 0).text() and table.item(target, 1).font().bold()
     assert panel.status.text().startswith(f"{len(panel.rows)} Python environment")
-    facts = window.flow.context.shared["envs_facts"]
+    facts = window.flow.context.envs_facts
     assert facts and facts["envs.inventory"]  # part of the report from now on
     # pick another interpreter that answered: it becomes the target, marked ▶ without a new scan
     other = next((r for r, row in enumerate(panel.rows) if row.usable and not row.is_target), None)
@@ -101,8 +101,8 @@ def test_a_report_with_an_environment_table_shows_it_read_only(qtbot: Any, make_
     window.envs_button.setChecked(True)
     panel = window.envs_panel
     assert window.envs_worker is None  # a report is read, this machine is not scanned
-    assert [r.cells[1] for r in panel.rows] == ["app", "gpu"]
-    assert panel.rows[1].tone == "gpu" and panel.rows[0].tone == "cpu"
+    assert [r.cells[1] for r in panel.rows] == ["gpu", "app"]  # a GPU build of torch first
+    assert panel.rows[0].tone == "gpu" and panel.rows[1].tone == "cpu"
     assert not panel.use_button.isVisible() and not panel.rescan_button.isVisible()
     assert "from the report" in panel.status.text()
     ids = [c.finding.id for c in panel.cards]

@@ -4,9 +4,8 @@ labels only bands wide enough; an opened report's monitor trace is shown."""
 
 from __future__ import annotations
 
-import re
-
 import json
+import re
 from pathlib import Path
 from typing import Any
 

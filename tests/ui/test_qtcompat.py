@@ -3,6 +3,7 @@ aborts Python < 3.12 after a minute of emits and redraws); the app refuses such 
 
 from __future__ import annotations
 
+import gc
 import sys
 
 import numpy as np
@@ -24,12 +25,17 @@ def test_installed_bindings_keep_singleton_references_through_emits_and_redraws(
     plot = pg.PlotWidget()
     curve = plot.plot([0.0, 1.0], [0.0, 1.0])
     x = np.arange(600.0)
-    before = [sys.getrefcount(o) for o in (None, True, False)]
-    for i in range(2000):
-        e.changed.emit(i)
-        if i % 10 == 0:
-            curve.setData(x, x)
-    after = [sys.getrefcount(o) for o in (None, True, False)]
+    gc.collect()  # a collection during the loop would free unrelated references to the singletons
+    gc.disable()
+    try:
+        before = [sys.getrefcount(o) for o in (None, True, False)]
+        for i in range(2000):
+            e.changed.emit(i)
+            if i % 10 == 0:
+                curve.setData(x, x)
+        after = [sys.getrefcount(o) for o in (None, True, False)]
+    finally:
+        gc.enable()
     assert len(got) == 2000
     assert all(a > b - 50 for a, b in zip(after, before, strict=True)), (before, after)
     plot.deleteLater()

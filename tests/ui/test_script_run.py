@@ -18,7 +18,6 @@ from PySide6.QtWidgets import QLabel
 
 from gpuassist.wizard import StepStatus
 from gpuassist.wizard.display import looks_raw
-from gpuassist.wizard.script_run import RUN_KEY
 
 pytestmark = [pytest.mark.slow, pytest.mark.filterwarnings("ignore::DeprecationWarning")]
 
@@ -56,18 +55,18 @@ def test_before_it_runs_the_page_says_it_executes_the_users_code_and_where(make_
     assert "executes your script — your own code" in warning
     assert f"target interpreter {sys.executable}" in warning and f"folder {TRAIN.parent}" in warning
     assert not panel.args.isEnabled() and not panel.steps.isEnabled()  # nothing to set until it is ticked
-    assert window.flow.context.shared.get(RUN_KEY) is None
+    assert window.flow.context.script_run is None
     panel.enabled.setChecked(True)
     assert panel.args.isEnabled() and panel.steps.value() == 20 and panel.seconds.value() == 60
     assert window.pages["script"].run.text() == "Read and run it"
-    request = window.flow.context.shared[RUN_KEY]
+    request = window.flow.context.script_run
     assert (request.steps, request.seconds) == (20, 60.0)
     panel.args.setText('--name "unfinished')
     assert panel.args_error.isVisibleTo(panel) and "No closing quotation" in panel.args_error.text()
     panel.use_steps.setChecked(False)
-    assert window.flow.context.shared[RUN_KEY].steps is None and not panel.steps.isEnabled()
+    assert window.flow.context.script_run.steps is None and not panel.steps.isEnabled()
     panel.enabled.setChecked(False)
-    assert window.flow.context.shared.get(RUN_KEY) is None
+    assert window.flow.context.script_run is None
     assert window.pages["script"].run.text() == "Run this step"
 
 
@@ -152,7 +151,7 @@ def test_a_run_shows_progress_findings_numbers_and_the_monitor_band(qtbot: Any, 
     assert (settings.value("script_run_args"), settings.value("script_run_steps")) == ("--epochs 1", "3")
     again = make_window()
     assert not again.script_run_panel.enabled.isChecked() and again.script_run_panel.args.text() == "--epochs 1"
-    assert again.script_run_panel.steps.value() == 3 and again.flow.context.shared.get(RUN_KEY) is None
+    assert again.script_run_panel.steps.value() == 3 and again.flow.context.script_run is None
 
 
 def wait_until_the_script_runs(qtbot: Any, window: Any) -> None:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
 import time
@@ -219,7 +220,7 @@ def test_export_all_formats(qtbot: Any, make_window: Any, tmp_path: Path, cpu_on
     # the same report the CLI writes (same renderer), modulo time stamps and the monitor
 
     cli_path = tmp_path / "cli.json"
-    cli_main(["diagnose", "--format", "json", "--output", str(cli_path)])
+    cli_main(["diagnose", "--python", sys.executable, "--format", "json", "--output", str(cli_path)])
     cli = json.loads(cli_path.read_text())
     diagnosis = [f["id"] for f in data["findings"] if f["step"] in ("environment", "driver", "wheel")]
     assert [f["id"] for f in cli["findings"]] == diagnosis  # the GUI adds the runtime steps' findings after
@@ -227,18 +228,22 @@ def test_export_all_formats(qtbot: Any, make_window: Any, tmp_path: Path, cpu_on
 
 
 def test_settings_persist_target_geometry_and_redaction(qtbot: Any, make_window: Any, settings: Any) -> None:
+    from gpuassist.ui.main_window import remembered_key
+
+    base = os.path.realpath(sys.executable)  # another path to a real interpreter: the venv's base Python
     window = make_window()
-    window.set_target(sys.executable)
+    window.set_target(base)
     window.summary.redact.setChecked(False)
     window.resize(790, 700)  # the offscreen screen is 800 px wide: a restored geometry is fitted to it
     window.close()
-    assert settings.value("target") == sys.executable
+    assert settings.value(remembered_key()) == base  # the choice is remembered for this machine
     assert settings.value("redact") == "0"
     assert settings.value("geometry") is not None
     again = make_window()
     assert abs(again.width() - 790) <= 20 and abs(again.height() - 700) <= 40  # frame margins vary
     assert not again.summary.redact.isChecked()
-    assert again.target_combo.currentData() == sys.executable
+    assert again.target_combo.currentData() == base
+    assert again.flow.context.target_explicit and "you chose" in again.target_reason.text()
 
 
 def test_changing_target_reruns_what_depended_on_it(qtbot: Any, make_window: Any, tmp_path: Path) -> None:

@@ -1,0 +1,124 @@
+"""Say what kinds of text a paste is made of (collect_env, a kernel log, nvidia-smi, a pip session, ...).
+
+A support ticket holds whatever the user copied: often several outputs one after the other. The report
+names each kind it read, so the reader knows what the verdict rests on, and what was not in the text.
+Detection is by the shape of lines each tool prints, never by the cause they show.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# Words that make a text about PyTorch/CUDA/the GPU at all; a text with none of them is refused.
+TOPIC = re.compile(
+    r"python|torch|cuda|cudnn|nvidia|nvcc|nvml|nccl|\bgpus?\b|geforce|quadro|tesla|rocm|\bhip\b|\bmps\b|"
+    r"jetson|tegra|jupyter|ipykernel|conda|\bpip3?\b",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class InputKind:
+    id: str
+    label: str
+    line_no: int  # 1-based, the first line that shows it
+
+
+# (id, label, line regex). Order is the order kinds are named in the report.
+KIND_PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
+    (kid, label, re.compile(rx, re.IGNORECASE))
+    for kid, label, rx in (
+        (
+            "env_fork",
+            "an environment report of accelerate / transformers / diffusers / ultralytics",
+            r"^\s*-\s*`?(accelerate|transformers|diffusers|huggingface_hub|peft|trl)`?\s+version\s*:|"
+            r"PyTorch version \((GPU|accelerator)\?\)\s*:|^Ultralytics\b.*\btorch-\S+\s+(CUDA|CPU|MPS)|"
+            r"^\*\s+(CUDA|Packages|System)\s*:\s*$",
+        ),
+        (
+            "kernel_log",
+            "a kernel/system log (dmesg, journalctl, syslog)",
+            r"^\[\s*\d+\.\d+\]\s|^\[[A-Z][a-z]{2} [A-Z][a-z]{2}\s+\d+ [\d:]+ \d{4}\]\s|"
+            r"^[A-Z][a-z]{2}\s+\d+\s+\d\d:\d\d:\d\d\s+\S+\s+\S+?(\[\d+\])?:\s|\bNVRM:|"
+            r"^-- (Logs|Journal) begin|\bkernel: \[",
+        ),
+        (
+            "nvidia_smi",
+            "nvidia-smi output",
+            r"NVIDIA-SMI \d|\bDriver Version:\s*\d|=+\s*NVSMI LOG\s*=+|^\|\s+\d+\s+.+\s(On|Off)\s+\|\s|"
+            r"NVIDIA-SMI has failed|^Failed to initialize NVML|^No devices were found|"
+            r"Unable to determine the device handle|^GPU \d+: .+\(UUID: GPU-",
+        ),
+        (
+            "container",
+            "a container / Kubernetes error (Docker, nvidia-docker, Podman, Kubernetes)",
+            r"\bdocker(-compose)?\s+(run|exec|compose|build|start)\b|docker: Error response from daemon|"
+            r"nvidia-container-(cli|runtime|toolkit)|nvidia-docker|\bpodman\b|\bcrun:|OCI runtime|"
+            r"\bkubectl\b|nvidia\.com/gpu|\bFailedScheduling\b|containerd|^FROM\s+\S+",
+        ),
+        (
+            "jetson",
+            "Jetson / L4T output",
+            r"tegrastats|GR3D_FREQ|# R\d+ \(release\), REVISION|\bL4T\b|JetPack|nvidia-l4t|-tegra\b|\bJetson\b",
+        ),
+        (
+            "install",
+            "a pip / conda / mamba install session",
+            r"^\s*(\S*[$#>]\s*)?(pip3?|python\d*(\.\d+)?\s+-m\s+pip|uv\s+pip|conda|mamba|micromamba)\s+install\b|"
+            r"^\s*Collecting \S|^\s*Successfully installed\s|^\s*Requirement already satisfied:|"
+            r"^\s*Looking in (indexes|links):|^\s*Downloading \S+\.whl|The following NEW packages will be INSTALLED|"
+            r"^\s*Solving environment|^\s*## Package Plan ##|No matching distribution found|"
+            r"Could not find a version that satisfies the requirement",
+        ),
+        ("repl", "a Python interactive session (>>> / IPython)", r"^\s*>>>\s*\S|^\s*In \[\d+\]:\s*\S"),
+        (
+            "jupyter",
+            "a Jupyter notebook traceback",
+            r"Cell In\s*\[\d+\],? line \d+|<ipython-input-\d+|ipykernel_\d+|Traceback \(most recent call last\)\s*"
+            r"(Cell|<ipython)|^-{30,}\s*$|\w+Error\s{3,}Traceback \(most recent call last\)",
+        ),
+        (
+            "windows",
+            "Windows / PowerShell output",
+            r"(?<![\w/])[A-Za-z]:\\[^\\\s:*?\"<>|]+\\|(?:^|\s)PS [A-Za-z]:\\|"
+            r"\bWinError\b|Microsoft Windows \[Version",
+        ),
+        (
+            "traceback",
+            "a Python traceback or error message",
+            r"Traceback \(most recent call last\)|^\s*\w+(\.\w+)*(Error|Exception|Warning):\s",
+        ),
+    )
+)
+
+
+def detect(lines: list[str], *, collect_env: bool = False, skip: set[int] | None = None) -> list[InputKind]:
+    """Every kind of text present, in the order of KIND_PATTERNS; collect_env first when the parser took it.
+    ``skip``: line numbers already read as collect_env fields (its GPU lines are nvidia-smi's, but they
+    are collect_env's output here)."""
+    found: dict[str, InputKind] = {}
+    if collect_env:
+        found["collect_env"] = InputKind("collect_env", "collect_env output", 1)
+    skip = skip or set()
+    for no, line in enumerate(lines, start=1):
+        if no in skip or not line.strip():
+            continue
+        text = line[:2000]
+        for kid, label, rx in KIND_PATTERNS:
+            if kid not in found and rx.search(text):
+                found[kid] = InputKind(kid, label, no)
+    order = ["collect_env", *(k for k, _, _ in KIND_PATTERNS)]
+    return sorted(found.values(), key=lambda k: order.index(k.id))
+
+
+def about_the_topic(text: str) -> bool:
+    """Whether the text mentions Python, PyTorch, CUDA, NVIDIA or a GPU at all."""
+    return TOPIC.search(text[:2_000_000]) is not None
+
+
+def describe(kinds: list[InputKind]) -> str:
+    """The kinds read, for the report's source line: "a kernel log + nvidia-smi output"."""
+    if not kinds:
+        return "a text about PyTorch/CUDA with no tool output or error message in it"
+    return " + ".join(k.label for k in kinds)

@@ -1,0 +1,265 @@
+"""Facts that tools other than collect_env print, read from a paste: nvidia-smi's driver and GPUs, a REPL's
+``torch.__version__`` / ``torch.cuda.is_available()``, the one-line torch summaries of accelerate /
+transformers / ultralytics, what a pip or conda session installed, Jetson and Windows markers.
+
+Only what the text states is read (no guessing); the rules then judge these facts exactly as they judge a
+live diagnosis, so a paste of ``>>> torch.__version__ '2.1.0+cpu'`` gets the same fix as the machine would.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+MAX_LINE = 2000
+
+SMI_HEADER = re.compile(r"Driver Version:\s*(\d{3,}\.\d+(?:\.\d+)?)(?:.*?CUDA Version:\s*(\d+)\.(\d+))?")
+SMI_Q_DRIVER = re.compile(r"^\s*Driver Version\s*:\s*(\d{3,}\.\d+(?:\.\d+)?)\s*$")
+SMI_Q_CUDA = re.compile(r"^\s*CUDA Version\s*:\s*(\d+)\.(\d+)\s*$")
+SMI_Q_PRODUCT = re.compile(r"^\s*Product Name\s*:\s*(.+?)\s*$")
+SMI_ROW = re.compile(r"^\|\s+(\d+)\s+(.+?)\s+(?:On|Off)\s+\|\s+[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:")
+SMI_LIST = re.compile(r"^GPU (\d+): (.+?) \(UUID: GPU-")
+FORK_TORCH = re.compile(r"PyTorch version \((?:GPU|accelerator)\?\)\s*:\s*(\S+)\s*\((\w+)\)", re.IGNORECASE)
+FORK_GPU = re.compile(r"^\s*-\s*GPU type\s*:\s*(.+?)\s*$", re.IGNORECASE)
+# accelerate / transformers / diffusers `env` print platform.platform(): "Linux-4.4.0-19041-Microsoft-x86_64-...".
+FORK_PLATFORM = re.compile(r"^\s*-\s*Platform\s*:\s*((?:Linux|Windows|macOS)-\S+)", re.IGNORECASE)
+ULTRALYTICS = re.compile(
+    r"^Ultralytics\b.*?\btorch-(\d+\.\d+[^\s,]*)(?:\s+(?:CUDA:(\d+)\s*\((.+?),\s*\d+\s*MiB\)|(CPU|MPS)))?"
+)
+REPL_IN = re.compile(
+    r"^\s*(?:>>>|In \[\d+\]:)\s*(?:print\(\s*(torch\.[\w.]+(?:\(\))?)\s*\)|(torch\.[\w.]+(?:\(\))?))\s*;?\s*$"
+)
+REPL_OUT = re.compile(r"^\s*(?:Out\[\d+\]:\s*)?(.*?)\s*$")
+# A torch wheel file name without a local version (+cu121) built for Windows: PyPI's, which is CPU-only.
+WINDOWS_PYPI_WHEEL = re.compile(r"\btorch-(\d+\.\d+\.\d+)-cp\d+-cp\d+\w*-win_amd64\.whl")
+INSTALLED = re.compile(r"Successfully installed .*?\btorch-(\d+\.\d+(?:\.\d+)?(?:\+\w+)?)\b")
+CONDA_TORCH = re.compile(r"^\s*(?:\+\s*)?pytorch[\s=]+(\d+\.\d+(?:\.\d+)?)[\s=]+(\S+)")
+JETSON_RELEASE = re.compile(
+    r"# R(\d+) \(release\), REVISION: ([\d.]+)|\bL4T\s+R?(\d+\.\d+(?:\.\d+)?)|-tegra\b|"
+    r"tegrastats|GR3D_FREQ|\bJetson\b|\bJetPack\s*\d",
+    re.IGNORECASE,
+)
+# Apple silicon with an x86_64 Python: Rosetta says so itself (sysctl), or the text names both.
+ROSETTA = re.compile(r"sysctl\.proc_translated:?\s*1\b|proc_translated\s*=\s*1\b")
+APPLE_CHIP = re.compile(r"\bApple M\d\b")
+MAC_X86 = re.compile(r"macOS-[\d.]+-x86_64|OS: macOS [\d.]+ \(x86_64\)|Darwin\b.*\bx86_64|'x86_64'")
+WINDOWS = re.compile(
+    r"(?<![\w/])[A-Za-z]:\\[^\\\s:*?\"<>|]+\\|(?:^|\s)PS [A-Za-z]:\\|"
+    r"\bWinError\b|Microsoft Windows \[Version",
+    re.IGNORECASE,
+)
+
+
+Sources = dict[str, tuple[int, str]]
+
+
+def _note(sources: Sources, keys: list[str] | tuple[str, ...], no: int, line: str) -> None:
+    """Remember the (first) line that stated each fact, for the findings' evidence."""
+    for key in keys:
+        sources.setdefault(key, (no, line.strip()[:500]))
+
+
+def _cuda_int(major: str, minor: str) -> int:
+    return int(major) * 1000 + int(minor) * 10
+
+
+def nvidia_smi_facts(lines: list[str], skip: set[int], sources: Sources) -> dict[str, Any]:
+    facts: dict[str, Any] = {}
+    gpus: list[dict[str, Any]] = []
+    for no, raw in enumerate(lines, start=1):
+        if no in skip:
+            continue
+        line = raw[:MAX_LINE]
+        m = SMI_HEADER.search(line) or SMI_Q_DRIVER.match(line)
+        if m and "driver.version" not in facts:
+            facts["driver.version"] = m.group(1)
+            facts["driver.version_source"] = "nvidia-smi (pasted)"
+            _note(sources, ("driver.version",), no, line)
+            if m.re is SMI_HEADER and m.group(2):
+                facts["cuda.driver_version"] = _cuda_int(m.group(2), m.group(3))
+                _note(sources, ("cuda.driver_version",), no, line)
+        q = SMI_Q_CUDA.match(line)
+        if q and "cuda.driver_version" not in facts:
+            facts["cuda.driver_version"] = _cuda_int(q.group(1), q.group(2))
+            _note(sources, ("cuda.driver_version",), no, line)
+        row = SMI_ROW.match(line) or SMI_LIST.match(line)
+        if row:
+            gpus.append({"index": int(row.group(1)), "name": row.group(2).strip()})
+            _note(sources, ("reported.gpus",), no, line)
+        prod = SMI_Q_PRODUCT.match(line)
+        if prod:
+            gpus.append({"index": len(gpus), "name": prod.group(1)})
+            _note(sources, ("reported.gpus",), no, line)
+    if gpus:
+        facts["reported.gpus"] = gpus
+    return facts
+
+
+def _available(word: str) -> bool | None:
+    w = word.strip().lower()
+    if w in ("true", "cuda", "yes"):
+        return True
+    if w in ("false", "na", "no", "none"):
+        return False
+    return None
+
+
+def fork_facts(lines: list[str], sources: Sources) -> dict[str, Any]:
+    """accelerate / transformers / diffusers `env` and ultralytics' banner: torch version and whether CUDA worked."""
+    facts: dict[str, Any] = {}
+    for no, raw in enumerate(lines, start=1):
+        line = raw[:MAX_LINE]
+        m = FORK_TORCH.search(line)
+        if m and "torch.version" not in facts:
+            facts["torch.version"] = m.group(1)
+            available = _available(m.group(2))
+            if available is not None:
+                facts["cuda.available"] = available
+            _note(sources, ("torch.version", "torch.cuda_build", "cuda.available"), no, line)
+        g = FORK_GPU.match(line)
+        if g and "reported.gpus" not in facts:
+            facts["reported.gpus"] = [{"index": 0, "name": g.group(1)}]
+            _note(sources, ("reported.gpus",), no, line)
+        plat = FORK_PLATFORM.match(line)
+        if plat and "host.os" not in facts:
+            found = platform_string_facts(plat.group(1))
+            facts.update(found)
+            _note(sources, list(found), no, line)
+        u = ULTRALYTICS.search(line.strip())
+        if u:  # the last banner is the latest run
+            for key in ("torch.version", "torch.cuda_build", "cuda.available", "reported.gpus"):
+                facts.pop(key, None)
+                sources.pop(key, None)
+            facts["torch.version"] = u.group(1)
+            if u.group(3):
+                facts["cuda.available"] = True
+                facts["reported.gpus"] = [{"index": int(u.group(2)), "name": u.group(3)}]
+            _note(sources, ("torch.version", "torch.cuda_build", "cuda.available", "reported.gpus"), no, line)
+    _local_build(facts)
+    return facts
+
+
+def platform_string_facts(plat: str) -> dict[str, Any]:
+    """What Python's platform.platform() string says: the OS, and WSL 1 ("-Microsoft-", kernel 4.4) or WSL 2
+    ("-microsoft-standard-WSL2")."""
+    facts: dict[str, Any] = {}
+    low = plat.lower()
+    facts["host.os"] = "Windows" if low.startswith("windows") else "Darwin" if low.startswith("macos") else "Linux"
+    if "microsoft" in low:
+        facts["platform.wsl"] = "wsl2" if "wsl2" in low or "standard" in low else "wsl1"
+    return facts
+
+
+def _local_build(facts: dict[str, Any]) -> None:
+    """A local version tag states the build: +cpu has no CUDA, +cu121 is CUDA 12.1."""
+    version = str(facts.get("torch.version") or "")
+    tag = version.partition("+")[2]
+    if tag == "cpu":
+        facts.setdefault("torch.cuda_build", None)
+    elif re.fullmatch(r"cu\d{3,4}", tag):
+        facts.setdefault("torch.cuda_build", f"{tag[2:-1]}.{tag[-1]}")
+
+
+def repl_facts(lines: list[str], sources: Sources) -> dict[str, Any]:
+    """`>>> torch.__version__` and friends, with the line(s) the interpreter printed after them."""
+    facts: dict[str, Any] = {}
+    for i, raw in enumerate(lines):
+        m = REPL_IN.match(raw[:MAX_LINE])
+        if not m:
+            continue
+        expr = m.group(1) or m.group(2)
+        nxt = lines[i + 1][:MAX_LINE] if i + 1 < len(lines) else ""
+        out_m = REPL_OUT.match(nxt)
+        out = out_m.group(1) if out_m and not REPL_IN.match(nxt) and not nxt.lstrip().startswith(">>>") else ""
+        value = out.strip().strip("'\"")
+        before = set(facts)
+        if expr == "torch.__version__" and re.match(r"^\d+\.\d+", value):
+            facts["torch.version"] = value
+        elif expr == "torch.version.cuda":
+            # The REPL prints nothing for None.
+            facts["torch.cuda_build"] = value if re.match(r"^\d+\.\d+", value) else None
+        elif expr == "torch.cuda.is_available()" and _available(value) is not None:
+            facts["cuda.available"] = _available(value)
+        elif expr == "torch.cuda.device_count()" and value.isdigit():
+            facts["cuda.device_count"] = int(value)
+        elif expr == "torch.cuda.get_arch_list()" and value.startswith("["):
+            facts["torch.arch_list"] = re.findall(r"(?:sm|compute)_\d+a?", value)
+        new = [k for k in facts if k not in before]
+        if new:
+            _note(
+                sources,
+                [*new, "torch.cuda_build"] if "torch.version" in new else new,
+                i + 1,
+                f"{raw.strip()}  ->  {out.strip()}",
+            )
+    _local_build(facts)
+    return facts
+
+
+def install_facts(lines: list[str], sources: Sources) -> dict[str, Any]:
+    """What a pip or conda session says it installed (the last torch it names)."""
+    facts: dict[str, Any] = {}
+    for no, raw in enumerate(lines, start=1):
+        line = raw[:MAX_LINE]
+        m = INSTALLED.search(line)
+        if m:
+            facts["torch.version"] = m.group(1)
+            _note(sources, ("torch.version", "torch.cuda_build"), no, line)
+        w = WINDOWS_PYPI_WHEEL.search(line)
+        if w and "download.pytorch.org/whl/cu" not in line:
+            facts["torch.version"] = w.group(1)
+            facts["torch.cuda_build"] = None
+            facts["host.os"] = "Windows"
+            _note(sources, ("torch.version", "torch.cuda_build", "host.os"), no, line)
+        c = CONDA_TORCH.match(line)
+        if c and re.search(r"cpu|cuda|py\d", c.group(2)):
+            facts["torch.conda_build"] = c.group(2)
+            facts.setdefault("torch.version", c.group(1))
+            if "cpu" in c.group(2):
+                facts["torch.cuda_build"] = None
+            _note(sources, ("torch.conda_build", "torch.version", "torch.cuda_build"), no, line)
+    _local_build(facts)
+    return facts
+
+
+def platform_facts(lines: list[str], sources: Sources) -> dict[str, Any]:
+    facts: dict[str, Any] = {}
+    for no, raw in enumerate(lines, start=1):
+        line = raw[:MAX_LINE]
+        if "host.os" not in facts and WINDOWS.search(line):
+            facts["host.os"] = "Windows"
+            _note(sources, ("host.os",), no, line)
+        j = JETSON_RELEASE.search(line)
+        if j and "platform.jetson" not in facts:
+            facts["platform.jetson"] = line.strip()[:200]
+            _note(sources, ("platform.jetson",), no, line)
+    if "platform.jetson" in facts:
+        facts.setdefault("host.machine", "aarch64")
+    chip = next(((no, line) for no, line in enumerate(lines, start=1) if APPLE_CHIP.search(line[:MAX_LINE])), None)
+    x86 = next(((no, line) for no, line in enumerate(lines, start=1) if MAC_X86.search(line[:MAX_LINE])), None)
+    said = next(((no, line) for no, line in enumerate(lines, start=1) if ROSETTA.search(line[:MAX_LINE])), None)
+    if said or (chip and x86):
+        facts["platform.rosetta"] = True
+        facts["host.os"] = "Darwin"
+        facts["python.machine"] = "x86_64"
+        for hit in (said, chip, x86):
+            if hit is not None:
+                _note(sources, ("platform.rosetta", "python.machine"), *hit)
+    return facts
+
+
+def gather(lines: list[str], skip: set[int], sources: Sources | None = None) -> dict[str, Any]:
+    """Every fact the non-collect_env parts of a paste state; the first source to state a fact wins.
+    ``sources`` receives the line that stated each fact (1-based number, text)."""
+    sources = {} if sources is None else sources
+    facts: dict[str, Any] = {}
+    for part in (
+        repl_facts(lines, sources),
+        fork_facts(lines, sources),
+        install_facts(lines, sources),
+        nvidia_smi_facts(lines, skip, sources),
+        platform_facts(lines, sources),
+    ):
+        for key, value in part.items():
+            facts.setdefault(key, value)
+    return facts
