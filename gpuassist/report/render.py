@@ -136,9 +136,21 @@ def target_line(report: Report) -> str | None:
     return f"Interpreter: {target}" + (f" — {reason}" if reason else "")
 
 
-def _context(report: Report) -> dict[str, Any]:
+def _context(report: Report, extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    """What the templates read. ``extra`` (from :mod:`gpuassist.wizard.export`): ``header`` rows, step
+    ``sections`` with their measurement blocks, the monitor ``figure_svg``; without them a report still
+    renders its findings by step."""
     facts = report.facts
+    extra = dict(extra or {})
+    if "sections" not in extra:
+        extra["sections"] = [{"title": title, "findings": items, "demonstrations": [], "blocks": []}
+                             for title, items in findings_by_step(report.findings)]
     return {
+        "header": [],
+        "figure_svg": "",
+        "option_groups": option_groups,
+        "fact_label": lambda key: key,
+        **extra,
         "r": report,
         "verdict": verdict(report),
         "groups": findings_by_step(report.findings),
@@ -158,12 +170,12 @@ def _context(report: Report) -> dict[str, Any]:
     }
 
 
-def to_markdown(report: Report) -> str:
-    return str(_env().get_template("report.md.j2").render(**_context(report)))
+def to_markdown(report: Report, **extra: Any) -> str:
+    return str(_env().get_template("report.md.j2").render(**_context(report, extra)))
 
 
-def to_html(report: Report) -> str:
-    return str(_env().get_template("report.html.j2").render(**_context(report)))
+def to_html(report: Report, **extra: Any) -> str:
+    return str(_env().get_template("report.html.j2").render(**_context(report, extra)))
 
 
 def to_text(report: Report, *, width: int | None = None, colour: bool | None = None) -> str:
@@ -268,9 +280,9 @@ def render(report: Report, fmt: str, **kwargs: Any) -> str:
     if fmt == "json":
         return to_json_text(report)
     if fmt == "markdown":
-        return to_markdown(report)
+        return to_markdown(report, **kwargs)
     if fmt == "html":
-        return to_html(report)
+        return to_html(report, **kwargs)
     if fmt == "text":
         return to_text(report, **kwargs)
     raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")

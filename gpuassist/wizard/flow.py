@@ -385,8 +385,10 @@ class Flow:
         for entry in steps:
             known_state = self._states.get(entry["id"])
             if known_state is not None and known_state.status in (StepStatus.SKIPPED, StepStatus.UNAVAILABLE,
-                                                                  StepStatus.CANCELLED):
+                                                                  StepStatus.CANCELLED, StepStatus.OFFERED):
                 entry["note"] = known_state.reason
+                if known_state.status is StepStatus.OFFERED:
+                    entry["status"] = "offered"
         return Report(facts, findings, steps, {}, meta)
 
     def key_facts(self, step_id: str) -> list[tuple[str, str]]:
