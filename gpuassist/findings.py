@@ -158,7 +158,7 @@ def actions_from_fix(fix: str) -> list[Action]:
     def flush() -> None:
         nonlocal title, notes, commands, code
         if title or commands or code or notes:
-            label = title or "Run"
+            label = title or ("In your code" if code and not commands else "Run")
             if any(a.is_reboot and a.option == option for a in out) and not label.startswith("After the reboot"):
                 label = "After the reboot: " + label[:1].lower() + label[1:]
             out.append(Action(title=label, commands=tuple(commands), code="\n".join(code),
@@ -228,7 +228,7 @@ def actions_from_fix(fix: str) -> list[Action]:
                 flush()
             continue
         inline = _inline_command(line)
-        if _COMMAND_START.match(line) and not inline and not line.endswith(":"):
+        if not inline and not line.endswith(":") and (_COMMAND_START.match(line) or _python_code(line)):
             add_line(line)
             continue
         if commands or code:

@@ -11,7 +11,7 @@ from html import escape
 import numpy as np
 
 from gpuassist.monitor.layout import bands
-from gpuassist.monitor.sampler import GPU_FIELDS, Trace
+from gpuassist.monitor.sampler import GPU_FIELDS, Marker, Trace
 
 WIDTH, ROW_H, LEFT, RIGHT, TOP = 920, 120, 56, 12, 34
 MIN_BAND_PX = 6.0  # a 1-s step next to a 70-s sweep stays visible
@@ -20,12 +20,26 @@ PALETTE = ["#90caf9", "#a5d6a7", "#ffcc80", "#ce93d8", "#80cbc4", "#ef9a9a", "#b
 LINE = {"CPU": "#1565c0", "RAM": "#6a1b9a", "GPU": "#2e7d32", "GPU memory": "#ef6c00"}
 
 
+def run_markers(trace: Trace) -> list[Marker]:
+    """The markers of the last run: from the last diagnosis on (an earlier Run all is not this report's)."""
+    markers = sorted(trace.markers, key=lambda m: m.start)
+    diagnosis = ("environment", "driver", "wheel")
+    starts = [i for i, m in enumerate(markers) if m.step in diagnosis]
+    if not starts:
+        return markers
+    first = starts[-1]
+    while first > 0 and markers[first - 1].step in diagnosis:  # the three steps of one diagnosis
+        first -= 1
+    return markers[first:]
+
+
 def run_window(trace: Trace) -> tuple[float, float] | None:
     """(start, end) of the run on the trace's clock: the steps' span, padded a little; None without steps."""
-    if not trace.markers:
+    markers = run_markers(trace)
+    if not markers:
         return None
-    start = min(m.start for m in trace.markers)
-    ends = [m.end for m in trace.markers if m.end is not None]
+    start = min(m.start for m in markers)
+    ends = [m.end for m in markers if m.end is not None]
     end = max(ends) if ends else (float(trace.t[-1]) if len(trace) else start + 1.0)
     return start - PAD_S, max(end, start + 1.0) + PAD_S
 
@@ -57,8 +71,9 @@ def figure_svg(trace: Trace, tags: dict[str, str] | None = None) -> str:
     span = x1 - x0
     plot_w = WIDTH - LEFT - RIGHT
     rows = _rows(trace)
-    height = TOP + len(rows) * (ROW_H + 26) + 30
-    origin = min(m.start for m in trace.markers)  # "s since Run all"
+    height = TOP + len(rows) * (ROW_H + 26) + 40 + 14 * ((len(trace.markers) + 3) // 4)
+    markers = run_markers(trace)
+    origin = min(m.start for m in markers)  # "s since Run all"
 
     def x(v: float) -> float:
         return LEFT + (v - x0) / span * plot_w
@@ -69,7 +84,7 @@ def figure_svg(trace: Trace, tags: dict[str, str] | None = None) -> str:
         f'aria-label="CPU, RAM and GPU use during the run">'
     ]
     out.append(f'<rect width="{WIDTH}" height="{height}" fill="#fff"/>')
-    step_bands = bands(trace.markers, float(t[-1]), tags)
+    step_bands = bands(markers, float(t[-1]), tags)
     for b in step_bands:  # the step names once, above the plots
         left, right = x(max(b.start, x0)), x(min(b.end, x1))
         right = max(right, left + MIN_BAND_PX)
@@ -103,7 +118,7 @@ def figure_svg(trace: Trace, tags: dict[str, str] | None = None) -> str:
                 out.append(f'<polyline points="{path}" fill="none" stroke="{LINE[name]}" stroke-width="1.4"/>')
         legend = "".join(f'<tspan fill="{LINE[name]}"> ■ {escape(name)}</tspan>' for name, _ in lines)
         out.append(f'<text x="{LEFT + 4}" y="{top + 13}" fill="#333">{escape(title)}{legend}</text>')
-    bottom = TOP + len(rows) * (ROW_H + 26) - 26 + ROW_H
+    bottom = TOP + (len(rows) - 1) * (ROW_H + 26) + ROW_H
     step = _tick_step(span)
     first_tick = math.ceil((x0 - origin) / step) * step
     tick = first_tick
@@ -114,6 +129,11 @@ def figure_svg(trace: Trace, tags: dict[str, str] | None = None) -> str:
     out.append(
         f'<text x="{LEFT + plot_w / 2:.1f}" y="{bottom + 28}" text-anchor="middle" fill="#333">s since Run all</text>'
     )
+    legend_items = [f"{b.tag + ' ' if b.tag else ''}{b.title} {b.start - origin:.1f}–{b.end - origin:.1f} s"
+                    for b in step_bands]
+    for i in range(0, len(legend_items), 4):  # every band named with its times, four to a line
+        out.append(f'<text x="{LEFT}" y="{bottom + 46 + 14 * (i // 4)}" fill="#444">'
+                   f"{escape('   ·   '.join(legend_items[i:i + 4]))}</text>")
     out.append("</svg>")
     return "".join(out)
 

@@ -886,11 +886,11 @@ class MainWindow(QMainWindow):
             self.export_to(fmt, path)
 
     def export_text(self, fmt: str) -> str:
-        """The exported document: the CLI's renderer over the same report, redacted as chosen; HTML gets
-        the monitor plots as PNG images, JSON the monitor traces."""
+        """The exported document: the CLI's assembly (:mod:`gpuassist.wizard.export`) over the same report,
+        redacted as chosen, with the monitor's trace of this session (the figure is cropped to the run)."""
         from gpuassist.monitor import trace_to_csv
         from gpuassist.report.redact import redact_report
-        from gpuassist.report.render import render
+        from gpuassist.wizard.export import assemble
 
         if fmt == "csv":
             return trace_to_csv(self.monitor.snapshot())
@@ -900,11 +900,8 @@ class MainWindow(QMainWindow):
         data = report.to_json()
         if self.flow.source != "report":
             data["monitor"] = self.monitor.snapshot().to_dict(max_points=1200)
-        data["meta"] = dict(data["meta"])
-        if fmt == "html" and self.flow.source != "report":
-            data["meta"]["plots"] = self.monitor_view.plots_for_report()
         redacted = Report.from_json(redact_report(data, personal=self.summary.redact.isChecked()))
-        return render(redacted, fmt)
+        return assemble(redacted, fmt)
 
     def export_to(self, fmt: str, path: str | os.PathLike[str]) -> bool:
         try:
