@@ -107,6 +107,9 @@ class PasteDialog(QDialog):
         lay.addWidget(buttons)
 
 
+COMPACT_HEIGHT = 800  # below this window height the layout is compact (docs: issue #16 item 7)
+
+
 class MainWindow(QMainWindow):
     """See module docstring. ``settings`` persists geometry, last target and the redaction choice."""
 
@@ -148,6 +151,7 @@ class MainWindow(QMainWindow):
         self.banner.setWordWrap(True)
         root.addWidget(self.banner)
         self._envs_panel: EnvironmentsPanel | None = None  # built when first shown
+        self._envs_dialog: QDialog | None = None  # the window the environment table lives in
 
         self.steps_list = QListWidget()
         self.steps_list.setObjectName("steps")
@@ -187,6 +191,8 @@ class MainWindow(QMainWindow):
         upper.setChildrenCollapsible(False)
         self.monitor_view = MonitorView(monitor, simulated=flow.context.simulated, tags=step_tags(flow))
         self.monitor_view.export_csv_requested.connect(lambda: self.export_dialog("csv"))
+        self.monitor_view.collapsed_changed.connect(self._on_monitor_collapsed)
+        self.compact = False
         self.vsplit = QSplitter(Qt.Orientation.Vertical)
         self.vsplit.addWidget(upper)
         self.vsplit.addWidget(self.monitor_view)
@@ -206,12 +212,33 @@ class MainWindow(QMainWindow):
             screen = self.screen().availableGeometry() if self.screen() is not None else None
             w, h = (screen.width(), screen.height()) if screen is not None else (1400, 920)
             self.resize(min(1400, int(w * 0.92)), min(920, int(h * 0.92)))
+        self.monitor_view.set_collapsed(str(settings.value("monitor_collapsed") or "0") == "1")
         self._update_banner()
         self.refresh()
         self.steps_list.setCurrentRow(0)
         if self.target_choice is not None and self.target_choice.ask:
             # after the window is up: the environment table (and its scan) are not part of start-up
             QTimer.singleShot(ASK_DELAY_MS, self.ask_for_target)
+
+    # -- layout: the monitor folds away (remembered); below ~800 px of height the window is compact ---------
+    def _on_monitor_collapsed(self, collapsed: bool) -> None:
+        if not self.compact:  # a choice made in the compact layout is not the user's standing choice
+            self.settings.setValue("monitor_collapsed", "1" if collapsed else "0")
+
+    def resizeEvent(self, event: Any) -> None:
+        super().resizeEvent(event)
+        self.set_compact(self.height() < COMPACT_HEIGHT)
+
+    def set_compact(self, compact: bool) -> None:
+        """Below ~800 px of height the plots fold away (their readings line stays) so the page keeps the
+        verdict and its first action above the fold; above it, the user's remembered choice returns."""
+        if compact == self.compact:
+            return
+        self.compact = compact
+        remembered = str(self.settings.value("monitor_collapsed") or "0") == "1"
+        self.monitor_view.set_collapsed(True if compact else remembered)
+        for page in self.pages.values():
+            page.set_compact(compact)
 
     def showEvent(self, event: Any) -> None:
         super().showEvent(event)
@@ -472,6 +499,8 @@ class MainWindow(QMainWindow):
         self._run_started = time.monotonic()
         self._user_navigated = False
         self._run_all = step_ids is None
+        if self._run_all:
+            self.monitor_view.run_started()
 
         def work(emit: Any, cancel: Any) -> list[str]:
             return flow.execute(step_ids, emit, cancel)
@@ -545,8 +574,10 @@ class MainWindow(QMainWindow):
             more = (f" {len(offered)} benchmark(s) offered, not run: they would measure the CPU only."
                     if offered else "")
             self.statusBar().showMessage(f"Done in {seconds:.1f} s — {worst.label}.{more}")
-            if getattr(self, "_run_all", False) and not self._user_navigated:
-                self._follow(SUMMARY)  # a run ends on the verdict
+            if getattr(self, "_run_all", False):
+                self.monitor_view.freeze_on_run(self.monitor_view.run_origin)  # the plots stay on the run
+                if not self._user_navigated:
+                    self._follow(SUMMARY)  # a run ends on the verdict
         self.run_finished.emit()
 
     # -- target -----------------------------------------------------------------------------------------------
@@ -709,17 +740,23 @@ class MainWindow(QMainWindow):
     # -- environments (issue 5) -------------------------------------------------------------------------------
     @property
     def envs_panel(self) -> EnvironmentsPanel:
-        """The environment table, built the first time it is needed, above the pages."""
+        """The environment table, built the first time it is needed, in its own window: opening it never
+        resizes the main window nor pushes the wizard down (walkthrough #9)."""
         if self._envs_panel is None:
             from gpuassist.ui.envs_panel import EnvironmentsPanel
 
+            dialog = QDialog(self)
+            dialog.setWindowTitle("Python environments on this machine — gpuassist")
+            dialog.setModal(False)
+            lay = QVBoxLayout(dialog)
+            lay.setContentsMargins(0, 0, 0, 0)
             panel = EnvironmentsPanel()
-            panel.setVisible(False)
+            lay.addWidget(panel)
             panel.target_picked.connect(self.set_target)
             panel.rescan_requested.connect(self.scan_environments)
             panel.close_requested.connect(lambda: self.envs_button.setChecked(False))
-            self.vsplit.insertWidget(0, panel)
-            self.vsplit.setStretchFactor(1, 1)
+            dialog.finished.connect(lambda _=0: self.envs_button.setChecked(False))
+            self._envs_dialog = dialog
             self._envs_panel = panel
             self._envs_key = None
             panel.set_running(self.busy or not self.flow.interactive)
@@ -735,16 +772,21 @@ class MainWindow(QMainWindow):
             return
         if not visible and self._envs_panel is None:
             return
-        panel = self.envs_panel
-        panel.setVisible(visible)
+        self.envs_panel  # noqa: B018 - built on first use
+        dialog = self._envs_dialog
+        if dialog is None:
+            return
         if visible:
-            sizes = self.vsplit.sizes()
-            if sizes[0] < 150:
-                h = sum(sizes)
-                height = max(190, min(280, int(h * 0.3)))
-                self.vsplit.setSizes([height, max(200, sizes[1] - height), sizes[2]])
+            if not dialog.isVisible():
+                geo = self.geometry()
+                dialog.resize(min(980, max(640, geo.width() - 120)), min(460, max(300, geo.height() - 160)))
+                dialog.move(geo.x() + (geo.width() - dialog.width()) // 2, geo.y() + 80)
+            dialog.show()
+            dialog.raise_()
             if self.environments is None and self.envs_worker is None and self.flow.source != "report":
                 self.scan_environments()
+        elif dialog.isVisible():
+            dialog.hide()
 
     def scan_environments(self) -> bool:
         """Find every interpreter and ask each about its torch, on a worker (seconds; never the UI thread)."""

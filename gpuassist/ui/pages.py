@@ -250,7 +250,8 @@ class StepPage(QWidget):
         question = BY_ID[step_id].question if step_id in BY_ID else None
         if question:
             self.body.addWidget(wrap_label(question, "question", selectable=False))
-        self.body.addWidget(wrap_label(explanation, "explanation", selectable=False))
+        self.explanation_label = wrap_label(explanation, "explanation", selectable=False)
+        self.body.addWidget(self.explanation_label)
         self.header_slot = QVBoxLayout()  # what a step needs chosen before it runs (the script to audit)
         self.body.addLayout(self.header_slot)
         self.progress = progress or Progress()
@@ -284,6 +285,11 @@ class StepPage(QWidget):
         self.status = StepStatus.PENDING
         self.rendered: StepState | None = None
         self.rendered_interactive = True
+
+    def set_compact(self, compact: bool) -> None:
+        """Tighter margins on a short screen (the compact layout)."""
+        self.body.setContentsMargins(*((16, 8, 16, 8) if compact else (24, 18, 24, 18)))
+        self.explanation_label.setVisible(not compact)
 
     def set_chip(self, status: StepStatus) -> None:
         self.status = status
@@ -540,6 +546,9 @@ class SummaryPage(QWidget):
             self.content.addWidget(self._collapsed(f"Tips ({len(tier.tips)}) — general advice, not checked "
                                                    "against your code", tier.tips))
         self._steps_overview(states)
+
+    def set_compact(self, compact: bool) -> None:
+        self.body.setContentsMargins(*((16, 8, 16, 8) if compact else (24, 18, 24, 18)))
 
     def _offer(self, offered: list[StepState]) -> QFrame:
         """The benchmarks Run all left out, and the button that runs them anyway."""
