@@ -50,7 +50,7 @@ from gpuassist.ui.monitor_view import MonitorView
 from gpuassist.ui.pages import ScriptProgress, StepPage, SummaryPage
 from gpuassist.ui.script_run_panel import ScriptRunPanel
 from gpuassist.ui.workers import WorkerHandle, start_worker
-from gpuassist.wizard import SUMMARY, Flow, StepStatus
+from gpuassist.wizard import SUMMARY, Flow, StepContext, StepStatus
 from gpuassist.wizard.model import DEFAULT_SECONDS, DEFAULT_STEPS
 from gpuassist.wizard.script_run import (
     run_unavailable,
@@ -152,6 +152,7 @@ class MainWindow(QMainWindow):
         root.addWidget(self.banner)
         self._envs_panel: EnvironmentsPanel | None = None  # built when first shown
         self._envs_dialog: QDialog | None = None  # the window the environment table lives in
+        self._live: tuple[Flow, Environments | None, Any] | None = None  # the session kept while reading a report
 
         self.steps_list = QListWidget()
         self.steps_list.setObjectName("steps")
@@ -317,7 +318,11 @@ class MainWindow(QMainWindow):
         self.open_button.setMenu(reports)
         self.addAction(self.open_action)  # the shortcut works without opening the menu
         self.export_button.setText("Export  ▾")
-        for w in (self.run_button, self.stop_button, self.export_button, self.open_button):
+        self.close_report_button = QPushButton("Close report")
+        self.close_report_button.setToolTip("Back to this machine's session, as you left it")
+        self.close_report_button.clicked.connect(self.close_report)
+        self.close_report_button.setVisible(False)
+        for w in (self.close_report_button, self.run_button, self.stop_button, self.export_button, self.open_button):
             lay.addWidget(w)
         return bar
 
@@ -480,8 +485,8 @@ class MainWindow(QMainWindow):
             label = (self.flow.loaded_report.meta.get("reopened_from") or
                      self.flow.loaded_report.meta.get("source_label")) if self.flow.loaded_report else ""
             sim = " (a SIMULATED machine)" if self.flow.loaded_report and self.flow.loaded_report.simulated else ""
-            self.banner.setText(f"Reading {label}{sim} — not this machine. Run all is off; "
-                                "restart gpuassist to diagnose this machine.")
+            self.banner.setText(f"Reading {label}{sim} — not this machine. Press Close report to go back to "
+                                "this machine's session.")
             colour = style.SIMULATED_BG if sim else style.REPORT_BG
             self.banner.setStyleSheet(f"background: {colour}; color: #0d2b4e;")
             self.banner.setVisible(True)
@@ -882,10 +887,17 @@ class MainWindow(QMainWindow):
         return True
 
     def show_loaded(self, report: Report) -> None:
+        """Read a report beside the live session: the live flow is kept as it is and comes back with Close
+        report (walkthrough #7: reading a report was a one-way street)."""
         if self.busy:
             self.show_error("Stop the running step first.")
             return
-        self.flow.load_report(report)
+        if self.flow.source != "report":
+            self._live = (self.flow, self.environments, self._envs_key)
+        reading = Flow(self.flow.steps, StepContext())
+        reading.context.summary_status = reading.summary_status
+        reading.load_report(report)
+        self.flow = reading
         self._update_banner()
         self.show_report_monitor(report)
         from gpuassist.wizard.environments import Environments
@@ -894,9 +906,27 @@ class MainWindow(QMainWindow):
         self._envs_key = None
         if self.environments is None and self._envs_panel is not None:
             self._envs_panel.show_message(NO_ENV_TABLE)
+        self.close_report_button.setVisible(True)
         self.refresh()
         self.go(SUMMARY)
         self.statusBar().showMessage(f"Showing {report.meta.get('source_label') or 'a report'}")
+
+    def close_report(self) -> None:
+        """Back to this machine's session: its steps, its verdict and its live monitor, as they were."""
+        live = self._live
+        if live is None or self.flow.source != "report":
+            return
+        self.flow, self.environments, self._envs_key = live
+        self._live = None
+        self.close_report_button.setVisible(False)
+        self.monitor_view.setVisible(True)
+        self.monitor_view.show_trace(None)
+        if self._envs_panel is not None:
+            self._envs_key = None
+        self._update_banner()
+        self.refresh()
+        self.go(SUMMARY if self.flow.report() is not None else self.flow.ids[0])
+        self.statusBar().showMessage("Back to this machine's session.")
 
     def show_report_monitor(self, report: Report) -> None:
         """The monitor strip shows the trace stored in the report (``report.monitor``) when it has one."""
@@ -910,7 +940,11 @@ class MainWindow(QMainWindow):
                 log.warning("report monitor trace unusable: %s", exc)
             if trace is not None and not len(trace):
                 trace = None
-        self.monitor_view.show_trace(trace, source="" if trace else "the report")
+        # the report's own trace, or no monitor at all: this machine's live plots under someone else's report
+        # would mix two machines
+        self.monitor_view.setVisible(trace is not None)
+        if trace is not None:
+            self.monitor_view.show_trace(trace)
 
     # -- reports out ------------------------------------------------------------------------------------------
     def _on_redact(self, value: bool) -> None:

@@ -716,7 +716,22 @@ def step_blocks(step_id: str, facts: Mapping[str, Any], key_facts: list[tuple[st
         blocks = view(facts)
         if blocks:
             return blocks
+    if step_id == "driver" and key_facts:  # the GPU by name, not only "NVIDIA GPUs on the PCI bus: 1"
+        names = gpu_names(facts)
+        if names:
+            key_facts = [("GPU", names), *key_facts]
     return [KeyValues("What was found", key_facts)] if key_facts else []
+
+
+def gpu_names(facts: Mapping[str, Any]) -> str:
+    """The GPUs by name, from what torch saw, else NVML (counted: "2 × NVIDIA A100"); "" when unknown."""
+    for key in ("devices", "nvml.gpus"):
+        rows = _rows(_get(facts, key))
+        names = [str(r.get("name")) for r in rows if r.get("name")]
+        if names:
+            counted = {n: names.count(n) for n in dict.fromkeys(names)}
+            return ", ".join(f"{k} × {n}" if k > 1 else n for n, k in counted.items())
+    return ""
 
 
 def looks_raw(text: str) -> bool:
