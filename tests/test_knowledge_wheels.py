@@ -109,7 +109,7 @@ def test_driver_max_cuda_unknowns() -> None:
         ("12.6", "560.28.03", "560.76"),
         ("cu128", "570.26", "570.65"),
         ("cu129", "575.51.03", "576.02"),
-        ("cu130", "580.65.06", "580"),
+        ("cu130", "580.65.06", "580.88"),  # Windows: PyTorch 2.12 notice
         ("cu102", "440.33", "441.22"),
         ("cu101", "418.39", "418.96"),
         ("cu100", "410.48", "411.31"),
@@ -136,7 +136,7 @@ def test_mvc_cannot_cross_majors() -> None:
 
 def test_same_major_older_driver_is_ok_but_flagged() -> None:
     c = driver_supports_variant(12020, "cu126")
-    assert c.ok and c.via == "minor_version_compat" and "limited" in c.reason
+    assert c.ok and c.via == "minor_version_compat" and "minor version compatibility" in c.reason
 
 
 def test_native_and_pre_11() -> None:
@@ -202,7 +202,7 @@ def test_volta_and_cu130() -> None:
 
 
 def test_release_matrix() -> None:
-    assert releases()[0] == "2.0" and releases()[-1] == "2.14"
+    assert releases()[0] == "2.0" and releases()[-1] == "2.15"
     assert release_variants("2.5.1") == ("cu118", "cu121", "cu124")
     assert release_variants("2.11") == ("cu126", "cu128", "cu130")
     assert wheel_arch_list("2.5", "cu128", "linux_x86_64") is None  # no such wheel
@@ -258,24 +258,27 @@ def test_driver_570_rtx_5090_gets_cu128_from_27_on() -> None:
     assert c is not None and c.variant == "cu128" and c.via == "native"
     assert c.release is not None and tuple(int(x) for x in c.release.split(".")[:2]) >= (2, 7)
     assert c.requirement == f"torch=={c.release}.*"
-    # cu130 would need R580: never chosen for a 12.8 driver (pytorch#162531)
-    assert c.min_driver == "570.26"
+    # cu130 would need R580: never chosen for a 12.8 driver (pytorch#162531). The nearest release with a
+    # cu128 build is 2.7; any 12.x driver runs it (MVC floor), 570.26 gives all of CUDA 12.8.
+    assert c.release == "2.7"
+    assert (c.min_driver, c.full_driver) == ("525.60.13", "570.26")
 
 
 def test_driver_12020_with_torch_210() -> None:
-    """torch 2.10 has no wheel for CUDA <= 12.2 (its oldest is cu126). Relying on MVC is what failed in
-    rapidsai/cugraph-gnn#410, so the choice is the newest release with a native fit: 2.7 + cu118. The
-    finding that uses this offers a driver update first."""
+    """torch 2.10 has no wheel for CUDA <= 12.2 (its oldest is cu126), but a cu126 wheel runs on R535
+    through minor-version compatibility (NVIDIA MVC Table 1: 12.x on >= 525.60.13), so the user's release
+    is kept with the variant closest above the driver."""
     c = recommend_wheel(**LINUX, driver_cuda=12020, capabilities=["8.9"], current_release="2.10.0")
     assert c is not None
-    assert (c.release, c.variant, c.via, c.keeps_current) == ("2.7", "cu118", "native", False)
+    assert (c.release, c.variant, c.via, c.keeps_current) == ("2.10.0", "cu126", "minor_version_compat", True)
+    assert (c.min_driver, c.full_driver) == ("525.60.13", "560.28.03")
 
 
 def test_kepler_gets_cu118_via_mvc_on_r470() -> None:
     c = recommend_wheel(**LINUX, driver_cuda=11040, capabilities=["3.7"], current_release="2.8.0")
     assert c is not None and c.variant == "cu118" and c.via == "minor_version_compat"
-    assert c.release == "2.7"  # newest release carrying sm_37
-    assert "520.61.05" in c.reason
+    assert c.release == "2.7"  # nearest release carrying sm_37
+    assert (c.min_driver, c.full_driver) == ("450.80.02", "520.61.05")
 
 
 def test_pascal_gets_cu126() -> None:
@@ -292,7 +295,7 @@ def test_mixed_gpus_need_a_variant_covering_all() -> None:
 def test_driver_too_old_for_every_fitting_variant() -> None:
     c = recommend_wheel(**LINUX, driver_cuda=11040, capabilities=["12.0"], current_release=None)
     assert c is not None and not c.ok and c.variant is None
-    assert c.min_driver == "570.26"
+    assert c.min_driver == "525.60.13"  # the 12.x family floor runs cu128 (sm_120)
     with pytest.raises(ValueError):
         c.pip_command("python")
 
@@ -362,8 +365,8 @@ def test_aarch64_server_uses_aarch64_lists() -> None:
 
 
 def test_python_version_filters_releases() -> None:
-    # 2.1 had no cp312 wheels (nerfstudio#3730): keeping 2.1.2 is impossible. The newest release with a
-    # wheel <= CUDA 12.4 wins (a newer torch matters more than a newer CUDA minor): 2.7 + cu118.
+    # 2.1 had no cp312 wheels (nerfstudio#3730): keeping 2.1.2 is impossible. The nearest release with a
+    # cp312 wheel and a build <= CUDA 12.4 is 2.2 + cu121 (the smallest change to the user's code).
     c = recommend_wheel(
         os="Linux",
         machine="x86_64",
@@ -372,7 +375,7 @@ def test_python_version_filters_releases() -> None:
         capabilities=["8.9"],
         current_release="2.1.2",
     )
-    assert c is not None and (c.release, c.variant, c.keeps_current) == ("2.7", "cu118", False)
+    assert c is not None and (c.release, c.variant, c.keeps_current) == ("2.2", "cu121", False)
     same = recommend_wheel(
         os="Linux",
         machine="x86_64",

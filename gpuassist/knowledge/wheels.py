@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from typing import Any, Literal
 
@@ -33,27 +33,43 @@ __all__ = [
     "arch_covers",
     "arch_list_from_spec",
     "capability_from_name",
+    "companion_requirements",
     "cuda_int_to_str",
     "cuda_str_to_int",
+    "driver_branch",
     "driver_max_cuda",
     "driver_rows",
     "driver_supports_variant",
+    "family_min_driver",
+    "macos_arm64_newest_release",
     "min_driver_for_variant",
+    "nearest_releases",
+    "needs_ptx_jit",
+    "newest_cuda",
+    "newest_driver_branch",
+    "newest_known_capability",
+    "newest_release",
+    "newest_variant_cuda",
     "parse_torch_version",
+    "pypi_default_variant",
     "recommend_cpu_wheel",
     "recommend_rocm_wheel",
     "recommend_wheel",
     "release_variants",
     "releases",
+    "tables_as_of",
     "variant_cuda",
     "wheel_arch_list",
     "wheel_builds",
+    "wheel_platform",
 ]
 
 INDEX_URL = "https://download.pytorch.org/whl/{variant}"
 
 Kind = Literal["cuda", "cpu", "rocm", "xpu", "jetson", "source", "unknown"]
 Via = Literal["native", "minor_version_compat"]
+#: Why no wheel fits: the Python version, a GPU newer than every build, the driver, the platform, Jetson.
+Blocker = Literal["python", "gpu", "driver", "platform", "jetson"]
 Platform = Literal["linux_x86_64", "windows", "linux_aarch64"]
 
 
@@ -266,13 +282,35 @@ def min_driver_for_variant(variant: str, os: str) -> str | None:
     return min(minima, key=_driver_key) if minima else None
 
 
+def family_min_driver(variant: str, os: str) -> str | None:
+    """The oldest driver that runs a CUDA wheel variant at all: its CUDA major's minor-version-compatibility
+    floor (NVIDIA's MVC Table 1: 13.x >= R580, 12.x >= 525.60.13 / 527.41 on Windows, 11.x >= 450.80.02 /
+    452.39), or for pre-11 wheels (no MVC) the toolkit's Table 3 row. Windows + 13.x: 580.88 (the PyTorch
+    2.12 notice). The toolkit's own Table 3 driver (:func:`min_driver_for_variant`) is only needed for
+    the newest features, such as JIT-compiling the toolkit's PTX."""
+    cuda = variant_cuda(_variant_name(variant))
+    column = _driver_column(os)
+    if cuda is None or column is None:
+        return None
+    if cuda // 1000 < 11:
+        return min_driver_for_variant(variant, os)
+    for family in compat()["minor_version_compatibility"]["families"]:
+        if family["major"] != cuda // 1000:
+            continue
+        if column == "windows":
+            windows = compat()["windows_family_minimum"].get(str(family["major"]))
+            return str(family.get("min_driver_windows") or windows or family["min_driver"])
+        return str(family.get("min_driver_linux") or family["min_driver"])
+    return min_driver_for_variant(variant, os)
+
+
 @dataclass(frozen=True)
 class Compat:
     """Whether a driver (by its max CUDA) runs a wheel variant, and how.
 
-    ``via`` is "native" when the driver supports the wheel's CUDA, "minor_version_compat" when only
-    NVIDIA's minor-version compatibility (same major, limited feature set) lets it run, None when it
-    cannot run or the variant needs no NVIDIA driver.
+    ``via`` is "native" when the driver supports the wheel's CUDA, "minor_version_compat" when NVIDIA's
+    minor-version compatibility (same major, driver at or above the family floor) lets it run, None when
+    it cannot run or the variant needs no NVIDIA driver.
     """
 
     ok: bool
@@ -280,11 +318,15 @@ class Compat:
     reason: str
 
 
-def driver_supports_variant(driver_cuda: int, variant: str) -> Compat:
-    """Apply root_causes.md section 2 "Practical rules": native if the driver's CUDA >= the wheel's;
-    MVC only within one major from CUDA 11 on (cannot cross majors: pytorch#112553, pytorch#162531; no
-    MVC before 11); same-major-but-older is ok via MVC but "usually fine", not guaranteed
-    (rapidsai/cugraph-gnn#410), which ``via`` exposes."""
+def driver_supports_variant(
+    driver_cuda: int, variant: str, *, driver_version: str | None = None, os: str = "Linux"
+) -> Compat:
+    """Apply NVIDIA's compatibility rules (root_causes.md section 2, MVC Table 1): native if the driver's
+    CUDA >= the wheel's; from CUDA 11 on, a wheel of the same major also runs on an older driver of that
+    family through minor-version compatibility (it cannot cross majors: pytorch#112553, pytorch#162531;
+    there is no MVC before 11). When ``driver_version`` is known it must also reach the family floor
+    (e.g. 450.80.02 for 11.x: an 11.0 GA driver 450.51 does not). What MVC does not cover is JIT-compiling
+    PTX newer than the driver: :func:`needs_ptx_jit` tells when that is in play."""
     name = _variant_name(variant)
     need = variant_cuda(name)
     if need is None:
@@ -301,19 +343,40 @@ def driver_supports_variant(driver_cuda: int, variant: str) -> Compat:
             f"CUDA {need_s} wheels predate minor version compatibility: "
             f"the driver must support {need_s} itself",
         )
-    if driver_cuda // 1000 == need // 1000:
+    if driver_cuda // 1000 != need // 1000:
         return Compat(
-            True,
-            "minor_version_compat",
-            f"the driver supports CUDA {have_s} < {need_s}; it runs through NVIDIA minor version "
-            "compatibility with a limited feature set (usually fine, not guaranteed)",
+            False,
+            None,
+            f"the driver supports CUDA {have_s}; minor version compatibility cannot cross from CUDA "
+            f"{driver_cuda // 1000}.x to {need // 1000}.x",
         )
+    floor = family_min_driver(name, os)
+    if driver_version and floor:
+        try:
+            below = _driver_key(driver_version) < _driver_key(floor)
+        except ValueError:
+            below = False
+        if below:
+            return Compat(
+                False,
+                None,
+                f"driver {driver_version} is older than {floor}, the oldest driver that runs CUDA "
+                f"{need // 1000}.x wheels through minor version compatibility",
+            )
     return Compat(
-        False,
-        None,
-        f"the driver supports CUDA {have_s}; minor version compatibility cannot cross from CUDA "
-        f"{driver_cuda // 1000}.x to {need // 1000}.x",
+        True,
+        "minor_version_compat",
+        f"the driver supports CUDA {have_s} < {need_s}; a CUDA {need // 1000}.x wheel runs on any driver of "
+        f"the {need // 1000}.x family through NVIDIA minor version compatibility (only JIT-compiling newer "
+        "PTX needs the newer driver)",
     )
+
+
+def needs_ptx_jit(capabilities: Iterable[str], arch_list: Iterable[str]) -> list[str]:
+    """The capabilities a build reaches only through its PTX (no SASS of their major at or below them):
+    those kernels are JIT-compiled by the driver, which minor-version compatibility does not cover."""
+    arch = list(arch_list)
+    return [c for c in capabilities if not arch_covers(c, arch, ptx=False) and arch_covers(c, arch, ptx=True)]
 
 
 # --------------------------------------------------------------------------- architectures
@@ -370,18 +433,33 @@ def arch_covers(capability: str, arch_list: Iterable[str], *, ptx: bool = True) 
 
 
 @cache
-def _gpu_hints() -> tuple[tuple[re.Pattern[str], str], ...]:
-    hints = compat()["gpu_name_hints"]["hints"]
-    return tuple((re.compile(h["pattern"], re.IGNORECASE), str(h["capability"])) for h in hints)
+def _gpu_table() -> tuple[tuple[re.Pattern[str], str], ...]:
+    rows = compat()["gpu_table"]["gpus"]
+    return tuple((re.compile(r["pattern"], re.IGNORECASE), str(r["capability"])) for r in rows)
 
 
 def capability_from_name(name: str) -> str | None:
-    """Compute capability guessed from a GPU name ("NVIDIA GeForce RTX 4090" -> "8.9"), for when NVML
-    cannot report it. Source: root_causes.md section 3 reminders. None when the name is not known."""
-    for regex, cc in _gpu_hints():
+    """Compute capability of a GPU by its name ("NVIDIA GeForce RTX 4090" -> "8.9"), for when NVML and
+    torch cannot report it. One table, NVIDIA's "CUDA GPUs - Compute Capability" list (cuda_compat.json
+    ``gpu_table``); look-alike names (Quadro RTX 5000 7.5, RTX 5000 Ada 8.9, GeForce RTX 5090 12.0) are
+    told apart there. None when the name is not in the table: no guess beats a wrong one."""
+    for regex, cc in _gpu_table():
         if regex.search(name):
             return cc
     return None
+
+
+@cache
+def newest_known_capability() -> tuple[int, int]:
+    """The highest compute capability the GPU table and the wheel arch lists know (staleness checks)."""
+    caps = {_cc(cc) for _regex, cc in _gpu_table()}
+    for build in wheel_builds():
+        for arch in (build.linux_x86_64 or ()) + (build.linux_aarch64 or ()) + (build.windows or ()):
+            m = _ARCH_RE.fullmatch(arch)
+            if m:
+                digits = m.group(2)
+                caps.add((int(digits[:-1]), int(digits[-1])))
+    return max(caps)
 
 
 # --------------------------------------------------------------------------- wheel builds and releases
@@ -449,6 +527,43 @@ def releases() -> tuple[str, ...]:
     return tuple(sorted(_by_release(), key=Version))
 
 
+def tables_as_of() -> str:
+    """The date the tables were last checked against the world (cuda_compat.json ``as_of``)."""
+    return str(compat()["as_of"])
+
+
+def newest_release() -> str:
+    """The newest torch release series the tables know ("2.15")."""
+    return releases()[-1]
+
+
+@cache
+def newest_cuda() -> int:
+    """The newest CUDA the tables know anything about: a wheel variant or a Table 3 row (13040)."""
+    variants = [variant_cuda(b.variant) or 0 for b in wheel_builds()]
+    return max([*variants, *(r.cuda for r in driver_rows())])
+
+
+@cache
+def newest_variant_cuda() -> int:
+    """The newest CUDA of any wheel variant in the tables (13020 for cu132)."""
+    return max(variant_cuda(b.variant) or 0 for b in wheel_builds())
+
+
+def newest_driver_branch() -> int:
+    """The newest driver branch the driver table knows (616): a newer driver may support a CUDA the
+    tables cannot name, so what they derive from its version is only a lower bound."""
+    return int(str(compat()["driver_table"]["newest_branch"]))
+
+
+def driver_branch(driver_version: str) -> int | None:
+    """ "580.95.05" -> 580, the WMI form "32.0.15.8088" -> 580; None for anything else."""
+    try:
+        return _driver_key(driver_version)[0]
+    except ValueError:
+        return None
+
+
 def release_variants(release: str) -> tuple[str, ...]:
     """CUDA variants published for a release series (RELEASE.md matrix; see cuda_compat.json notes)."""
     series = _series(release)
@@ -483,6 +598,32 @@ def _python_fits(release: str, python_version: str | None) -> bool:
 # --------------------------------------------------------------------------- recommendations
 
 
+def pypi_default_variant(release: str, platform: Platform | Literal["darwin"]) -> str | None:
+    """What a bare ``pip install torch==<release>`` from PyPI gives: "cu130" for 2.11-2.14 on Linux,
+    "cu132" for 2.15, "cpu" on Windows/macOS and on Linux aarch64 up to 2.10; None when not measured."""
+    table = compat()["pypi_default"]
+    if platform in ("windows", "darwin"):
+        return str(table[platform])
+    value = table.get(platform, {}).get(_series(release) or "")
+    return str(value) if value else None
+
+
+def companion_requirements(release: str, installed: Iterable[str]) -> tuple[str, ...]:
+    """Requirements for the companion packages of ``release`` that are installed ("torchvision==0.20.*"):
+    a reinstall of torch alone would leave a torchvision/torchaudio built for another torch (or for the
+    CPU) beside it. Pinned to the companion's minor series: pip then picks the patch whose own pin matches
+    the torch it installs (cuda_compat.json ``companions``)."""
+    table = compat()["companions"]
+    series = _series(release) or ""
+    wanted = {n.strip().lower() for n in installed}
+    out = []
+    for name in ("torchvision", "torchaudio"):
+        version = table.get(name, {}).get(series)
+        if name in wanted and version:
+            out.append(f"{name}=={version}.*")
+    return tuple(out)
+
+
 @dataclass(frozen=True)
 class WheelChoice:
     """A wheel to install, or (``variant`` None) why none fits, with ``min_driver`` when a driver
@@ -490,7 +631,10 @@ class WheelChoice:
 
     ``release`` is the exact current release when it is kept ("2.5.1"), else a series ("2.7") pinned
     as ``torch==2.7.*`` (pip ignores local tags when matching, PEP 440). ``via`` tells whether the
-    driver runs the wheel natively or only through minor-version compatibility.
+    driver runs the wheel natively or through minor-version compatibility. ``min_driver`` is the oldest
+    driver that runs the wheel (its CUDA family's floor), ``full_driver`` the toolkit's own Table 3
+    driver (all of its features). ``companions`` are torchvision/torchaudio requirements installed with it.
+    ``blocker`` says why none fits when ``variant`` is None.
     """
 
     release: str | None
@@ -502,22 +646,38 @@ class WheelChoice:
     via: Via | None = None
     min_driver: str | None = None
     keeps_current: bool = False
+    full_driver: str | None = None
+    companions: tuple[str, ...] = ()
+    blocker: Blocker | None = None
 
     @property
     def ok(self) -> bool:
         return self.requirement is not None
 
+    def with_companions(self, installed: Iterable[str]) -> WheelChoice:
+        """This choice, also reinstalling the installed torchvision/torchaudio at matching versions."""
+        if self.release is None:
+            return self
+        return replace(self, companions=companion_requirements(self.release, installed))
+
     def pip_command(self, python_executable: str) -> str:
         """The exact install command, e.g. ``/venv/bin/python -m pip install --force-reinstall
-        "torch==2.5.1" --index-url https://download.pytorch.org/whl/cu124``."""
+        "torch==2.5.1" "torchvision==0.20.*" --index-url https://download.pytorch.org/whl/cu124``."""
         if self.requirement is None:
             raise ValueError(f"no wheel to install: {self.reason}")
         if _os_kind(self.os) == "windows":
             py = f'"{python_executable}"' if re.search(r"[\s&()^]", python_executable) else python_executable
         else:
             py = shlex.quote(python_executable)
-        cmd = f'{py} -m pip install --force-reinstall "{self.requirement}"'
+        requirements = " ".join(f'"{r}"' for r in (self.requirement, *self.companions))
+        cmd = f"{py} -m pip install --force-reinstall {requirements}"
         return cmd + (f" --index-url {self.index_url}" if self.index_url else "")
+
+
+def wheel_platform(os: str, machine: str) -> Platform | None:
+    """Which wheel platform an OS and machine use ("linux_x86_64" for Linux/WSL on x86_64); None when
+    PyTorch publishes no CUDA wheels there (macOS, 32-bit, Windows on Arm)."""
+    return _platform(os, machine)
 
 
 def _platform(os: str, machine: str) -> Platform | None:
@@ -532,8 +692,8 @@ def _platform(os: str, machine: str) -> Platform | None:
     return None
 
 
-def _none(os: str, reason: str, min_driver: str | None = None) -> WheelChoice:
-    return WheelChoice(None, None, None, None, reason, os, None, min_driver)
+def _none(os: str, reason: str, blocker: Blocker, min_driver: str | None = None) -> WheelChoice:
+    return WheelChoice(None, None, None, None, reason, os, None, min_driver, blocker=blocker)
 
 
 def _pin(series: str, current_release: str | None) -> tuple[str, str, bool]:
@@ -552,6 +712,20 @@ def _is_version(text: str) -> bool:
     return True
 
 
+def nearest_releases(current_release: str | None) -> list[str]:
+    """Release series in the order a fix should try them: the user's own first, then the others nearest
+    to it (the newer of two equally near ones first), so a fix changes as little as it can; the newest
+    first when there is no current release. A current release newer than the tables (2.16) starts
+    from the newest known one."""
+    newest_first = sorted(releases(), key=Version, reverse=True)
+    current = _series(current_release) if current_release else None
+    if current is None or not _is_version(current):
+        return newest_first
+    ladder = sorted(set(newest_first) | {current}, key=Version)
+    here = ladder.index(current)
+    return sorted(newest_first, key=lambda s: (abs(ladder.index(s) - here), -ladder.index(s)))
+
+
 def recommend_wheel(
     *,
     os: str,
@@ -561,17 +735,19 @@ def recommend_wheel(
     capabilities: list[str],
     current_release: str | None,
     jetson: bool = False,
+    driver_version: str | None = None,
 ) -> WheelChoice | None:
     """The CUDA wheel that fits THIS driver and THESE GPUs, or why none does.
 
-    Order of preference: the current release natively, then the newest release natively (a variant whose
-    CUDA <= the driver's CUDA, root_causes.md §2: "recommend a wheel <= the driver's CUDA or a driver
-    update"), then the same two via minor-version compatibility (needed e.g. for a K80, whose last driver
-    R470 reports 11.4 while the only Kepler wheel is cu118). Within a release the newest such variant
-    wins. A variant must contain SASS for every GPU (``arch_covers(..., ptx=False)``): PTX alone does not
-    make the toolkit's cuBLAS/cuDNN support a newer GPU (malfet in pytorch#150733: "you'll need
-    CUDA-12.8 to support 5090"). ``driver_cuda`` None (no driver yet): the newest fitting wheel, with
-    the driver it needs in ``min_driver``.
+    Releases are tried in :func:`nearest_releases` order: the user's release is kept whenever a build of
+    it fits, else the nearest release that has one is named (Pascal on 2.15 -> 2.14 with cu126). Within a
+    release, the newest variant the driver runs natively wins, else the variant closest above the driver
+    that runs through minor-version compatibility (same CUDA major, driver at the family floor: NVIDIA
+    MVC Table 1). A variant must contain SASS for every GPU (``arch_covers(..., ptx=False)``): PTX alone
+    does not make the toolkit's cuBLAS/cuDNN support a newer GPU (malfet in pytorch#150733: "you'll need
+    CUDA-12.8 to support 5090"), and the measured PyPI builds carry none. ``driver_cuda`` None (no driver
+    yet, or none reported): the nearest release's fitting variant that asks least of the driver, with the
+    driver it needs in ``min_driver``.
 
     Returns None on macOS (no CUDA there: callers point to MPS). Jetson (``jetson`` or a Tegra
     capability 5.3/6.2/7.2/8.7 on aarch64) gets a no-wheel choice: only NVIDIA's JetPack wheels work.
@@ -581,7 +757,7 @@ def recommend_wheel(
         return None
     platform = _platform(os, machine)
     if platform is None:
-        return _none(os, f"PyTorch publishes no CUDA wheels for {os} on {machine}")
+        return _none(os, f"PyTorch publishes no CUDA wheels for {os} on {machine}", "platform")
     caps = [f"{a}.{b}" for a, b in (_cc(c) for c in capabilities if c)]
     tegra = set(compat()["tegra_capabilities"]["capabilities"])
     if platform == "linux_aarch64" and (jetson or any(c in tegra for c in caps)):
@@ -590,77 +766,104 @@ def recommend_wheel(
             "this is a Jetson (integrated Tegra GPU): the aarch64 wheels on PyPI and download.pytorch.org "
             "do not support it; install NVIDIA's PyTorch wheel for your JetPack version or an NVIDIA L4T "
             "container",
+            "jetson",
         )
-    current = _series(current_release) if current_release else None
-    newest_first = sorted(releases(), key=Version, reverse=True)
-    order = ([current] if current in newest_first else []) + [r for r in newest_first if r != current]
+    gpus = ", ".join(f"sm_{c.replace('.', '')}" for c in caps) or "your GPU"
 
-    # (series, variant, cuda) of every wheel that covers all GPUs, in preference order
-    fitting: list[tuple[str, str, int]] = []
-    for series in order:
+    covering: list[tuple[str, str, int]] = []  # (series, variant, cuda) with code for every GPU
+    python_fits = False
+    for series in nearest_releases(current_release):
         if not _python_fits(series, python_version):
             continue
-        variants = sorted(release_variants(series), key=lambda v: variant_cuda(v) or 0, reverse=True)
-        for variant in variants:
+        python_fits = True
+        for variant in sorted(release_variants(series), key=lambda v: variant_cuda(v) or 0, reverse=True):
             arch = wheel_arch_list(series, variant, platform)
-            if arch is None or not all(arch_covers(c, arch, ptx=False) for c in caps):
-                continue
-            fitting.append((series, variant, variant_cuda(variant) or 0))
-
-    gpus = ", ".join(f"sm_{c.replace('.', '')}" for c in caps) or "your GPU"
-    if not fitting:
+            if arch is not None and all(arch_covers(c, arch, ptx=False) for c in caps):
+                covering.append((series, variant, variant_cuda(variant) or 0))
+    if not python_fits:
+        return _none(os, f"no torch release in the tables has a wheel for Python {python_version}", "python")
+    if not covering:
         py = f" and Python {python_version}" if python_version else ""
-        return _none(os, f"no published CUDA wheel for {platform}{py} contains code for {gpus}")
+        return _none(os, f"no published CUDA wheel for {platform}{py} contains code for {gpus}", "gpu")
 
     def choose(series: str, variant: str, via: Via, why: str) -> WheelChoice:
         release, requirement, keeps = _pin(series, current_release)
+        where = "keeps your torch release" if keeps else f"the nearest release with a fitting build is {series}"
         return WheelChoice(
             release=release,
             variant=variant,
             index_url=INDEX_URL.format(variant=variant),
             requirement=requirement,
-            reason=why,
+            reason=f"{why}; {where}",
             os=os,
             via=via,
-            min_driver=min_driver_for_variant(variant, os),
+            min_driver=family_min_driver(variant, os),
             keeps_current=keeps,
+            full_driver=min_driver_for_variant(variant, os),
         )
 
-    for series, variant, cuda in fitting:
-        if driver_cuda is None or cuda <= driver_cuda:
-            if series == current:
-                where = "keeps your torch release"
-            else:
-                where = f"newest release with a fitting wheel is {series}"
-            if driver_cuda:
-                drv = f"CUDA {cuda_int_to_str(cuda)} <= the driver's {cuda_int_to_str(driver_cuda)}"
-            else:
-                drv = f"needs a driver supporting CUDA {cuda_int_to_str(cuda)}"
-            return choose(series, variant, "native", f"{variant} contains code for {gpus}; {drv}; {where}")
-    assert driver_cuda is not None  # every wheel fits natively when the driver is unknown
-    for series, variant, _cuda in fitting:
-        compat_ = driver_supports_variant(driver_cuda, variant)
-        if compat_.ok:
-            return choose(
-                series,
-                variant,
-                "minor_version_compat",
-                f"no wheel for {gpus} needs CUDA <= {cuda_int_to_str(driver_cuda)}; "
-                f"{variant}: {compat_.reason}. "
-                f"Updating the driver to >= {min_driver_for_variant(variant, os)} is the safer fix",
-            )
-    oldest = min(fitting, key=lambda f: f[2])
-    need = min_driver_for_variant(oldest[1], os)
+    for series in dict.fromkeys(s for s, _v, _c in covering):
+        in_series = [(v, c) for s, v, c in covering if s == series]  # newest CUDA first
+        if driver_cuda is None:  # the variant that asks least of the driver
+            variant, cuda = in_series[-1]
+            return choose(series, variant, "native",
+                          f"{variant} contains code for {gpus}; it needs a driver of the CUDA {cuda // 1000}.x "
+                          f"family (>= {family_min_driver(variant, os)})")
+        native = [(v, c) for v, c in in_series if c <= driver_cuda]
+        if native:
+            variant, cuda = native[0]
+            return choose(series, variant, "native",
+                          f"{variant} contains code for {gpus}; CUDA {cuda_int_to_str(cuda)} <= the driver's "
+                          f"{cuda_int_to_str(driver_cuda)}")
+        by_mvc = [(v, c) for v, c in reversed(in_series)
+                  if driver_supports_variant(driver_cuda, v, driver_version=driver_version, os=os).ok]
+        if by_mvc:
+            variant, cuda = by_mvc[0]
+            return choose(series, variant, "minor_version_compat",
+                          f"{variant} contains code for {gpus}; "
+                          f"{driver_supports_variant(driver_cuda, variant, os=os).reason}")
+    oldest = min(covering, key=lambda f: f[2])
+    need = family_min_driver(oldest[1], os)
     return _none(
         os,
-        f"the driver supports CUDA {cuda_int_to_str(driver_cuda)}, older than every wheel containing "
+        f"the driver supports CUDA {cuda_int_to_str(driver_cuda or 0)}, too old for every wheel containing "
         f"code for {gpus}; the oldest is {oldest[1]} (torch {oldest[0]}), which needs driver >= {need}",
+        "driver",
         min_driver=need,
     )
 
 
+def macos_arm64_newest_release(macos_version: str) -> str | None:
+    """The newest release whose macOS arm64 wheels install on ``macos_version`` ("13.6" -> "2.11": from
+    2.12 the wheels are tagged macOS 14); None when the newest known release fits or the version is
+    unreadable."""
+    m = re.match(r"^(\d+)(?:\.(\d+))?", macos_version.strip())
+    if not m:
+        return None
+    have = (int(m.group(1)), int(m.group(2) or 0))
+    table = compat()["pypi_default"]["macos_arm64_min"]
+    listed = sorted(table, key=Version)
+
+    def minimum(series: str) -> tuple[int, int] | None:
+        known = [s for s in listed if Version(s) <= Version(series)]
+        if not known:
+            return None
+        major, minor = table[known[-1]].split(".")[:2]
+        return int(major), int(minor)
+
+    fitting = [r for r in releases() if (need := minimum(r)) is not None and need <= have]
+    if not fitting or fitting[-1] == releases()[-1]:
+        return None
+    return fitting[-1]
+
+
 def recommend_cpu_wheel(
-    *, os: str, machine: str, python_version: str | None, current_release: str | None
+    *,
+    os: str,
+    machine: str,
+    python_version: str | None,
+    current_release: str | None,
+    macos_version: str | None = None,
 ) -> WheelChoice:
     """A CPU build, for machines with no usable NVIDIA/AMD GPU.
 
@@ -672,6 +875,11 @@ def recommend_cpu_wheel(
     if kind == "darwin":
         if machine.strip().lower() in {"x86_64", "amd64"}:
             return WheelChoice("2.2", "cpu", None, "torch==2.2.*", "Intel Macs get wheels only up to 2.2", os)
+        newest = macos_arm64_newest_release(macos_version) if macos_version else None
+        if newest and (current_release is None or Version(_series(current_release) or "0") > Version(newest)):
+            return WheelChoice(newest, "cpu", None, f"torch=={newest}.*",
+                               f"PyPI's macOS arm64 wheels need macOS 14 from 2.12; {newest} is the newest for "
+                               f"macOS {macos_version}", os)
         release = current_release
         requirement = f"torch=={current_release}" if current_release else "torch"
         return WheelChoice(release, "cpu", None, requirement, "PyPI's macOS arm64 wheel (CPU + MPS)", os)
@@ -681,7 +889,7 @@ def recommend_cpu_wheel(
     else:
         fits = [r for r in sorted(releases(), key=Version, reverse=True) if _python_fits(r, python_version)]
         if not fits:
-            return _none(os, f"no torch release in the data supports Python {python_version}")
+            return _none(os, f"no torch release in the data supports Python {python_version}", "python")
         release, requirement, keeps = _pin(fits[0], current_release)
     return WheelChoice(
         release,
@@ -699,7 +907,7 @@ def recommend_rocm_wheel(
 ) -> WheelChoice:
     """A ROCm build for AMD GPUs: Linux x86_64 only; the release's stable ROCm index (RELEASE.md matrix)."""
     if _platform(os, machine) != "linux_x86_64":
-        return _none(os, f"PyTorch publishes ROCm wheels only for Linux x86_64, not {os} on {machine}")
+        return _none(os, f"PyTorch publishes ROCm wheels only for Linux x86_64, not {os} on {machine}", "platform")
     current = _series(current_release) if current_release else None
     newest_first = sorted(releases(), key=Version, reverse=True)
     order = ([current] if current in newest_first else []) + [r for r in newest_first if r != current]
@@ -716,4 +924,4 @@ def recommend_rocm_wheel(
                 os,
                 keeps_current=keeps,
             )
-    return _none(os, f"no ROCm wheel in the data fits Python {python_version}")
+    return _none(os, f"no ROCm wheel in the data fits Python {python_version}", "python")

@@ -77,7 +77,7 @@ STAGE_KEYS = {
         "python.user_site", "python.sys_path",
     ),
     "torch_dist": ("torch.dists", "torch.spec_origin", "torch.conda_build", "torch.conda_packages",
-                   "libs.ld_path_shadows"),
+                   "libs.ld_path_shadows", "torch.companions"),
     "import_torch": ("torch.import_seconds", "torch.import_error", "torch.import_warnings"),
     "build": (
         "torch.version", "torch.file", "torch.cuda_build", "torch.hip_build", "torch.git_version",
@@ -99,7 +99,10 @@ LIB_PATTERN = re.compile(
 )
 CONDA_PACKAGES = (
     "pytorch", "pytorch-cuda", "pytorch-mutex", "cpuonly", "pytorch-cpu", "pytorch-gpu", "libtorch",
+    "torchvision", "torchaudio",
 )
+# Packages built against one torch release: a fix that reinstalls torch must reinstall them with it.
+COMPANIONS = ("torchvision", "torchaudio")
 
 
 def not_collected(reason: str) -> Dict[str, str]:
@@ -174,6 +177,7 @@ class Probe:
             self.fact("libs.ld_path_shadows", ld_path_shadows(origin))
         except Exception as exc:
             self.fact("libs.ld_path_shadows", not_collected(error_text(exc)))
+        self.fact("torch.companions", find_companion_dists(sys.path))
 
     def stage_import_torch(self) -> bool:
         started = time.perf_counter()
@@ -471,6 +475,35 @@ def find_torch_dists(path_entries: List[str]) -> List[Dict[str, Any]]:
             found.append({"version": version, "location": directory, "installer": installer,
                           "local_tag": local_tag(version), "metadata": meta_dir})
     return found
+
+
+COMPANION_RE = re.compile(r"^(torchvision|torchaudio)-([^-]+)\.(dist-info|egg-info)$", re.IGNORECASE)
+
+
+def find_companion_dists(path_entries: List[str]) -> List[Dict[str, Any]]:
+    """The torchvision/torchaudio that import (the first copy of each on the path), with the version in
+    their metadata directory's name: a torch reinstall must bring matching versions of them along."""
+    found = {}  # type: Dict[str, Dict[str, Any]]
+    for entry in path_entries:
+        directory = os.path.abspath(entry or os.curdir)
+        try:
+            names = sorted(os.listdir(directory))
+        except OSError:
+            continue
+        for name in names:
+            m = COMPANION_RE.match(name)
+            if not m or m.group(1).lower() in found:
+                continue
+            installer = None
+            try:
+                with open(os.path.join(directory, name, "INSTALLER"), encoding="utf-8", errors="replace") as f:
+                    installer = f.read().strip() or None
+            except OSError:
+                pass
+            found[m.group(1).lower()] = {"name": m.group(1).lower(), "version": m.group(2),
+                                         "local_tag": local_tag(m.group(2)), "location": directory,
+                                         "installer": installer}
+    return [found[n] for n in COMPANIONS if n in found]
 
 
 def conda_torch_packages(prefix: str) -> Any:

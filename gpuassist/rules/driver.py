@@ -6,7 +6,7 @@ import re
 
 from gpuassist.facts import Facts
 from gpuassist.findings import Finding, Severity
-from gpuassist.knowledge.wheels import cuda_int_to_str, driver_supports_variant, min_driver_for_variant
+from gpuassist.knowledge.wheels import cuda_int_to_str, driver_supports_variant, needs_ptx_jit
 from gpuassist.rules import fixes, view
 from gpuassist.rules.make import finding
 from gpuassist.rules.registry import rule
@@ -49,12 +49,8 @@ def no_nvidia_driver(facts: Facts) -> Finding | None:
     if not _nvidia_on_bus(facts) or not _module_missing(facts) or _userspace_driver_installed(facts):
         return None
     warn = view.first_match(view.warnings_text(facts), r"Found no NVIDIA driver on your system")
-    min_driver = None
-    variant = facts.value("torch.cuda_build")
-    if variant:
-
-        cu = view.cuda_variant(variant)
-        min_driver = min_driver_for_variant(cu, view.os_name(facts)) if cu else None
+    cu = view.cuda_variant(facts.value("torch.cuda_build"))
+    min_driver, full_driver = fixes.driver_requirement(cu, view.os_name(facts))
     gpus = view.nvidia_gpus(facts)
     names = ", ".join(g.name for g in gpus.gpus) or f"{gpus.count} NVIDIA device(s)"
     nouveau = "nouveau" in (facts.value("kernel.modules") or [])
@@ -70,7 +66,8 @@ def no_nvidia_driver(facts: Facts) -> Finding | None:
         "no_nvidia_driver",
         Severity.ERROR,
         explanation=explanation,
-        fix=fixes.driver_install_command(facts, min_driver),
+        fix=fixes.driver_install_command(facts, min_driver, full_driver=full_driver,
+                                         cuda=facts.value("torch.cuda_build")),
         evidence=view.ev(facts, "pci.display_devices", "driver.proc_version", "kernel.modules",
                          "driver.userspace_versions", "nvml.status", "cuda.init_warnings"),
         explains=["cpu_only_build", "cuda_visible_devices_hides_gpus"],
@@ -170,55 +167,70 @@ def driver_library_mismatch(facts: Facts) -> Finding | None:
 
 @rule("driver_too_old")
 def driver_too_old(facts: Facts) -> Finding | None:
+    """A driver too old for the CUDA wheel: across CUDA majors (a cu130 wheel on R570), below the family
+    floor, a pre-11 wheel above its driver, or torch saying so. A same-family driver older than the wheel's
+    toolkit runs it through minor-version compatibility and is not reported, unless a GPU reaches its
+    kernels only through PTX, which that driver cannot JIT-compile."""
     build = facts.value("torch.cuda_build")
     warn = view.first_match(
         view.warnings_text(facts), r"NVIDIA driver on your system is too old \(found version (\d+)\)"
     )
     if not build and not warn:
         return None
-
     driver_cuda, keys = view.driver_cuda(facts)
     if warn and not driver_cuda:
         driver_cuda, keys = int(warn.group(1)), ["cuda.init_warnings"]
     if (not driver_cuda or not build) and not warn:
         return None
-    variant = view.cuda_variant(build)
-    compat = driver_supports_variant(driver_cuda, variant) if (driver_cuda and variant) else None
-    if compat is not None and compat.ok and compat.via != "minor_version_compat" and not warn:
-        return None
     os_ = view.os_name(facts)
-    need = min_driver_for_variant(variant, os_) if variant else None
+    version = facts.value("driver.version")
+    variant = view.cuda_variant(build)
+    compat = (driver_supports_variant(driver_cuda, variant, driver_version=version if isinstance(version, str)
+                                      else None, os=os_) if (driver_cuda and variant) else None)
+    ptx_only: list[str] = []
+    if compat is not None and compat.via == "minor_version_compat":
+        arch_list = [str(a) for a in facts.value("torch.arch_list") or []]
+        ptx_only = needs_ptx_jit(view.capabilities(view.nvidia_gpus(facts)), arch_list)
+    if compat is not None and compat.ok and not ptx_only and not warn:
+        return None
+    need, full = fixes.driver_requirement(variant, os_)
+    if ptx_only:
+        need = full  # JIT-compiling the toolkit's PTX needs the toolkit's own driver
     wheel_fix, chosen = fixes.cuda_wheel_fix(facts)
     driver_str = f"CUDA {cuda_int_to_str(driver_cuda)}" if driver_cuda else "an older CUDA"
-    version = facts.value("driver.version")
     driver_desc = (f"driver {version} (supports up to {driver_str})" if version
                    else f"a driver that supports up to {driver_str}")
-    fix = "Option 1, update the driver. " + fixes.driver_install_command(facts, need)
+    fix = "Option 1, update the driver. " + fixes.driver_install_command(
+        facts, need, full_driver=None if ptx_only else full, cuda=str(build) if build else None)
     if chosen:
         fix += "\nOption 2, keep the driver. " + wheel_fix
-    if compat is not None and compat.ok and compat.via == "minor_version_compat" and not warn:
+    if ptx_only:
+        gpus = ", ".join(f"sm_{c.replace('.', '')}" for c in ptx_only)
         return finding(
             "driver_too_old",
-            Severity.WARNING,
-            title=f"The driver is older than the CUDA {build} torch was built with",
+            Severity.ERROR,
+            title=f"The driver cannot JIT-compile this torch's CUDA {build} PTX for {gpus}",
             explanation=(
-                f"torch was built with CUDA {build}; this machine has {driver_desc}. Same-major minor-version "
-                "compatibility usually lets this run, but with a limited feature set, and some releases fail "
-                "anyway (e.g. newer PTX or libraries needing a newer driver)."
+                f"torch was built with CUDA {build}; this machine has {driver_desc}. Minor-version "
+                f"compatibility runs the build's compiled kernels on this driver, but {gpus} has none: its "
+                "kernels come from PTX the driver must JIT-compile, and a driver older than the toolkit "
+                "cannot (\"the provided PTX was compiled with an unsupported toolchain\")."
             ),
             fix=fix,
-            evidence=view.ev(facts, "torch.cuda_build", *keys, "driver.version"),
+            evidence=view.ev(facts, "torch.cuda_build", "torch.arch_list", *keys, "driver.version", "nvml.gpus"),
+            explains=["gpu_arch_too_new_for_build"],
         )
     said = f' torch says: "{warn.group(0)}".' if warn else ""
+    why = compat.reason if compat is not None and not compat.ok else (
+        "CUDA can bridge minor versions within one major version, never across major versions")
     return finding(
         "driver_too_old",
         Severity.ERROR,
         title=(f"The NVIDIA driver is too old for this torch (built with CUDA {build})" if build
                else "The NVIDIA driver is too old for this torch build"),
         explanation=(
-            f"torch was built with CUDA {build or 'a newer version'}, but this machine has {driver_desc}. "
-            "CUDA can bridge minor versions within one major version, never across major versions, so "
-            f"CUDA initialisation fails.{said}"
+            f"torch was built with CUDA {build or 'a newer version'}, but this machine has {driver_desc}: "
+            f"{why}, so CUDA initialisation fails.{said}"
         ),
         fix=fix,
         evidence=view.ev(facts, "torch.cuda_build", "torch.version", *keys, "driver.version", "cuda.init_warnings"),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from gpuassist.facts import Facts
 from gpuassist.findings import Finding, Severity
+from gpuassist.knowledge.wheels import macos_arm64_newest_release
 from gpuassist.rules import fixes, view
 from gpuassist.rules.make import finding
 from gpuassist.rules.registry import rule
@@ -41,6 +42,8 @@ def macos_no_cuda_use_mps(facts: Facts) -> Finding | None:
         f"MPS needs Apple silicon and a recent macOS (this is {mac_ver or 'unknown'}); PyTorch's MPS support "
         "targets macOS 14 (Sonoma) or later"
     )
+    arm = str(facts.value("python.machine") or "").lower() == "arm64"
+    newest = macos_arm64_newest_release(str(facts.value("python.mac_ver") or "")) if arm else None
     return finding(
         "macos_no_cuda_use_mps",
         Severity.ERROR,
@@ -49,7 +52,10 @@ def macos_no_cuda_use_mps(facts: Facts) -> Finding | None:
         fix=(
             "On Apple silicon: update macOS to 14 or later and use a native arm64 Python, then\n"
             f"  {fixes.pip(facts)} install --upgrade torch\n"
-            "Intel Macs cannot use the GPU with current PyTorch; use the CPU or a Linux/Windows machine "
+            + (f"Until macOS is updated, torch {newest} is the newest release with a wheel for macOS {mac_ver} "
+               f"(PyPI's arm64 wheels need macOS 14 from 2.12): {fixes.pip(facts)} install \"torch=={newest}.*\"\n"
+               if newest else "")
+            + "Intel Macs cannot use the GPU with current PyTorch; use the CPU or a Linux/Windows machine "
             "with an NVIDIA GPU."
         ),
         evidence=view.ev(facts, "host.os", "python.machine", "python.mac_ver", "mps.built", "mps.available"),

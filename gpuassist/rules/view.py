@@ -74,7 +74,6 @@ class GpuView:
 
 
 def _cc_from_name(name: str) -> str | None:
-
     return capability_from_name(name)
 
 
@@ -131,7 +130,6 @@ def driver_cuda(facts: Facts) -> tuple[int | None, list[str]]:
             return int(m.group(1)), ["cuda.init_warnings"]
     version = facts.value("driver.version")
     if isinstance(version, str) and version:
-
         cuda = driver_max_cuda(version, os_name(facts))
         if cuda:
             return cuda, ["driver.version"]
@@ -176,3 +174,32 @@ def dev_nodes(facts: Facts, prefix: str = "/dev/nvidia") -> list[dict[str, Any]]
 
 def unknown(value: Any) -> bool:
     return isinstance(value, NotCollected)
+
+
+COMPANIONS = ("torchvision", "torchaudio")
+_PIP_LINE = re.compile(r"^\[pip\d?\]\s+(torchvision|torchaudio)\s*==\s*(\S+)", re.IGNORECASE)
+_CONDA_LINE = re.compile(r"^\[conda\]\s+(torchvision|torchaudio)\s+(\S+)", re.IGNORECASE)
+_LIST_LINE = re.compile(r"^(torchvision|torchaudio)(?:\s*==\s*|\s+)(\d\S*)", re.IGNORECASE)
+
+
+def companions(facts: Facts) -> tuple[dict[str, str], list[str]]:
+    """The installed torchvision/torchaudio ({name: version}) and the facts that said so: the probe's
+    ``torch.companions``, conda's package list, or a paste's library list (collect_env's ``[pip3]`` and
+    ``[conda]`` lines, ``pip list`` / ``pip freeze`` / ``conda list`` lines)."""
+    found: dict[str, str] = {}
+    keys: list[str] = []
+    for d in facts.value("torch.companions", []) or []:
+        if isinstance(d, dict) and str(d.get("name")) in COMPANIONS:
+            found.setdefault(str(d["name"]), str(d.get("version")))
+            keys.append("torch.companions")
+    for p in facts.value("torch.conda_packages", []) or []:
+        if isinstance(p, dict) and str(p.get("name")) in COMPANIONS:
+            found.setdefault(str(p["name"]), str(p.get("version")))
+            keys.append("torch.conda_packages")
+    for line in facts.value("reported.libraries", []) or []:
+        text = str(line).strip()
+        m = _PIP_LINE.match(text) or _CONDA_LINE.match(text) or _LIST_LINE.match(text)
+        if m:
+            found.setdefault(m.group(1).lower(), m.group(2))
+            keys.append("reported.libraries")
+    return found, list(dict.fromkeys(keys))

@@ -9,7 +9,13 @@ from types import ModuleType
 
 from gpuassist.facts import Facts
 from gpuassist.findings import Finding, Severity
-from gpuassist.knowledge.wheels import arch_covers
+from gpuassist.knowledge.wheels import (
+    arch_covers,
+    parse_torch_version,
+    pypi_default_variant,
+    wheel_arch_list,
+    wheel_platform,
+)
 from gpuassist.rules import fixes, view
 from gpuassist.rules.hardware import no_nvidia_visible
 from gpuassist.rules.make import finding
@@ -57,13 +63,21 @@ def cpu_only_build(facts: Facts) -> Finding | None:
     wheel_fix, _ = fixes.cuda_wheel_fix(facts, gpus)
     fix = wheel_fix
     if conda_build and "cpu" in str(conda_build):
+        conda_companions = [p.get("name") for p in facts.value("torch.conda_packages", []) or []
+                            if isinstance(p, dict) and p.get("name") in view.COMPANIONS]
+        conda_companions += [n for n in view.COMPANIONS if n not in conda_companions and any(
+            str(line).startswith(f"[conda] {n} ") for line in facts.value("reported.libraries", []) or [])]
+        remove = " ".join(["pytorch", *map(str, conda_companions), "cpuonly", "pytorch-mutex"])
         fix = ("This is a conda environment with the CPU-only PyTorch package. Remove it (and the `cpuonly` "
-               "package that pins it) first:\n  conda remove --force pytorch cpuonly pytorch-mutex\n") + wheel_fix
+               f"package that pins it) first:\n  conda remove --force {remove}\n") + wheel_fix
     elif source_build:
         fix = ("Rebuild with CUDA visible (USE_CUDA=1, CUDA toolkit on PATH, TORCH_CUDA_ARCH_LIST covering your "
                "GPU), or install a prebuilt wheel instead:\n") + wheel_fix
-    elif view.is_windows(facts) and not _local_tag(facts):
+    elif view.is_windows(facts) and _local_tag(facts) in (None, "cpu"):
         fix = "On Windows, `pip install torch` from PyPI gives the CPU build. " + wheel_fix
+    elif _pypi_aarch64_cpu(facts):
+        fix = ("On Linux aarch64, PyPI's torch up to 2.10 is a CPU-only build (from 2.11 `pip install torch` gives a "
+               "CUDA 13 build). " + wheel_fix)
     where = (f" although {', '.join(g.name for g in gpus.gpus) or 'an NVIDIA GPU'} is present"
              if gpus.count else "")
     return finding(
@@ -81,15 +95,47 @@ def cpu_only_build(facts: Facts) -> Finding | None:
     )
 
 
-def _arch_problem(facts: Facts) -> tuple[list[view.Gpu], list[view.Gpu], list[str]] | None:
-    """(GPUs newer than every arch in the build, GPUs older than every arch, arch list) or None."""
+def _pypi_aarch64_cpu(facts: Facts) -> bool:
+    """A Linux aarch64 torch that is PyPI's CPU-only build (2.10 and older)."""
+    if view.os_name(facts) != "Linux" or view.machine(facts).lower() not in ("aarch64", "arm64"):
+        return False
+    version = str(facts.value("torch.version") or "")
+    return bool(version) and pypi_default_variant(parse_torch_version(version).release, "linux_aarch64") == "cpu"
+
+
+def build_arch_list(facts: Facts) -> tuple[list[str], str | None]:
+    """The architectures the installed torch carries, and where that came from: the probe's
+    ``torch.cuda.get_arch_list()`` ("torch.arch_list"), else, for a published wheel whose list the tables
+    know, that list ("the tables"): a pasted collect_env does not print it. Conda and source builds
+    have lists of their own: none is assumed for them."""
+    arch = [str(a) for a in facts.value("torch.arch_list") or []]
+    if arch:
+        return arch, "torch.arch_list"
+    version = facts.value("torch.version")
+    if not version or facts.value("torch.conda_build"):
+        return [], None
+    build = parse_torch_version(str(version))
+    variant = build.variant or view.cuda_variant(facts.value("torch.cuda_build"))
+    platform = wheel_platform(view.os_name(facts), view.machine(facts))
+    if build.kind not in ("cuda", "unknown") or not variant or platform is None or build.dev:
+        return [], None
+    if build.variant is None and pypi_default_variant(build.release, platform) != variant:
+        return [], None  # an untagged version is only known when it is PyPI's default build
+    published = wheel_arch_list(build.release, variant, platform)
+    return (list(published), "the tables") if published else ([], None)
+
+
+def _arch_number(arch: str) -> int | None:
+    m = re.fullmatch(r"(?:sm|compute)_(\d+)[a-z]?", arch)
+    return int(m.group(1)) if m else None
+
+
+def _arch_problem(facts: Facts) -> tuple[list[view.Gpu], list[view.Gpu], list[str], str | None] | None:
+    """(GPUs newer than every arch in the build, GPUs older than every arch, arch list, its source) or None."""
     if facts.value("torch.hip_build") or (facts.known("torch.cuda_build") and not facts.value("torch.cuda_build")):
         return None
-    arch_list = [str(a) for a in facts.value("torch.arch_list") or []]
-    if not arch_list:
-        return None
-
-    sm = sorted(int(a.split("_")[1]) for a in arch_list if re.fullmatch(r"(sm|compute)_\d+a?", a.rstrip("a")))
+    arch_list, source = build_arch_list(facts)
+    sm = sorted(n for n in (_arch_number(a) for a in arch_list) if n is not None)
     if not sm:
         return None
     too_new, too_old = [], []
@@ -101,7 +147,15 @@ def _arch_problem(facts: Facts) -> tuple[list[view.Gpu], list[view.Gpu], list[st
             too_old.append(gpu)
         else:
             too_new.append(gpu)
-    return too_new, too_old, arch_list
+    return too_new, too_old, arch_list, source
+
+
+def _contains(facts: Facts, arch_list: list[str], source: str | None) -> str:
+    if source == "the tables":
+        return (f"The published {view.cuda_variant(facts.value('torch.cuda_build')) or 'CUDA'} wheel of "
+                f"{_torch_name(facts)} contains code for {' '.join(arch_list)} (gpuassist's table of the "
+                "published wheels; the pasted text does not list the build's architectures)")
+    return f"This torch build contains code for {' '.join(arch_list)}"
 
 
 def _arch_warning(facts: Facts) -> str | None:
@@ -123,7 +177,7 @@ def gpu_arch_too_new_for_build(facts: Facts) -> Finding | None:
     problem = _arch_problem(facts)
     if not problem or not problem[0]:
         return None
-    too_new, _, arch_list = problem
+    too_new, _, arch_list, source = problem
     wheel_fix, _ = fixes.cuda_wheel_fix(facts)
     warning = _arch_warning(facts)
     return finding(
@@ -131,12 +185,13 @@ def gpu_arch_too_new_for_build(facts: Facts) -> Finding | None:
         Severity.ERROR,
         title=f"{_torch_name(facts)} has no kernels for {_gpu_desc(too_new)}",
         explanation=(
-            f"This torch build contains code for {' '.join(arch_list)}, and {_gpu_desc(too_new)} is newer than "
+            f"{_contains(facts, arch_list, source)}, and {_gpu_desc(too_new)} is newer than "
             "all of them. CUDA reports the GPU, but every kernel launch fails with \"no kernel image is "
             "available for execution on the device\"." + (f' torch warns: "{warning}"' if warning else "")
         ),
         fix=wheel_fix,
-        evidence=view.ev(facts, "torch.version", "torch.arch_list", "nvml.gpus", "devices", "cuda.init_warnings"),
+        evidence=view.ev(facts, "torch.version", "torch.cuda_build", "torch.arch_list", "nvml.gpus", "devices",
+                         "reported.gpus", "cuda.init_warnings"),
     )
 
 
@@ -145,19 +200,22 @@ def gpu_arch_dropped_from_build(facts: Facts) -> Finding | None:
     problem = _arch_problem(facts)
     if not problem or not problem[1]:
         return None
-    _, too_old, arch_list = problem
+    _, too_old, arch_list, source = problem
     wheel_fix, _ = fixes.cuda_wheel_fix(facts)
     return finding(
         "gpu_arch_dropped_from_build",
         Severity.ERROR,
         title=f"{_torch_name(facts)} no longer supports {_gpu_desc(too_old)}",
         explanation=(
-            f"This torch build starts at {arch_list[0]}; {_gpu_desc(too_old)} is older. Recent CUDA 12.8+ and "
+            f"{_contains(facts, arch_list, source)}: it starts at {arch_list[0]}; {_gpu_desc(too_old)} is older. "
+            "Recent CUDA 12.8+ and "
             "13 builds dropped Maxwell, Pascal and (in places) Volta, so the GPU is visible but unusable. "
-            "The cu126 variant still carries these architectures; Kepler needs torch 2.7 or older with cu118."
+            "The cu126 variant still carries Maxwell, Pascal and Volta up to torch 2.14 (2.15 has no cu126); "
+            "Kepler needs torch 2.7 or older with cu118."
         ),
         fix=wheel_fix,
-        evidence=view.ev(facts, "torch.version", "torch.arch_list", "nvml.gpus", "devices", "cuda.init_warnings"),
+        evidence=view.ev(facts, "torch.version", "torch.cuda_build", "torch.arch_list", "nvml.gpus", "devices",
+                         "reported.gpus", "cuda.init_warnings"),
     )
 
 
