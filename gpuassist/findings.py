@@ -132,10 +132,12 @@ def _quoted_commands(line: str) -> list[tuple[str, str]]:
     prose = parts[0]
     for k in range(1, len(parts), 2):
         quoted = parts[k].strip()
-        if _COMMAND_START.match(quoted) or (_python_code(quoted) and " " in quoted):
+        # a command to run follows "To confirm:", "(or", "then"; one named in a sentence ("the build that
+        # `gpuassist diagnose` recommends") stays prose
+        lead = prose.rstrip().lower()
+        runnable = lead.endswith((":", "(or", " or", "then", "run")) or not lead
+        if runnable and (_COMMAND_START.match(quoted) or (_python_code(quoted) and " " in quoted)):
             label = prose.strip().rstrip(":;,(").strip() or "Then"
-            if not out:
-                label = f"{label} ({line.strip()})" if len(line) > len(label) + 2 else label
             out.append((label[:1].upper() + label[1:], quoted))
             prose = parts[k + 1]
         else:

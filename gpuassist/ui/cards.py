@@ -220,9 +220,13 @@ class FindingCard(QFrame):
             block.setReadOnly(True)
             block.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)  # one command is one line, never two
             block.setFont(mono_font())
-            lines = action.text.count("\n") + 1
-            line_h = QFontMetrics(block.font()).lineSpacing()
-            block.setFixedHeight(lines * line_h + 14 + block.horizontalScrollBar().sizeHint().height())
+            metrics = QFontMetrics(block.font())
+            lines = action.text.split("\n")
+            frame = int(2 * block.document().documentMargin() + 2 * block.frameWidth())
+            widest = max(metrics.horizontalAdvance(line) for line in lines)
+            # room for a horizontal scroll bar only when a line may be wider than the card
+            bar = block.horizontalScrollBar().sizeHint().height() if widest > 60 * metrics.averageCharWidth() else 0
+            block.setFixedHeight(len(lines) * metrics.lineSpacing() + frame + bar)
             block.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
             lay.addWidget(block)
         if action.note:

@@ -225,6 +225,19 @@ class MainWindow(QMainWindow):
     def _on_monitor_collapsed(self, collapsed: bool) -> None:
         if not self.compact:  # a choice made in the compact layout is not the user's standing choice
             self.settings.setValue("monitor_collapsed", "1" if collapsed else "0")
+        self._fit_monitor()
+
+    def _fit_monitor(self) -> None:
+        """Give the pages the height a folded monitor frees (a splitter keeps a widget's old share)."""
+        sizes = self.vsplit.sizes()
+        total = sum(sizes)
+        if total <= 0:
+            return
+        if self.monitor_view.collapsed:
+            strip = self.monitor_view.maximumHeight()
+        else:
+            strip = max(200, min(300, int(total * 0.3)))
+        self.vsplit.setSizes([total - strip, strip])
 
     def resizeEvent(self, event: Any) -> None:
         super().resizeEvent(event)
@@ -238,6 +251,7 @@ class MainWindow(QMainWindow):
         self.compact = compact
         remembered = str(self.settings.value("monitor_collapsed") or "0") == "1"
         self.monitor_view.set_collapsed(True if compact else remembered)
+        self._fit_monitor()
         for page in self.pages.values():
             page.set_compact(compact)
 
@@ -249,6 +263,7 @@ class MainWindow(QMainWindow):
             strip = max(200, min(300, int(h * 0.3)))
             if h > strip + 200:
                 self.vsplit.setSizes([h - strip, strip])
+            self._fit_monitor()  # a monitor folded last time (or on a short screen) starts folded
 
     # -- building ----------------------------------------------------------------------------------------
     def _build_topbar(self) -> QWidget:

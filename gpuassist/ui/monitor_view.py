@@ -58,7 +58,7 @@ class MonitorView(QWidget):
         lay = QVBoxLayout(self)
         lay.setContentsMargins(10, 6, 10, 6)
         lay.setSpacing(4)
-        head = QHBoxLayout()
+        head = self.head = QHBoxLayout()
         self.title = QLabel("Live monitor")
         self.title.setStyleSheet("font-weight: 600;")
         self.info = QLabel("starting…")
@@ -223,7 +223,9 @@ class MonitorView(QWidget):
         for w in (self.graphics, self.legend):
             w.setVisible(not collapsed)
         self.gpu_note.setVisible(not collapsed and bool(self.gpu_note.text()))
-        self.setMaximumHeight(self.sizeHint().height() if collapsed else 16777215)
+        margins = self.layout().contentsMargins()
+        folded = self.head.sizeHint().height() + margins.top() + margins.bottom()
+        self.setMaximumHeight(folded if collapsed else 16777215)
         self.collapsed = collapsed
 
     def _build_gpu_plots(self, trace: Trace) -> None:
@@ -248,7 +250,7 @@ class MonitorView(QWidget):
             self.gpu_note.setObjectName("gpuNote")
             self.gpu_note.setStyleSheet("color: #8a5300; background: #fff4e0; border: 1px solid #f3d9a4; "
                                         "border-radius: 4px; padding: 2px 8px;")
-            self.gpu_note.setVisible(True)
+            self.gpu_note.setVisible(not self.collapsed)
             return
         self.gpu_note.setVisible(False)
         names = ", ".join(f"GPU{g.index} {g.name}" for g in trace.gpus)

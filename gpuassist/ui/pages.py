@@ -406,6 +406,9 @@ class StepPage(QWidget):
             self.content.addWidget(took)
 
 
+MEASURED_STEPS = ("placement", "dataloader", "benchmark", "script")  # findings measured by running something
+
+
 class SummaryPage(QWidget):
     """Verdict first, then the root cause and its fix, the rest, and the exports."""
 
@@ -535,10 +538,13 @@ class SummaryPage(QWidget):
         offered = [st for st in states if st.status is StepStatus.OFFERED]
         if offered:
             self.content.addWidget(self._offer(offered))
-        if tier.measured:
-            self.content.addWidget(self._section("Worth fixing on this machine (measured)" if top is not None
-                                                 else "Measured on this machine"))
-            for f in tier.measured:
+        measured = [f for f in tier.measured if f.step in MEASURED_STEPS]
+        others = [f for f in tier.measured if f.step not in MEASURED_STEPS]
+        for title, items in (("Worth fixing on this machine (measured)" if top is not None
+                              else "Measured on this machine", measured), ("Also found", others)):
+            if items:
+                self.content.addWidget(self._section(title))
+            for f in items:
                 card = FindingCard(f)
                 self.cards.append(card)
                 self.content.addWidget(card)

@@ -78,6 +78,7 @@ def test_this_machine_pages_show_tables_not_json(qtbot: Any, make_window: Any) -
     assert "Root cause and fix" not in summary
     # the monitor: a band for every step that ran, all named in the legend; x follows the data
     view = window.monitor_view
+    view.live_button.setChecked(True)  # after a run the plots stay on it; Live follows the machine again
     view.redraw()
     ran = [m.title for m in window.monitor.snapshot().markers]
     assert {"Diagnosis", "Device placement", "DataLoader sweep", "CNN benchmark"} <= set(ran)
@@ -154,13 +155,12 @@ def test_an_opened_report_shows_its_monitor_trace(qtbot: Any, make_window: Any, 
     assert view.static is not None
     assert view.title.text().startswith("Monitor trace recorded with the report")
     assert "util" in view.plots and "CNN benchmark" in view.legend.text()
-    # a report without a trace: the strip says so and keeps showing this machine
+    # a report without a trace: no monitor, rather than this machine's plots under someone else's report
     data.pop("monitor")
     path.write_text(json.dumps(data))
     other = make_window()
     assert other.open_report_file(path)
-    assert other.monitor_view.static is None
-    assert "has no recorded trace" in other.monitor_view.title.text()
+    assert not other.monitor_view.isVisible()
 
 
 def test_progress_follows_a_runtime_tests_stages_and_progress_lines(qtbot: Any) -> None:
