@@ -55,7 +55,7 @@ class MonitorView(QWidget):
         self.setObjectName("monitor")
         self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
         pg.setConfigOptions(antialias=False, background="w", foreground="#3c4043")
-        lay = QVBoxLayout(self)
+        lay = self.outer = QVBoxLayout(self)
         lay.setContentsMargins(10, 6, 10, 6)
         lay.setSpacing(4)
         head = self.head = QHBoxLayout()
@@ -223,7 +223,7 @@ class MonitorView(QWidget):
         for w in (self.graphics, self.legend):
             w.setVisible(not collapsed)
         self.gpu_note.setVisible(not collapsed and bool(self.gpu_note.text()))
-        margins = self.layout().contentsMargins()
+        margins = self.outer.contentsMargins()
         folded = self.head.sizeHint().height() + margins.top() + margins.bottom()
         self.setMaximumHeight(folded if collapsed else 16777215)
         self.collapsed = collapsed
