@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QFileDialog,
+    QFrame,
     QHBoxLayout,
     QLabel,
     QListWidget,
@@ -33,6 +34,7 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QPlainTextEdit,
     QPushButton,
+    QScrollArea,
     QSplitter,
     QStackedWidget,
     QToolButton,
@@ -771,7 +773,11 @@ class MainWindow(QMainWindow):
             lay = QVBoxLayout(dialog)
             lay.setContentsMargins(0, 0, 0, 0)
             panel = EnvironmentsPanel()
-            lay.addWidget(panel)
+            holder = QScrollArea()  # a narrow screen scrolls the table; the dialog never outgrows the window
+            holder.setWidgetResizable(True)
+            holder.setFrameShape(QFrame.Shape.NoFrame)
+            holder.setWidget(panel)
+            lay.addWidget(holder)
             panel.target_picked.connect(self.set_target)
             panel.rescan_requested.connect(self.scan_environments)
             panel.close_requested.connect(lambda: self.envs_button.setChecked(False))
@@ -799,7 +805,7 @@ class MainWindow(QMainWindow):
         if visible:
             if not dialog.isVisible():
                 geo = self.geometry()
-                dialog.resize(min(980, max(640, geo.width() - 120)), min(460, max(300, geo.height() - 160)))
+                dialog.resize(min(1100, geo.width() - 80), min(480, max(300, geo.height() - 160)))
                 dialog.move(geo.x() + (geo.width() - dialog.width()) // 2, geo.y() + 80)
             dialog.show()
             dialog.raise_()
