@@ -20,8 +20,12 @@ from gpuassist.report.model import Report
 from gpuassist.wizard.export import assemble, header, report_trace, run_all_headless
 from gpuassist.wizard.model import StepContext
 
-MEASURED = ["Settings tried", "Use this DataLoader", "Training step, per device and variant",
-            "Correctness on each device"]
+MEASURED = [
+    "Settings tried",
+    "Use this DataLoader",
+    "Training step, per device and variant",
+    "Correctness on each device",
+]
 
 
 @pytest.fixture(scope="module")
@@ -47,8 +51,9 @@ def test_the_header_names_target_gpu_driver_torch_os_date_and_version(healthy: R
     assert rows["Driver"].startswith(str(healthy.facts.value("driver.version")))
     assert rows["torch"].startswith(str(healthy.facts.value("torch.version")))
     assert {"Target interpreter", "Operating system", "Date", "gpuassist"} <= set(rows)
-    live = Report(healthy.facts, [], [], {}, dict(healthy.meta, target="/p/bin/python",
-                                                    target_reason="the active virtualenv"))
+    live = Report(
+        healthy.facts, [], [], {}, dict(healthy.meta, target="/p/bin/python", target_reason="the active virtualenv")
+    )
     assert dict(header(live))["Target interpreter"] == "/p/bin/python — the active virtualenv"
     html = assemble(healthy, "html")
     assert '<table class="header">' in html and "<th>Driver</th>" in html
@@ -77,15 +82,24 @@ def test_the_figure_is_cropped_to_the_run_with_its_bands_and_unit(healthy: Repor
     assert start <= min(starts) and end >= max(ends) and end - start <= max(ends) - min(starts) + 2.5
     svg = figure_svg(trace)
     assert svg.startswith("<svg") and "s since Run all" in svg
-    widths = [float(w) for w in re.findall(r'opacity="0.45"><title>[^<]*</title></rect>', svg) and
-              re.findall(r'width="([\d.]+)" height="120" fill="#', svg)]
+    widths = [
+        float(w)
+        for w in re.findall(r'opacity="0.45"><title>[^<]*</title></rect>', svg)
+        and re.findall(r'width="([\d.]+)" height="120" fill="#', svg)
+    ]
     assert widths and min(widths) >= 6.0  # a short step keeps a visible band
     # an idle tail after the run is left out: a trace 10 minutes longer draws the same window
     data: dict[str, Any] = trace.to_dict()
-    longer = Trace.from_dict({**data, "t": [*data["t"], data["t"][-1] + 600], "cpu": [*data["cpu"], 5.0],
-                              "ram": [*data["ram"], 5.0], "cores": [[*c, 5.0] for c in data["cores"]],
-                              "gpus": [{**g, **{k: [*v, v[-1]] for k, v in g.items() if isinstance(v, list)}}
-                                       for g in data["gpus"]]})
+    longer = Trace.from_dict(
+        {
+            **data,
+            "t": [*data["t"], data["t"][-1] + 600],
+            "cpu": [*data["cpu"], 5.0],
+            "ram": [*data["ram"], 5.0],
+            "cores": [[*c, 5.0] for c in data["cores"]],
+            "gpus": [{**g, **{k: [*v, v[-1]] for k, v in g.items() if isinstance(v, list)}} for g in data["gpus"]],
+        }
+    )
     assert run_window(longer) == run_window(trace)
 
 
@@ -105,8 +119,9 @@ def test_diagnose_full_simulate_in_every_format(tmp_path: Any, fmt: str) -> None
 
 def test_diagnose_full_after_a_blocking_diagnosis_offers_the_benchmarks(tmp_path: Any) -> None:
     out = tmp_path / "r.json"
-    code = main(["diagnose", "--simulate", "cpu-only-build-rtx4090", "--full", "--format", "json", "--output",
-                 str(out)])
+    code = main(
+        ["diagnose", "--simulate", "cpu-only-build-rtx4090", "--full", "--format", "json", "--output", str(out)]
+    )
     assert code == 1
     data = json.loads(out.read_text(encoding="utf-8"))
     assert data["meta"]["offered"] == ["dataloader"]

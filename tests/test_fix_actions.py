@@ -20,8 +20,9 @@ from gpuassist.wizard import StepContext, build_flow
 
 DATA = Path(__file__).parent / "data"
 SCENARIOS = sorted(s.name for s in list_scenarios())
-INPUTS = sorted(p for p in [*(DATA / "pastes").glob("*.txt"), *(DATA / "errors").glob("*.txt")]
-                if "rejected" not in p.name)  # texts gpuassist must refuse have no findings
+INPUTS = sorted(
+    p for p in [*(DATA / "pastes").glob("*.txt"), *(DATA / "errors").glob("*.txt")] if "rejected" not in p.name
+)  # texts gpuassist must refuse have no findings
 PROSE = re.compile(r"^(Option \d|Then |Or |Install the |Check |Use |Run )", re.IGNORECASE)
 
 
@@ -41,13 +42,15 @@ def check_actions(finding: Finding, where: str) -> None:
         assert a.title.strip(), f"{where}: {finding.id}: a block without a title"
         if a.commands:
             script = "\n".join(a.commands)
-            result = subprocess.run([shutil.which("bash") or "bash", "-n"], input=script, text=True,
-                                    capture_output=True, timeout=10)
+            result = subprocess.run(
+                [shutil.which("bash") or "bash", "-n"], input=script, text=True, capture_output=True, timeout=10
+            )
             assert result.returncode == 0, f"{where}: {finding.id}: not valid shell:\n{script}\n{result.stderr}"
             for line in a.commands:
                 assert not PROSE.match(line), f"{where}: {finding.id}: prose in a command block: {line!r}"
-                assert not re.search(r"<[A-Za-z][^<>]*>", line.split(" #")[0]), \
+                assert not re.search(r"<[A-Za-z][^<>]*>", line.split(" #")[0]), (
                     f"{where}: {finding.id}: a placeholder cannot run as pasted: {line!r}"
+                )
         if a.code:
             compile(a.code, f"<{finding.id} fix>", "exec")
     by_option: dict[int, list[Action]] = {}
@@ -57,8 +60,9 @@ def check_actions(finding: Finding, where: str) -> None:
         for i, a in enumerate(blocks):
             if a.is_reboot:
                 assert a.commands == (a.commands[0],), f"{where}: {finding.id}: reboot shares a block: {a.commands}"
-                assert all(not b.text or b.title.startswith("After the reboot") for b in blocks[i + 1:]), \
+                assert all(not b.text or b.title.startswith("After the reboot") for b in blocks[i + 1 :]), (
                     f"{where}: {finding.id}: reboot is not the last step"
+                )
 
 
 @pytest.mark.parametrize("name", SCENARIOS)
@@ -96,9 +100,11 @@ def test_actions_survive_json_and_older_reports_get_them_from_the_fix() -> None:
 
 
 def test_parser_keeps_prose_out_and_reads_inline_commands() -> None:
-    actions = actions_from_fix("Reload the module:\n  sudo modprobe nvidia_uvm   # then\n"
-                               "Then check: python -c \"import torch\"\nNothing else to do.\n"
-                               "See who holds it:\n  kill <pid>\n")
+    actions = actions_from_fix(
+        "Reload the module:\n  sudo modprobe nvidia_uvm   # then\n"
+        'Then check: python -c "import torch"\nNothing else to do.\n'
+        "See who holds it:\n  kill <pid>\n"
+    )
     assert actions[0].commands == ("sudo modprobe nvidia_uvm   # then",)
     assert actions[1].title == "Then check" and actions[1].commands == ('python -c "import torch"',)
     assert actions[2].title == "Nothing else to do."

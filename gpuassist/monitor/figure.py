@@ -129,11 +129,14 @@ def figure_svg(trace: Trace, tags: dict[str, str] | None = None) -> str:
     out.append(
         f'<text x="{LEFT + plot_w / 2:.1f}" y="{bottom + 28}" text-anchor="middle" fill="#333">s since Run all</text>'
     )
-    legend_items = [f"{b.tag + ' ' if b.tag else ''}{b.title} {b.start - origin:.1f}–{b.end - origin:.1f} s"
-                    for b in step_bands]
+    legend_items = [
+        f"{b.tag + ' ' if b.tag else ''}{b.title} {b.start - origin:.1f}–{b.end - origin:.1f} s" for b in step_bands
+    ]
     for i in range(0, len(legend_items), 4):  # every band named with its times, four to a line
-        out.append(f'<text x="{LEFT}" y="{bottom + 46 + 14 * (i // 4)}" fill="#444">'
-                   f"{escape('   ·   '.join(legend_items[i:i + 4]))}</text>")
+        out.append(
+            f'<text x="{LEFT}" y="{bottom + 46 + 14 * (i // 4)}" fill="#444">'
+            f"{escape('   ·   '.join(legend_items[i : i + 4]))}</text>"
+        )
     out.append("</svg>")
     return "".join(out)
 

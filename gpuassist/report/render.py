@@ -150,6 +150,7 @@ def _context(report: Report, extra: dict[str, Any] | None = None) -> dict[str, A
         "figure_svg": "",
         "option_groups": option_groups,
         "fact_label": lambda key: key,
+        "show_value": lambda key, value: format_value(value, 600),
         **extra,
         "r": report,
         "verdict": verdict(report),
@@ -178,7 +179,8 @@ def to_html(report: Report, **extra: Any) -> str:
     return str(_env().get_template("report.html.j2").render(**_context(report, extra)))
 
 
-def to_text(report: Report, *, width: int | None = None, colour: bool | None = None) -> str:
+def to_text(report: Report, *, width: int | None = None, colour: bool | None = None,
+            fact_label: Any = None, show_value: Any = None) -> str:
     """Terminal text: verdict first, then each finding with its fix, then the key facts."""
     # Start-up: rich (~40 ms) loads only for the text format, not for --format json or the app.
     from rich.console import Console, Group
@@ -207,8 +209,10 @@ def to_text(report: Report, *, width: int | None = None, colour: bool | None = N
             ev = Table.grid(padding=(0, 1))
             ev.add_column(style="dim")
             ev.add_column()
-            for e in f.evidence[:8]:
-                ev.add_row(e.fact, format_value(e.value, 160))
+            for e in f.evidence[:8]:  # in words when the caller gives the words (wizard/export.py)
+                value = show_value(e.fact, e.value) if show_value else format_value(e.value, 160)
+                ev.add_row(fact_label(e.fact) if fact_label else e.fact,
+                           value if len(value) <= 160 else value[:159] + "…")
             body.append(Text("\nEvidence:", style="bold"))
             body.append(ev)
         console.print(Panel(

@@ -130,10 +130,13 @@ def assemble(report: Report, fmt: str, *, width: int | None = None, colour: bool
         return to_json_text(report)
     parts = sections(report)
     if fmt == "text":
-        return render(report, "text", width=width, colour=colour) + terminal_blocks(parts, width=width, colour=colour)
+        text = render(report, "text", width=width, colour=colour, fact_label=fact_label, show_value=show)
+        return text + terminal_blocks(report, parts, width=width, colour=colour)
     trace = report_trace(report)
     figure = figure_svg(trace, step_tags()) if trace is not None and fmt == "html" else ""
-    return render(report, fmt, header=header(report), sections=parts, figure_svg=figure, fact_label=fact_label)
+    return render(
+        report, fmt, header=header(report), sections=parts, figure_svg=figure, fact_label=fact_label, show_value=show
+    )
 
 
 def run_all_headless(context: StepContext, *, live_monitor: bool = True) -> Report | None:
@@ -182,8 +185,10 @@ def run_all_headless(context: StepContext, *, live_monitor: bool = True) -> Repo
     return report
 
 
-def terminal_blocks(parts: list[Section], *, width: int | None = None, colour: bool | None = None) -> str:
-    """Every step's measurements as terminal tables (rich), after the findings."""
+def terminal_blocks(
+    report: Report, parts: list[Section], *, width: int | None = None, colour: bool | None = None
+) -> str:
+    """Every step's measurements as terminal tables (rich), after the findings; then what was offered."""
     # Start-up: rich (~40 ms) loads only for the text format.
     from rich.console import Console
     from rich.table import Table as RichTable
@@ -221,6 +226,16 @@ def terminal_blocks(parts: list[Section], *, width: int | None = None, colour: b
                 console.print(Text(f"{b['title']}: {b['text']}", style="dim"))
             if b.get("note"):
                 console.print(Text(b["note"], style="dim"))
+    offered = [s for s in report.steps if s.get("status") == "offered"]
+    if offered:
+        names = ", ".join(str(s.get("title")) for s in offered)
+        console.print(
+            Text(
+                f"\nNot run: {names}. The verdict above already answers the question; they would "
+                "measure the CPU only (run them anyway: gpuassist placement | sweep | bench).",
+                style="dim",
+            )
+        )
     return buf.getvalue()
 
 

@@ -28,8 +28,11 @@ def test_a_paste_opens_beside_the_live_session_and_close_report_restores_it(qtbo
         qtbot.mouseClick(window.run_button, Qt.MouseButton.LeftButton)
     live_flow = window.flow
     live_headline = window.summary.verdict_headline
-    paste = next(p for p in sorted((DATA / "pastes").glob("*.txt"))
-                 if "Nvidia driver version: 5" in p.read_text(encoding="utf-8", errors="replace"))
+    paste = next(
+        p
+        for p in sorted((DATA / "pastes").glob("*.txt"))
+        if "Nvidia driver version: 5" in p.read_text(encoding="utf-8", errors="replace")
+    )
     assert window.load_pasted_text(paste.read_text(encoding="utf-8"))
     assert window.flow is not live_flow and window.flow.source == "report"
     assert window.close_report_button.isVisible() and "Close report" in window.banner.text()
@@ -47,8 +50,9 @@ def test_a_paste_opens_beside_the_live_session_and_close_report_restores_it(qtbo
     assert window.run_button.isEnabled()
 
 
-def test_the_monitor_folds_remembers_and_folds_itself_on_a_short_window(qtbot: Any, make_window: Any,
-                                                                         settings: Any) -> None:
+def test_the_monitor_folds_remembers_and_folds_itself_on_a_short_window(
+    qtbot: Any, make_window: Any, settings: Any
+) -> None:
     window = make_window("--simulate", "healthy-linux-rtx4090", "--replay-speed", "0")
     window.resize(1200, 900)
     qtbot.wait(50)
