@@ -2,8 +2,9 @@
 """What choosing the default target costs `gpuassist diagnose` (issue 11): discovery reads files only, so
 it must stay a small fraction of the diagnosis it precedes.
 
-Times `gpuassist diagnose` with no --python (the default is chosen) against `gpuassist diagnose --python T`
-for the same T (no choice made), alternately, and the choice alone in this process.
+Times the choice alone in this process, and `gpuassist diagnose --python T` (no choice made) and
+`gpuassist diagnose` (T chosen) alternately. Budget: the choice costs under 10 % of a diagnosis of the same
+interpreter (the end-to-end difference is printed too; on a loaded machine it is mostly noise).
 
     .venv/bin/python benchmarks/default_target.py [--rounds 7]
 """
@@ -38,8 +39,10 @@ def main() -> int:
         choice = choose_default()
         choice_times.append(time.perf_counter() - started)
     print(f"default target: {choice.python}\n  why: {choice.reason}")
-    print(f"choosing it in-process: median {statistics.median(choice_times) * 1000:.1f} ms "
-          f"({len(choice.discovery.candidates) if choice.discovery else 0} interpreters found, none run)")
+    print(
+        f"choosing it in-process: median {statistics.median(choice_times) * 1000:.1f} ms "
+        f"({len(choice.discovery.candidates) if choice.discovery else 0} interpreters found, none run)"
+    )
     ga = shutil.which("gpuassist", path=str(Path(sys.executable).parent)) or "gpuassist"
     default, named = [], []
     for _ in range(args.rounds):
@@ -48,9 +51,13 @@ def main() -> int:
         t, _ = timed([ga, "diagnose", "--format", "json", "--python", str(report["meta"]["target"])])
         named.append(t)
     d, n = statistics.median(default), statistics.median(named)
-    print(f"gpuassist diagnose (default chosen) median {d:.3f} s; with --python (same target) {n:.3f} s")
-    print(f"ratio default / named = {d / n:.2f}  (the choice's share of a diagnosis; budget < 1.15)")
-    return 0 if d / n < 1.15 else 1
+    c = statistics.median(choice_times)
+    print(
+        f"gpuassist diagnose (default chosen) median {d:.3f} s; with --python (same target) {n:.3f} s "
+        f"(end to end: {d / n:.2f}x)"
+    )
+    print(f"ratio choice / diagnosis = {c / n:.3f}  (budget < 0.10)")
+    return 0 if c / n < 0.10 else 1
 
 
 if __name__ == "__main__":

@@ -40,8 +40,22 @@ def size_of(path: Path) -> int:
 def install(venv: Path, extra: list[str]) -> float:
     started = time.perf_counter()
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-    subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-                    "-c", str(CONSTRAINTS), str(HERE), *extra], check=True, timeout=1800)
+    subprocess.run(
+        [
+            str(venv / "bin" / "python"),
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+            "-c",
+            str(CONSTRAINTS),
+            str(HERE),
+            *extra,
+        ],
+        check=True,
+        timeout=1800,
+    )
     return time.perf_counter() - started
 
 
@@ -62,10 +76,13 @@ def main() -> int:
         light = base / "without" / "bin"
         rc = subprocess.run([str(light / "python"), "-c", "import torch"], capture_output=True).returncode
         print(f"torch importable in the torch-free install: {'yes (unexpected)' if rc == 0 else 'no'}")
-        diag = subprocess.run([str(light / "gpuassist"), "diagnose", "--format", "json"], capture_output=True,
-                              text=True, timeout=300)
-        print(f"`gpuassist diagnose` from the torch-free install: exit {diag.returncode} "
-              f"({'ok' if diag.returncode in (0, 1) and diag.stdout.startswith('{') else diag.stderr.strip()[:200]})")
+        diag = subprocess.run(
+            [str(light / "gpuassist"), "diagnose", "--format", "json"], capture_output=True, text=True, timeout=300
+        )
+        print(
+            f"`gpuassist diagnose` from the torch-free install: exit {diag.returncode} "
+            f"({'ok' if diag.returncode in (0, 1) and diag.stdout.startswith('{') else diag.stderr.strip()[:200]})"
+        )
         return 0 if rc != 0 and diag.returncode in (0, 1) else 1
     finally:
         if not args.keep:

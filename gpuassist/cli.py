@@ -1,4 +1,4 @@
-"""Command line: ``gpuassist diagnose | scenarios | explain | placement | sweep | bench | audit``.
+"""Command line: ``gpuassist diagnose | fleet | scenarios | explain | placement | sweep | bench | audit``.
 
 The contract (options, formats, exit status) is docs/architecture.md §3.
 
@@ -65,6 +65,18 @@ def build_parser() -> argparse.ArgumentParser:
                    help="keep home directory, user and host names (secrets and GPU UUIDs are always removed)")
 
     sub.add_parser("scenarios", help="list the simulated machines for --simulate")
+
+    fl = sub.add_parser("fleet", help="merge many nodes' reports (files, folders, '-' for JSON lines on stdin): "
+                                      "nodes grouped by root cause, outliers, missing reports")
+    fl.add_argument("paths", nargs="+", metavar="PATH", help="report files, folders of reports, or '-'")
+    fl.add_argument("--format", choices=FORMATS, default="text")
+    fl.add_argument("--output", metavar="FILE", help="write to FILE instead of standard output")
+    fl.add_argument("--expect", metavar="NAMES",
+                    help="the nodes that should have reported: a file with one name per line (`scontrol show "
+                         "hostnames`) or a comma-separated list; names with no report are listed as missing")
+    fl.add_argument("--reveal", action="store_true",
+                    help="show --expect's nodes by their real names instead of their pseudonyms (for your own "
+                         "triage: the output then names your hosts)")
 
     a = sub.add_parser("audit", help="read a training script or notebook (never running it) and point at the lines "
                                      "that keep the GPU idle")
@@ -168,12 +180,15 @@ def cmd_diagnose(args: argparse.Namespace) -> int:
         except UnreadableInput as exc:
             raise UsageError(f"cannot diagnose {label}: {exc}") from None
     elif args.simulate is not None:
+        from gpuassist.report.node import NAME_ENV, node_info
         from gpuassist.sim import UnknownScenario, simulate
 
         try:
             report = simulate(args.simulate)
         except UnknownScenario as exc:
             raise UsageError(str(exc)) from None
+        if os.environ.get(NAME_ENV):  # a cluster recipe rehearsed on simulated machines: the name it was given
+            report.meta["node"] = node_info({NAME_ENV: os.environ[NAME_ENV]})
     else:
         from gpuassist.diagnose import diagnose_live
 
@@ -436,6 +451,31 @@ def _static_audit(paths: list[str]) -> AuditResult:
         raise UsageError(str(exc)) from None
 
 
+def cmd_fleet(args: argparse.Namespace) -> int:
+    """Exit 1 when a node has an error-severity finding or a report is missing or unreadable."""
+    from gpuassist.fleet import SourceNotes, iter_entries, merge
+    from gpuassist.fleet.render import render as render_fleet
+    from gpuassist.report.node import node_key
+
+    expected: list[str] = []
+    if args.expect:
+        if os.path.isfile(args.expect):
+            expected = _read_input(args.expect).decode("utf-8", "replace").split()
+        else:
+            expected = [n.strip() for n in args.expect.split(",") if n.strip()]
+    notes = SourceNotes()
+    if args.reveal and not expected:
+        raise UsageError("--reveal needs --expect (the real names to match the pseudonyms against)")
+    result = merge(iter_entries(args.paths, sys.stdin.buffer, notes), expected, key=node_key(os.environ),
+                   notes=notes, reveal=args.reveal)
+    kwargs = {}
+    if args.format == "text":
+        to_terminal = args.output is None and sys.stdout.isatty()
+        kwargs = {"colour": to_terminal, "width": _terminal_width() if to_terminal else 100}
+    _write_output(render_fleet(result, args.format, **kwargs), args.output)
+    return 1 if result.has_error or not result.complete else 0
+
+
 def cmd_scenarios(_: argparse.Namespace) -> int:
     from gpuassist.sim import list_scenarios
 
@@ -491,7 +531,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 2
     handlers = {"diagnose": cmd_diagnose, "scenarios": cmd_scenarios, "explain": cmd_explain, "audit": cmd_audit,
-                "envs": cmd_envs, "placement": cmd_runtime, "sweep": cmd_runtime, "bench": cmd_runtime}
+                "envs": cmd_envs, "placement": cmd_runtime, "sweep": cmd_runtime, "bench": cmd_runtime,
+                "fleet": cmd_fleet}
     try:
         return handlers[args.command](args)
     except UsageError as exc:

@@ -7,32 +7,29 @@ target interpreter, so a diagnosis costs about one `import torch` (docs/architec
 from __future__ import annotations
 
 import os
-import shutil
 import sys
 import threading
 import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from gpuassist.envs.discovery import Context, discover
+from gpuassist.envs.ondisk import torch_dir
 from gpuassist.envs.target import TargetChoice, own_choice, requested_choice
 from gpuassist.facts import Facts, NotCollected
 from gpuassist.report.model import Report
 
 
-def python_candidates(env: Mapping[str, str]) -> list[str]:
-    """Interpreters worth suggesting when the requested one is missing (cheap: no process started)."""
-    found: list[str] = [sys.executable]
-    for name in ("python3", "python", "py"):
-        path = shutil.which(name)
-        if path:
-            found.append(path)
-    for var in ("VIRTUAL_ENV", "CONDA_PREFIX"):
-        if env.get(var):
-            found.append(os.path.join(env[var], "Scripts" if os.name == "nt" else "bin", "python"))
-    seen: dict[str, None] = {}
-    for p in found:
-        seen.setdefault(p, None)
-    return list(seen)
+def python_candidates(env: Mapping[str, str], limit: int = 8, *, home: str | None = None) -> list[str]:
+    """Interpreters worth suggesting when the requested one is missing: the user's environments found by
+    discovery (files read, nothing run), those with torch first; gpuassist's own only when there is no
+    other (a fix never points into gpuassist's own environment unless the user chose it)."""
+    here = Context.current()
+    ctx = Context(env=dict(env), home=home or here.home, cwd=here.cwd, executable=here.executable,
+                  windows=here.windows)
+    found = [c for c in discover(ctx).candidates if c.exists and not c.refused and not c.is_self]
+    found.sort(key=lambda c: torch_dir(c, ctx.home) is None)
+    return [c.python for c in found][:limit] or [sys.executable]
 
 
 def diagnose_live(
@@ -54,6 +51,7 @@ def diagnose_live(
     from gpuassist.collect import collect_this_machine
     from gpuassist.probe.runner import run_probe
     from gpuassist.report.build import build_report
+    from gpuassist.report.node import node_info
 
     started = time.perf_counter()
     env = dict(os.environ if env is None else env)
@@ -80,8 +78,11 @@ def diagnose_live(
         facts.set("probe.outcome", "failed")
         facts.set("probe.error", box.get("error", "unknown"))
         facts.set("torch.version", NotCollected("the probe could not run"))
-    meta = {
+    meta: dict[str, Any] = {
         **choice.meta(),
         "timings": {"host_seconds": round(host_seconds, 3), "total_seconds": round(time.perf_counter() - started, 3)},
     }
+    node = node_info(env)
+    if node is not None:
+        meta["node"] = node
     return build_report(facts, source="live", meta=meta)

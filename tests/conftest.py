@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -29,8 +32,6 @@ def nvidia_on_pci(sys_root: Path = Path("/sys")) -> bool:
 @pytest.fixture(scope="session")
 def cpu_only_machine() -> bool:
     """True on a Linux machine without an NVIDIA GPU, where the live verdict is known in advance."""
-    import sys
-
     return sys.platform.startswith("linux") and not nvidia_on_pci()
 
 
@@ -45,3 +46,33 @@ def clean_env() -> Callable[..., dict[str, str]]:
         return env
 
     return make
+
+
+def _starts_python(args: object) -> bool:
+    """Whether a Popen argument list starts a Python interpreter (the target, gpuassist's own CLI...)."""
+    argv = [args] if isinstance(args, (str, bytes, os.PathLike)) else list(args or [])  # type: ignore[call-overload]
+    if not argv:
+        return False
+    name = os.path.basename(os.fsdecode(argv[0])).lower()
+    return name.startswith(("python", "pypy", "gpuassist")) or os.fsdecode(argv[0]) == sys.executable
+
+
+@pytest.fixture(autouse=True)
+def slow_marker_is_honest(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Fail a test that starts a real interpreter without the ``slow`` marker: ``pytest -m "not slow"`` is the
+    inner loop (CONTRIBUTING.md) and must stay free of interpreter start-ups."""
+    if request.node.get_closest_marker("slow") is not None:
+        yield
+        return
+    started: list[str] = []
+    original = subprocess.Popen.__init__
+
+    def spy(self: subprocess.Popen[Any], args: Any, *rest: Any, **kwargs: Any) -> None:
+        if _starts_python(args):
+            started.append(str(args if isinstance(args, str) else list(args)[:2]))
+        original(self, args, *rest, **kwargs)
+
+    monkeypatch.setattr(subprocess.Popen, "__init__", spy)
+    yield
+    if started:
+        pytest.fail(f"this test starts a real interpreter ({started[0]}): mark it @pytest.mark.slow")

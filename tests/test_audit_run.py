@@ -329,6 +329,7 @@ def test_cancel_stops_the_run_within_seconds() -> None:
     assert result.events[-1]["rt"] < 30
 
 
+@pytest.mark.slow
 def test_missing_interpreter_and_missing_torch() -> None:
     gone = run_audit(RunCommand("/nonexistent/python3", str(DATA / "train_cpu.py")), Bound.of(5.0))
     assert gone.outcome == "interpreter_not_found"

@@ -566,6 +566,7 @@ def test_declared_encodings_bom_and_empty_files_are_read(tmp_path: Path) -> None
     assert result.findings == [] and len(result.files) == 3
 
 
+@pytest.mark.slow
 def test_the_audited_code_is_never_executed(tmp_path: Path) -> None:
     marker = tmp_path / "executed"
     script = tmp_path / "train.py"
@@ -599,6 +600,7 @@ def test_cli_exit_status_and_formats(capsys: pytest.CaptureFixture[str], tmp_pat
     assert json.loads(target.read_text())["findings"][0]["cell"] == 4
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("content", [b"def f(:\n", b"\x00\x01\x02", b"\xff\xfe\xfa not utf-8", "missing", "dir",
                                      "notebook"])
 def test_cli_bad_input_is_one_line_and_exit_2(tmp_path: Path, content: bytes | str) -> None:

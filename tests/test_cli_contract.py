@@ -20,16 +20,6 @@ def run(args: list[str], *, env: dict[str, str] | None = None, stdin: bytes | No
                           env=env, timeout=timeout, check=False)
 
 
-def nvidia_on_pci() -> bool:
-    for dev in Path("/sys/bus/pci/devices").glob("*"):
-        try:
-            if (dev / "vendor").read_text().strip() == "0x10de":
-                return True
-        except OSError:
-            pass
-    return False
-
-
 @pytest.fixture(scope="module")
 def this_machine() -> tuple[int, dict]:
     # this venv's interpreter (it has the CPU torch), named: the default target depends on the machine
@@ -39,7 +29,7 @@ def this_machine() -> tuple[int, dict]:
 
 
 @pytest.mark.slow
-def test_this_machine_verdict_matches_its_facts(this_machine: tuple[int, dict]) -> None:
+def test_this_machine_verdict_matches_its_facts(this_machine: tuple[int, dict], cpu_only_machine: bool) -> None:
     rc, report = this_machine
     assert report["schema"] == "gpuassist.report/1"
     ids = [f["id"] for f in report["findings"]]
@@ -49,7 +39,7 @@ def test_this_machine_verdict_matches_its_facts(this_machine: tuple[int, dict]) 
 
     assert facts["torch.version"] == torch.__version__
     assert facts["torch.cuda_build"] == torch.version.cuda
-    if sys.platform.startswith("linux") and not nvidia_on_pci():
+    if cpu_only_machine:
         # A machine with no NVIDIA GPU is told so first, and is never told to install a driver.
         assert facts["pci.nvidia_gpu_count"] == 0
         assert ids[0] == "no_nvidia_gpu"
@@ -64,6 +54,19 @@ def test_this_machine_verdict_matches_its_facts(this_machine: tuple[int, dict]) 
         assert f["severity"] in ("error", "warning", "info")
         assert all(set(e) == {"fact", "value"} for e in f["evidence"])
     assert rc == (1 if any(f["severity"] == "error" for f in report["findings"]) else 0)
+
+
+@pytest.mark.slow
+def test_live_report_names_its_node_by_pseudonym(this_machine: tuple[int, dict]) -> None:
+    """meta.node (docs/cluster.md): a redacted live report names its node, by its stable pseudonym."""
+    import socket
+
+    from gpuassist.report.node import node_key, pseudonym
+
+    node = this_machine[1]["meta"]["node"]
+    assert node["pseudonym"] is True and node["source"] in ("hostname", "slurm", "env")
+    if node["source"] == "hostname":
+        assert node["name"] == pseudonym(socket.gethostname(), node_key(os.environ))
 
 
 @pytest.mark.slow
@@ -88,6 +91,7 @@ BAD_INPUTS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", [*BAD_INPUTS, "a-directory", "missing.txt"])
 def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, name: str) -> None:
     if name in BAD_INPUTS:
@@ -101,6 +105,7 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, name: str) -> None:
     assert lines[0].startswith("gpuassist: ")
 
 
+@pytest.mark.slow
 def test_bad_usage_exit_2() -> None:
     for args in (["diagnose", "--format", "pdf"], ["diagnose", "--simulate", "no-such-machine"], ["frobnicate"]):
         p = run(args)
@@ -108,6 +113,7 @@ def test_bad_usage_exit_2() -> None:
         assert len([x for x in p.stderr.splitlines() if x.strip()]) <= 3 and "Traceback" not in p.stderr
 
 
+@pytest.mark.slow
 def test_stdin_input() -> None:
     paste = (Path(__file__).parent / "data/pastes/pytorch-49325-windows-cpu-build.txt").read_bytes()
     p = run(["diagnose", "--from", "-", "--format", "json"], stdin=paste)

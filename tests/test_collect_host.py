@@ -246,6 +246,7 @@ def test_this_machine_matches_what_sys_shows() -> None:
     assert set(facts["env"]) <= set(os.environ)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(platform.system() != "Linux", reason="dlopen check is Linux-only")
 def test_this_machine_does_not_import_pynvml_without_the_library() -> None:
     code = (

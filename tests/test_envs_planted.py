@@ -22,9 +22,24 @@ from gpuassist.envs.discovery import Context, discover
 from gpuassist.envs.inspect import inventory
 from gpuassist.report.envs import envs_report, render_text
 
-CLEARED = ("VIRTUAL_ENV", "CONDA_PREFIX", "CONDA_EXE", "MAMBA_EXE", "MAMBA_ROOT_PREFIX", "PYENV_ROOT",
-           "PYENV_VERSION", "JUPYTER_PATH", "JUPYTER_DATA_DIR", "XDG_DATA_HOME", "XDG_CACHE_HOME", "WORKON_HOME",
-           "UV_PROJECT_ENVIRONMENT", "PIPX_HOME", "POETRY_VIRTUALENVS_PATH", "HATCH_DATA_DIR")
+CLEARED = (
+    "VIRTUAL_ENV",
+    "CONDA_PREFIX",
+    "CONDA_EXE",
+    "MAMBA_EXE",
+    "MAMBA_ROOT_PREFIX",
+    "PYENV_ROOT",
+    "PYENV_VERSION",
+    "JUPYTER_PATH",
+    "JUPYTER_DATA_DIR",
+    "XDG_DATA_HOME",
+    "XDG_CACHE_HOME",
+    "WORKON_HOME",
+    "UV_PROJECT_ENVIRONMENT",
+    "PIPX_HOME",
+    "POETRY_VIRTUALENVS_PATH",
+    "HATCH_DATA_DIR",
+)
 
 
 @pytest.fixture()
@@ -39,8 +54,10 @@ def scratch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
-def test_repro_a_planted_venv_in_a_parent_folder_is_not_run(scratch: Path, monkeypatch: pytest.MonkeyPatch,
-                                                             capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.slow
+def test_repro_a_planted_venv_in_a_parent_folder_is_not_run(
+    scratch: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     x = scratch / "x"
     write(x / ".venv" / "pyvenv.cfg", "home = /usr/bin\n")
     write(x / ".venv" / "bin" / "python", f"#!/bin/sh\nid >> {x}/PWNED\n", executable=True)
@@ -55,8 +72,10 @@ def test_repro_a_planted_venv_in_a_parent_folder_is_not_run(scratch: Path, monke
     assert not planted["is_target"]
 
 
-def test_repro_envs_script_never_runs_a_non_python_shebang(scratch: Path, monkeypatch: pytest.MonkeyPatch,
-                                                           capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.slow
+def test_repro_envs_script_never_runs_a_non_python_shebang(
+    scratch: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     p = scratch / "p"
     write(p / "train.py", "#!/usr/bin/perl\n")
     write(p / "faulthandler", f'open(F,">{p}/PERL_PWNED");\n')
@@ -97,14 +116,14 @@ def test_the_upward_walk_stops_before_a_folder_of_another_user(tmp_path: Path) -
     assert disc.find(str(planted)) is None
 
 
+@pytest.mark.slow
 def test_candidates_of_another_user_or_in_a_world_writable_folder_are_listed_not_run(tmp_path: Path) -> None:
     home = tmp_path / "home"
     marker = tmp_path / "ran"
     theirs = linked_venv(home / ".virtualenvs" / "theirs")
     project = home / "shared-proj"
     write(project / ".venv" / "pyvenv.cfg", "home = /usr/bin\n")
-    loose = write(project / ".venv" / "bin" / "python", f"#!/usr/bin/python3\nopen('{marker}', 'w')\n",
-                  executable=True)
+    loose = write(project / ".venv" / "bin" / "python", f"#!/usr/bin/python3\nopen('{marker}', 'w')\n", executable=True)
     project.chmod(0o777)
     try:
         me = os.stat(home).st_uid
@@ -139,16 +158,17 @@ def test_only_pythons_by_name_run(tmp_path: Path) -> None:
 def test_an_interpreter_the_user_names_runs_whatever_it_is(tmp_path: Path) -> None:
     marker = tmp_path / "ran"
     named = write(tmp_path / "tools" / "mypython", f"#!/bin/sh\necho ran >> {marker}\nexit 3\n", executable=True)
-    disc = discover(Context(env={"PATH": ""}, home=str(tmp_path), cwd=str(tmp_path), desktop=False),
-                    requested=[str(named)])
+    disc = discover(
+        Context(env={"PATH": ""}, home=str(tmp_path), cwd=str(tmp_path), desktop=False), requested=[str(named)]
+    )
     cand = disc.find(str(named))
     assert cand is not None and cand.refused is None  # --python: the user's choice
 
 
-@pytest.mark.parametrize("command", [["diagnose"], ["envs"], ["placement"], ["sweep"], ["bench"],
-                                     ["audit", "--run"]])
-def test_an_empty_python_is_a_usage_error(command: list[str], tmp_path: Path,
-                                          capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize("command", [["diagnose"], ["envs"], ["placement"], ["sweep"], ["bench"], ["audit", "--run"]])
+def test_an_empty_python_is_a_usage_error(
+    command: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     script = write(tmp_path / "t.py", "print(1)\n")
     extra = ["--", str(script)] if command[0] == "audit" else []
     rc = main([*command, "--python", "", *extra])

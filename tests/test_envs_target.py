@@ -38,8 +38,9 @@ def box(tmp_path: Path) -> dict[str, Path]:
 def ctx_for(box: dict[str, Path], cwd: Path | None = None, path: list[Path] | None = None, **env: str) -> Context:
     base = {"PATH": bin_path(*(path if path is not None else [box["usrbin"]])), "HOME": str(box["home"])}
     base.update(env)
-    return Context(env=base, home=str(box["home"]), cwd=str(cwd or box["home"]), executable=str(box["own"]),
-                   root=str(box["root"]))
+    return Context(
+        env=base, home=str(box["home"]), cwd=str(cwd or box["home"]), executable=str(box["own"]), root=str(box["root"])
+    )
 
 
 def test_an_active_virtualenv_is_the_target(box: dict[str, Path]) -> None:
@@ -98,7 +99,7 @@ def poetry_env_name(name: str, project: Path) -> str:
 
 def test_poetry_env_in_its_cache_is_found_from_the_project(box: dict[str, Path]) -> None:
     project = box["home"] / "code" / "Poetry Proj"
-    write(project / "pyproject.toml", "[tool.poetry]\nname = \"Demo-App\"\nversion = \"0.1.0\"\n")
+    write(project / "pyproject.toml", '[tool.poetry]\nname = "Demo-App"\nversion = "0.1.0"\n')
     cache = box["home"] / ".cache" / "pypoetry" / "virtualenvs"
     mine = linked_venv(cache / poetry_env_name("demo-app", project))
     linked_venv(cache / "demo-app-AAAAAAAA-py3.11", torch="2.5.1+cu124")  # another checkout of the same name
@@ -127,15 +128,16 @@ def test_pdm_hatch_pixi_and_dot_conda(box: dict[str, Path]) -> None:
     assert choose_target(ctx_for(box, cwd=pdm)).python == str(interp)
 
     hatch = box["home"] / "hatchproj"
-    write(hatch / "pyproject.toml", "[project]\nname = \"hatchproj\"\n[tool.hatch.envs.default]\n")
+    write(hatch / "pyproject.toml", '[project]\nname = "hatchproj"\n[tool.hatch.envs.default]\n')
     checksum = base64.urlsafe_b64encode(hashlib.sha256(str(hatch).encode()).digest()).decode()[:8]
-    henv = linked_venv(box["home"] / ".local" / "share" / "hatch" / "env" / "virtual" / "hatchproj" / checksum
-                       / "hatchproj")
+    henv = linked_venv(
+        box["home"] / ".local" / "share" / "hatch" / "env" / "virtual" / "hatchproj" / checksum / "hatchproj"
+    )
     choice = choose_target(ctx_for(box, cwd=hatch))
     assert choice.python == str(henv) and "Hatch env" in choice.reason
 
     pixi = box["home"] / "pixiproj"
-    write(pixi / "pixi.toml", "[project]\nname = \"p\"\n")
+    write(pixi / "pixi.toml", '[project]\nname = "p"\n')
     penv = linked_prefix(pixi / ".pixi" / "envs" / "default", conda=True)
     assert choose_target(ctx_for(box, cwd=pixi)).python == str(penv)
 
@@ -198,8 +200,9 @@ def test_nothing_with_torch_is_the_path_python_with_a_note(box: dict[str, Path])
 def test_gpuassists_own_is_chosen_only_when_no_other_python_exists(box: dict[str, Path]) -> None:
     # own venv in the working directory (a clone of gpuassist with its .venv) and on PATH: still never chosen
     clone = box["own"].parent.parent.parent
-    choice = choose_target(ctx_for(box, cwd=clone, path=[box["own"].parent, box["usrbin"]],
-                                   VIRTUAL_ENV=str(box["own"].parent.parent)))
+    choice = choose_target(
+        ctx_for(box, cwd=clone, path=[box["own"].parent, box["usrbin"]], VIRTUAL_ENV=str(box["own"].parent.parent))
+    )
     assert choice.python == str(box["usrbin"] / "python3") and not choice.own
     nothing = choose_target(ctx_for(box, cwd=clone, path=[]))
     assert nothing.python == str(box["own"]) and nothing.own and nothing.how == "own"
@@ -234,8 +237,11 @@ def test_choosing_is_fast_and_runs_nothing(box: dict[str, Path]) -> None:
     marker = box["tmp"] / "ran"
     for i in range(30):
         write(box["home"] / "projects" / f"p{i}" / ".venv" / "pyvenv.cfg", "home = /usr/bin\n")
-        write(box["home"] / "projects" / f"p{i}" / ".venv" / "bin" / "python", f"#!/bin/sh\necho >> {marker}\n",
-              executable=True)
+        write(
+            box["home"] / "projects" / f"p{i}" / ".venv" / "bin" / "python",
+            f"#!/bin/sh\necho >> {marker}\n",
+            executable=True,
+        )
     started = time.perf_counter()
     choice = choose_target(ctx_for(box))
     elapsed = time.perf_counter() - started
@@ -243,3 +249,27 @@ def test_choosing_is_fast_and_runs_nothing(box: dict[str, Path]) -> None:
     assert not marker.exists()
     # not a budget (benchmarks/ measure time): far below a second proves nothing was started
     assert elapsed < 5.0
+
+
+def test_micromamba_and_virtualenvwrapper_envs_are_discovered(box: dict[str, Path]) -> None:
+    mamba = linked_prefix(box["home"] / ".local" / "share" / "mamba" / "envs" / "dl", conda=True, torch="2.5.1+cu124")
+    wrapper = linked_venv(box["home"] / ".virtualenvs" / "tools")
+    choice = choose_target(ctx_for(box))
+    assert choice.python == str(mamba) and choice.how == "only_with_torch"
+    assert choice.discovery is not None and choice.discovery.find(str(wrapper)) is not None
+
+
+def test_condas_auto_activated_base_without_torch_does_not_hide_the_env_with_torch(box: dict[str, Path]) -> None:
+    base = linked_prefix(box["home"] / "miniconda3", conda=True)
+    (box["home"] / "miniconda3" / "condabin").mkdir()
+    ml = linked_prefix(box["home"] / "miniconda3" / "envs" / "ml", conda=True, torch="2.5.1+cu124")
+    ctx = ctx_for(
+        box, path=[base.parent, box["usrbin"]], CONDA_PREFIX=str(base.parent.parent), CONDA_DEFAULT_ENV="base"
+    )
+    choice = choose_target(ctx)
+    assert choice.python == str(ml) and choice.how == "only_with_torch"
+    # base with torch in it is where the user works: it stays the target
+    with_torch = linked_prefix(box["tmp"] / "anaconda3", conda=True, torch="2.4.0")
+    (box["tmp"] / "anaconda3" / "condabin").mkdir()
+    ctx = ctx_for(box, CONDA_PREFIX=str(with_torch.parent.parent), CONDA_DEFAULT_ENV="base")
+    assert choose_target(ctx).python == str(with_torch)

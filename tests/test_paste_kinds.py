@@ -92,6 +92,7 @@ def test_errors_of_a_working_gpu_are_info_with_the_next_step(name: str, fid: str
     assert not any(f.severity is not Severity.INFO for f in report.findings), [f.id for f in report.findings]
 
 
+@pytest.mark.slow
 def test_cli_says_the_gpu_is_in_use_and_exits_0() -> None:
     path = ERRORS / "eps696-aphantasia-22-oom-6gb.txt"
     p = subprocess.run(
@@ -112,6 +113,7 @@ def test_cli_says_the_gpu_is_in_use_and_exits_0() -> None:
     assert data["findings"][0]["id"] == "cuda_out_of_memory" and data["findings"][0]["severity"] == "info"
 
 
+@pytest.mark.slow
 def test_cli_exit_2_only_for_text_about_nothing_gpu(tmp_path: Path) -> None:
     about = tmp_path / "about.txt"
     about.write_text("my GPU is not used by pytorch, any idea?\n")

@@ -7,6 +7,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 SCRIPT = r"""
 import importlib, json, pathlib, sys
 import gpuassist
@@ -28,6 +30,7 @@ print(json.dumps({"checked": checked, "offenders": offenders, "torch": "torch" i
 """
 
 
+@pytest.mark.slow
 def test_nothing_outside_ui_imports_qt() -> None:
     out = subprocess.run([sys.executable, "-c", SCRIPT], capture_output=True, text=True, timeout=120, check=True)
     result = json.loads(out.stdout.strip().splitlines()[-1])

@@ -184,7 +184,7 @@ def test_host_process_never_imports_torch(clean_env: CleanEnv) -> None:
 
 def test_cli_bench_json(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GPUASSIST_RUNTIME_SIZE", "tiny")
-    rc = cli.main(["bench", "--format", "json", "--device", "cpu"])
+    rc = cli.main(["bench", "--format", "json", "--device", "cpu", "--python", sys.executable])
     out = capsys.readouterr().out
     data = json.loads(out)
     assert rc == 0 and data["schema"] == "gpuassist.report/1"
@@ -195,7 +195,7 @@ def test_cli_bench_json(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.
 
 
 def test_cli_placement_text_and_bad_usage(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    rc = cli.main(["placement", "--size", "tiny"])
+    rc = cli.main(["placement", "--size", "tiny", "--python", sys.executable])
     out = capsys.readouterr().out
     assert rc == 0
     assert "Results vs the CPU:" in out and "Device mismatch reproduced" in out

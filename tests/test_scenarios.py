@@ -264,6 +264,7 @@ def cli(*args: str) -> subprocess.CompletedProcess[str]:
                           timeout=120, check=False)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", CLI_CASES)
 def test_cli_simulate(name: str, reports: dict[str, Report]) -> None:
     expected_rc = 1 if reports[name].has_error else 0
@@ -280,6 +281,7 @@ def test_cli_simulate(name: str, reports: dict[str, Report]) -> None:
         assert "Traceback" not in p.stderr
 
 
+@pytest.mark.slow
 def test_cli_lists_scenarios_with_descriptions() -> None:
     p = cli("scenarios")
     assert p.returncode == 0, p.stderr

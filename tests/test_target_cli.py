@@ -24,17 +24,31 @@ SYSTEM_PATH = os.pathsep.join(p for p in ("/usr/bin", "/bin") if os.path.isdir(p
 def venvs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     base = tmp_path_factory.mktemp("target-cli")
     home = base / "home"
-    return {"home": home, "work": real_venv(home / ".virtualenvs" / "work"),
-            "project": real_venv(home / "proj" / ".venv")}
+    return {
+        "home": home,
+        "work": real_venv(home / ".virtualenvs" / "work"),
+        "project": real_venv(home / "proj" / ".venv"),
+    }
 
 
 def diagnose(cwd: Path, home: Path, *args: str, **env: str) -> tuple[int, dict[str, Any] | str]:
-    clean = {k: v for k, v in os.environ.items()
-             if not k.startswith(("VIRTUAL_ENV", "CONDA", "PYENV", "MAMBA", "UV_", "POETRY", "PIPENV", "WORKON"))}
+    clean = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("VIRTUAL_ENV", "CONDA", "PYENV", "MAMBA", "UV_", "POETRY", "PIPENV", "WORKON"))
+    }
     clean.update({"HOME": str(home), "PATH": SYSTEM_PATH, "PYTHONPATH": ""}, **env)
     fmt = "text" if "--text" in args else "json"
-    cmd = [sys.executable, "-m", "gpuassist", "diagnose", "--format", fmt, "--no-redact",
-           *(a for a in args if a != "--text")]
+    cmd = [
+        sys.executable,
+        "-m",
+        "gpuassist",
+        "diagnose",
+        "--format",
+        fmt,
+        "--no-redact",
+        *(a for a in args if a != "--text"),
+    ]
     p = subprocess.run(cmd, cwd=cwd, env=clean, capture_output=True, text=True, timeout=120)
     assert p.returncode in (0, 1), p.stderr
     return p.returncode, (json.loads(p.stdout) if fmt == "json" else p.stdout)
@@ -63,8 +77,7 @@ def test_the_project_venv_from_a_subfolder(venvs: dict[str, Path]) -> None:
 def test_gpuassists_own_venv_is_never_the_default_while_another_python_exists(venvs: dict[str, Path]) -> None:
     own_prefix = Path(sys.prefix)
     repo = Path(__file__).resolve().parents[1]
-    _, report = diagnose(repo, venvs["home"], VIRTUAL_ENV=str(own_prefix),
-                         PATH=f"{own_prefix / 'bin'}:{SYSTEM_PATH}")
+    _, report = diagnose(repo, venvs["home"], VIRTUAL_ENV=str(own_prefix), PATH=f"{own_prefix / 'bin'}:{SYSTEM_PATH}")
     assert isinstance(report, dict)
     target = report["meta"]["target"]
     assert target and not target.startswith(str(own_prefix)), report["meta"]

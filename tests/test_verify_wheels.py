@@ -264,6 +264,7 @@ def test_python_and_macos_tags_against_the_tables() -> None:
     ]
 
 
+@pytest.mark.slow
 def test_script_help_runs_without_network() -> None:
     proc = subprocess.run(
         [sys.executable, str(ROOT / "scripts" / "verify-wheels"), "--help"],

@@ -285,6 +285,7 @@ def test_a_reopened_report_shows_the_recorded_verdict_per_step() -> None:
     assert "not in the report" in flow.state("benchmark").reason
 
 
+@pytest.mark.slow
 def test_a_runtime_test_that_could_not_measure_is_never_passed(tmp_path: Path) -> None:
     from gpuassist.wizard.steps import runtime_step
 

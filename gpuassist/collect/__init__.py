@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from gpuassist.collect import devices, driver, kernel, pci, platform, scheduler, state, system
+from gpuassist.collect import devices, driver, kernel, pci, platform, scheduler, state, system, xid
 from gpuassist.collect import env as env_collector
 from gpuassist.collect import nvml as nvml_collector
 from gpuassist.collect.base import Collector, HostContext
@@ -36,7 +36,7 @@ __all__ = [
 
 HOST_KEYS: tuple[str, ...] = (
     *system.KEYS, *pci.KEYS, *kernel.KEYS, *devices.KEYS, *nvml_collector.KEYS, *driver.KEYS,
-    *platform.KEYS, *scheduler.KEYS, *env_collector.KEYS, *state.KEYS,
+    *platform.KEYS, *scheduler.KEYS, *env_collector.KEYS, *state.KEYS, *xid.KEYS,
 )
 
 
@@ -70,6 +70,7 @@ def collect_host(fs: FileSystem, run: CommandRunner, env: Mapping[str, str], nvm
     for module in (platform, scheduler, env_collector):
         step(module.KEYS, module.collect)
     step(state.KEYS, lambda c, out: state.collect(c, out, facts))
+    step(xid.KEYS, lambda c, out: xid.collect(c, out, facts))
     return facts
 
 

@@ -35,6 +35,8 @@ Recording format (JSON; ``tests/data/hosts/*/nvml.json``)::
         "temperature": 45, "power_usage_mw": 30000, "power_limit_mw": 450000,
         "utilization": [3, 1],            # [gpu %, memory %]
         "processes": [{"pid": 1234, "used_memory": 1000, "name": "python"}],
+        "ecc_mode": [1, 1], "ecc_uncorrected_volatile": 0,  # [current, pending]; uncorrected, volatile
+        "remapped_rows": [0, 0, 0, 0],    # [corrected, uncorrected, pending, failed]
         "handle_error": "NVML_ERROR_GPU_IS_LOST"                  # optional: GetHandleByIndex fails
      }]}
 
@@ -285,7 +287,8 @@ class NvmlSession:
             ("name", "uuid", "pci_bus_id", "compute_capability", "memory_total", "memory_used",
              "compute_mode", "mig_mode", "pcie_gen_current", "pcie_gen_max", "pcie_width_current",
              "pcie_width_max", "throttle_reasons", "temperature_c", "power_w", "power_limit_w",
-             "utilization_gpu", "processes"))
+             "utilization_gpu", "processes", "ecc_mode", "ecc_uncorrected_volatile", "remapped_rows_pending",
+             "remapped_rows_failed"))
         d["index"] = index
         h = self.handle(index, errors)
         if h is None:
@@ -321,6 +324,14 @@ class NvmlSession:
         d["power_limit_w"] = _scaled(q("power_limit_w", "nvmlDeviceGetEnforcedPowerLimit"), 1000)
         util = q("utilization_gpu", "nvmlDeviceGetUtilizationRates")
         d["utilization_gpu"] = getattr(util, "gpu", None) if util is not None else None
+        ecc = q("ecc_mode", "nvmlDeviceGetEccMode")  # (current, pending); None on GPUs without ECC
+        if isinstance(ecc, (tuple, list)) and ecc:
+            d["ecc_mode"] = "enabled" if ecc[0] == 1 else "disabled"
+        if d["ecc_mode"] == "enabled":  # uncorrected errors since the driver loaded (1: uncorrected, 0: volatile)
+            d["ecc_uncorrected_volatile"] = q("ecc_uncorrected_volatile", "nvmlDeviceGetTotalEccErrors", 1, 0)
+        rows = q("remapped_rows", "nvmlDeviceGetRemappedRows")  # (corrected, uncorrected, pending, failed)
+        if isinstance(rows, (tuple, list)) and len(rows) == 4:
+            d["remapped_rows_pending"], d["remapped_rows_failed"] = bool(rows[2]), bool(rows[3])
         procs = q("processes", "nvmlDeviceGetComputeRunningProcesses")
         if isinstance(procs, (list, tuple)):
             d["processes"] = [
@@ -547,6 +558,15 @@ class RecordedNvml:
     def nvmlDeviceGetUtilizationRates(self, h: RecordedHandle) -> SimpleNamespace:
         gpu, memory = self._device(h, "utilization")
         return SimpleNamespace(gpu=int(gpu), memory=int(memory))
+
+    def nvmlDeviceGetEccMode(self, h: RecordedHandle) -> list[int]:
+        return list(self._device(h, "ecc_mode"))
+
+    def nvmlDeviceGetTotalEccErrors(self, h: RecordedHandle, error_type: int, counter_type: int) -> int:
+        return int(self._device(h, "ecc_uncorrected_volatile"))
+
+    def nvmlDeviceGetRemappedRows(self, h: RecordedHandle) -> list[int]:
+        return list(self._device(h, "remapped_rows"))
 
     def nvmlDeviceGetComputeRunningProcesses(self, h: RecordedHandle) -> list[SimpleNamespace]:
         return [SimpleNamespace(pid=int(p["pid"]), usedGpuMemory=p.get("used_memory"))

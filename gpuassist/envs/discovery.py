@@ -78,8 +78,13 @@ class Context:
 
     @classmethod
     def current(cls) -> Context:
-        return cls(env=dict(os.environ), home=os.path.expanduser("~"), cwd=os.getcwd(),
-                   executable=sys.executable or None, windows=os.name == "nt")
+        home = os.path.expanduser("~")
+        try:
+            cwd = os.getcwd()
+        except OSError:  # the working directory was deleted: no project to find from it
+            cwd = home
+        return cls(env=dict(os.environ), home=home, cwd=cwd, executable=sys.executable or None,
+                   windows=os.name == "nt")
 
     def system_path(self, relative: str) -> str:
         return os.path.join(self.root, *relative.split("/"))
@@ -422,10 +427,9 @@ def _from_path(col: _Collector) -> None:
     for name in PATH_NAMES:
         for path in which_all(name, ctx.env, ctx.windows):
             if pyenv.is_shim(path, ctx.env, ctx.home):
-                real, chosen = pyenv.resolve_shim(path, ctx.env, ctx.home, ctx.cwd)
+                real, _chosen = pyenv.resolve_shim(path, ctx.env, ctx.home, ctx.cwd)
                 if real is not None:  # the shim is read, not run: pyenv's files say which Python it starts
-                    col.add(real, PATH, f"PATH {name}", found_at=path)
-                    col.add(real, PYENV, f"pyenv {' '.join(chosen.names)} ({chosen.source}: {path} starts it)")
+                    col.add(real, PATH, f"PATH {name}", found_at=path)  # the origin's path is the shim's
                     continue
             col.add(path, PATH, f"PATH {name}")
 

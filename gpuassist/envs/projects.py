@@ -26,9 +26,29 @@ else:  # pragma: no cover - Python 3.10
 
 PROJECT_VENV_DIRS = (".venv", "venv", "env")
 # Folders under $HOME where people keep projects (each child is looked at, one level deep).
-DESKTOP_FOLDERS = ("projects", "Projects", "code", "Code", "src", "dev", "Dev", "git", "repos", "Repos",
-                   "workspace", "Workspace", "work", "Work", "PycharmProjects", "Documents", "Desktop",
-                   "Developer", "source", "notebooks", "research")
+DESKTOP_FOLDERS = (
+    "projects",
+    "Projects",
+    "code",
+    "Code",
+    "src",
+    "dev",
+    "Dev",
+    "git",
+    "repos",
+    "Repos",
+    "workspace",
+    "Workspace",
+    "work",
+    "Work",
+    "PycharmProjects",
+    "Documents",
+    "Desktop",
+    "Developer",
+    "source",
+    "notebooks",
+    "research",
+)
 MAX_DESKTOP_DIRS = 400  # directories looked into at most (a home with thousands of folders stays fast)
 PYPROJECT_LIMIT = 1024 * 1024
 POETRY_UNSAFE = re.compile(r'[ $`!*@"\\\r\n\t]')
@@ -123,15 +143,16 @@ def pipenv_dirs(env: Mapping[str, str], home: str) -> list[str]:
 
 
 def virtualenvwrapper_dirs(env: Mapping[str, str], home: str) -> list[str]:
-    return list(dict.fromkeys([*([env["WORKON_HOME"]] if env.get("WORKON_HOME") else []),
-                               _home(home, ".virtualenvs")]))
+    return list(dict.fromkeys([*([env["WORKON_HOME"]] if env.get("WORKON_HOME") else []), _home(home, ".virtualenvs")]))
 
 
 def hatch_dirs(env: Mapping[str, str], home: str) -> list[str]:
     if env.get("HATCH_DATA_DIR"):
         return [os.path.join(env["HATCH_DATA_DIR"], "env", "virtual")]
-    return [os.path.join(_data_home(env, home), "hatch", "env", "virtual"),
-            _home(home, "Library", "Application Support", "hatch", "env", "virtual")]
+    return [
+        os.path.join(_data_home(env, home), "hatch", "env", "virtual"),
+        _home(home, "Library", "Application Support", "hatch", "env", "virtual"),
+    ]
 
 
 def _poetry_envs(directory: str, data: Mapping[str, Any], env: Mapping[str, str], home: str) -> Iterator[ProjectEnv]:
@@ -164,8 +185,7 @@ def _hatch_envs(directory: str, data: Mapping[str, Any], env: Mapping[str, str],
         for entry in dict.fromkeys((name, re.sub(r"[-_.]+", "-", name).lower())):
             stored = os.path.join(base, entry, checksum)
             for env_name in _listdir(stored):
-                yield ProjectEnv(os.path.join(stored, env_name), "hatch",
-                                 f"Hatch env '{env_name}' of {directory}")
+                yield ProjectEnv(os.path.join(stored, env_name), "hatch", f"Hatch env '{env_name}' of {directory}")
 
 
 def in_project_envs(directory: str) -> Iterator[ProjectEnv]:
@@ -174,8 +194,9 @@ def in_project_envs(directory: str) -> Iterator[ProjectEnv]:
         root = os.path.join(directory, name)
         if _isfile(root, "pyvenv.cfg"):
             uv = "uv" in _read(os.path.join(root, "pyvenv.cfg"), 16 * 1024)
-            yield ProjectEnv(root, "uv" if uv else "venv",
-                             f"{'uv project venv' if uv else 'project venv'} {name} in {directory}")
+            yield ProjectEnv(
+                root, "uv" if uv else "venv", f"{'uv project venv' if uv else 'project venv'} {name} in {directory}"
+            )
     if os.path.isdir(os.path.join(directory, ".conda", "conda-meta")):
         yield ProjectEnv(os.path.join(directory, ".conda"), "conda", f"project conda env .conda in {directory}")
     pixi = os.path.join(directory, ".pixi", "envs")
@@ -203,12 +224,6 @@ def project_envs(directory: str, env: Mapping[str, str], home: str) -> list[Proj
     if _table(data, "tool", "hatch") or _isfile(directory, "hatch.toml"):
         found += _hatch_envs(directory, data, env, home)
     return found
-
-
-def is_project_root(directory: str) -> bool:
-    """A folder that marks a project (the upward walk stops at the first one with an environment)."""
-    return any(_isfile(directory, f) for f in ("pyproject.toml", "setup.py", "setup.cfg", "requirements.txt",
-                                                "Pipfile", "poetry.lock", "uv.lock", "pixi.toml", ".pdm-python"))
 
 
 def desktop_project_dirs(home: str) -> list[str]:

@@ -123,6 +123,9 @@ def render_text(report: Report, *, colour: bool = False, width: int = 120) -> st
                       Text(torch_location(r), style="dim"), found_as(r), r.python)
     console.print(table)
     console.print(Text("  ".join(f"{m} {what}" for m, what in MARKS), style="dim"))
+    target, why = facts.value("envs.target"), facts.value("envs.target_reason")
+    if target:
+        console.print(Text("Target: ", style="bold") + Text(f"{target}" + (f" — {why}" if why else "")))
     kernels = [k for k in facts.value("envs.kernels") or [] if isinstance(k, dict)]
     if kernels:
         console.print(Text("\nJupyter kernels:", style="bold"))

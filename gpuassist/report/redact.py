@@ -7,7 +7,8 @@ Always applied, whatever the user chooses:
 - well-known token shapes (GitHub, Hugging Face, AWS, OpenAI, Slack, GitLab) are masked;
 - GPU UUIDs and serial numbers are dropped.
 Applied by default (``personal=False`` turns it off, ``--no-redact``): the home directory becomes ``~``,
-the user name ``<user>`` and the host name ``<host>``.
+the user name ``<user>`` and the host name ``<host>``; ``meta.node`` (the node's name) becomes
+its stable pseudonym (:mod:`gpuassist.report.node`).
 
 What was redacted (categories and counts, never the values) is recorded in ``meta.redaction``.
 """
@@ -23,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gpuassist.collect.env import ALLOWED_ENV, strip_url_credentials
+from gpuassist.report.node import node_key, redact_node
 
 TOKEN_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("github token", re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{8,}|github_pat_[A-Za-z0-9_]{20,})")),
@@ -121,7 +123,11 @@ def redact_report(data: dict[str, Any], *, personal: bool = True, redactor: Reda
         "steps": r.value(data.get("steps") or []),
         "monitor": r.value(data.get("monitor") or {}),
     }
-    meta = r.value({k: v for k, v in (data.get("meta") or {}).items() if k != "redaction"})
+    raw_meta = dict(data.get("meta") or {})
+    node = raw_meta.pop("node", None)
+    meta = r.value({k: v for k, v in raw_meta.items() if k != "redaction"})
+    if node is not None:  # a pseudonym, not "<host>": a fleet of reports must still tell its nodes apart
+        meta["node"] = redact_node(node, node_key(os.environ)) if personal else node
     previous = (data.get("meta") or {}).get("redaction") or {}
     applied = Counter({str(k): int(v) for k, v in (previous.get("applied") or {}).items()})
     applied.update({k: n for k, n in r.counts.items() if n})

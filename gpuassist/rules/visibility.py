@@ -128,6 +128,8 @@ def scheduler_no_gpu_allocated(facts: Facts) -> Finding | None:
         return None
     if _allocated(facts):
         return None
+    if facts.value("pci.nvidia_gpu_count") == 0:
+        return None  # the PCI bus is not hidden by the job's cgroup: a node with no GPU at all (no_nvidia_gpu)
     nodes = view.dev_nodes(facts, "/dev/nvidia")
     value = visible_devices(facts)
     seen = ("CUDA_VISIBLE_DEVICES is unset" if value is None else f"CUDA_VISIBLE_DEVICES={value!r}")

@@ -34,6 +34,7 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
                      "this machine, else the active env, the project's env or python on PATH; never this app's "
                      "own while another exists)")
     src.add_argument("--report", metavar="FILE", help="open a gpuassist JSON report, collect_env output or error log")
+    p.add_argument("--fleet", metavar="DIR", help="open a folder of nodes' reports as a fleet view (gpuassist fleet)")
     p.add_argument("--run", action="store_true", help="start Run all right away")
     p.add_argument("--page", metavar="STEP", help="show this step's page first (environment … summary)")
     p.add_argument("--replay-speed", type=float, default=1.0, help=argparse.SUPPRESS)
@@ -120,6 +121,8 @@ def build_window(args: argparse.Namespace, settings: Any) -> Any:
     from PySide6.QtCore import QTimer
 
     QTimer.singleShot(50, monitor.start)
+    if args.fleet:  # the fleet view opens over the main window, once it is shown
+        QTimer.singleShot(0, lambda: window.open_fleet(args.fleet))
     if args.python:
         window.set_target(args.python, reason="the interpreter named with --python", remember=False)
     return window

@@ -130,6 +130,7 @@ class MainWindow(QMainWindow):
         self.last_error: str | None = None
         self.last_export: Path | None = None
         self._closing = False
+        self.fleet_windows: list[Any] = []  # fleet views opened from here (closed with this window)
         self._live_flow_factory: Any = None
         self.script_run_panel: ScriptRunPanel | None = None
         self.target_choice: TargetChoice | None = None  # how the default target was chosen (None: by the user)
@@ -332,6 +333,7 @@ class MainWindow(QMainWindow):
         self.open_action = reports.addAction("Open report…", self.open_report_dialog)
         self.open_action.setShortcut(QKeySequence.StandardKey.Open)
         self.paste_action = reports.addAction("Paste collect_env output…", self.paste_dialog)
+        self.fleet_action = reports.addAction("Open folder of reports (fleet)…", self.open_fleet_dialog)
         self.open_button.setMenu(reports)
         self.addAction(self.open_action)  # the shortcut works without opening the menu
         self.export_button.setText("Export  ▾")
@@ -637,7 +639,10 @@ class MainWindow(QMainWindow):
 
     def _diagnose_offered(self, path: str) -> None:
         """"Diagnose this one" on a finding card: that interpreter becomes the target (and is remembered)."""
-        if self._closing or self.busy or not self.flow.interactive:
+        if self._closing or not self.flow.interactive:
+            return
+        if self.busy:
+            self.statusBar().showMessage("Stop the running step first: the target cannot change during a run.")
             return
         self.set_target(path)
 
@@ -888,6 +893,30 @@ class MainWindow(QMainWindow):
         self.show_loaded(report)
         return True
 
+    def open_fleet_dialog(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "Open a folder of nodes' reports (gpuassist fleet)",
+                                                  str(Path.home()))
+        if folder:
+            self.open_fleet(folder)
+
+    def open_fleet(self, folder: str | os.PathLike[str]) -> Any:
+        """A fleet view of ``folder`` in its own window (nodes × findings); double-click a node: its report here."""
+        from gpuassist.ui.fleet_view import FleetWindow
+
+        if not os.path.isdir(folder):
+            self.show_error(f"Cannot open {folder}: not a folder")
+            return None
+        window = FleetWindow(open_report=self._open_fleet_node)
+        self.fleet_windows.append(window)
+        window.load(str(folder))
+        window.show()
+        return window
+
+    def _open_fleet_node(self, path: str) -> None:
+        if self.open_report_file(path):
+            self.raise_()
+            self.activateWindow()
+
     def paste_dialog(self) -> None:
         dialog = PasteDialog(self)
         if dialog.exec() == QDialog.DialogCode.Accepted:
@@ -1038,6 +1067,9 @@ class MainWindow(QMainWindow):
             if not w.wait(max(0.1, budget - (time.monotonic() - started))):
                 ok = False
                 log.error("a worker did not stop within %.1f s", budget)
+        for fleet in self.fleet_windows:
+            ok = fleet.shutdown(max(0.1, budget - (time.monotonic() - started))) and ok
+            fleet.close()
         self.monitor_view.stop()
         ok = self.monitor.stop(max(0.1, budget - (time.monotonic() - started))) and ok
         return ok

@@ -23,22 +23,39 @@ pytestmark = pytest.mark.slow
 def row(python: Path, name: str, version: str | None, *, target: bool = False) -> EnvRow:
     prefix = python.parent.parent
     site = f"{prefix}/lib/python3.11/site-packages"
-    torch = [TorchCopy(version, version.split("+")[1] if "+" in version else None, site, "pip", True)] \
-        if version else []
-    return EnvRow(python=str(python), name=name, kind="venv", status="ok",
-                  origins=[Origin("home_envs", f"virtualenv '{name}'", str(python))], python_version="3.11.7",
-                  prefix=str(prefix), platform="linux", machine="x86_64", torch=torch,
-                  torch_origin=f"{site}/torch/__init__.py" if version else None, is_target=target,
-                  last_used=1.7e9)
+    torch = (
+        [TorchCopy(version, version.split("+")[1] if "+" in version else None, site, "pip", True)] if version else []
+    )
+    return EnvRow(
+        python=str(python),
+        name=name,
+        kind="venv",
+        status="ok",
+        origins=[Origin("home_envs", f"virtualenv '{name}'", str(python))],
+        python_version="3.11.7",
+        prefix=str(prefix),
+        platform="linux",
+        machine="x86_64",
+        torch=torch,
+        torch_origin=f"{site}/torch/__init__.py" if version else None,
+        is_target=target,
+        last_used=1.7e9,
+    )
 
 
 @pytest.fixture()
 def machine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
     """Three environments (two with torch): the default is a guess; the scan returns them at once."""
     pythons = {name: fake_binary(tmp_path / name / "bin" / "python") for name in ("cpuenv", "gpuenv", "bare")}
-    guess = TargetChoice(str(pythons["cpuenv"]), "a guess: the most recently used of 2 environments that have "
-                         "torch (cpuenv)", GUESS_WITH_TORCH, ask=True,
-                         with_torch=(str(pythons["cpuenv"]), str(pythons["gpuenv"])), others=2, name="cpuenv")
+    guess = TargetChoice(
+        str(pythons["cpuenv"]),
+        "a guess: the most recently used of 2 environments that have torch (cpuenv)",
+        GUESS_WITH_TORCH,
+        ask=True,
+        with_torch=(str(pythons["cpuenv"]), str(pythons["gpuenv"])),
+        others=2,
+        name="cpuenv",
+    )
     calls: list[str | None] = []
 
     def choose(ctx: Any = None, *, remembered: str | None = None, **_: Any) -> TargetChoice:
@@ -48,8 +65,11 @@ def machine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
         return guess
 
     def scan(target: str | None, emit: Any, cancel: Any) -> Environments:
-        rows = [row(pythons["cpuenv"], "cpuenv", "2.5.1+cpu"), row(pythons["gpuenv"], "gpuenv", "2.5.1+cu124"),
-                row(pythons["bare"], "bare", None)]
+        rows = [
+            row(pythons["cpuenv"], "cpuenv", "2.5.1+cpu"),
+            row(pythons["gpuenv"], "gpuenv", "2.5.1+cu124"),
+            row(pythons["bare"], "bare", None),
+        ]
         return Environments.from_inventory(Inventory(rows, seconds=0.2).with_target(target))
 
     monkeypatch.setattr("gpuassist.ui.main_window.choose_target", choose)
@@ -76,7 +96,8 @@ def open_window(qtbot: Any, fresh_settings: Any) -> Iterator[Any]:
 
 
 def test_a_guess_opens_the_environments_with_it_selected_and_one_click_changes_it(
-        qtbot: Any, machine: dict[str, Any], open_window: Any, fresh_settings: Any) -> None:
+    qtbot: Any, machine: dict[str, Any], open_window: Any, fresh_settings: Any
+) -> None:
     from gpuassist.ui.main_window import remembered_key
 
     pythons = machine["pythons"]
@@ -113,8 +134,9 @@ def test_a_guess_opens_the_environments_with_it_selected_and_one_click_changes_i
     assert again._envs_panel is None or not again.envs_panel.isVisible()
 
 
-def test_diagnose_this_one_on_a_finding_that_blames_the_interpreter(qtbot: Any, machine: dict[str, Any],
-                                                                   make_window: Any, settings: Any) -> None:
+def test_diagnose_this_one_on_a_finding_that_blames_the_interpreter(
+    qtbot: Any, machine: dict[str, Any], make_window: Any, settings: Any
+) -> None:
     from gpuassist.ui.main_window import remembered_key
 
     pythons = machine["pythons"]
@@ -141,3 +163,22 @@ def test_diagnose_this_one_on_a_finding_that_blames_the_interpreter(qtbot: Any, 
     assert not card_actions().enabled
     finding = next(f for f in report.findings if f.id == "wrong_interpreter_or_kernel")
     assert FindingCard(finding).diagnose_button is None
+
+
+def test_the_apps_exports_name_the_interpreter_and_why(qtbot: Any, make_window: Any) -> None:
+    window = make_window()
+    with qtbot.waitSignal(window.run_finished, timeout=60_000):
+        assert window.run_step("environment")
+    assert "the interpreter you chose in gpuassist on this machine" in window.target_reason.text()
+    for fmt in ("markdown", "html"):
+        text = " ".join(window.export_text(fmt).split())
+        assert "Interpreter:" in text and "the interpreter you chose in gpuassist on this machine" in text, fmt
+    report = window.flow.report()
+    assert report is not None and report.meta["target_reason"].startswith("the interpreter you chose")
+
+
+def test_the_app_refuses_an_empty_python(capsys: pytest.CaptureFixture[str]) -> None:
+    from gpuassist.ui.app import main
+
+    assert main(["--python", ""]) == 2
+    assert "--python needs the path of a Python interpreter" in capsys.readouterr().err
