@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel
 
@@ -70,6 +71,7 @@ def test_the_monitor_folds_remembers_and_folds_itself_on_a_short_window(
     assert not window.monitor_view.collapsed
 
 
+@pytest.mark.slow  # the table inspects the interpreters it finds
 def test_environments_open_in_their_own_window_without_resizing_this_one(qtbot: Any, make_window: Any) -> None:
     window = make_window()
     before = window.size()
