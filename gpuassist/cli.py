@@ -281,7 +281,7 @@ def cmd_runtime(args: argparse.Namespace) -> int:
     from gpuassist.report.redact import redact_report
     from gpuassist.report.render import render
     from gpuassist.runtime import common, run_bench, run_placement, run_sweep
-    from gpuassist.runtime.summary import summary_text
+    from gpuassist.wizard.export import assemble
 
     test = args.command
     choice = _target(args.python)
@@ -314,9 +314,9 @@ def cmd_runtime(args: argparse.Namespace) -> int:
     if args.format == "json":
         text = render(redacted, "json")
     else:
+        # the same findings and measurement tables as the app's page and `diagnose --full` (one presentation)
         to_terminal = args.output is None and sys.stdout.isatty()
-        text = summary_text(redacted.facts, test) + "\n" + render(
-            redacted, "text", colour=to_terminal, width=_terminal_width() if to_terminal else 100)
+        text = assemble(redacted, "text", colour=to_terminal, width=_terminal_width() if to_terminal else 100)
     _write_output(text, args.output)
     return 1 if redacted.has_error else 0
 

@@ -17,7 +17,7 @@ from gpuassist.probe import runtime_script as rs
 from gpuassist.rules import evaluate
 from gpuassist.rules import runtime as rr
 from gpuassist.runtime import load_recording, runtime_facts_from_events, runtime_report
-from gpuassist.runtime.summary import summary_text
+from gpuassist.wizard.export import assemble
 
 DATA = Path(__file__).parent / "data" / "runtime"
 
@@ -58,8 +58,9 @@ def test_recording_gives_the_expected_findings(path: Path) -> None:
         assert not set(want.get("absent", [])) & set(ids), ids
         for f in report.findings:
             assert f.evidence and f.fix and f.step in ("placement", "dataloader", "benchmark")
-        text = summary_text(report.facts, result.test)  # the tables render for accelerator data too
-        assert f"{result.test}: ok" in text
+        text = assemble(report, "text")  # the tables render for accelerator data too
+        assert {"placement": "Correctness on each device", "sweep": "Settings tried",
+                "bench": "Training step, per device and variant"}[result.test] in text
 
 
 def test_healthy_4090_numbers_in_the_findings() -> None:
@@ -75,8 +76,8 @@ def test_healthy_4090_numbers_in_the_findings() -> None:
     assert "batch 8 takes 2.31 ms" in launch.explanation and "at least 512" in launch.fix
     assert bench.facts["bench.gpu_samples"][0]["gpus"][0]["throttle_reasons"] == 0
     placement = next(r for r in results if r.test == "placement")
-    text = summary_text(Facts(placement.facts), "placement")
-    assert "25.1" in text and "pinned+non_blocking" in text
+    text = assemble(runtime_report([placement], host), "text", width=200)
+    assert "25.1" in text and "Pinned, non_blocking" in text
 
 
 def test_x1_riser_is_named_with_its_numbers() -> None:
