@@ -109,3 +109,12 @@ def test_parser_keeps_prose_out_and_reads_inline_commands() -> None:
     assert actions[1].title == "Then check" and actions[1].commands == ('python -c "import torch"',)
     assert actions[2].title == "Nothing else to do."
     assert len(actions) == 3 and "kill <pid>" in actions[2].note  # a template is prose, not a block
+
+
+@pytest.mark.parametrize("path", sorted((DATA / "audit").glob("*.py")), ids=lambda p: p.name)
+def test_every_code_change_of_the_script_audit_is_a_block_that_compiles(path: Path) -> None:
+    from gpuassist.audit import audit_paths
+
+    for f in audit_paths([str(path)]).to_findings():
+        check_actions(f, path.name)
+        assert any(a.code for a in f.actions) or all(a.note.startswith(("Change: ", "Delete: ")) for a in f.actions)
