@@ -132,3 +132,18 @@ def test_diagnose_full_after_a_blocking_diagnosis_offers_the_benchmarks(tmp_path
 def test_full_cannot_read_a_paste(capsys: Any) -> None:
     assert main(["diagnose", "--full", "--from", "-"]) == 2
     assert "--full" in capsys.readouterr().err
+
+
+def test_evidence_reads_in_words_and_the_raw_key_stays_in_the_json() -> None:
+    """Walkthrough (plain language): evidence showed `nvml.status`, `dev.nodes`, `pci.nvidia_gpu_count`."""
+    from gpuassist.sim import simulate
+    from gpuassist.wizard.display import fact_label
+
+    report = simulate("no-nvidia-gpu-cloud-vm")
+    keys = {e.fact for f in report.findings for e in f.evidence}
+    assert "pci.nvidia_gpu_count" in keys
+    assert fact_label("pci.nvidia_gpu_count") == "NVIDIA GPUs on the PCI bus"
+    assert all(fact_label(k) != k for k in keys), [fact_label(k) for k in keys]
+    for fmt in ("html", "markdown", "text"):
+        assert "NVIDIA GPUs on the PCI bus" in assemble(report, fmt), fmt
+    assert '"fact": "pci.nvidia_gpu_count"' in assemble(report, "json")
