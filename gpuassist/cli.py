@@ -14,13 +14,16 @@ stderr, never a traceback); 3 an internal error (one line; set GPUASSIST_DEBUG=1
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
+import threading
 from collections.abc import Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from gpuassist import __version__
+from gpuassist.interrupts import run_cancellable
+from gpuassist.streams import silence_stdout, utf8_streams
 
 # Lazy imports: start-up. Each subcommand imports its own engine when it runs, so `gpuassist diagnose`
 # (budget: docs/architecture.md §5) never loads the audit, the runtime tests or the environment scan.
@@ -93,7 +96,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="with --run: stop after N optimizer steps (and at most 300 s unless --seconds says otherwise)")
     a.add_argument("--python", metavar="PATH", help="with --run: the interpreter, when the command is a bare script")
     a.add_argument("--no-progress", action="store_true", help="with --run: no progress bar even on a terminal")
-    a.add_argument("--no-redact", action="store_true", help="with --run: keep home directory, user and host names")
+    a.add_argument("--no-redact", action="store_true", help="keep home directory, user and host names")
 
     e = sub.add_parser("explain", help="explain a finding id from the catalogue")
     e.add_argument("id", nargs="?", help="finding id (omit to list them all)")
@@ -127,28 +130,43 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _read_input(name: str) -> bytes:
-    if name == "-":
-        return sys.stdin.buffer.read()
-    path = Path(name)
-    if not path.exists():
-        raise UsageError(f"cannot read {name}: no such file")
-    if path.is_dir():
-        raise UsageError(f"cannot read {name}: it is a directory")
+    """A file (or ``-``, standard input) for ``--from``: only a regular file, never more than the size cap
+    plus one byte (a FIFO, a device or a huge file is refused at once, in one line)."""
+    from gpuassist.files import FileError, read_bounded
+    from gpuassist.ingest.text import MAX_BYTES
+
     try:
-        return path.read_bytes()
-    except OSError as exc:
-        raise UsageError(f"cannot read {name}: {exc.strerror or exc}") from None
+        return read_bounded(name, MAX_BYTES)
+    except FileError as exc:
+        raise UsageError(f"cannot read {'standard input' if name == '-' else name}: {exc}") from None
 
 
-def _write_output(text: str, output: str | None) -> None:
-    if output is None:
-        sys.stdout.write(text)
-        sys.stdout.flush()
+def _write_output(text: str, output: str | None, *, fmt: str = "text") -> None:
+    """Standard output (no ``--output``, or ``-``) or FILE, written whole or not at all (a temporary file
+    renamed over it). JSON escapes the control characters a terminal obeys; every other format is passed
+    through :func:`terminal_safe`, which keeps only colours."""
+    from gpuassist.plaintext import json_safe, terminal_safe
+
+    text = json_safe(text) if fmt == "json" else terminal_safe(text)
+    if output is None or output == "-":
+        if sys.stdout is None:
+            raise UsageError("cannot write the report: standard output is closed")
+        try:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+        except BrokenPipeError:
+            raise
+        except (OSError, ValueError) as exc:
+            silence_stdout()
+            why = exc.strerror if isinstance(exc, OSError) and exc.strerror else "it is closed"
+            raise UsageError(f"cannot write to standard output: {why}") from None
         return
+    from gpuassist.files import FileError, write_atomic
+
     try:
-        Path(output).write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise UsageError(f"cannot write {output}: {exc.strerror or exc}") from None
+        write_atomic(output, text)
+    except FileError as exc:
+        raise UsageError(f"cannot write {output}: {exc}") from None
     print(f"gpuassist: report written to {output}", file=sys.stderr)
 
 
@@ -195,7 +213,7 @@ def cmd_diagnose(args: argparse.Namespace) -> int:
         choice = _target(args.python)
         if choice.python is None:
             raise UsageError(f"nothing to diagnose: {choice.reason}; give one with --python PATH")
-        report = diagnose_live(choice=choice)
+        report = run_cancellable(lambda cancel: diagnose_live(choice=choice, cancel=cancel))
 
     from gpuassist.report.model import Report
     from gpuassist.wizard.export import assemble
@@ -204,7 +222,7 @@ def cmd_diagnose(args: argparse.Namespace) -> int:
     to_terminal = args.format == "text" and args.output is None and sys.stdout.isatty()
     text = assemble(redacted, args.format, width=_terminal_width() if to_terminal else 100,
                     colour=to_terminal if args.format == "text" else None)
-    _write_output(text, args.output)
+    _write_output(text, args.output, fmt=args.format)
     return 1 if redacted.has_error else 0
 
 
@@ -296,13 +314,16 @@ def cmd_runtime(args: argparse.Namespace) -> int:
     collector.start()  # host facts (NVML PCIe link, WSL) are gathered while the test runs
     bar = _Progress(test, sys.stderr.isatty() and not args.no_progress)
     kwargs: dict[str, Any] = {"device": devices, "size": size, "on_event": bar}
-    try:
+
+    def work(cancel: threading.Event) -> Any:
         if test == "placement":
-            result = run_placement(choice.python, **kwargs)
-        elif test == "sweep":
-            result = run_sweep(choice.python, mode=args.mode, **kwargs)
-        else:
-            result = run_bench(choice.python, **kwargs)
+            return run_placement(choice.python, cancel=cancel, **kwargs)
+        if test == "sweep":
+            return run_sweep(choice.python, mode=args.mode, cancel=cancel, **kwargs)
+        return run_bench(choice.python, cancel=cancel, **kwargs)
+
+    try:
+        result = run_cancellable(work)
     finally:
         bar.stop()
     collector.join(timeout=30)
@@ -317,7 +338,7 @@ def cmd_runtime(args: argparse.Namespace) -> int:
         # the same findings and measurement tables as the app's page and `diagnose --full` (one presentation)
         to_terminal = args.output is None and sys.stdout.isatty()
         text = assemble(redacted, "text", colour=to_terminal, width=_terminal_width() if to_terminal else 100)
-    _write_output(text, args.output)
+    _write_output(text, args.output, fmt=args.format)
     return 1 if redacted.has_error else 0
 
 
@@ -340,7 +361,8 @@ def cmd_envs(args: argparse.Namespace) -> int:
     collector = threading.Thread(target=lambda: host.update(collect_this_machine()), daemon=True,
                                  name="gpuassist-host-facts")
     collector.start()  # host facts say whether there is a GPU at all; gathered while interpreters run
-    inv = inventory(script=args.script, target=args.python, timeout=args.timeout)
+    inv = run_cancellable(lambda cancel: inventory(script=args.script, target=args.python, timeout=args.timeout,
+                                                cancel=cancel))
     collector.join(timeout=10)
     report = envs_report(inv, host, meta={"target_reason": inv.target_reason})
     redacted = Report.from_json(redact_report(report.to_json(), personal=not args.no_redact))
@@ -351,13 +373,14 @@ def cmd_envs(args: argparse.Namespace) -> int:
     else:
         to_terminal = args.output is None and sys.stdout.isatty()
         text = render_text(redacted, colour=to_terminal, width=_terminal_width() if to_terminal else 140)
-    _write_output(text, args.output)
+    _write_output(text, args.output, fmt=args.format)
     return 1 if redacted.has_error else 0
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
     """Findings in the user's code (``path:line:col ID message``, each with its fix), exit 1 on an error one."""
     from gpuassist.audit import render_json, render_text
+    from gpuassist.report.redact import Redactor
 
     if args.run:
         return _audit_run(args)
@@ -365,8 +388,9 @@ def cmd_audit(args: argparse.Namespace) -> int:
         raise UsageError("--seconds, --steps and --python go with --run")
     result = _static_audit(args.paths)
     to_terminal = args.output is None and sys.stdout.isatty()
-    text = render_json(result) if args.format == "json" else render_text(result, colour=to_terminal)
-    _write_output(text, args.output)
+    text = render_json(result, redactor=Redactor(personal=not args.no_redact)) if args.format == "json" else \
+        Redactor(personal=not args.no_redact).text(render_text(result, colour=to_terminal))
+    _write_output(text, args.output, fmt=args.format)
     return 1 if result.has_error else 0
 
 
@@ -402,29 +426,11 @@ def _audit_run(args: argparse.Namespace) -> int:
                                  name="gpuassist-host-facts")
     collector.start()  # GPU names and driver for the report, gathered while the script runs
     bar = _Progress("audit --run", sys.stderr.isatty() and not args.no_progress)
-    cancel, done = threading.Event(), threading.Event()
-    box: dict[str, Any] = {}
-
-    def work() -> None:
-        try:
-            box["result"] = run_audit(command, bound, on_event=bar, cancel=cancel)
-        except BaseException as exc:  # re-raised on the main thread
-            box["error"] = exc
-        finally:
-            done.set()
-
-    threading.Thread(target=work, name="gpuassist-audit-run", daemon=True).start()
-    try:
-        while not done.is_set():
-            try:
-                done.wait(0.2)  # an Event, not Thread.join: a join interrupted by Ctrl+C can lose track of it
-            except KeyboardInterrupt:  # stop the script, keep what it showed
-                cancel.set()
+    try:  # Ctrl+C stops the script and keeps what it showed
+        result = run_cancellable(lambda cancel: run_audit(command, bound, on_event=bar, cancel=cancel),
+                              keep_result=True)
     finally:
         bar.stop()
-    if "error" in box:
-        raise box["error"]
-    result = box["result"]
     collector.join(timeout=30)
     if result.outcome == "interpreter_not_found":
         raise UsageError(f"cannot run {command.python}: {result.facts.get('run.error')}")
@@ -438,7 +444,7 @@ def _audit_run(args: argparse.Namespace) -> int:
         to_terminal = args.output is None and sys.stdout.isatty()
         text = summary_text(redacted.facts) + "\n" + render(
             redacted, "text", colour=to_terminal, width=_terminal_width() if to_terminal else 100)
-    _write_output(text, args.output)
+    _write_output(text, args.output, fmt=args.format)
     return 1 if redacted.has_error else 0
 
 
@@ -472,7 +478,7 @@ def cmd_fleet(args: argparse.Namespace) -> int:
     if args.format == "text":
         to_terminal = args.output is None and sys.stdout.isatty()
         kwargs = {"colour": to_terminal, "width": _terminal_width() if to_terminal else 100}
-    _write_output(render_fleet(result, args.format, **kwargs), args.output)
+    _write_output(render_fleet(result, args.format, **kwargs), args.output, fmt=args.format)
     return 1 if result.has_error or not result.complete else 0
 
 
@@ -517,37 +523,82 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command. Whatever happens (an interrupt, SIGTERM, SIGHUP, an error), no process it started
+    outlives it: runs are cancelled and waited for, then every remaining descendant is killed."""
+    from gpuassist import interrupts, lifetime
+
+    if sys.stderr is None:  # started with stderr closed (`2>&-`): messages have nowhere to go, and that is fine
+        sys.stderr = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 (lives as long as the process)
+    utf8_streams()
+    if argv is None:  # the `gpuassist` program itself, not a call from another program (a test, the app)
+        # orphans of our runs (setsid daemons) come back to us, to be reaped at the latest on exit; only a
+        # short-lived process may be a subreaper: orphans that end on their own stay zombies until it exits
+        lifetime.become_subreaper()
+    before = lifetime.descendant_pids()  # called in-process (tests), processes started earlier are not ours
+    try:
+        with interrupts.terminate_as_interrupt():
+            return _main(argv)
+    except KeyboardInterrupt as exc:  # a signal between the handlers and the command
+        _say("interrupted")
+        return interrupts.exit_status(exc)
+    finally:
+        with contextlib.suppress(Exception):  # never let cleanup turn a result into a traceback
+            lifetime.reap_descendants(exclude=before)
+
+
+def _say(message: str) -> None:
+    """One line on stderr; a file name or a key from a hostile report cannot drive the terminal."""
+    from gpuassist.plaintext import strip_controls
+
+    if sys.stderr is not None:
+        with contextlib.suppress(OSError, ValueError):
+            print(f"gpuassist: {strip_controls(message).replace(chr(10), ' ')}", file=sys.stderr)
+
+
+def _main(argv: Sequence[str] | None) -> int:
+    from gpuassist import interrupts
+
     parser = build_parser()
     args, extra = parser.parse_known_args(argv)
     if extra and args.command == "audit" and args.run:  # `audit --run python train.py --epochs 2`, no `--`
-        print(f"gpuassist: {' '.join(extra)}: the script's own options go after `--`: "
-              "gpuassist audit --run [--steps N | --seconds N] -- python train.py ARGS", file=sys.stderr)
+        _say(f"{' '.join(extra)}: the script's own options go after `--`: "
+             "gpuassist audit --run [--steps N | --seconds N] -- python train.py ARGS")
         return 2
     if extra:
         command = f"gpuassist {args.command}" if args.command else "gpuassist"
-        print(f"gpuassist: unrecognized arguments: {' '.join(extra)} (see {command} --help)", file=sys.stderr)
+        _say(f"unrecognized arguments: {' '.join(extra)} (see {command} --help)")
         return 2
     if args.command is None:
         parser.print_help()
         return 2
+    if sys.stdout is None:  # started with stdout closed (`>&-`)
+        if getattr(args, "output", None) in (None, "-"):
+            _say("cannot write the report: standard output is closed (use --output FILE)")
+            return 2
+        sys.stdout = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 (lives as long as the process)
     handlers = {"diagnose": cmd_diagnose, "scenarios": cmd_scenarios, "explain": cmd_explain, "audit": cmd_audit,
                 "envs": cmd_envs, "placement": cmd_runtime, "sweep": cmd_runtime, "bench": cmd_runtime,
                 "fleet": cmd_fleet}
     try:
         return handlers[args.command](args)
     except UsageError as exc:
-        print(f"gpuassist: {exc}", file=sys.stderr)
+        _say(str(exc))
         return 2
-    except KeyboardInterrupt:
-        print("gpuassist: interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as exc:
+        _say("interrupted" if not isinstance(exc, interrupts.Terminated) else f"stopped by {exc.args[0]}")
+        return interrupts.exit_status(exc)
     except BrokenPipeError:
+        silence_stdout()  # the reader went away (`| head`): not an error of ours
         return 0
+    except OSError as exc:  # the machine refused something ordinary (a full disk, a closed stream)
+        if os.environ.get("GPUASSIST_DEBUG"):
+            raise
+        _say(f"{exc.strerror or exc}" + (f": {exc.filename}" if exc.filename else ""))
+        return 2
     except Exception as exc:
         if os.environ.get("GPUASSIST_DEBUG"):
             raise
-        print(f"gpuassist: internal error: {type(exc).__name__}: {exc} (GPUASSIST_DEBUG=1 shows details)",
-              file=sys.stderr)
+        _say(f"internal error: {type(exc).__name__}: {exc} (GPUASSIST_DEBUG=1 shows details)")
         return 3
 
 

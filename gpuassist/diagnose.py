@@ -55,32 +55,47 @@ def diagnose_live(
 
     started = time.perf_counter()
     env = dict(os.environ if env is None else env)
-    box: dict[str, Any] = {}
+    host: dict[str, Any] = {}
+    host_seconds: list[float] = []
+    host_error: list[BaseException] = []
 
-    def probe() -> None:
+    def collect_host() -> None:
+        t0 = time.perf_counter()
         try:
-            box["result"] = run_probe(python, on_event=on_event, cancel=cancel)
-        except Exception as exc:  # the runner is meant not to raise; never let it take the app down
-            box["error"] = f"{type(exc).__name__}: {exc}"
+            host.update(collect_this_machine())
+        except Exception as exc:  # raised again on the calling thread
+            host_error.append(exc)
+        finally:
+            host_seconds.append(time.perf_counter() - t0)
 
-    thread = threading.Thread(target=probe, name="gpuassist-probe", daemon=True)
-    thread.start()
-    host_started = time.perf_counter()
-    host = collect_this_machine()
-    host_seconds = time.perf_counter() - host_started
+    # Host facts are gathered on a helper thread while torch imports in the target. The probe runs on the
+    # calling thread: an interrupt or an error here unwinds through the runner, which kills the probe's
+    # process group on the way out (never a probe left running behind an abandoned thread).
+    collector = threading.Thread(target=collect_host, name="gpuassist-host-facts", daemon=True)
+    collector.start()
+    probe_error: str | None = None
+    result = None
+    try:
+        result = run_probe(python, on_event=on_event, cancel=cancel)
+    except Exception as exc:  # the runner is meant not to raise; never let it take the app down
+        probe_error = f"{type(exc).__name__}: {exc}"
+    collector.join()
+    if host_error:
+        raise host_error[0]
     facts = Facts(host)
     facts.set("host.python_candidates", python_candidates(env))
     facts.update(choice.facts())
-    thread.join()
-    if "result" in box:
-        facts.update(box["result"].facts)
+    if result is not None:
+        facts.update(result.facts)
     else:
         facts.set("probe.outcome", "failed")
-        facts.set("probe.error", box.get("error", "unknown"))
+        facts.set("probe.error", probe_error or "unknown")
         facts.set("torch.version", NotCollected("the probe could not run"))
+    host_seconds_total = host_seconds[0] if host_seconds else 0.0
     meta: dict[str, Any] = {
         **choice.meta(),
-        "timings": {"host_seconds": round(host_seconds, 3), "total_seconds": round(time.perf_counter() - started, 3)},
+        "timings": {"host_seconds": round(host_seconds_total, 3),
+                    "total_seconds": round(time.perf_counter() - started, 3)},
     }
     node = node_info(env)
     if node is not None:

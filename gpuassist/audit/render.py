@@ -4,12 +4,22 @@ from __future__ import annotations
 
 import io
 import json
+from typing import Protocol
 
 from gpuassist.audit.model import AuditResult
 
 
-def render_json(result: AuditResult) -> str:
-    return json.dumps(result.to_json(), indent=2, ensure_ascii=False) + "\n"
+class _Redacts(Protocol):
+    def value(self, v: object, key: str = "") -> object: ...
+
+
+def render_json(result: AuditResult, *, redactor: _Redacts | None = None) -> str:
+    """The audit as JSON; with ``redactor`` (a :class:`gpuassist.report.redact.Redactor`), its code lines,
+    paths and messages are redacted like a report's."""
+    data: object = result.to_json()
+    if redactor is not None:
+        data = redactor.value(data)
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
 def render_text(result: AuditResult, *, colour: bool = False) -> str:

@@ -39,6 +39,7 @@ from gpuassist.rules import order_findings
 OnEvent = Callable[[Event], None]
 
 DEFAULT_SECONDS = 30.0  # neither --seconds nor --steps
+LONGEST_SECONDS = 86400.0  # --seconds: a bound, never "forever"
 STEPS_CAP_SECONDS = 300.0  # --steps alone: a script that never reaches N steps still ends
 SETUP_LIMIT = 120.0  # importing torch and installing the instruments
 KILL_MARGIN = 15.0  # past the bound and the script's own stop grace, the host kills the process group
@@ -49,7 +50,10 @@ PYTHON_NAME = re.compile(r"^(python|pypy)(\d+(\.\d+)*)?[dmu]?(\.exe)?$", re.IGNO
 # Interpreter options passed through as given (the rest change what runs, or cannot apply to a script run).
 PLAIN_FLAGS = set("bBdEiIOPqsSuvR")
 FLAGS_WITH_VALUE = ("-W", "-X")
-SECRET_OPTION = re.compile(r"(pass(word)?|passwd|secret|token|api[-_]?key|auth|credential)", re.IGNORECASE)
+# Options whose value is a secret: any name with one of these words (--wandb-key, --key, --hf-token,
+# --db-password), and -p, which is the password of mysql, psql-like and many training launchers' tools.
+SECRET_OPTION = re.compile(r"pass(word)?|passwd|pwd|secret|token|key|auth|credential|cookie|session|^-p$",
+                           re.IGNORECASE)
 
 
 class RunUsageError(ValueError):
@@ -91,6 +95,8 @@ class Bound:
     def of(cls, seconds: float | None = None, steps: int | None = None) -> Bound:
         if seconds is not None and not seconds > 0:
             raise RunUsageError("--seconds must be a positive number")
+        if seconds is not None and not seconds <= LONGEST_SECONDS:  # inf and nan too: every run ends
+            raise RunUsageError(f"--seconds must be at most {LONGEST_SECONDS:g} (24 hours)")
         if steps is not None and steps < 1:
             raise RunUsageError("--steps must be at least 1")
         if seconds is None:
@@ -132,6 +138,9 @@ def scrub_args(args: Sequence[str]) -> list[str]:
             hide_next = False
             continue
         name, eq, _ = a.partition("=")
+        if a.startswith("-p") and not a.startswith("--") and len(a) > 2 and not eq:  # -pPASS
+            out.append("-p<redacted>")
+            continue
         if a.startswith("-") and SECRET_OPTION.search(name):
             if eq:
                 out.append(f"{name}=<redacted>")

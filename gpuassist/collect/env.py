@@ -28,7 +28,8 @@ ALLOWED_ENV: frozenset[str] = frozenset({
 })
 # Second lock: even if someone adds such a name to the list above, it is not collected.
 _SECRET_NAME = re.compile(r"TOKEN|SECRET|PASSWORD|PASSWD|KEY|CREDENTIAL|AUTH", re.IGNORECASE)
-_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*://[^\s\"'<>]+")
+# A URL starts where a scheme starts, not inside a longer word (that would rescan the word from every letter).
+_URL = re.compile(r"(?<![A-Za-z0-9+.\-])[A-Za-z][A-Za-z0-9+.\-]{0,30}://[^\s\"'<>]+")
 _USERINFO = re.compile(r"(//)[^/@\s]*@")
 
 
@@ -42,18 +43,27 @@ def allowed_env(env: Mapping[str, str]) -> dict[str, str]:
 
 
 def strip_url_credentials(text: str) -> str:
-    """Remove ``user:password@`` from every URL in ``text`` (space-separated lists, prose, tracebacks)."""
+    """Remove ``user:password@`` from every URL in ``text`` (space-separated lists, prose, tracebacks),
+    whatever the password holds (``#``, ``/``, ``@``, ``?``: unescaped, they make :func:`urlsplit` see
+    a fragment or a path where the password is)."""
     if "@" not in text:
         return text
     return _URL.sub(lambda m: _strip_one(m.group(0)), text)
 
 
 def _strip_one(url: str) -> str:
-    try:
+    scheme, sep, rest = url.partition("://")
+    at = rest.rfind("@")
+    if at < 0:
+        return url
+    userinfo = rest[:at]
+    if ":" in userinfo or not any(c in userinfo for c in "/?#"):
+        return f"{scheme}{sep}{rest[at + 1:]}"  # user:password@ (any characters), or a bare token@
+    try:  # an "@" in the path (pkg@1.0): only a userinfo before the first "/" counts
         parts = urlsplit(url)
         if "@" not in parts.netloc:
             return url
-        host = parts.netloc.rpartition("@")[2]  # rpartition: an unescaped "@" in the password stays out
+        host = parts.netloc.rpartition("@")[2]
         return urlunsplit(parts._replace(netloc=host))
     except ValueError:  # e.g. a bad IPv6 literal: fall back to cutting the userinfo textually
         return _USERINFO.sub(r"\1", url, count=1)

@@ -27,6 +27,7 @@ from typing import Any
 
 from gpuassist.envs import projects, pyenv
 from gpuassist.envs.trust import is_python_name, trusted_directory, untrusted
+from gpuassist.files import read_head
 
 # Origin kinds (stable strings: the GUI and the JSON output use them).
 SELF = "self"  # the interpreter running gpuassist
@@ -215,11 +216,7 @@ def _listdir(path: str) -> list[str]:
 
 
 def _read_head(path: str, limit: int = SHEBANG_LIMIT) -> bytes:
-    try:
-        with open(path, "rb") as f:
-            return f.read(limit)
-    except (OSError, ValueError):
-        return b""
+    return read_head(path, limit)  # a regular file only: a planted FIFO cannot hang discovery
 
 
 def _realpath(path: str) -> str:

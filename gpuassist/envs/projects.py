@@ -19,6 +19,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from gpuassist.files import read_head
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - Python 3.10
@@ -80,11 +82,7 @@ def _listdir(path: str) -> list[str]:
 
 
 def _read(path: str, limit: int) -> str:
-    try:
-        with open(path, "rb") as f:
-            return f.read(limit).decode("utf-8", "replace")
-    except (OSError, ValueError):
-        return ""
+    return read_head(path, limit).decode("utf-8", "replace")  # a regular file only: a FIFO cannot hang it
 
 
 def pyproject(directory: str) -> dict[str, Any]:

@@ -13,6 +13,8 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from gpuassist.files import read_head
+
 VERSION_FILE_LIMIT = 4096
 
 
@@ -47,11 +49,7 @@ def in_use(env: Mapping[str, str], home: str) -> bool:
 
 
 def _read_names(path: str) -> tuple[str, ...]:
-    try:
-        with open(path, encoding="utf-8", errors="replace") as f:
-            text = f.read(VERSION_FILE_LIMIT)
-    except (OSError, ValueError):
-        return ()
+    text = read_head(path, VERSION_FILE_LIMIT).decode("utf-8", "replace")  # a FIFO cannot hang it
     names = [w for line in text.splitlines() for w in line.split("#", 1)[0].split()]
     return tuple(n for n in names if n and ".." not in n and "/" not in n)
 

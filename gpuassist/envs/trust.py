@@ -21,6 +21,8 @@ import re
 import stat
 from collections.abc import Iterator, Sequence
 
+from gpuassist.files import read_head
+
 # python, python3.12, python3.13t, pypy3.10, python.exe; and `py`, the launcher that starts a Python
 PYTHON_NAME = re.compile(r"^((python|pypy)(\d+(\.\d+)*)?[tdmu]?|py)(\.exe)?$", re.IGNORECASE)
 HEAD_BYTES = 256
@@ -32,11 +34,7 @@ def is_python_name(path: str) -> bool:
 
 
 def _head(path: str) -> bytes:
-    try:
-        with open(path, "rb") as f:
-            return f.read(HEAD_BYTES)
-    except (OSError, ValueError):
-        return b""
+    return read_head(path, HEAD_BYTES)  # a regular file only: a planted FIFO cannot hang the check
 
 
 def shebang_program(path: str) -> str | None:

@@ -13,7 +13,7 @@ from gpuassist.findings import Evidence
 from gpuassist.ingest import collect_env, errors, paste_causes, paste_facts
 from gpuassist.ingest import kinds as kinds_mod
 from gpuassist.ingest.report_json import looks_like_json, parse_report
-from gpuassist.ingest.text import UnreadableInput, clean_lines, decode
+from gpuassist.ingest.text import MAX_BYTES, UnreadableInput, clean_lines, decode
 from gpuassist.report.build import build_report
 from gpuassist.report.model import Report
 
@@ -62,7 +62,9 @@ def _could_not_tell(facts: Facts, kinds: list[kinds_mod.InputKind]) -> list[str]
 
 
 def load_text(text: str, *, label: str = "the input") -> Report:
-
+    if len(text) > MAX_BYTES:  # a paste box has no size limit of its own
+        raise UnreadableInput(f"the input is larger than {MAX_BYTES // (1024 * 1024)} MiB; a report or paste is "
+                              "far smaller")
     if _is_json(text):
         report = parse_report(text)
         report.meta.setdefault("source_label", label)

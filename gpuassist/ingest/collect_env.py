@@ -62,7 +62,9 @@ EXPECTED = {
     "libraries": "Versions of relevant libraries",
 }
 NOT_COLLECTED = {"could not collect", "n/a", "na", "unknown", "", "no cuda"}
-LABEL = re.compile(r"^\s*(?:[-*]\s+)?(?P<label>[A-Za-z][A-Za-z0-9_ ./?()-]*?)\s*:\s*(?P<value>.*)$")
+# Bounded label and gap: linear on any line (an unbounded lazy label followed by \s* rescans a long run of
+# spaces from each of its positions: minutes for one line of 200,000 spaces).
+LABEL = re.compile(r"^\s*(?:[-*]\s{1,8})?(?P<label>[A-Za-z][A-Za-z0-9_ ./?()-]{0,80}?)\s{0,16}:\s*(?P<value>.*)$")
 # Hand-retyped pastes sometimes drop the colon: "PyTorch version 1.5.0".
 NO_COLON = re.compile(r"^\s*(?P<label>PyTorch version|CUDA used to build PyTorch|Is CUDA available|"
                       r"Nvidia driver version)\s+(?P<value>\S.*)$", re.IGNORECASE)
@@ -103,6 +105,17 @@ class CollectEnvParse:
             if value is not None and value.strip().lower() in NOT_COLLECTED and not (key == "gpus" and self.gpu_lines):
                 out.append(f"{label} (printed as '{value.strip() or 'empty'}')")
         return out
+
+
+def _split_arch(os_text: str) -> tuple[str, str | None]:
+    """"Ubuntu 22.04.4 LTS (x86_64)" → ("Ubuntu 22.04.4 LTS", "x86_64"); by string operations, so a long
+    run of spaces costs one pass."""
+    text = os_text.rstrip()
+    if text.endswith(")") and "(" in text:
+        head, _, arch = text[:-1].rpartition("(")
+        if re.fullmatch(r"\w+", arch):
+            return head.rstrip(), arch
+    return os_text, None
 
 
 def _label(line: str) -> tuple[str, str] | None:
@@ -200,8 +213,7 @@ def to_facts(p: CollectEnvParse) -> dict[str, Any]:
         facts["xpu.available"] = _bool(f["xpu_available"])
     os_text = f.get("os", "")
     if os_text and os_text.lower() not in NOT_COLLECTED:
-        m = re.match(r"^(.*?)\s*\((\w+)\)\s*$", os_text)
-        distro, arch = (m.group(1), m.group(2)) if m else (os_text, None)
+        distro, arch = _split_arch(os_text)
         facts["host.distro"] = distro
         if arch:
             facts["host.machine"] = arch
@@ -233,9 +245,10 @@ def to_facts(p: CollectEnvParse) -> dict[str, Any]:
     if p.gpu_lines:
         gpus = []
         for line in p.gpu_lines:
-            m = re.match(r"^GPU (\d+)\s*:\s*(.+?)(?:\s*\(UUID:.*\))?$", line)
+            m = re.match(r"^GPU (\d+)\s*:\s*(.+)$", line)
             if m:
-                gpus.append({"index": int(m.group(1)), "name": m.group(2).strip()})
+                name = m.group(2).split("(UUID:", 1)[0].strip()
+                gpus.append({"index": int(m.group(1)), "name": name or m.group(2).strip()})
         facts["reported.gpus"] = gpus
         mig = [line for line in p.gpu_lines if line.startswith("MIG")]
         if mig:

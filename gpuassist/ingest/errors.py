@@ -113,10 +113,11 @@ def facts_from_text(lines: list[str], matches: list[Match]) -> dict[str, Any]:
         v = re.search(r"found version (\d{4,5})", line)
         if v:
             facts["cuda.driver_version"] = int(v.group(1))
-        cap = re.search(r"([^:\n]+?) with CUDA capability sm_(\d+)(\d) is not compatible", line)
-        if cap:
-            facts["reported.gpus"] = [{"index": 0, "name": cap.group(1).strip(),
-                                       "compute_capability": f"{cap.group(2)}.{cap.group(3)}"}]
+        cap = re.search(r" with CUDA capability sm_(\d+)(\d) is not compatible", line)
+        name = line[:cap.start()].rsplit(":", 1)[-1].strip() if cap else ""  # the GPU is named before it
+        if cap and name:
+            facts["reported.gpus"] = [{"index": 0, "name": name,
+                                       "compute_capability": f"{cap.group(1)}.{cap.group(2)}"}]
         arch = re.search(r"supports CUDA capabilities ((?:sm_\d+a?\s*)+)", line)
         if arch:
             facts["torch.arch_list"] = arch.group(1).split()

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from gpuassist.findings import Severity
 from gpuassist.ingest.text import UnreadableInput
 from gpuassist.report.model import SCHEMA, SCHEMA_PREFIX, Report
+from gpuassist.report.schema import SchemaError, validate
 
 SEVERITIES = {s.value for s in Severity}
 
@@ -30,27 +30,11 @@ def parse_report(text: str) -> Report:
         raise UnreadableInput(f"the JSON is not a gpuassist report (no \"schema\": \"{SCHEMA}\")")
     if schema != SCHEMA:
         raise UnreadableInput(f"the report uses schema {schema}; this gpuassist reads {SCHEMA} (upgrade gpuassist)")
-    _validate(data)
+    try:
+        validate(data, SEVERITIES)
+    except SchemaError as exc:
+        raise UnreadableInput(f"the report is malformed: {exc}") from None
     try:
         return Report.from_json(data)
-    except (KeyError, TypeError, ValueError) as exc:
+    except (KeyError, TypeError, ValueError, RecursionError) as exc:
         raise UnreadableInput(f"the report is malformed ({type(exc).__name__}: {exc})") from None
-
-
-def _validate(data: dict[str, Any]) -> None:
-    for key, kind in (("facts", dict), ("findings", list), ("steps", list), ("monitor", dict), ("meta", dict)):
-        if key in data and not isinstance(data[key], kind):
-            raise UnreadableInput(f"the report is malformed: \"{key}\" must be a {kind.__name__}")
-    if "findings" not in data or "facts" not in data:
-        raise UnreadableInput("the report is malformed: it has no \"facts\" or no \"findings\"")
-    for i, f in enumerate(data["findings"]):
-        if not isinstance(f, dict) or not isinstance(f.get("id"), str):
-            raise UnreadableInput(f"the report is malformed: findings[{i}] has no id")
-        if f.get("severity") not in SEVERITIES:
-            raise UnreadableInput(
-                f"the report is malformed: findings[{i}].severity {f.get('severity')!r} is not one of "
-                + "/".join(sorted(SEVERITIES))
-            )
-        ev = f.get("evidence", [])
-        if not isinstance(ev, list) or any(not isinstance(e, dict) or "fact" not in e for e in ev):
-            raise UnreadableInput(f"the report is malformed: findings[{i}].evidence must be a list of {{fact, value}}")

@@ -22,15 +22,18 @@ def decode(data: bytes) -> str:
     if not data.strip():
         raise UnreadableInput("the input is empty")
     if len(data) > MAX_BYTES:
-        raise UnreadableInput(f"the input is {len(data) // (1024 * 1024)} MiB; a report or paste is far smaller")
+        raise UnreadableInput(f"the input is larger than {MAX_BYTES // (1024 * 1024)} MiB; a report or paste is "
+                              "far smaller")
     for bom, enc in ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16")):
         if data.startswith(bom):
             return data.decode(enc, "replace")
     # UTF-16 without BOM: every other byte is NUL for ASCII text.
     if len(data) >= 4 and data[1::2].count(0) > len(data) // 4 and data[0::2].count(0) < len(data) // 16:
         return data.decode("utf-16-le", "replace")
-    if data.count(0) > 0:
+    nuls = data.count(0)
+    if nuls > max(8, len(data) // 100):  # binary data; a stray NUL or two in a log (a killed write) is not
         raise UnreadableInput(BINARY)
+    data = data.replace(b"\0", b"")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:

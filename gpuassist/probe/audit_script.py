@@ -51,11 +51,12 @@ import warnings
 from typing import TYPE_CHECKING, Any, Callable, NoReturn
 
 if TYPE_CHECKING or __package__:  # imported as part of gpuassist (host side, tests)
-    from .channel import Channel, dump_stacks_on_sigterm, parse_limits
+    from .channel import Channel, dump_stacks_on_sigterm, guard_lifetime, parse_limits
 else:  # run as a script in the target interpreter: channel.py next to this file, loaded by its path
     import runpy as _runpy
 
     _channel = _runpy.run_path(os.path.join(os.path.dirname(os.path.abspath(__file__)), "channel.py"))
+    guard_lifetime = _channel["guard_lifetime"]
     Channel, dump_stacks_on_sigterm = _channel["Channel"], _channel["dump_stacks_on_sigterm"]
     parse_limits = _channel["parse_limits"]
 
@@ -1201,6 +1202,7 @@ def parse_args(argv: list[str]) -> tuple[Any, list[str]]:
 def main(argv: list[str] | None = None) -> None:
     args, command = parse_args(sys.argv[1:] if argv is None else argv)
     channel = Channel()
+    guard_lifetime(with_group=True)  # the user's script starts processes: they go with the group
     dump_stacks_on_sigterm()
     limits = parse_limits(args.limit, DEFAULT_LIMITS)
     module = None

@@ -82,6 +82,64 @@ def dump_stacks_on_sigterm() -> None:
             faulthandler.register(signal.SIGTERM, all_threads=True, chain=True)
 
 
+PARENT_ENV = "GPUASSIST_PARENT_PID"  # the host's pid (gpuassist.lifetime)
+OVERALL_ENV = "GPUASSIST_OVERALL_SECONDS"  # this script's own last-resort limit
+PR_SET_PDEATHSIG = 1
+
+
+def guard_lifetime(default_overall: float = 600.0, *, with_group: bool = False) -> None:
+    """This script never outlives gpuassist, nor runs forever: first thing in every in-target script.
+
+    - the parent may already have died before this line: then it exits at once;
+    - Linux, ``with_group`` false (the probe, the runtime tests): the kernel sends SIGKILL when the parent
+      dies (``PR_SET_PDEATHSIG``), which works even while a native call (a wedged CUDA init) holds the GIL;
+    - elsewhere, or ``with_group`` (the audit run, whose user script starts processes of its own): a
+      watchdog thread checks every half second that the parent is still there, and when it is not kills
+      this process group, the script's children included (an instant SIGKILL would leave them behind);
+    - an overall limit (``GPUASSIST_OVERALL_SECONDS``, a little above the host's own) enforced by
+      faulthandler's C watchdog thread, which dumps the stacks and exits without needing the GIL.
+    The variables are removed from the environment, so the user's code and its children do not see them.
+    """
+    import faulthandler
+    import signal
+
+    expected = os.environ.pop(PARENT_ENV, "")
+    overall_text = os.environ.pop(OVERALL_ENV, "")
+    try:
+        overall = float(overall_text) if overall_text else default_overall
+    except ValueError:
+        overall = default_overall
+    kernel_watch = False
+    if sys.platform.startswith("linux") and not with_group:
+        with contextlib.suppress(Exception):
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            kernel_watch = libc.prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0) == 0
+    parent = os.getppid()
+    if expected.isdigit() and int(expected) != parent and os.name != "nt":
+        os._exit(70)  # the host is gone already: nobody would read us, nobody would stop us
+    if 0 < overall < float("inf"):
+        with contextlib.suppress(Exception):
+            faulthandler.dump_traceback_later(overall, exit=True)
+    if os.name == "nt" or kernel_watch:
+        return
+    me = os.getpid()
+
+    def watch() -> None:
+        while True:
+            time.sleep(0.5)
+            if os.getpid() != me:  # a forked child has no business here
+                return
+            if os.getppid() != parent:
+                with contextlib.suppress(OSError):
+                    if os.getpgid(0) == me:  # our own group (the host starts us in a new session)
+                        os.killpg(0, signal.SIGKILL)
+                os._exit(70)
+
+    threading.Thread(target=watch, name="gpuassist-parent-watch", daemon=True).start()
+
+
 def parse_limits(items: list[str], defaults: dict[str, float] | None = None) -> dict[str, float]:
     """``--limit STAGE=SECONDS`` arguments over ``defaults``; a malformed one is ignored (the host's limit
     still applies)."""

@@ -40,11 +40,12 @@ import warnings
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional
 
 if TYPE_CHECKING or __package__:  # imported as part of gpuassist (host side, tests)
-    from .channel import Channel, dump_stacks_on_sigterm, parse_limits
+    from .channel import Channel, dump_stacks_on_sigterm, guard_lifetime, parse_limits
 else:  # run as a script in the target interpreter: channel.py next to this file, loaded by its path
     import runpy as _runpy
 
     _channel = _runpy.run_path(os.path.join(os.path.dirname(os.path.abspath(__file__)), "channel.py"))
+    guard_lifetime = _channel["guard_lifetime"]
     Channel, dump_stacks_on_sigterm = _channel["Channel"], _channel["dump_stacks_on_sigterm"]
     parse_limits = _channel["parse_limits"]
 
@@ -681,6 +682,7 @@ def main(argv: Optional[List[str]] = None) -> None:
         del sys.path[0]
     args = parse_args(sys.argv[1:] if argv is None else argv)
     channel = Channel()
+    guard_lifetime()
     dump_stacks_on_sigterm()
     limits = parse_limits(args.limit, DEFAULT_LIMITS)
     probe = Probe(channel, parse_faults(os.environ.get(FAULT_ENV, "")))

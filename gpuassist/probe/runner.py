@@ -54,6 +54,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gpuassist import lifetime
 from gpuassist.facts import NotCollected, from_jsonable
 from gpuassist.probe import probe_script
 
@@ -70,6 +71,7 @@ MIN_PYTHON = "3.8"  # the oldest Python the in-target scripts run on
 STDERR_LIMIT = 256 * 1024  # bytes of stderr kept (the tail: faulthandler output comes last)
 STDERR_TAIL_LINES = 30  # lines of stderr put into probe.stderr_tail
 LINE_LIMIT = 4 * 1024 * 1024  # a protocol line longer than this is garbage
+SCRIPT_LIMIT_SLACK = 30.0  # the script's own overall limit is the host's plus this (the host's comes first)
 
 # Windows reports native crashes as NTSTATUS exit codes rather than signals.
 WINDOWS_CRASH_CODES = {
@@ -538,6 +540,9 @@ def run_script(
         emit({"event": "not_found", "reason": reason, "rt": round(time.monotonic() - started, 4)})
         return ProbeResult(to_facts(events), events)
     nonce = secrets.token_hex(8)
+    # the script's own last resort (it outlives no host and no limit); descendants carry the run's marker
+    run_env.update(lifetime.run_environment(nonce))
+    run_env[lifetime.OVERALL_ENV] = f"{limits.overall + SCRIPT_LIMIT_SLACK:g}"
     with _script_file(script_name) as script:
         cmd = command(path, script, nonce)
         popen_kw: dict[str, Any] = {}
@@ -561,6 +566,10 @@ def run_script(
             with contextlib.suppress(Exception):
                 proc.wait(timeout=5)
             raise
+        finally:
+            # descendants that left the process group (setsid, a daemon) carry the run's marker
+            with contextlib.suppress(Exception):
+                lifetime.reap_run(nonce, grace=limits.grace)
     if not run.greeted and run.kill_reason is None and proc.returncode is not None and proc.returncode > 0:
         version = python_version_of(path, run_env)
         if version is not None:

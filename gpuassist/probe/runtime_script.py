@@ -46,11 +46,12 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING or __package__:  # imported as part of gpuassist (host side, tests)
-    from .channel import Channel, NullChannel, dump_stacks_on_sigterm, parse_limits
+    from .channel import Channel, NullChannel, dump_stacks_on_sigterm, guard_lifetime, parse_limits
 else:  # run as a script in the target interpreter: channel.py next to this file, loaded by its path
     import runpy as _runpy
 
     _channel = _runpy.run_path(os.path.join(os.path.dirname(os.path.abspath(__file__)), "channel.py"))
+    guard_lifetime = _channel["guard_lifetime"]
     Channel, NullChannel = _channel["Channel"], _channel["NullChannel"]
     dump_stacks_on_sigterm, parse_limits = _channel["dump_stacks_on_sigterm"], _channel["parse_limits"]
 
@@ -1253,6 +1254,7 @@ def main(argv: list[str] | None = None) -> None:
         del sys.path[0]  # this directory is not part of the user's environment
     args = parse_args(sys.argv[1:] if argv is None else argv)
     channel = Channel()
+    guard_lifetime()
     dump_stacks_on_sigterm()
     limits = parse_limits(args.limit)
     overrides = json.loads(args.sizes) if args.sizes else {}

@@ -16,6 +16,7 @@ from typing import Any
 from gpuassist.facts import NotCollected, from_jsonable
 from gpuassist.findings import OK_COLOUR, OK_ICON, Finding, Severity
 from gpuassist.knowledge import catalogue
+from gpuassist.plaintext import json_safe, md_cell, md_code, md_escape, md_fence, plain_json
 from gpuassist.report.collect_env_layout import collect_env_text
 from gpuassist.report.model import Report
 from gpuassist.report.tiers import tiers
@@ -107,7 +108,7 @@ def findings_by_step(findings: list[Finding]) -> list[tuple[str, list[Finding]]]
 
 
 def to_json_text(report: Report) -> str:
-    return json.dumps(report.to_json(), indent=2, ensure_ascii=False, default=str) + "\n"
+    return json_safe(json.dumps(report.to_json(), indent=2, ensure_ascii=False, default=str)) + "\n"
 
 
 @lru_cache(maxsize=1)
@@ -123,6 +124,7 @@ def _env() -> Any:
         keep_trailing_newline=True,
     )
     env.filters["fv"] = format_value
+    env.filters.update(md=md_escape, mdcell=md_cell, mdcode=md_code, mdfence=md_fence)
     return env
 
 
@@ -281,8 +283,11 @@ KEY_FACTS = [
 
 
 def render(report: Report, fmt: str, **kwargs: Any) -> str:
+    """``report`` in format ``fmt``. Every format but JSON (which escapes them) is rendered from a copy
+    without control characters: report text is shown, never obeyed by a terminal."""
     if fmt == "json":
         return to_json_text(report)
+    report = Report.from_json(plain_json(report.to_json()))
     if fmt == "markdown":
         return to_markdown(report, **kwargs)
     if fmt == "html":

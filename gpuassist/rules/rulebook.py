@@ -20,6 +20,7 @@ from gpuassist.rules import (  # noqa: F401  (imported for their registrations)
     macos,
     probe_outcome,
     runtime,
+    runtime_outcome,
     staleness,
     visibility,
     wheel,

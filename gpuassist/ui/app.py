@@ -128,6 +128,12 @@ def build_window(args: argparse.Namespace, settings: Any) -> Any:
     return window
 
 
+def _descendants() -> set[int]:
+    from gpuassist import lifetime
+
+    return lifetime.descendant_pids()
+
+
 def main(argv: Sequence[str]) -> int:
     t0 = time.perf_counter()
     try:
@@ -162,6 +168,21 @@ def main(argv: Sequence[str]) -> int:
         print(f"gpuassist: {exc.args[0] if exc.args else exc}", file=sys.stderr)
         return 2
     window.show()
+    # SIGINT (Ctrl+C in the terminal), SIGTERM (kill, a logout) and SIGHUP (the terminal closed) close the
+    # window like its close button: the run is cancelled, its processes killed, the sampler joined.
+    from gpuassist import interrupts
+
+    received: list[int] = []
+
+    def on_signal(signum: int) -> None:
+        received.append(signum)
+        QTimer.singleShot(0, window.close)
+        QTimer.singleShot(0, app.quit)  # also ends a modal dialog's loop
+
+    restore = interrupts.install_qt_handlers(on_signal)
+    ticker = QTimer()
+    ticker.timeout.connect(lambda: None)  # Python runs signal handlers only when it gets control back
+    ticker.start(200)
     if os.environ.get(STARTUP_ENV):
         def shown() -> None:
             print(f"window-shown {time.perf_counter() - t0:.4f} torch={'torch' in sys.modules}", flush=True)
@@ -169,6 +190,11 @@ def main(argv: Sequence[str]) -> int:
             app.quit()
 
         QTimer.singleShot(0, shown)
+    # once the window shows (psutil is not a start-up import), before any run: the processes this one already
+    # had are not ours to reap at exit. (No subreaper here: in a long session, orphans that end on their own
+    # would stay zombies; a run's leftovers are found by their marker instead, gpuassist.lifetime.)
+    before: set[int] = set()
+    QTimer.singleShot(0, lambda: before.update(_descendants()))
     if args.report:
         QTimer.singleShot(0, lambda: window.open_report_file(args.report))
     elif args.run:
@@ -177,6 +203,13 @@ def main(argv: Sequence[str]) -> int:
         QTimer.singleShot(0, lambda: window.go(args.page))
         if args.run:  # the run follows the step in progress; come back to the asked page at the end
             window.run_finished.connect(lambda: window.go(args.page))
-    code = app.exec()
-    window.shutdown()
-    return int(code)
+    try:
+        code = app.exec()
+        window.shutdown()
+    finally:
+        ticker.stop()
+        restore()
+        from gpuassist import lifetime
+
+        lifetime.reap_descendants(exclude=before)
+    return 128 + received[0] if received else int(code)

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QFrame, QGridLayout, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFrame, QGridLayout, QHBoxLayout, QPushButton, QSizePolicy, QVBoxLayout, QWidget
 
-from gpuassist.ui.cards import wrap_label
+from gpuassist.ui.cards import plain_label, wrap_label
 from gpuassist.ui.style import mono_font
 from gpuassist.wizard.blocks import Absent, Block, Code, KeyValues, Series, Table
 
@@ -20,8 +20,7 @@ def _card(title: str) -> tuple[QFrame, QVBoxLayout]:
     lay = QVBoxLayout(box)
     lay.setContentsMargins(14, 10, 14, 12)
     lay.setSpacing(8)
-    head = QLabel(title)
-    head.setObjectName("evidenceHeader")
+    head = plain_label(title, "evidenceHeader")
     lay.addWidget(head)
     return box, lay
 
@@ -32,8 +31,7 @@ def key_values(block: KeyValues) -> QFrame:
     grid.setHorizontalSpacing(16)
     grid.setVerticalSpacing(5)
     for row, (label, value) in enumerate(block.rows):
-        key = QLabel(label)
-        key.setObjectName("evidenceKey")
+        key = plain_label(label, "evidenceKey")
         val = wrap_label(value, "factValue")
         val.setFont(mono_font())
         grid.addWidget(key, row, 0, Qt.AlignmentFlag.AlignBaseline)
@@ -56,15 +54,13 @@ def table(block: Table) -> QFrame:
     right = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
     left = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter
     for c, name in enumerate(block.columns):
-        th = QLabel(name)
-        th.setObjectName("th")
+        th = plain_label(name, "th")
         th.setAlignment(right if c in block.numeric else left)
         grid.addWidget(th, 0, c)
     for r, row in enumerate(block.rows, 1):
         hi = block.highlight is not None and r - 1 == block.highlight
         for c, text in enumerate(row):
-            td = QLabel(text)
-            td.setObjectName("tdHi" if hi else "td")
+            td = plain_label(text, "tdHi" if hi else "td")
             td.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
             if c in block.numeric:
                 td.setAlignment(right)
@@ -94,8 +90,7 @@ def code(block: Code) -> QFrame:
     lay.setContentsMargins(14, 10, 14, 12)
     lay.setSpacing(8)
     head = QHBoxLayout()
-    title = QLabel(block.title)
-    title.setObjectName("evidenceHeader")
+    title = plain_label(block.title, "evidenceHeader")
     copy = QPushButton("Copy")
     copy.setToolTip("Copy to the clipboard")
 
@@ -123,8 +118,7 @@ def absent(block: Absent) -> QFrame:
     lay = QVBoxLayout(box)
     lay.setContentsMargins(14, 8, 14, 10)
     lay.setSpacing(3)
-    head = QLabel(block.title)
-    head.setObjectName("evidenceHeader")
+    head = plain_label(block.title, "evidenceHeader")
     lay.addWidget(head)
     lay.addWidget(wrap_label(block.text, "explanation"))
     return box

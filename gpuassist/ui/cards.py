@@ -5,6 +5,8 @@ A card renders one :class:`~gpuassist.findings.Finding` and nothing else; the wo
 
 from __future__ import annotations
 
+import html
+
 from PySide6.QtCore import QObject, QSize, Qt, Signal
 from PySide6.QtGui import QFontMetrics, QGuiApplication
 from PySide6.QtWidgets import (
@@ -47,6 +49,22 @@ def card_actions() -> CardActions:
     if not _ACTIONS:
         _ACTIONS.append(CardActions())
     return _ACTIONS[0]
+
+
+def plain_label(text: str = "", name: str = "") -> QLabel:
+    """A label that shows its text as it is: report data (a finding id, a fact key, a GPU name read from a
+    reopened report) is never interpreted as rich text (``<img src=file://…>``, links, markup)."""
+    label = QLabel(text)
+    label.setTextFormat(Qt.TextFormat.PlainText)
+    if name:
+        label.setObjectName(name)
+    return label
+
+
+def plain_tip(text: str) -> str:
+    """A tooltip that shows ``text`` as it is: Qt renders a tooltip that looks like markup as rich text, so
+    report data is escaped inside an explicit rich-text wrapper."""
+    return f"<qt>{html.escape(text)}</qt>" if text else ""
 
 
 def wrap_label(text: str, name: str = "", *, selectable: bool = True, rich: bool = False) -> QLabel:
@@ -115,8 +133,7 @@ class FindingCard(QFrame):
         icon.setStyleSheet(f"color: {colour}; font-size: 14pt; font-weight: 700;")
         icon.setAlignment(Qt.AlignmentFlag.AlignTop)
         title = wrap_label(finding.title, "cardTitle")
-        ident = QLabel(f"{finding.severity.value} · {finding.id}")
-        ident.setObjectName("cardId")
+        ident = plain_label(f"{finding.severity.value} · {finding.id}", "cardId")
         ident.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop)
         head.addWidget(icon, 0, Qt.AlignmentFlag.AlignTop)
         head.addWidget(title, 1)
@@ -178,8 +195,7 @@ class FindingCard(QFrame):
             grid.setHorizontalSpacing(14)
             grid.setVerticalSpacing(4)
             for row, ev in enumerate(finding.evidence):
-                key = QLabel(fact_label(ev.fact))  # words; the raw key stays in the JSON and the tooltip
-                key.setObjectName("evidenceKey")
+                key = plain_label(fact_label(ev.fact), "evidenceKey")  # words; the raw key stays in the JSON
                 key.setToolTip(ev.fact)
                 key.setAlignment(Qt.AlignmentFlag.AlignTop)
                 key.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)

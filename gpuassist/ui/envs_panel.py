@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from gpuassist.findings import OK_COLOUR, Finding, Severity
-from gpuassist.ui.cards import FindingCard, ScrollBody, clear_layout
+from gpuassist.ui.cards import FindingCard, ScrollBody, clear_layout, plain_tip
 from gpuassist.ui.style import MUTED
 from gpuassist.wizard.environments import COLUMNS, LEGEND, TORCH_COLUMN, Environments, TableRow
 
@@ -63,6 +63,7 @@ class EnvironmentsPanel(QFrame):
         title = QLabel("Python environments on this machine")
         title.setObjectName("sectionTitle")
         self.status = QLabel("")
+        self.status.setTextFormat(Qt.TextFormat.PlainText)
         self.status.setObjectName("explanation")
         self.use_button = QPushButton("Use as target")
         self.use_button.setObjectName("primary")
@@ -153,7 +154,7 @@ class EnvironmentsPanel(QFrame):
         for r, row in enumerate(self.rows):
             for c, text in enumerate(row.cells):
                 item = QTableWidgetItem(text)
-                item.setToolTip(row.tooltip)
+                item.setToolTip(plain_tip(row.tooltip))
                 if c == 0:
                     item.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
                 if c == TORCH_COLUMN and row.tone in TONE_COLOURS:

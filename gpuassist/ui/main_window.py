@@ -14,10 +14,11 @@ import os
 import socket
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QSettings, Qt, QTimer, Signal
+from PySide6.QtCore import QEventLoop, QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QColor, QFont, QIcon, QKeySequence, QPainter, QPen, QPixmap, QShortcut
 from PySide6.QtWidgets import (
     QComboBox,
@@ -47,7 +48,7 @@ from gpuassist.envs.target import REMEMBERED, TargetChoice, choose_target
 from gpuassist.monitor import Monitor
 from gpuassist.report.model import Report
 from gpuassist.ui import style
-from gpuassist.ui.cards import card_actions
+from gpuassist.ui.cards import card_actions, plain_tip
 from gpuassist.ui.monitor_view import MonitorView
 from gpuassist.ui.pages import ScriptProgress, StepPage, SummaryPage
 from gpuassist.ui.script_run_panel import ScriptRunPanel
@@ -125,6 +126,7 @@ class MainWindow(QMainWindow):
         self.scenario_label = scenario_label
         self.worker: WorkerHandle | None = None
         self.envs_worker: WorkerHandle | None = None
+        self.reader_worker: WorkerHandle | None = None  # reading an opened or pasted input
         self.environments: Environments | None = None
         self._envs_key: Any = None
         self.last_error: str | None = None
@@ -149,6 +151,7 @@ class MainWindow(QMainWindow):
         root.setSpacing(0)
         root.addWidget(self._build_topbar())
         self.banner = QLabel()
+        self.banner.setTextFormat(Qt.TextFormat.PlainText)  # report and path text, shown as is
         self.banner.setObjectName("banner")
         self.banner.setVisible(False)
         self.banner.setWordWrap(True)
@@ -305,6 +308,7 @@ class MainWindow(QMainWindow):
         self.envs_button.toggled.connect(self.show_environments_panel)
         lay.addWidget(self.envs_button)
         self.target_info = QLabel("")
+        self.target_info.setTextFormat(Qt.TextFormat.PlainText)  # report and path text, shown as is
         self.target_info.setObjectName("targetInfo")
         lay.addWidget(self.target_info)
         lay.addStretch(0)
@@ -686,6 +690,7 @@ class MainWindow(QMainWindow):
         label = QLabel("Script:")
         label.setObjectName("targetLabel")
         self.script_label = QLabel("none chosen")
+        self.script_label.setTextFormat(Qt.TextFormat.PlainText)  # report and path text, shown as is
         self.script_label.setObjectName("scriptPath")
         self.script_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.script_button = QPushButton("Choose script or notebook…")
@@ -757,7 +762,7 @@ class MainWindow(QMainWindow):
         rerun = self.flow.set_script(path)
         self.settings.setValue("script", path)
         self.script_label.setText(path)
-        self.script_label.setToolTip(path)
+        self.script_label.setToolTip(plain_tip(path))
         page.pending_hint = "" if path else page.pending_hint
         self._update_script_run_panel()
         self.refresh()
@@ -877,21 +882,26 @@ class MainWindow(QMainWindow):
             self.open_report_file(path)
 
     def open_report_file(self, path: str | os.PathLike[str]) -> bool:
+        """Read and parse a report, collect_env output or error log and show it. Reading is bounded (a
+        regular file only, at most the size cap: a FIFO or /dev/zero is refused at once) and it all runs on
+        a worker thread, so the window keeps drawing and can be closed while a large input is parsed."""
+        from gpuassist.files import FileError, read_bounded
         from gpuassist.ingest import UnreadableInput, load
+        from gpuassist.ingest.text import MAX_BYTES
 
         p = Path(path)
-        try:
-            data = p.read_bytes()
-        except OSError as exc:
-            self.show_error(f"Cannot read {p.name}: {exc.strerror or exc}")
-            return False
-        try:
-            report = load(data, label=p.name)
-        except UnreadableInput as exc:
-            self.show_error(f"Cannot diagnose {p.name}: {exc}")
-            return False
-        self.show_loaded(report)
-        return True
+
+        def parse() -> Report | str:
+            try:
+                data = read_bounded(str(p), MAX_BYTES)
+            except FileError as exc:
+                return f"Cannot read {p.name}: {exc}"
+            try:
+                return load(data, label=p.name)
+            except UnreadableInput as exc:
+                return f"Cannot diagnose {p.name}: {exc}"
+
+        return self._load_in_background(parse)
 
     def open_fleet_dialog(self) -> None:
         folder = QFileDialog.getExistingDirectory(self, "Open a folder of nodes' reports (gpuassist fleet)",
@@ -928,12 +938,37 @@ class MainWindow(QMainWindow):
         if not text.strip():
             self.show_error("Nothing was pasted.")
             return False
-        try:
-            report = load_text(text, label="pasted text")
-        except UnreadableInput as exc:
-            self.show_error(f"Cannot diagnose the pasted text: {exc}")
+
+        def parse() -> Report | str:
+            try:
+                return load_text(text, label="pasted text")
+            except UnreadableInput as exc:
+                return f"Cannot diagnose the pasted text: {exc}"
+
+        return self._load_in_background(parse)
+
+    def _load_in_background(self, parse: Callable[[], Report | str]) -> bool:
+        """Run ``parse`` (a Report, or the one line saying why not) on a worker thread; the UI thread keeps
+        its event loop running meanwhile and shows the result. True when a report is shown."""
+        if self.reader_worker is not None and self.reader_worker.running:
+            self.show_error("Still reading the previous input.")
             return False
-        self.show_loaded(report)
+        outcome: list[Report | str] = []
+        loop = QEventLoop(self)
+        self.statusBar().showMessage("Reading…")
+        self.reader_worker = start_worker(lambda _emit, _cancel: parse(), on_returned=outcome.append,
+                                          on_errored=lambda message: outcome.append(f"Cannot read it: {message}"),
+                                          on_done=loop.quit)
+        if self.reader_worker.running:
+            loop.exec()
+        self.reader_worker = None
+        if self._closing or not outcome:
+            return False
+        result = outcome[0]
+        if isinstance(result, str):
+            self.show_error(result)
+            return False
+        self.show_loaded(result)
         return True
 
     def show_loaded(self, report: Report) -> None:
@@ -1030,9 +1065,11 @@ class MainWindow(QMainWindow):
         return assemble(redacted, fmt)
 
     def export_to(self, fmt: str, path: str | os.PathLike[str]) -> bool:
+        from gpuassist.files import write_atomic
+
         try:
             text = self.export_text(fmt)
-            Path(path).write_text(text, encoding="utf-8")
+            write_atomic(str(path), text)  # whole or not at all: a full disk keeps the previous export
         except Exception as exc:  # whatever failed, the user gets one line (details in the log)
             log.exception("export to %s failed", path)
             msg = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
@@ -1052,6 +1089,7 @@ class MainWindow(QMainWindow):
         if os.environ.get("GPUASSIST_NO_DIALOGS"):
             return
         box = QMessageBox(QMessageBox.Icon.Warning, "gpuassist", message, QMessageBox.StandardButton.Ok, self)
+        box.setTextFormat(Qt.TextFormat.PlainText)  # a file name or a paste's words, never markup
         box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         box.open()
 
@@ -1060,7 +1098,7 @@ class MainWindow(QMainWindow):
         self._closing = True
         started = time.monotonic()
         ok = True
-        workers = [w for w in (self.worker, self.envs_worker) if w is not None]
+        workers = [w for w in (self.worker, self.envs_worker, self.reader_worker) if w is not None]
         for w in workers:
             w.cancel()
         for w in workers:

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSizePolicy, QTo
 
 from gpuassist.monitor import Monitor, Trace
 from gpuassist.monitor.layout import Band, band_labels, bands, x_range
+from gpuassist.ui.cards import plain_tip
 
 REDRAW_MS = 200
 MIN_BAND_PX = 6.0
@@ -60,6 +61,7 @@ class MonitorView(QWidget):
         lay.setSpacing(4)
         head = self.head = QHBoxLayout()
         self.title = QLabel("Live monitor")
+        self.title.setTextFormat(Qt.TextFormat.PlainText)  # trace labels come from reopened reports
         self.title.setStyleSheet("font-weight: 600;")
         self.info = QLabel("starting…")
         self.info.setObjectName("monitorInfo")
@@ -67,6 +69,7 @@ class MonitorView(QWidget):
         # the latest readings never widen the window (several GPUs make a long line): clipped, in full as tooltip
         self.info.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.gpu_note = QLabel("")
+        self.gpu_note.setTextFormat(Qt.TextFormat.PlainText)  # GPU names come from reopened reports
         self.gpu_note.setObjectName("monitorInfo")
         self.csv_button = QPushButton("Export CSV…")
         self.csv_button.clicked.connect(self.export_csv_requested.emit)
@@ -156,7 +159,8 @@ class MonitorView(QWidget):
 
     def _plot(self, key: str, title: str, yrange: tuple[float, float] | None) -> pg.PlotItem:
         column = len(self.plots)
-        p = self.graphics.addPlot(row=0, col=column, title=f"<span style='font-size:9pt'>{title}</span>")
+        p = self.graphics.addPlot(row=0, col=column,
+                                  title=f"<span style='font-size:9pt'>{html.escape(title)}</span>")
         self.graphics.ci.layout.setColumnStretchFactor(column, WIDE if key in LABELLED else 1)
         p.hideButtons()
         p.setMenuEnabled(False)
@@ -329,7 +333,7 @@ class MonitorView(QWidget):
         for gi, g in enumerate(trace.gpus):
             u, mem, pw, tc = (float(x) for x in trace.gpu[-1, gi])
             swatch = f"<span style='color:{GPU_COLOURS[gi % len(GPU_COLOURS)]}'>■</span>&nbsp;"
-            bits = [swatch + (f"GPU{g.index} {u:.0f} %" if not math.isnan(u) else f"GPU{g.index} –")]
+            bits = [swatch + html.escape(f"GPU{g.index} {u:.0f} %" if not math.isnan(u) else f"GPU{g.index} –")]
             if not math.isnan(mem):
                 bits.append(f"{mem:.1f}/{g.memory_total_gib or 0:.0f} GiB")
             if not math.isnan(tc):
@@ -339,7 +343,7 @@ class MonitorView(QWidget):
             parts.append(" ".join(bits))
         running = next((mk.title for mk in reversed(trace.markers) if mk.end is None), None)
         if running and self.static is None:
-            parts.append(f"running: {running}")
+            parts.append(f"running: {html.escape(str(running))}")
         prefix = f"{float(t[-1] - t[0]):.0f} s recorded; at the end: " if self.static is not None else ""
         text = prefix + " &nbsp;·&nbsp; ".join(parts)
         if text != self.info.text():
@@ -386,7 +390,7 @@ class MonitorView(QWidget):
             end = max(band.end, band.start + MIN_BAND_PX * px)  # a 1-s step beside a 70-s sweep stays visible
             for region in items:
                 region.setRegion((band.start, end))
-                region.setToolTip(band.legend)
+                region.setToolTip(plain_tip(band.legend))
         # the longest label that fits inside each band: its title, else its step number, else none
         view = self.cpu_plot.getViewBox()
         width_px = float(view.width()) if view is not None else 0.0
@@ -404,11 +408,12 @@ class MonitorView(QWidget):
                     label.setText(wanted)
                 label.setVisible(bool(kind))
                 label.setPos(max(band.start, x0), LABEL_TOP)
-                label.setToolTip(band.legend)
+                label.setToolTip(plain_tip(band.legend))
             self.label_shown[band.title] = kind
         legend_html = "&nbsp;&nbsp;&nbsp; ".join(
             f"<span style='color:{STEP_COLOURS[b.colour % len(STEP_COLOURS)]}'>■</span>&nbsp;"
-            + (f"<b>{b.tag}</b>&nbsp;" if b.tag else "") + b.legend[len(b.tag) + 1 if b.tag else 0:]
+            + (f"<b>{html.escape(b.tag)}</b>&nbsp;" if b.tag else "")
+            + html.escape(b.legend[len(b.tag) + 1 if b.tag else 0:])
             for b in self.band_list)
         axis = "s since Run all" if self.run_origin is not None else "s since gpuassist started"
         text = (f"<span style='color:#5f6b7a'>Time axis: {axis}. Steps:</span>&nbsp;&nbsp; {legend_html}"

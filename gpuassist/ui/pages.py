@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
 from gpuassist.findings import OK_COLOUR, OK_ICON
 from gpuassist.report.model import Report
 from gpuassist.step_table import BY_ID
-from gpuassist.ui.cards import FindingCard, ScrollBody, clear_layout, wrap_label
+from gpuassist.ui.cards import FindingCard, ScrollBody, clear_layout, plain_label, wrap_label
 from gpuassist.wizard import StepState, StepStatus
 from gpuassist.wizard.script_run import RunProgress
 
@@ -82,6 +82,32 @@ def _clock(seconds: float) -> str:
     return f"{m}:{sec:02d}"
 
 
+CARD_BATCH = 30  # cards built at once; a report with thousands of findings shows "Show N more"
+
+
+def add_finding_cards(layout: QVBoxLayout, cards: list[FindingCard], findings: list[Any]) -> None:
+    """A card per finding, the first :data:`CARD_BATCH` now and the rest behind a "Show N more" button,
+    so a report with thousands of findings opens in a moment (a card costs milliseconds of UI thread)."""
+    for f in findings[:CARD_BATCH]:
+        card = FindingCard(f)
+        cards.append(card)
+        layout.addWidget(card)
+    rest = findings[CARD_BATCH:]
+    if not rest:
+        return
+    more = QPushButton(f"Show {min(len(rest), CARD_BATCH)} more ({len(rest)} not shown)")
+    more.setObjectName("moreFindings")
+
+    def show_more() -> None:
+        more.hide()
+        layout.removeWidget(more)
+        more.deleteLater()
+        add_finding_cards(layout, cards, rest)
+
+    more.clicked.connect(show_more)
+    layout.addWidget(more)
+
+
 class Progress(QWidget):
     """Progress bar + the stage in progress, fed by the probe's (or a runtime test's) events."""
 
@@ -93,6 +119,7 @@ class Progress(QWidget):
         self.bar = QProgressBar()
         self.bar.setTextVisible(False)
         self.stage = QLabel("Starting…")
+        self.stage.setTextFormat(Qt.TextFormat.PlainText)  # stage names and paths from the target
         self.stage.setObjectName("explanation")
         lay.addWidget(self.bar)
         lay.addWidget(self.stage)
@@ -311,10 +338,7 @@ class StepPage(QWidget):
         self.run.setEnabled(not busy)
 
     def _add_cards(self, findings: list[Any]) -> None:
-        for f in sorted(findings, key=lambda f: f.severity.rank):
-            card = FindingCard(f)
-            self.cards.append(card)
-            self.content.addWidget(card)
+        add_finding_cards(self.content, self.cards, sorted(findings, key=lambda f: f.severity.rank))
 
     def _demonstrations(self, demos: list[Any]) -> QWidget:
         holder = QWidget()
@@ -513,15 +537,14 @@ class SummaryPage(QWidget):
             usable.setStyleSheet(f"color: {OK_COLOUR}; font-weight: 600;")
             lay.addWidget(usable, row, 1, 1, 2)
             row += 1
-        icon = QLabel(v.icon)
+        icon = plain_label(v.icon)
         icon.setStyleSheet(f"color: {v.colour}; font-size: 22pt; font-weight: 700;")
         headline = wrap_label(v.headline, "verdictHeadline")
         headline.setStyleSheet(f"color: {v.colour};")
         lay.addWidget(icon, row, 0, Qt.AlignmentFlag.AlignTop)
         lay.addWidget(headline, row, 1)
         if top is not None:
-            ident = QLabel(f"{top.severity.value} · {top.id}")
-            ident.setObjectName("cardId")
+            ident = plain_label(f"{top.severity.value} · {top.id}", "cardId")
             lay.addWidget(ident, row, 2, Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignRight)
         missing = [str(m) for m in report.meta.get("missing_facts") or []]
         if missing:  # a paste that left things out: the verdict covers only what was there
@@ -544,10 +567,7 @@ class SummaryPage(QWidget):
                               else "Measured on this machine", measured), ("Also found", others)):
             if items:
                 self.content.addWidget(self._section(title))
-            for f in items:
-                card = FindingCard(f)
-                self.cards.append(card)
-                self.content.addWidget(card)
+                add_finding_cards(self.content, self.cards, items)
         if tier.tips:
             self.content.addWidget(self._collapsed(f"Tips ({len(tier.tips)}) — general advice, not checked "
                                                    "against your code", tier.tips))
@@ -616,7 +636,7 @@ class SummaryPage(QWidget):
             icon_l = QLabel(st.status.icon)
             icon_l.setStyleSheet(f"color: {st.status.colour}; font-weight: 700;")
             icon_l.setAlignment(Qt.AlignmentFlag.AlignCenter)
-            name = QLabel(st.step.title)
+            name = plain_label(st.step.title)
             what = st.status.label
             if st.status is StepStatus.PENDING and st.step.optional:
                 what = "optional, not run"

@@ -320,7 +320,11 @@ def _outcome_block(facts: Mapping[str, Any], test: str) -> list[Block]:
     outcome = _get(facts, f"{test}.outcome")
     if outcome in (None, "ok"):
         return []
-    rows = [("Outcome", _status_words(outcome))]
+    words = _status_words(outcome)
+    if outcome == "crashed":  # "crashed (SIGSEGV in stage import_torch)", as the finding says it
+        how = _get(facts, f"{test}.signal") or f"exit status {_get(facts, f'{test}.returncode')}"
+        words = f"crashed ({how} in stage {_get(facts, f'{test}.failed_stage')})"
+    rows = [("Outcome", words)]
     for label, key in (("Failed at stage", "failed_stage"), ("Error", "error"), ("Import error", "import_error"),
                        ("Time limit (s)", "limit_seconds")):
         v = _get(facts, f"{test}.{key}")

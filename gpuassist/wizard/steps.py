@@ -113,8 +113,9 @@ def runtime_step(step_id: str) -> Callable[[StepContext, OnEvent, threading.Even
         result.status = StepStatus.from_findings(result.findings)
         test = RUNTIME_TESTS[step_id]
         outcome = result.facts.get(f"{test}.outcome")
-        if outcome not in (None, "ok") and result.status is not StepStatus.ERROR:
-            # measurements missing is never "passed": say how the test ended (the page shows the details)
+        if outcome not in (None, "ok", "cancelled"):
+            # measurements missing is never "passed": say how the test ended (the page shows the details;
+            # a crash or hang is also an error finding, rules/runtime_outcome.py)
             error = str(result.facts.get(f"{test}.error") or "").strip()
             result.status = StepStatus.ERROR
             result.reason = f"the test did not complete ({str(outcome).replace('_', ' ')})" + \
