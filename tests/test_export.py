@@ -68,7 +68,7 @@ def test_fixes_are_blocks_each_with_its_copy_and_the_reboot_alone() -> None:
     assert not any("sudo reboot" in b and b != "sudo reboot" for b in blocks)
     assert html.count('onclick="copyBlock(this)"') >= len(blocks)
     md = assemble(report, "markdown")
-    assert "```bash\nsudo reboot\n```" in md and "**Option 2 of 2**" in md
+    assert "```\nsudo reboot\n```" in md and "**Option 2 of 2**" in md
     data = json.loads(assemble(report, "json"))
     assert all(f["actions"] for f in data["findings"] if f["fix"])
 
