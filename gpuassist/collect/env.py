@@ -56,6 +56,12 @@ def _strip_one(url: str) -> str:
     at = rest.rfind("@")
     if at < 0:
         return url
+    netloc_end = min((i for i in (rest.find(c) for c in "/?#") if i >= 0), default=len(rest))
+    in_netloc = rest.rfind("@", 0, netloc_end)
+    if in_netloc >= 0:
+        # the ordinary case: userinfo ends at the last "@" before the path ("p@ss" included), and an "@"
+        # further on is the path's own (repo.git@v1.0)
+        at = in_netloc
     userinfo = rest[:at]
     if ":" in userinfo or not any(c in userinfo for c in "/?#"):
         return f"{scheme}{sep}{rest[at + 1:]}"  # user:password@ (any characters), or a bare token@
