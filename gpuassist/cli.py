@@ -63,6 +63,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="diagnose offline from a gpuassist JSON report, collect_env output or an error "
                           "message/traceback/log ('-' reads stdin)")
     src.add_argument("--simulate", metavar="NAME", help="diagnose a simulated machine (see `gpuassist scenarios`)")
+    d.add_argument("--full", action="store_true",
+                   help="everything Run all does in the app: after the diagnosis, the device-placement test, the "
+                        "DataLoader sweep and the CNN benchmark (with --simulate: the recorded results, at once)")
     d.add_argument("--format", choices=FORMATS, default="text")
     d.add_argument("--output", metavar="FILE", help="write the report to FILE instead of standard output")
     d.add_argument("--no-redact", action="store_true",
@@ -205,7 +208,11 @@ def cmd_desktop_entry(args: argparse.Namespace) -> int:
 def cmd_diagnose(args: argparse.Namespace) -> int:
     from gpuassist.report.redact import redact_report
 
-    if args.from_file is not None:
+    if args.full and args.from_file is not None:
+        raise UsageError("--full runs the measurements on a machine; it cannot be combined with --from")
+    if args.full:
+        report = _full_run(args)
+    elif args.from_file is not None:
         from gpuassist.ingest import UnreadableInput, load
 
         data = _read_input(args.from_file)
@@ -233,15 +240,39 @@ def cmd_diagnose(args: argparse.Namespace) -> int:
         report = run_cancellable(lambda cancel: diagnose_live(choice=choice, cancel=cancel))
 
     from gpuassist.report.model import Report
-    from gpuassist.report.render import render
+    from gpuassist.wizard.export import assemble
 
     redacted = Report.from_json(redact_report(report.to_json(), personal=not args.no_redact))
-    kwargs = {}
-    if args.format == "text":
-        to_terminal = args.output is None and sys.stdout.isatty()
-        kwargs = {"colour": to_terminal, "width": _terminal_width() if to_terminal else 100}
-    _write_output(render(redacted, args.format, **kwargs), args.output, fmt=args.format)
+    to_terminal = args.format == "text" and args.output is None and sys.stdout.isatty()
+    text = assemble(redacted, args.format, width=_terminal_width() if to_terminal else 100,
+                    colour=to_terminal if args.format == "text" else None)
+    _write_output(text, args.output, fmt=args.format)
     return 1 if redacted.has_error else 0
+
+
+def _full_run(args: argparse.Namespace) -> Any:
+    """``diagnose --full``: the app's Run all, headless (:func:`gpuassist.wizard.export.run_all_headless`)."""
+    from gpuassist.wizard.export import run_all_headless
+    from gpuassist.wizard.model import StepContext
+
+    if args.simulate is not None:
+        from gpuassist.sim import UnknownScenario, load_scenario
+
+        try:
+            load_scenario(args.simulate)
+        except UnknownScenario as exc:
+            raise UsageError(str(exc)) from None
+        context = StepContext(scenario=args.simulate, replay_speed=0)
+    else:
+        choice = _target(args.python)
+        if choice.python is None:
+            raise UsageError(f"nothing to diagnose: {choice.reason}; give one with --python PATH")
+        context = StepContext(target=choice.python, target_reason=choice.reason,
+                              target_explicit=args.python is not None)
+    report = run_all_headless(context)
+    if report is None:
+        raise UsageError("the diagnosis produced nothing to report")
+    return report
 
 
 def _terminal_width() -> int:
@@ -292,7 +323,7 @@ def cmd_runtime(args: argparse.Namespace) -> int:
     from gpuassist.report.redact import redact_report
     from gpuassist.report.render import render
     from gpuassist.runtime import common, run_bench, run_placement, run_sweep
-    from gpuassist.runtime.summary import summary_text
+    from gpuassist.wizard.export import assemble
 
     test = args.command
     choice = _target(args.python)
@@ -328,9 +359,9 @@ def cmd_runtime(args: argparse.Namespace) -> int:
     if args.format == "json":
         text = render(redacted, "json")
     else:
+        # the same findings and measurement tables as the app's page and `diagnose --full` (one presentation)
         to_terminal = args.output is None and sys.stdout.isatty()
-        text = summary_text(redacted.facts, test) + "\n" + render(
-            redacted, "text", colour=to_terminal, width=_terminal_width() if to_terminal else 100)
+        text = assemble(redacted, "text", colour=to_terminal, width=_terminal_width() if to_terminal else 100)
     _write_output(text, args.output, fmt=args.format)
     return 1 if redacted.has_error else 0
 

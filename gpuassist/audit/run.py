@@ -382,7 +382,9 @@ def add_static_audit(report: Any, static: Any, cwd: str | None = None) -> None:
             continue
         match = same[0]
         remaining.remove(match)
+        measured = f.actions  # the run's own blocks, read before its text grows
         f.fix = f"{match.fix.text()}\n\n{f.fix}"
+        f.structured_actions = [*match.fix.actions(), *measured]
         f.evidence += [e for e in match.to_finding().evidence if e not in f.evidence]
     report.findings = order_findings([*report.findings, *(s.to_finding() for s in remaining)])
     report.steps = step_summaries(report.findings, {RUN_STEP})
