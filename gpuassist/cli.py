@@ -21,7 +21,7 @@ import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from gpuassist import __version__
+from gpuassist import __version__, desktop
 from gpuassist.interrupts import run_cancellable
 from gpuassist.streams import silence_stdout, utf8_streams
 
@@ -50,6 +50,10 @@ class _Parser(argparse.ArgumentParser):
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="gpuassist", description="Why is PyTorch not using my GPU, and what do I do about it?")
     parser.add_argument("--version", action="version", version=f"gpuassist {__version__}")
+    menu = parser.add_mutually_exclusive_group()
+    menu.add_argument("--install-desktop-entry", action="store_true",
+                      help="add the app and its icon to your desktop's menu (this user only, no root)")
+    menu.add_argument("--uninstall-desktop-entry", action="store_true", help="remove them again")
     sub = parser.add_subparsers(dest="command", parser_class=_Parser)
 
     d = sub.add_parser("diagnose", help="diagnose this machine (or a report, collect_env output or error text)")
@@ -59,6 +63,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="diagnose offline from a gpuassist JSON report, collect_env output or an error "
                           "message/traceback/log ('-' reads stdin)")
     src.add_argument("--simulate", metavar="NAME", help="diagnose a simulated machine (see `gpuassist scenarios`)")
+    d.add_argument("--full", action="store_true",
+                   help="everything Run all does in the app: after the diagnosis, the device-placement test, the "
+                        "DataLoader sweep and the CNN benchmark (with --simulate: the recorded results, at once)")
     d.add_argument("--format", choices=FORMATS, default="text")
     d.add_argument("--output", metavar="FILE", help="write the report to FILE instead of standard output")
     d.add_argument("--no-redact", action="store_true",
@@ -178,10 +185,34 @@ def _target(python: str | None, *, script: str | None = None) -> TargetChoice:
         raise UsageError(str(exc)) from None
 
 
+def cmd_desktop_entry(args: argparse.Namespace) -> int:
+    """--install-desktop-entry / --uninstall-desktop-entry: the menu entry and icons under XDG paths."""
+    if args.command is not None:
+        raise UsageError(f"--install-desktop-entry and --uninstall-desktop-entry take no command ({args.command})")
+    paths = desktop.DesktopPaths.for_user()
+    try:
+        if args.uninstall_desktop_entry:
+            removed = desktop.uninstall(paths)
+            print(f"gpuassist: removed {len(removed)} files" + (f" ({paths.entry})" if removed else
+                                                                  ": no menu entry of gpuassist was installed"))
+            return 0
+        program = desktop.gui_program()
+        desktop.install(paths, program)
+    except desktop.DesktopEntryError as exc:
+        raise UsageError(str(exc)) from None
+    print(f"gpuassist: menu entry {paths.entry}\n  starts {program}\n"
+          f"  icons under {paths.hicolor} ({len(desktop.ICON_SIZES)} sizes and scalable)")
+    return 0
+
+
 def cmd_diagnose(args: argparse.Namespace) -> int:
     from gpuassist.report.redact import redact_report
 
-    if args.from_file is not None:
+    if args.full and args.from_file is not None:
+        raise UsageError("--full runs the measurements on a machine; it cannot be combined with --from")
+    if args.full:
+        report = _full_run(args)
+    elif args.from_file is not None:
         from gpuassist.ingest import UnreadableInput, load
 
         data = _read_input(args.from_file)
@@ -209,15 +240,39 @@ def cmd_diagnose(args: argparse.Namespace) -> int:
         report = run_cancellable(lambda cancel: diagnose_live(choice=choice, cancel=cancel))
 
     from gpuassist.report.model import Report
-    from gpuassist.report.render import render
+    from gpuassist.wizard.export import assemble
 
     redacted = Report.from_json(redact_report(report.to_json(), personal=not args.no_redact))
-    kwargs = {}
-    if args.format == "text":
-        to_terminal = args.output is None and sys.stdout.isatty()
-        kwargs = {"colour": to_terminal, "width": _terminal_width() if to_terminal else 100}
-    _write_output(render(redacted, args.format, **kwargs), args.output, fmt=args.format)
+    to_terminal = args.format == "text" and args.output is None and sys.stdout.isatty()
+    text = assemble(redacted, args.format, width=_terminal_width() if to_terminal else 100,
+                    colour=to_terminal if args.format == "text" else None)
+    _write_output(text, args.output, fmt=args.format)
     return 1 if redacted.has_error else 0
+
+
+def _full_run(args: argparse.Namespace) -> Any:
+    """``diagnose --full``: the app's Run all, headless (:func:`gpuassist.wizard.export.run_all_headless`)."""
+    from gpuassist.wizard.export import run_all_headless
+    from gpuassist.wizard.model import StepContext
+
+    if args.simulate is not None:
+        from gpuassist.sim import UnknownScenario, load_scenario
+
+        try:
+            load_scenario(args.simulate)
+        except UnknownScenario as exc:
+            raise UsageError(str(exc)) from None
+        context = StepContext(scenario=args.simulate, replay_speed=0)
+    else:
+        choice = _target(args.python)
+        if choice.python is None:
+            raise UsageError(f"nothing to diagnose: {choice.reason}; give one with --python PATH")
+        context = StepContext(target=choice.python, target_reason=choice.reason,
+                              target_explicit=args.python is not None)
+    report = run_all_headless(context)
+    if report is None:
+        raise UsageError("the diagnosis produced nothing to report")
+    return report
 
 
 def _terminal_width() -> int:
@@ -268,7 +323,7 @@ def cmd_runtime(args: argparse.Namespace) -> int:
     from gpuassist.report.redact import redact_report
     from gpuassist.report.render import render
     from gpuassist.runtime import common, run_bench, run_placement, run_sweep
-    from gpuassist.runtime.summary import summary_text
+    from gpuassist.wizard.export import assemble
 
     test = args.command
     choice = _target(args.python)
@@ -304,9 +359,9 @@ def cmd_runtime(args: argparse.Namespace) -> int:
     if args.format == "json":
         text = render(redacted, "json")
     else:
+        # the same findings and measurement tables as the app's page and `diagnose --full` (one presentation)
         to_terminal = args.output is None and sys.stdout.isatty()
-        text = summary_text(redacted.facts, test) + "\n" + render(
-            redacted, "text", colour=to_terminal, width=_terminal_width() if to_terminal else 100)
+        text = assemble(redacted, "text", colour=to_terminal, width=_terminal_width() if to_terminal else 100)
     _write_output(text, args.output, fmt=args.format)
     return 1 if redacted.has_error else 0
 
@@ -537,7 +592,7 @@ def _main(argv: Sequence[str] | None) -> int:
         command = f"gpuassist {args.command}" if args.command else "gpuassist"
         _say(f"unrecognized arguments: {' '.join(extra)} (see {command} --help)")
         return 2
-    if args.command is None:
+    if args.command is None and not (args.install_desktop_entry or args.uninstall_desktop_entry):
         parser.print_help()
         return 2
     if sys.stdout is None:  # started with stdout closed (`>&-`)
@@ -549,6 +604,8 @@ def _main(argv: Sequence[str] | None) -> int:
                 "envs": cmd_envs, "placement": cmd_runtime, "sweep": cmd_runtime, "bench": cmd_runtime,
                 "fleet": cmd_fleet}
     try:
+        if args.install_desktop_entry or args.uninstall_desktop_entry:
+            return cmd_desktop_entry(args)
         return handlers[args.command](args)
     except UsageError as exc:
         _say(str(exc))

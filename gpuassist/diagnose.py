@@ -7,7 +7,6 @@ target interpreter, so a diagnosis costs about one `import torch` (docs/architec
 from __future__ import annotations
 
 import os
-import sys
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -17,6 +16,7 @@ from gpuassist.envs.discovery import Context, discover
 from gpuassist.envs.ondisk import torch_dir
 from gpuassist.envs.target import TargetChoice, own_choice, requested_choice
 from gpuassist.facts import Facts, NotCollected
+from gpuassist.own_python import own_python
 from gpuassist.report.model import Report
 
 
@@ -29,7 +29,7 @@ def python_candidates(env: Mapping[str, str], limit: int = 8, *, home: str | Non
                   windows=here.windows)
     found = [c for c in discover(ctx).candidates if c.exists and not c.refused and not c.is_self]
     found.sort(key=lambda c: torch_dir(c, ctx.home) is None)
-    return [c.python for c in found][:limit] or [sys.executable]
+    return [c.python for c in found][:limit] or [p for p in (own_python(),) if p]
 
 
 def diagnose_live(

@@ -119,6 +119,10 @@ GUI_START_UP = {
     "gpuassist.ui.monitor_view", "gpuassist.ui.pages", "gpuassist.ui.qtcompat", "gpuassist.ui.script_run_panel",
     "gpuassist.step_table", "gpuassist.ui.style", "gpuassist.ui.workers", "gpuassist.wizard", "gpuassist.wizard.flow",
     "gpuassist.wizard.model", "gpuassist.wizard.script_run", "gpuassist.wizard.steps",
+    # the window icon and the desktop entry's name (files added by name, read when drawn)
+    "gpuassist.ui.icon", "gpuassist.resources", "gpuassist.own_python",
+    # signals close the window like its close button; the run's leftovers are reaped (~12 ms together)
+    "gpuassist.interrupts", "gpuassist.lifetime", "gpuassist.files",
 }
 
 

@@ -391,7 +391,9 @@ def test_markdown_escapes_report_text_and_fences_code_safely() -> None:
 
     md = render(hostile_report(), "markdown")
     fenced = re.findall(r"^(`{3,})\n.*?^\1$", md, flags=re.S | re.M)
-    assert fenced and "# after the fence" not in re.sub(r"^(`{3,})\n.*?^\1$", "", md, flags=re.S | re.M)
+    # the fix is split into blocks (issue #16 item 3): its commands fenced, its other lines escaped prose
+    outside_code = re.sub(r"^(`{3,})\n.*?^\1$", "", md, flags=re.S | re.M)
+    assert fenced and not any(line.lstrip().startswith("# after") for line in outside_code.splitlines())
     lines = re.sub(r"^(`{3,})\n.*?^\1$", "", md, flags=re.S | re.M).splitlines()  # outside code blocks
     assert sum(line.startswith("## ") for line in lines) == 1  # only gpuassist's own heading
     assert not any(
@@ -400,7 +402,8 @@ def test_markdown_escapes_report_text_and_fences_code_safely() -> None:
     assert "![x](" not in md and "!\\[x\\]" in md
     outside = "\n".join(lines)
     assert len(re.findall(r"(?<!\\)</details>", outside)) == outside.count("<details>")  # gpuassist's own only
-    assert "`````\npip install torch" in md  # a fence longer than any inside the fix
+    assert re.search(r"^```\npip install torch\n```$", md, re.M)  # the command, in a fence of its own
+    assert "\\`\\`\\`\\`" in md  # the fix's own backticks are text: they cannot open or close a fence
     assert re.search(r"(?<!\\)<img", md) is None  # escaped: shown as text, never an image
 
 

@@ -255,6 +255,9 @@ def test_flow_on_a_scenario_replays_the_diagnosis_and_its_recorded_runtime_tests
         st = flow.state(sid)
         if st.status is StepStatus.SKIPPED:  # a step it needs failed: says which
             assert st.reason.startswith("skipped because ")
+        elif st.status is StepStatus.OFFERED:  # the diagnosis settled it: offered, not run (issue #16 item 1)
+            cause = flow.blocking_cause()
+            assert cause is not None and cause.title in st.reason and test in recorded
         elif test in recorded:  # replayed through the live facts path
             assert st.status.finished and st.status not in (StepStatus.UNAVAILABLE, StepStatus.CANCELLED)
             assert st.result is not None and st.result.facts[f"{test}.outcome"] == "ok"

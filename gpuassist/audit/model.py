@@ -17,11 +17,12 @@ notebook shows them, markdown included). Findings convert to the report's :class
 from __future__ import annotations
 
 import difflib
+import textwrap
 from dataclasses import dataclass, field
 from typing import Any
 
 from gpuassist import __version__
-from gpuassist.findings import Evidence, Finding, Severity
+from gpuassist.findings import Action, Evidence, Finding, Severity
 from gpuassist.knowledge import entry
 
 SCHEMA = "gpuassist.audit/1"
@@ -51,6 +52,20 @@ class CodeChange:
 
     def text(self) -> str:
         return "\n".join([f"{self.summary} ({self.location}):", *self.diff_lines()])
+
+    def actions(self) -> list[Action]:
+        """The change as a block to paste over those lines: the new lines when they compile on their own,
+        else the diff in the note (a fragment such as an ``else:`` line is no runnable block)."""
+        title = f"{self.summary[:1].upper()}{self.summary[1:]} ({self.location})"
+        if not self.after:  # nothing to paste: say which lines go
+            return [Action(title=title, note="Delete: " + " / ".join(line.strip() for line in self.before))]
+        new = textwrap.dedent("\n".join(self.after))
+        try:
+            compile(new, self.location, "exec")
+        except SyntaxError:
+            return [Action(title=title, note="Change: " + " / ".join(self.diff_lines()))]
+        replaced = f"{len(self.before)} line(s)" if self.before else "nothing (insert)"
+        return [Action(title=title, code=new, note=f"Replaces {replaced} at {self.location}.")]
 
     def to_json(self) -> dict[str, Any]:
         return {"summary": self.summary, "location": self.location, "line": self.line,
@@ -103,7 +118,8 @@ class AuditFinding:
         explanation = self.message[:1].upper() + self.message[1:]
         return Finding(id=self.id, severity=self.severity, title=f"{self.location}: {self.title}",
                        explanation=explanation if explanation.endswith(".") else explanation + ".",
-                       fix=self.fix.text(), evidence=evidence, step="script")
+                       fix=self.fix.text(), evidence=evidence, step="script",
+                       structured_actions=self.fix.actions())
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,6 @@ import json
 import os
 import re
 import shutil
-import sys
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -30,6 +29,7 @@ from gpuassist.envs.discovery import Context, script_interpreter
 from gpuassist.envs.target import choose_target
 from gpuassist.facts import Facts
 from gpuassist.monitor import Monitor
+from gpuassist.own_python import fallback_python, own_python
 from gpuassist.probe import audit_script
 from gpuassist.probe.runner import Event, StageLimits, facts_from_events, run_script
 from gpuassist.report.build import build_report
@@ -182,10 +182,10 @@ def _split_flags(words: Sequence[str]) -> tuple[list[str], list[str]]:
 def _default_python(env: Mapping[str, str], cwd: str) -> tuple[str, str]:
     """(interpreter, why) when the command names none: the default target (gpuassist.envs.target), which
     is gpuassist's own only when no other Python exists."""
-    ctx = Context(env=dict(env), home=os.path.expanduser("~"), cwd=cwd, executable=sys.executable,
+    ctx = Context(env=dict(env), home=os.path.expanduser("~"), cwd=cwd, executable=own_python(),
                   windows=os.name == "nt")
     choice = choose_target(ctx)
-    return (choice.python or sys.executable), choice.reason
+    return (choice.python or fallback_python(env)), choice.reason
 
 
 def parse_command(argv: Sequence[str], *, python: str | None = None, cwd: str | None = None,
@@ -222,7 +222,7 @@ def parse_command(argv: Sequence[str], *, python: str | None = None, cwd: str | 
                                 "(use --python PATH for a particular interpreter)")
         raise RunUsageError(f"cannot run {words[0]}: no such file")
     if interpreter is None and python is None:
-        ctx = Context(env=dict(env), home=os.path.expanduser("~"), cwd=cwd, executable=sys.executable,
+        ctx = Context(env=dict(env), home=os.path.expanduser("~"), cwd=cwd, executable=own_python(),
                       windows=os.name == "nt")
         shebang = script_interpreter(script, ctx)
         found = shebang.python
@@ -235,7 +235,7 @@ def parse_command(argv: Sequence[str], *, python: str | None = None, cwd: str | 
             interpreter, reason = found, f"the interpreter {os.path.basename(script)}'s first line (#!) names"
         else:
             interpreter, reason = _default_python(env, cwd)
-    chosen = interpreter or python or sys.executable
+    chosen = interpreter or python or fallback_python(env)
     return RunCommand(chosen, script, False, tuple(words[1:]), tuple(flags), cwd, _lookup(chosen, env), reason)
 
 
@@ -382,7 +382,9 @@ def add_static_audit(report: Any, static: Any, cwd: str | None = None) -> None:
             continue
         match = same[0]
         remaining.remove(match)
+        measured = f.actions  # the run's own blocks, read before its text grows
         f.fix = f"{match.fix.text()}\n\n{f.fix}"
+        f.structured_actions = [*match.fix.actions(), *measured]
         f.evidence += [e for e in match.to_finding().evidence if e not in f.evidence]
     report.findings = order_findings([*report.findings, *(s.to_finding() for s in remaining)])
     report.steps = step_summaries(report.findings, {RUN_STEP})

@@ -28,6 +28,7 @@ from typing import Any
 from gpuassist.envs import projects, pyenv
 from gpuassist.envs.trust import is_python_name, trusted_directory, untrusted
 from gpuassist.files import read_head
+from gpuassist.own_python import own_python
 
 # Origin kinds (stable strings: the GUI and the JSON output use them).
 SELF = "self"  # the interpreter running gpuassist
@@ -84,7 +85,7 @@ class Context:
             cwd = os.getcwd()
         except OSError:  # the working directory was deleted: no project to find from it
             cwd = home
-        return cls(env=dict(os.environ), home=home, cwd=cwd, executable=sys.executable or None,
+        return cls(env=dict(os.environ), home=home, cwd=cwd, executable=own_python(),
                    windows=os.name == "nt")
 
     def system_path(self, relative: str) -> str:

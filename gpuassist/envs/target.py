@@ -23,7 +23,6 @@ milliseconds. Interpreters that discovery must not run (:mod:`gpuassist.envs.tru
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -41,6 +40,7 @@ from gpuassist.envs.discovery import (
     discover,
     identity,
 )
+from gpuassist.own_python import fallback_python, own_python
 
 # How the choice was made (stable strings: JSON meta and the app read them).
 REQUESTED = "requested"
@@ -101,8 +101,8 @@ class TargetChoice:
 
 def is_own(python: str, executable: str | None = None) -> bool:
     """``python`` is gpuassist's own interpreter (or another path into its environment)."""
-    own = executable if executable is not None else sys.executable
-    return bool(own) and identity(python)[0] == identity(own)[0]
+    own = executable if executable is not None else own_python()
+    return own is not None and bool(own) and identity(python)[0] == identity(own)[0]
 
 
 def requested_choice(python: str, reason: str = "the interpreter named with --python") -> TargetChoice:
@@ -123,8 +123,13 @@ def described(python: str, reason: str, explicit: bool) -> TargetChoice:
 
 
 def own_choice() -> TargetChoice:
-    """gpuassist's own interpreter, for library callers that name no target (``diagnose_live()``)."""
-    return TargetChoice(sys.executable, "gpuassist's own interpreter, which the caller asked for", REQUESTED, own=True)
+    """gpuassist's own interpreter, for library callers that name no target (``diagnose_live()``); in the
+    app bundle, which has no Python of its own, the PATH's."""
+    own = own_python()
+    if own is None:
+        return TargetChoice(fallback_python(), "the Python on PATH (this gpuassist is an app bundle, with no "
+                            "Python of its own)", PATH_FALLBACK)
+    return TargetChoice(own, "gpuassist's own interpreter, which the caller asked for", REQUESTED, own=True)
 
 
 def _usable(cand: Candidate) -> bool:

@@ -44,7 +44,6 @@ import selectors
 import shutil
 import signal
 import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -56,6 +55,7 @@ from typing import Any
 
 from gpuassist import lifetime
 from gpuassist.facts import NotCollected, from_jsonable
+from gpuassist.own_python import fallback_python
 from gpuassist.probe import probe_script
 
 log = logging.getLogger(__name__)
@@ -517,7 +517,7 @@ def run_script(
     :func:`facts_from_events` (the probe's keys).
     """
     to_facts = to_facts or facts_from_events
-    requested = python or sys.executable
+    requested = python or fallback_python()
     run_env = {k: v for k, v in os.environ.items() if k != FAULT_ENV} if env is None else dict(env)
     events: list[Event] = []
     callback_failed = False

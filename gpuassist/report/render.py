@@ -19,6 +19,7 @@ from gpuassist.knowledge import catalogue
 from gpuassist.plaintext import json_safe, md_cell, md_code, md_escape, md_fence, plain_json
 from gpuassist.report.collect_env_layout import collect_env_text
 from gpuassist.report.model import Report
+from gpuassist.report.tiers import tiers
 from gpuassist.step_table import title as step_title
 
 FORMATS = ("text", "json", "markdown", "html")
@@ -35,9 +36,11 @@ class Verdict:
 
 def verdict(report: Report) -> Verdict:
     """The one sentence a person reads first."""
+    problem = tiers(report.findings).problem  # a measurement of gpuassist's own workload is never the verdict
+    if problem is not None:
+        return Verdict(problem.severity.icon, problem.severity.colour, problem.title, problem.explanation,
+                       problem.severity.value)
     top = report.findings[0] if report.findings else None
-    if top is not None and top.severity in (Severity.ERROR, Severity.WARNING):
-        return Verdict(top.severity.icon, top.severity.colour, top.title, top.explanation, top.severity.value)
     if top is not None and report.meta.get("source") == "error_text" and _gpu_in_use(top.id):
         # A pasted error from a GPU that works (out of memory, a kernel's assert): say what it is.
         return Verdict(top.severity.icon, top.severity.colour, top.title, top.explanation, "info")
@@ -46,10 +49,13 @@ def verdict(report: Report) -> Verdict:
                        "It is about PyTorch/CUDA/the GPU but has no error message or tool output that names a "
                        "cause. Paste `python -m torch.utils.collect_env` and the full error, or run `gpuassist "
                        "diagnose` on that machine.", "info")
+    top = next((f for f in report.findings if f.severity is Severity.INFO), None)
     facts = report.facts
     if facts.value("cuda.available"):
-        names = ", ".join(str(d.get("name")) for d in facts.value("devices", []) or []) or "the GPU"
-        return Verdict(OK_ICON, OK_COLOUR, f"PyTorch can use {names}",
+        names = [str(d.get("name")) for d in facts.value("devices", []) or [] if isinstance(d, dict)]
+        counted = {n: names.count(n) for n in dict.fromkeys(names)}  # "2 × NVIDIA A100", not the name twice
+        listed = ", ".join(f"{k} × {n}" if k > 1 else n for n, k in counted.items()) or "the GPU"
+        return Verdict(OK_ICON, OK_COLOUR, f"PyTorch can use {listed}",
                        f"torch {facts.value('torch.version')} initialised CUDA and ran a test on every device.", "ok")
     if facts.value("mps.available"):
         return Verdict(OK_ICON, OK_COLOUR, "PyTorch can use the Apple GPU through MPS",
@@ -132,9 +138,22 @@ def target_line(report: Report) -> str | None:
     return f"Interpreter: {target}" + (f" — {reason}" if reason else "")
 
 
-def _context(report: Report) -> dict[str, Any]:
+def _context(report: Report, extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    """What the templates read. ``extra`` (from :mod:`gpuassist.wizard.export`): ``header`` rows, step
+    ``sections`` with their measurement blocks, the monitor ``figure_svg``; without them a report still
+    renders its findings by step."""
     facts = report.facts
+    extra = dict(extra or {})
+    if "sections" not in extra:
+        extra["sections"] = [{"title": title, "findings": items, "demonstrations": [], "blocks": []}
+                             for title, items in findings_by_step(report.findings)]
     return {
+        "header": [],
+        "figure_svg": "",
+        "option_groups": option_groups,
+        "fact_label": lambda key: key,
+        "show_value": lambda key, value: format_value(value, 600),
+        **extra,
         "r": report,
         "verdict": verdict(report),
         "groups": findings_by_step(report.findings),
@@ -154,15 +173,16 @@ def _context(report: Report) -> dict[str, Any]:
     }
 
 
-def to_markdown(report: Report) -> str:
-    return str(_env().get_template("report.md.j2").render(**_context(report)))
+def to_markdown(report: Report, **extra: Any) -> str:
+    return str(_env().get_template("report.md.j2").render(**_context(report, extra)))
 
 
-def to_html(report: Report) -> str:
-    return str(_env().get_template("report.html.j2").render(**_context(report)))
+def to_html(report: Report, **extra: Any) -> str:
+    return str(_env().get_template("report.html.j2").render(**_context(report, extra)))
 
 
-def to_text(report: Report, *, width: int | None = None, colour: bool | None = None) -> str:
+def to_text(report: Report, *, width: int | None = None, colour: bool | None = None,
+            fact_label: Any = None, show_value: Any = None) -> str:
     """Terminal text: verdict first, then each finding with its fix, then the key facts."""
     # Start-up: rich (~40 ms) loads only for the text format, not for --format json or the app.
     from rich.console import Console, Group
@@ -187,15 +207,14 @@ def to_text(report: Report, *, width: int | None = None, colour: bool | None = N
         console.print(Text(line, style="dim"))
     for f in report.findings:
         body: list[Any] = [Text(f.explanation)]
-        if f.fix:
-            body.append(Text("\nFix:", style="bold"))
-            body.append(Text(f.fix, style="cyan"))
         if f.evidence:
             ev = Table.grid(padding=(0, 1))
             ev.add_column(style="dim")
             ev.add_column()
-            for e in f.evidence[:8]:
-                ev.add_row(e.fact, format_value(e.value, 160))
+            for e in f.evidence[:8]:  # in words when the caller gives the words (wizard/export.py)
+                value = show_value(e.fact, e.value) if show_value else format_value(e.value, 160)
+                ev.add_row(fact_label(e.fact) if fact_label else e.fact,
+                           value if len(value) <= 160 else value[:159] + "…")
             body.append(Text("\nEvidence:", style="bold"))
             body.append(ev)
         console.print(Panel(
@@ -205,6 +224,9 @@ def to_text(report: Report, *, width: int | None = None, colour: bool | None = N
             title_align="left", subtitle_align="right",
             border_style=f.severity.rich_style.replace("bold ", ""),
         ))
+        # Below the panel and soft-wrapped: a command copied from the terminal stays one line.
+        for line in _fix_options(f, Text):
+            console.print(line, soft_wrap=True)
     facts = report.facts
     table = Table(title="Key facts", show_header=False, title_justify="left", box=None, padding=(0, 1))
     table.add_column(style="bold")
@@ -217,6 +239,39 @@ def to_text(report: Report, *, width: int | None = None, colour: bool | None = N
     if missing:
         console.print(Text("Not in the input (so not judged): " + ", ".join(missing), style="dim"))
     return buf.getvalue()
+
+
+def option_groups(finding: Finding) -> list[tuple[str, list[Any]]]:
+    """The fix's alternatives in order, each with its heading ("Option 1 of 2 — or") and its blocks."""
+    actions = finding.actions
+    numbers = sorted({a.option for a in actions})
+    out = []
+    for i, n in enumerate(numbers):
+        head = f"Option {i + 1} of {len(numbers)}" + (" — or" if i < len(numbers) - 1 else "") \
+            if len(numbers) > 1 else ""
+        out.append((head, [a for a in actions if a.option == n]))
+    return out
+
+
+def _fix_options(finding: Finding, text: Any) -> list[Any]:
+    """The fix in a terminal: each option's blocks, commands prefixed by "$ " so prose never looks like one."""
+    out: list[Any] = []
+    groups = option_groups(finding)
+    if not groups:
+        return out
+    out.append(text("Fix:", style="bold"))
+    for head, actions in groups:
+        if head:
+            out.append(text(head, style="bold"))
+        for a in actions:
+            out.append(text(a.title, style="bold" if a.text else ""))
+            for line in a.commands:
+                out.append(text(("  " if line.startswith("#") else "  $ ") + line, style="cyan"))
+            for line in a.code.splitlines():
+                out.append(text("  " + line, style="cyan"))
+            if a.note:
+                out.append(text(a.note, style="dim"))
+    return out
 
 
 KEY_FACTS = [
@@ -234,9 +289,9 @@ def render(report: Report, fmt: str, **kwargs: Any) -> str:
         return to_json_text(report)
     report = Report.from_json(plain_json(report.to_json()))
     if fmt == "markdown":
-        return to_markdown(report)
+        return to_markdown(report, **kwargs)
     if fmt == "html":
-        return to_html(report)
+        return to_html(report, **kwargs)
     if fmt == "text":
         return to_text(report, **kwargs)
     raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")

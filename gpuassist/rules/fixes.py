@@ -193,5 +193,5 @@ def driver_install_command(facts: Facts, min_driver: str | None = None, *, full_
     elif "suse" in distro:
         cmd = "sudo zypper install-new-recommends --repo NVIDIA"
     else:
-        cmd = "install the NVIDIA driver package of your distribution"
+        cmd = "# install the NVIDIA driver package of your distribution"
     return f"Install the NVIDIA driver{need}, then reboot:\n  {cmd}\n  sudo reboot"

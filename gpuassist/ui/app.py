@@ -151,6 +151,8 @@ def main(argv: Sequence[str]) -> int:
     from PySide6.QtCore import QSettings, QTimer
     from PySide6.QtWidgets import QApplication
 
+    from gpuassist.ui.icon import set_app_identity
+
     app = QApplication.instance() or QApplication([sys.argv[0] if sys.argv else "gpuassist-gui"])
     from gpuassist.ui.qtcompat import unsound_bindings_message
 
@@ -160,6 +162,7 @@ def main(argv: Sequence[str]) -> int:
         return 2
     app.setOrganizationName("gpuassist")
     app.setApplicationName("gpuassist")
+    set_app_identity(app)  # type: ignore[arg-type]
     install_excepthook(log_path)
     settings = QSettings()
     try:

@@ -8,13 +8,14 @@ from __future__ import annotations
 import html
 
 from PySide6.QtCore import QObject, QSize, Qt, Signal
-from PySide6.QtGui import QGuiApplication
+from PySide6.QtGui import QFontMetrics, QGuiApplication
 from PySide6.QtWidgets import (
     QFrame,
     QGridLayout,
     QHBoxLayout,
     QLabel,
     QLayout,
+    QPlainTextEdit,
     QPushButton,
     QSizePolicy,
     QToolButton,
@@ -22,7 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gpuassist.findings import Finding
+from gpuassist.findings import Action, Finding
 from gpuassist.ui.style import BORDER, mono_font
 from gpuassist.wizard.retarget import offered_interpreter
 
@@ -106,7 +107,8 @@ class FindingCard(QFrame):
     """One finding. ``compact`` (summary page, secondary findings) starts with the evidence collapsed and
     leaves out nothing else: the fix is the point of a card."""
 
-    def __init__(self, finding: Finding, parent: QWidget | None = None, *, embedded: bool = False) -> None:
+    def __init__(self, finding: Finding, parent: QWidget | None = None, *, embedded: bool = False,
+                 fix_first: bool = False) -> None:
         super().__init__(parent)
         self.finding = finding
         self.setObjectName("embeddedCard" if embedded else "card")
@@ -122,7 +124,7 @@ class FindingCard(QFrame):
         outer.setSpacing(8)
         if not embedded:
             outer.addLayout(self._head(finding, colour))
-        self._body(finding, outer)
+        self._body(finding, outer, fix_first=fix_first)
 
     def _head(self, finding: Finding, colour: str) -> QHBoxLayout:
         head = QHBoxLayout()
@@ -138,28 +140,35 @@ class FindingCard(QFrame):
         head.addWidget(ident, 0, Qt.AlignmentFlag.AlignTop)
         return head
 
-    def _body(self, finding: Finding, outer: QVBoxLayout) -> None:
-        if finding.explanation:
+    def _body(self, finding: Finding, outer: QVBoxLayout, *, fix_first: bool = False) -> None:
+        """``fix_first``: the verdict's card puts what to do above why (the first action above the fold)."""
+        if finding.explanation and not fix_first:
             outer.addWidget(wrap_label(finding.explanation, "explanationText"))
 
-        if finding.fix:
-            fix_head = QHBoxLayout()
+        actions = finding.actions
+        self.copy_buttons: list[QPushButton] = []
+        if actions:
             fix_label = QLabel("Fix")
             fix_label.setObjectName("fixLabel")
-            self.copy_button = QPushButton("Copy")
-            self.copy_button.setToolTip("Copy the fix to the clipboard")
-            self.copy_button.clicked.connect(self.copy_fix)
-            fix_head.addWidget(fix_label)
-            fix_head.addStretch(1)
-            fix_head.addWidget(self.copy_button)
-            outer.addLayout(fix_head)
-            fix = wrap_label(finding.fix, "fix")
-            fix.setFont(mono_font())
-            outer.addWidget(fix)
+            outer.addWidget(fix_label)
+            options = sorted({a.option for a in actions})
+            for n in options:
+                if len(options) > 1:
+                    head = QLabel(f"Option {options.index(n) + 1} of {len(options)}"
+                                  + ("" if n == options[-1] else " — or"))
+                    head.setObjectName("optionLabel")
+                    outer.addWidget(head)
+                for action in (a for a in actions if a.option == n):
+                    outer.addWidget(self._action_block(action))
+        if finding.explanation and fix_first:
+            why = QLabel("Why")
+            why.setObjectName("fixLabel")
+            outer.addWidget(why)
+            outer.addWidget(wrap_label(finding.explanation, "explanationText"))
 
         self.diagnose_button: QPushButton | None = None
-        actions = card_actions()
-        offered = offered_interpreter(finding, actions.target) if actions.enabled else None
+        hub = card_actions()
+        offered = offered_interpreter(finding, hub.target) if hub.enabled else None
         if offered:
             self.diagnose_button = QPushButton("Diagnose this one")
             self.diagnose_button.setObjectName("primary")
@@ -169,7 +178,7 @@ class FindingCard(QFrame):
 
         self.evidence_box: QWidget | None = None
         if finding.evidence:
-            from gpuassist.wizard.display import show  # start-up: facts in words load with the first card
+            from gpuassist.wizard.display import fact_label, show  # start-up: facts in words, with the first card
 
             self.toggle = QToolButton()
             self.toggle.setObjectName("evidenceToggle")
@@ -186,8 +195,8 @@ class FindingCard(QFrame):
             grid.setHorizontalSpacing(14)
             grid.setVerticalSpacing(4)
             for row, ev in enumerate(finding.evidence):
-                key = plain_label(ev.fact, "evidenceKey")
-                key.setFont(mono_font())
+                key = plain_label(fact_label(ev.fact), "evidenceKey")  # words; the raw key stays in the JSON
+                key.setToolTip(ev.fact)
                 key.setAlignment(Qt.AlignmentFlag.AlignTop)
                 key.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
                 value = wrap_label(show(ev.fact, ev.value), "evidenceValue")
@@ -206,6 +215,51 @@ class FindingCard(QFrame):
             if self.toggle.isChecked() != visible:
                 self.toggle.setChecked(visible)
 
+    def _action_block(self, action: Action) -> QWidget:
+        """Prose (title, note) as text, the runnable part in its own box with its own Copy."""
+        box = QWidget()
+        lay = QVBoxLayout(box)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.setSpacing(3)
+        head = QHBoxLayout()
+        head.addWidget(wrap_label(action.title, "actionTitle"), 1)
+        if action.text:
+            button = QPushButton("Copy")
+            button.setToolTip("Copy these commands" if action.commands else "Copy this code")
+            button.clicked.connect(lambda _=False, a=action, b=button: self.copy_action(a, b))
+            head.addWidget(button, 0, Qt.AlignmentFlag.AlignTop)
+            self.copy_buttons.append(button)
+        lay.addLayout(head)
+        if action.text:
+            block = QPlainTextEdit(action.text)
+            block.setObjectName("fixBlock")
+            block.setReadOnly(True)
+            block.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)  # one command is one line, never two
+            block.setFont(mono_font())
+            metrics = QFontMetrics(block.font())
+            lines = action.text.split("\n")
+            frame = int(2 * block.document().documentMargin() + 2 * block.frameWidth())
+            widest = max(metrics.horizontalAdvance(line) for line in lines)
+            # room for a horizontal scroll bar only when a line may be wider than the card
+            bar = block.horizontalScrollBar().sizeHint().height() if widest > 60 * metrics.averageCharWidth() else 0
+            block.setFixedHeight(len(lines) * metrics.lineSpacing() + frame + bar)
+            block.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+            lay.addWidget(block)
+        if action.note:
+            lay.addWidget(wrap_label(action.note, "actionNote"))
+        return box
+
+    @property
+    def copy_button(self) -> QPushButton:
+        """The first block's Copy (a card's main action)."""
+        return self.copy_buttons[0]
+
     def copy_fix(self) -> None:
-        QGuiApplication.clipboard().setText(self.finding.fix)
-        self.copy_button.setText("Copied ✓")
+        """Copy the first runnable block (never the prose, never two alternatives at once)."""
+        first = next((a for a in self.finding.actions if a.text), None)
+        if first is not None:
+            self.copy_action(first, self.copy_button)
+
+    def copy_action(self, action: Action, button: QPushButton) -> None:
+        QGuiApplication.clipboard().setText(action.text)
+        button.setText("Copied ✓")

@@ -12,7 +12,6 @@ import functools
 import logging
 import os
 import socket
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -25,6 +24,7 @@ from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QFileDialog,
+    QFrame,
     QHBoxLayout,
     QLabel,
     QListWidget,
@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QPlainTextEdit,
     QPushButton,
+    QScrollArea,
     QSplitter,
     QStackedWidget,
     QToolButton,
@@ -44,6 +45,7 @@ from PySide6.QtWidgets import (
 from gpuassist.envs.discovery import Context
 from gpuassist.envs.target import REMEMBERED, TargetChoice, choose_target
 from gpuassist.monitor import Monitor
+from gpuassist.own_python import fallback_python, own_python
 from gpuassist.report.model import Report
 from gpuassist.ui import style
 from gpuassist.ui.cards import card_actions, plain_tip
@@ -51,7 +53,7 @@ from gpuassist.ui.monitor_view import MonitorView
 from gpuassist.ui.pages import ScriptProgress, StepPage, SummaryPage
 from gpuassist.ui.script_run_panel import ScriptRunPanel
 from gpuassist.ui.workers import WorkerHandle, start_worker
-from gpuassist.wizard import SUMMARY, Flow, StepStatus
+from gpuassist.wizard import SUMMARY, Flow, StepContext, StepStatus
 from gpuassist.wizard.model import DEFAULT_SECONDS, DEFAULT_STEPS
 from gpuassist.wizard.script_run import (
     run_unavailable,
@@ -108,6 +110,9 @@ class PasteDialog(QDialog):
         lay.addWidget(buttons)
 
 
+COMPACT_HEIGHT = 800  # below this window height the layout is compact (docs: issue #16 item 7)
+
+
 class MainWindow(QMainWindow):
     """See module docstring. ``settings`` persists geometry, last target and the redaction choice."""
 
@@ -133,6 +138,8 @@ class MainWindow(QMainWindow):
         self.target_choice: TargetChoice | None = None  # how the default target was chosen (None: by the user)
         self.asking = False  # the environment table is open to ask which interpreter the user's code runs
         card_actions().diagnose_requested.connect(self._diagnose_offered)
+        self._following = False  # the run is moving the page (not the user)
+        self._user_navigated = False
         flow.context.monitor = monitor  # a run of the user's script gets its band on it
         self.setWindowTitle("gpuassist — why is PyTorch not using my GPU?")
         self.setStyleSheet(style.STYLESHEET)
@@ -150,6 +157,8 @@ class MainWindow(QMainWindow):
         self.banner.setWordWrap(True)
         root.addWidget(self.banner)
         self._envs_panel: EnvironmentsPanel | None = None  # built when first shown
+        self._envs_dialog: QDialog | None = None  # the window the environment table lives in
+        self._live: tuple[Flow, Environments | None, Any] | None = None  # the session kept while reading a report
 
         self.steps_list = QListWidget()
         self.steps_list.setObjectName("steps")
@@ -167,6 +176,7 @@ class MainWindow(QMainWindow):
             if step.id == SUMMARY:
                 page = SummaryPage(n, total)
                 page.export_requested.connect(self.export_dialog)
+                page.run_offered_requested.connect(lambda: self.run(self.flow.offered() or None))
                 page.redact_changed.connect(self._on_redact)
             else:
                 page = StepPage(step.id, step.title, step.explanation, n, total,
@@ -188,6 +198,8 @@ class MainWindow(QMainWindow):
         upper.setChildrenCollapsible(False)
         self.monitor_view = MonitorView(monitor, simulated=flow.context.simulated, tags=step_tags(flow))
         self.monitor_view.export_csv_requested.connect(lambda: self.export_dialog("csv"))
+        self.monitor_view.collapsed_changed.connect(self._on_monitor_collapsed)
+        self.compact = False
         self.vsplit = QSplitter(Qt.Orientation.Vertical)
         self.vsplit.addWidget(upper)
         self.vsplit.addWidget(self.monitor_view)
@@ -207,12 +219,47 @@ class MainWindow(QMainWindow):
             screen = self.screen().availableGeometry() if self.screen() is not None else None
             w, h = (screen.width(), screen.height()) if screen is not None else (1400, 920)
             self.resize(min(1400, int(w * 0.92)), min(920, int(h * 0.92)))
+        self.monitor_view.set_collapsed(str(settings.value("monitor_collapsed") or "0") == "1")
         self._update_banner()
         self.refresh()
         self.steps_list.setCurrentRow(0)
         if self.target_choice is not None and self.target_choice.ask:
             # after the window is up: the environment table (and its scan) are not part of start-up
             QTimer.singleShot(ASK_DELAY_MS, self.ask_for_target)
+
+    # -- layout: the monitor folds away (remembered); below ~800 px of height the window is compact ---------
+    def _on_monitor_collapsed(self, collapsed: bool) -> None:
+        if not self.compact:  # a choice made in the compact layout is not the user's standing choice
+            self.settings.setValue("monitor_collapsed", "1" if collapsed else "0")
+        self._fit_monitor()
+
+    def _fit_monitor(self) -> None:
+        """Give the pages the height a folded monitor frees (a splitter keeps a widget's old share)."""
+        sizes = self.vsplit.sizes()
+        total = sum(sizes)
+        if total <= 0:
+            return
+        if self.monitor_view.collapsed:
+            strip = self.monitor_view.maximumHeight()
+        else:
+            strip = max(200, min(300, int(total * 0.3)))
+        self.vsplit.setSizes([total - strip, strip])
+
+    def resizeEvent(self, event: Any) -> None:
+        super().resizeEvent(event)
+        self.set_compact(self.height() < COMPACT_HEIGHT)
+
+    def set_compact(self, compact: bool) -> None:
+        """Below ~800 px of height the plots fold away (their readings line stays) so the page keeps the
+        verdict and its first action above the fold; above it, the user's remembered choice returns."""
+        if compact == self.compact:
+            return
+        self.compact = compact
+        remembered = str(self.settings.value("monitor_collapsed") or "0") == "1"
+        self.monitor_view.set_collapsed(True if compact else remembered)
+        self._fit_monitor()
+        for page in self.pages.values():
+            page.set_compact(compact)
 
     def showEvent(self, event: Any) -> None:
         super().showEvent(event)
@@ -222,6 +269,7 @@ class MainWindow(QMainWindow):
             strip = max(200, min(300, int(h * 0.3)))
             if h > strip + 200:
                 self.vsplit.setSizes([h - strip, strip])
+            self._fit_monitor()  # a monitor folded last time (or on a short screen) starts folded
 
     # -- building ----------------------------------------------------------------------------------------
     def _build_topbar(self) -> QWidget:
@@ -293,7 +341,11 @@ class MainWindow(QMainWindow):
         self.open_button.setMenu(reports)
         self.addAction(self.open_action)  # the shortcut works without opening the menu
         self.export_button.setText("Export  ▾")
-        for w in (self.run_button, self.stop_button, self.export_button, self.open_button):
+        self.close_report_button = QPushButton("Close report")
+        self.close_report_button.setToolTip("Back to this machine's session, as you left it")
+        self.close_report_button.clicked.connect(self.close_report)
+        self.close_report_button.setVisible(False)
+        for w in (self.close_report_button, self.run_button, self.stop_button, self.export_button, self.open_button):
             lay.addWidget(w)
         return bar
 
@@ -314,10 +366,10 @@ class MainWindow(QMainWindow):
                  if c.exists and not c.refused]
         seen: list[str] = []
         for p in [*([choice.python] if choice.python else []), *found, *self._recent_targets()]:
-            if p not in seen and (p == sys.executable or os.path.exists(p)):
+            if p not in seen and (p == own_python() or os.path.exists(p)):
                 seen.append(p)
         for p in seen:
-            combo.addItem(p + ("  (this app's Python)" if p == sys.executable else ""), p)
+            combo.addItem(p + ("  (this app's Python)" if p == own_python() else ""), p)
         idx = combo.findData(choice.python) if choice.python else -1
         combo.setCurrentIndex(max(0, idx))
         self.flow.set_target(combo.currentData(), reason=choice.reason, explicit=choice.how == REMEMBERED)
@@ -345,6 +397,8 @@ class MainWindow(QMainWindow):
     def _on_row(self, row: int) -> None:
         if 0 <= row < len(self.flow.steps):
             step_id = self.flow.steps[row].id
+            if self.busy and not self._following:
+                self._user_navigated = True  # the run no longer moves the page, nor ends on the Summary
             self.flow.go(step_id)
             self.stack.setCurrentIndex(row)
             self._draw_if_stale(step_id)
@@ -384,6 +438,9 @@ class MainWindow(QMainWindow):
         for row, st in enumerate(self.flow.states()):
             item = self.steps_list.item(row)
             status = StepStatus.RUNNING if st.step.id == running else st.status
+            if st.step.id == SUMMARY and status is not StepStatus.RUNNING:
+                judged = self.flow.summary_status()  # the sidebar says what the Summary's headline says
+                status = judged if judged is not StepStatus.PENDING else status
             item.setText(f"{row + 1}   {st.step.title}")
             item.setIcon(status_icon(status))
             item.setForeground(QColor("#5f6b7a" if status is StepStatus.PENDING else "#1f2933"))
@@ -436,7 +493,7 @@ class MainWindow(QMainWindow):
         elif self.flow.context.simulated:
             line = f"SIMULATED machine: scenario {self.flow.context.scenario} — not this machine"
         else:
-            line = f"This machine · target {self.flow.context.target or sys.executable}"
+            line = f"This machine · target {self.flow.context.target or fallback_python()}"
         self.summary.show_report(report, states, context_line=line)
         self.summary.rendered_key = key
 
@@ -451,8 +508,8 @@ class MainWindow(QMainWindow):
             label = (self.flow.loaded_report.meta.get("reopened_from") or
                      self.flow.loaded_report.meta.get("source_label")) if self.flow.loaded_report else ""
             sim = " (a SIMULATED machine)" if self.flow.loaded_report and self.flow.loaded_report.simulated else ""
-            self.banner.setText(f"Reading {label}{sim} — not this machine. Run all is off; "
-                                "restart gpuassist to diagnose this machine.")
+            self.banner.setText(f"Reading {label}{sim} — not this machine. Press Close report to go back to "
+                                "this machine's session.")
             colour = style.SIMULATED_BG if sim else style.REPORT_BG
             self.banner.setStyleSheet(f"background: {colour}; color: #0d2b4e;")
             self.banner.setVisible(True)
@@ -468,6 +525,10 @@ class MainWindow(QMainWindow):
         plan = flow.plan(step_ids)
         self.statusBar().showMessage("Running: " + ", ".join(flow.step(s).title for s in plan))
         self._run_started = time.monotonic()
+        self._user_navigated = False
+        self._run_all = step_ids is None
+        if self._run_all:
+            self.monitor_view.run_started()
 
         def work(emit: Any, cancel: Any) -> list[str]:
             return flow.execute(step_ids, emit, cancel)
@@ -504,8 +565,8 @@ class MainWindow(QMainWindow):
                     if isinstance(page, StepPage):
                         shared = "Environment, Driver and Wheel" if step.group else None
                         page.show_running(shared_with=shared)
-                if sid != SUMMARY and self.flow.index < self.flow.ids.index(sid):
-                    self.go(sid)  # follow the run, but never jump back over what the user is reading
+                if sid != SUMMARY and self.flow.index < self.flow.ids.index(sid) and not self._user_navigated:
+                    self._follow(sid)  # follow the run, but never jump back over what the user is reading
             else:
                 self.monitor.mark_end(sid)
             self.refresh()
@@ -514,6 +575,13 @@ class MainWindow(QMainWindow):
             page = self.pages[page_id]
             if isinstance(page, StepPage):
                 page.progress.on_event(ev)
+
+    def _follow(self, step_id: str) -> None:
+        self._following = True
+        try:
+            self.go(step_id)
+        finally:
+            self._following = False
 
     def _group_of(self, sid: str) -> list[str]:
         step = self.flow.step(sid)
@@ -530,7 +598,14 @@ class MainWindow(QMainWindow):
         if not self._closing:
             self.refresh()
             worst = self.flow.summary_status()
-            self.statusBar().showMessage(f"Done in {seconds:.1f} s — {worst.label}. See Summary for the verdict.")
+            offered = self.flow.offered()
+            more = (f" {len(offered)} benchmark(s) offered, not run: they would measure the CPU only."
+                    if offered else "")
+            self.statusBar().showMessage(f"Done in {seconds:.1f} s — {worst.label}.{more}")
+            if getattr(self, "_run_all", False):
+                self.monitor_view.freeze_on_run(self.monitor_view.run_origin)  # the plots stay on the run
+                if not self._user_navigated:
+                    self._follow(SUMMARY)  # a run ends on the verdict
         self.run_finished.emit()
 
     # -- target -----------------------------------------------------------------------------------------------
@@ -602,7 +677,7 @@ class MainWindow(QMainWindow):
 
     def browse_target(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Choose the Python interpreter to diagnose",
-                                              os.path.dirname(self.flow.context.target or sys.executable))
+                                              os.path.dirname(self.flow.context.target or fallback_python()))
         if path:
             self.set_target(path)
 
@@ -697,17 +772,27 @@ class MainWindow(QMainWindow):
     # -- environments (issue 5) -------------------------------------------------------------------------------
     @property
     def envs_panel(self) -> EnvironmentsPanel:
-        """The environment table, built the first time it is needed, above the pages."""
+        """The environment table, built the first time it is needed, in its own window: opening it never
+        resizes the main window nor pushes the wizard down (walkthrough #9)."""
         if self._envs_panel is None:
             from gpuassist.ui.envs_panel import EnvironmentsPanel
 
+            dialog = QDialog(self)
+            dialog.setWindowTitle("Python environments on this machine — gpuassist")
+            dialog.setModal(False)
+            lay = QVBoxLayout(dialog)
+            lay.setContentsMargins(0, 0, 0, 0)
             panel = EnvironmentsPanel()
-            panel.setVisible(False)
+            holder = QScrollArea()  # a narrow screen scrolls the table; the dialog never outgrows the window
+            holder.setWidgetResizable(True)
+            holder.setFrameShape(QFrame.Shape.NoFrame)
+            holder.setWidget(panel)
+            lay.addWidget(holder)
             panel.target_picked.connect(self.set_target)
             panel.rescan_requested.connect(self.scan_environments)
             panel.close_requested.connect(lambda: self.envs_button.setChecked(False))
-            self.vsplit.insertWidget(0, panel)
-            self.vsplit.setStretchFactor(1, 1)
+            dialog.finished.connect(lambda _=0: self.envs_button.setChecked(False))
+            self._envs_dialog = dialog
             self._envs_panel = panel
             self._envs_key = None
             panel.set_running(self.busy or not self.flow.interactive)
@@ -723,16 +808,21 @@ class MainWindow(QMainWindow):
             return
         if not visible and self._envs_panel is None:
             return
-        panel = self.envs_panel
-        panel.setVisible(visible)
+        self.envs_panel  # noqa: B018 - built on first use
+        dialog = self._envs_dialog
+        if dialog is None:
+            return
         if visible:
-            sizes = self.vsplit.sizes()
-            if sizes[0] < 150:
-                h = sum(sizes)
-                height = max(190, min(280, int(h * 0.3)))
-                self.vsplit.setSizes([height, max(200, sizes[1] - height), sizes[2]])
+            if not dialog.isVisible():
+                geo = self.geometry()
+                dialog.resize(min(1100, geo.width() - 80), min(480, max(300, geo.height() - 160)))
+                dialog.move(geo.x() + (geo.width() - dialog.width()) // 2, geo.y() + 80)
+            dialog.show()
+            dialog.raise_()
             if self.environments is None and self.envs_worker is None and self.flow.source != "report":
                 self.scan_environments()
+        elif dialog.isVisible():
+            dialog.hide()
 
     def scan_environments(self) -> bool:
         """Find every interpreter and ask each about its torch, on a worker (seconds; never the UI thread)."""
@@ -882,10 +972,17 @@ class MainWindow(QMainWindow):
         return True
 
     def show_loaded(self, report: Report) -> None:
+        """Read a report beside the live session: the live flow is kept as it is and comes back with Close
+        report (walkthrough #7: reading a report was a one-way street)."""
         if self.busy:
             self.show_error("Stop the running step first.")
             return
-        self.flow.load_report(report)
+        if self.flow.source != "report":
+            self._live = (self.flow, self.environments, self._envs_key)
+        reading = Flow(self.flow.steps, StepContext())
+        reading.context.summary_status = reading.summary_status
+        reading.load_report(report)
+        self.flow = reading
         self._update_banner()
         self.show_report_monitor(report)
         from gpuassist.wizard.environments import Environments
@@ -894,9 +991,27 @@ class MainWindow(QMainWindow):
         self._envs_key = None
         if self.environments is None and self._envs_panel is not None:
             self._envs_panel.show_message(NO_ENV_TABLE)
+        self.close_report_button.setVisible(True)
         self.refresh()
         self.go(SUMMARY)
         self.statusBar().showMessage(f"Showing {report.meta.get('source_label') or 'a report'}")
+
+    def close_report(self) -> None:
+        """Back to this machine's session: its steps, its verdict and its live monitor, as they were."""
+        live = self._live
+        if live is None or self.flow.source != "report":
+            return
+        self.flow, self.environments, self._envs_key = live
+        self._live = None
+        self.close_report_button.setVisible(False)
+        self.monitor_view.setVisible(True)
+        self.monitor_view.show_trace(None)
+        if self._envs_panel is not None:
+            self._envs_key = None
+        self._update_banner()
+        self.refresh()
+        self.go(SUMMARY if self.flow.report() is not None else self.flow.ids[0])
+        self.statusBar().showMessage("Back to this machine's session.")
 
     def show_report_monitor(self, report: Report) -> None:
         """The monitor strip shows the trace stored in the report (``report.monitor``) when it has one."""
@@ -910,7 +1025,11 @@ class MainWindow(QMainWindow):
                 log.warning("report monitor trace unusable: %s", exc)
             if trace is not None and not len(trace):
                 trace = None
-        self.monitor_view.show_trace(trace, source="" if trace else "the report")
+        # the report's own trace, or no monitor at all: this machine's live plots under someone else's report
+        # would mix two machines
+        self.monitor_view.setVisible(trace is not None)
+        if trace is not None:
+            self.monitor_view.show_trace(trace)
 
     # -- reports out ------------------------------------------------------------------------------------------
     def _on_redact(self, value: bool) -> None:
@@ -928,11 +1047,11 @@ class MainWindow(QMainWindow):
             self.export_to(fmt, path)
 
     def export_text(self, fmt: str) -> str:
-        """The exported document: the CLI's renderer over the same report, redacted as chosen; HTML gets
-        the monitor plots as PNG images, JSON the monitor traces."""
+        """The exported document: the CLI's assembly (:mod:`gpuassist.wizard.export`) over the same report,
+        redacted as chosen, with the monitor's trace of this session (the figure is cropped to the run)."""
         from gpuassist.monitor import trace_to_csv
         from gpuassist.report.redact import redact_report
-        from gpuassist.report.render import render
+        from gpuassist.wizard.export import assemble
 
         if fmt == "csv":
             return trace_to_csv(self.monitor.snapshot())
@@ -942,11 +1061,8 @@ class MainWindow(QMainWindow):
         data = report.to_json()
         if self.flow.source != "report":
             data["monitor"] = self.monitor.snapshot().to_dict(max_points=1200)
-        data["meta"] = dict(data["meta"])
-        if fmt == "html" and self.flow.source != "report":
-            data["meta"]["plots"] = self.monitor_view.plots_for_report()
         redacted = Report.from_json(redact_report(data, personal=self.summary.redact.isChecked()))
-        return render(redacted, fmt)
+        return assemble(redacted, fmt)
 
     def export_to(self, fmt: str, path: str | os.PathLike[str]) -> bool:
         from gpuassist.files import write_atomic

@@ -11,22 +11,22 @@ recorded trace instead (the one stored in an opened report).
 
 from __future__ import annotations
 
-import base64
 import html
 import logging
 import math
 from typing import Any
 
 import pyqtgraph as pg
-from PySide6.QtCore import QBuffer, QByteArray, QIODevice, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QFontMetricsF, QImage
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QColor, QFontMetricsF
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSizePolicy, QToolButton, QVBoxLayout, QWidget
 
 from gpuassist.monitor import Monitor, Trace
 from gpuassist.monitor.layout import Band, band_labels, bands, x_range
 from gpuassist.ui.cards import plain_tip
 
 REDRAW_MS = 200
+MIN_BAND_PX = 6.0
 WIDE = 2  # column stretch of the CPU and GPU-utilisation plots (the others get 1)
 LABELLED = ("cpu", "util")  # plots whose bands carry a label, in a strip above the 100 % line
 LABEL_TOP = 122.0  # y of the label strip's top on those plots (0-100 % below it)
@@ -45,6 +45,7 @@ class MonitorView(QWidget):
     """Bottom strip of the main window; always visible."""
 
     export_csv_requested = Signal()
+    collapsed_changed = Signal(bool)  # the user folded or unfolded the plots (the window remembers it)
 
     def __init__(self, monitor: Monitor, parent: QWidget | None = None, *, simulated: bool = False,
                  tags: dict[str, str] | None = None) -> None:
@@ -55,10 +56,10 @@ class MonitorView(QWidget):
         self.setObjectName("monitor")
         self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
         pg.setConfigOptions(antialias=False, background="w", foreground="#3c4043")
-        lay = QVBoxLayout(self)
+        lay = self.outer = QVBoxLayout(self)
         lay.setContentsMargins(10, 6, 10, 6)
         lay.setSpacing(4)
-        head = QHBoxLayout()
+        head = self.head = QHBoxLayout()
         self.title = QLabel("Live monitor")
         self.title.setTextFormat(Qt.TextFormat.PlainText)  # trace labels come from reopened reports
         self.title.setStyleSheet("font-weight: 600;")
@@ -72,11 +73,25 @@ class MonitorView(QWidget):
         self.gpu_note.setObjectName("monitorInfo")
         self.csv_button = QPushButton("Export CSV…")
         self.csv_button.clicked.connect(self.export_csv_requested.emit)
+        self.live_button = QPushButton("Live")
+        self.live_button.setCheckable(True)
+        self.live_button.setChecked(True)
+        self.live_button.setToolTip("Follow the machine now; off: the plots stay on the last run")
+        self.live_button.toggled.connect(self.set_live)
+        self.collapse_button = QToolButton()
+        self.collapse_button.setObjectName("monitorCollapse")
+        self.collapse_button.setCheckable(True)
+        self.collapse_button.setAutoRaise(True)
+        self.collapse_button.setArrowType(Qt.ArrowType.DownArrow)
+        self.collapse_button.setToolTip("Hide the plots (the latest readings stay on this line)")
+        self.collapse_button.toggled.connect(self._on_collapse)
         self.gpu_note.setWordWrap(False)
+        head.addWidget(self.collapse_button)
         head.addWidget(self.title)
         head.addSpacing(12)
         head.addWidget(self.info, 1)
         head.addSpacing(12)
+        head.addWidget(self.live_button)
         head.addWidget(self.csv_button)
         lay.addLayout(head)
         lay.addWidget(self.gpu_note)
@@ -99,6 +114,9 @@ class MonitorView(QWidget):
         self.band_list: list[Band] = []
         self.label_shown: dict[str, str] = {}  # band title → "title" | "tag" | "" (what its band shows)
         self.static: Trace | None = None  # a recorded trace shown instead of the live one
+        self.collapsed = False
+        self.frozen: tuple[float, float] | None = None  # the x range of the last run, while not Live
+        self.run_origin: float | None = None  # monitor time of the last Run all's start: the axis' zero
         self._gpu_built = False
         self._build_base_plots()
         self.redraws = 0
@@ -149,6 +167,7 @@ class MonitorView(QWidget):
         p.setMouseEnabled(x=False, y=False)
         p.showGrid(x=False, y=True, alpha=0.15)
         p.getAxis("bottom").setStyle(tickLength=-4)
+        p.getAxis("bottom").tickStrings = self._tick_strings  # seconds since Run all, not since the app started
         p.getAxis("left").setWidth(34)
         if key in LABELLED:  # room above 100 % for the step labels, so they never hide the curves
             p.setYRange(0, LABEL_TOP, padding=0)
@@ -161,6 +180,57 @@ class MonitorView(QWidget):
             p.setXLink(next(iter(self.plots.values())))
         self.plots[key] = p
         return p
+
+    def _tick_strings(self, values: list[float], scale: float, spacing: float) -> list[str]:
+        origin = self.run_origin or 0.0
+        digits = 0 if spacing >= 1 else 1
+        return [f"{v - origin:.{digits}f}" for v in values]
+
+    # -- after a run: the plots stay on it ---------------------------------------------------------------
+    def run_started(self) -> None:
+        """A new Run all: the axis counts from now, and the plots follow the machine again."""
+        self.run_origin = self.monitor.elapsed() if self.static is None else None
+        self.live_button.setChecked(True)
+        self.set_live(True)
+
+    def freeze_on_run(self, markers_from: float | None = None) -> None:
+        """The run ended: keep the x range on it (from its first step to its end) until Live is pressed."""
+        trace = self.static or self.monitor.snapshot()
+        markers = [m for m in trace.markers if markers_from is None or m.start >= markers_from - 1e-6]
+        if not markers:
+            return
+        start = min(m.start for m in markers)
+        end = max((m.end for m in markers if m.end is not None), default=start + 1.0)
+        self.frozen = (start - 1.0, max(end, start + 5.0) + 1.0)
+        self.live_button.setChecked(False)
+        self.redraw()
+
+    def set_live(self, live: bool) -> None:
+        if live:
+            self.frozen = None
+        elif self.frozen is None:  # Live switched off by hand: stay where the plots are now
+            view = self.cpu_plot.getViewBox()
+            if view is not None:
+                (x0, x1), _ = view.viewRange()
+                self.frozen = (float(x0), float(x1))
+        self.redraw()
+
+    def _on_collapse(self, collapsed: bool) -> None:
+        self.set_collapsed(collapsed)
+        self.collapsed_changed.emit(collapsed)
+
+    def set_collapsed(self, collapsed: bool) -> None:
+        """Fold the plots away; the header line with the latest readings stays."""
+        if self.collapse_button.isChecked() != collapsed:
+            self.collapse_button.setChecked(collapsed)
+        self.collapse_button.setArrowType(Qt.ArrowType.RightArrow if collapsed else Qt.ArrowType.DownArrow)
+        for w in (self.graphics, self.legend):
+            w.setVisible(not collapsed)
+        self.gpu_note.setVisible(not collapsed and bool(self.gpu_note.text()))
+        margins = self.outer.contentsMargins()
+        folded = self.head.sizeHint().height() + margins.top() + margins.bottom()
+        self.setMaximumHeight(folded if collapsed else 16777215)
+        self.collapsed = collapsed
 
     def _build_gpu_plots(self, trace: Trace) -> None:
         """GPU utilisation next to the CPU, then RAM, GPU memory, power and temperature (RAM alone after
@@ -184,7 +254,7 @@ class MonitorView(QWidget):
             self.gpu_note.setObjectName("gpuNote")
             self.gpu_note.setStyleSheet("color: #8a5300; background: #fff4e0; border: 1px solid #f3d9a4; "
                                         "border-radius: 4px; padding: 2px 8px;")
-            self.gpu_note.setVisible(True)
+            self.gpu_note.setVisible(not self.collapsed)
             return
         self.gpu_note.setVisible(False)
         names = ", ".join(f"GPU{g.index} {g.name}" for g in trace.gpus)
@@ -254,7 +324,9 @@ class MonitorView(QWidget):
         if trace.gpus:
             self._honest_y(trace)
         now = float(t[-1])
-        x0, x1 = x_range(t, markers=trace.markers)
+        if self.run_origin is None and trace.markers:
+            self.run_origin = min(mk.start for mk in trace.markers)
+        x0, x1 = self.frozen if self.frozen is not None else x_range(t, markers=trace.markers)
         self.cpu_plot.setXRange(x0, x1, padding=0)
         self._draw_markers(trace, now, x0, x1)
         parts = [f"CPU {trace.cpu[-1]:.0f} %", f"RAM {trace.ram[-1]:.0f} %"]
@@ -313,8 +385,11 @@ class MonitorView(QWidget):
                     labels.append(label)
                 self.regions[key] = (items, labels)
             items, _ = self.regions[key]
+            view = self.cpu_plot.getViewBox()
+            px = (x1 - x0) / float(view.width()) if view is not None and view.width() > 1 else 0.0
+            end = max(band.end, band.start + MIN_BAND_PX * px)  # a 1-s step beside a 70-s sweep stays visible
             for region in items:
-                region.setRegion((band.start, band.end))
+                region.setRegion((band.start, end))
                 region.setToolTip(plain_tip(band.legend))
         # the longest label that fits inside each band: its title, else its step number, else none
         view = self.cpu_plot.getViewBox()
@@ -340,7 +415,9 @@ class MonitorView(QWidget):
             + (f"<b>{html.escape(b.tag)}</b>&nbsp;" if b.tag else "")
             + html.escape(b.legend[len(b.tag) + 1 if b.tag else 0:])
             for b in self.band_list)
-        text = (f"<span style='color:#5f6b7a'>Steps:</span>&nbsp;&nbsp; {legend_html}" if legend_html else
+        axis = "s since Run all" if self.run_origin is not None else "s since gpuassist started"
+        text = (f"<span style='color:#5f6b7a'>Time axis: {axis}. Steps:</span>&nbsp;&nbsp; {legend_html}"
+                if legend_html else
                 "<span style='color:#5f6b7a'>Shaded bands mark the wizard steps on this time axis once they "
                 "run.</span>")
         if text != self.legend.text():  # a relayout every 200 ms would cost the UI thread for nothing
@@ -351,35 +428,6 @@ class MonitorView(QWidget):
         """Width in pixels of ``text`` in ``label``'s font (measured, so 200 % scaling is right too)."""
 
         return float(QFontMetricsF(label.textItem.font()).horizontalAdvance(text)) + 8.0  # TextItem's margins
-
-    # -- export ----------------------------------------------------------------------------------------
-    def plot_png(self, width: int = 1400) -> bytes:
-        """The whole strip as a PNG (for the HTML report), through pyqtgraph's ImageExporter."""
-        # Start-up: the exporter loads only when a report image is made.
-        from pyqtgraph.exporters import ImageExporter
-
-        self._redraw()
-        exporter = ImageExporter(self.graphics.ci)
-        exporter.parameters()["width"] = width
-        image = exporter.export(toBytes=True)
-        if not isinstance(image, QImage):
-            return b""
-        data = QByteArray()
-        buf = QBuffer(data)
-        buf.open(QIODevice.OpenModeFlag.WriteOnly)
-        image.save(buf, "PNG")  # type: ignore[call-overload]  # the stubs want bytes; PySide6 wants str
-        buf.close()
-        return bytes(data.data())
-
-    def plots_for_report(self) -> list[dict[str, str]]:
-        png = self.plot_png()
-        if not png:
-            return []
-        title = "Live monitor: CPU, RAM" + (" and GPU" if len(self.plots) > 2 else "") + \
-                f" during the run ({self.monitor.label}); shaded bands are the wizard steps"
-        if self.band_list:  # the image carries tags ("4") in narrow bands: name them under it
-            title += " — " + "; ".join(b.legend for b in self.band_list)
-        return [{"title": title, "png_base64": base64.b64encode(png).decode("ascii")}]
 
     def stop(self) -> None:
         self.timer.stop()

@@ -7,9 +7,10 @@ finding cards, worst first. The summary page leads with the verdict and the root
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QFrame,
@@ -19,6 +20,7 @@ from PySide6.QtWidgets import (
     QProgressBar,
     QPushButton,
     QScrollArea,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -75,6 +77,11 @@ def note_box(text: str) -> QFrame:
     return box
 
 
+def _clock(seconds: float) -> str:
+    m, sec = divmod(round(seconds), 60)
+    return f"{m}:{sec:02d}"
+
+
 CARD_BATCH = 30  # cards built at once; a report with thousands of findings shows "Show N more"
 
 
@@ -118,12 +125,42 @@ class Progress(QWidget):
         lay.addWidget(self.stage)
         self.stages: list[str] = []
         self.done = 0
+        self.text = ""
+        self.count = ""
+        self.started = time.monotonic()
+        self.clock = QTimer(self)  # elapsed / remaining time moves even while one trial takes long
+        self.clock.setInterval(1000)
+        self.clock.timeout.connect(self._show)
         self.reset()
 
     def reset(self) -> None:
         self.stages, self.done, self.current, self.runtime = [], 0, "", False
         self.bar.setRange(0, 0)  # busy until the probe says how many stages there are
-        self.stage.setText("Starting…")
+        self.started = time.monotonic()
+        self.count = ""
+        self._set_text("Starting…")
+
+    def showEvent(self, event: Any) -> None:
+        super().showEvent(event)
+        self.clock.start()
+
+    def hideEvent(self, event: Any) -> None:
+        super().hideEvent(event)
+        self.clock.stop()
+
+    def _set_text(self, text: str) -> None:
+        self.text = text
+        self._show()
+
+    def _show(self) -> None:
+        """The stage, "n of m" of its measurements, and the time taken and (from the bar) still to go."""
+        elapsed = time.monotonic() - self.started
+        timing = f"{_clock(elapsed)} elapsed"
+        if self.bar.maximum() > 0:
+            fraction = self.bar.value() / self.bar.maximum()
+            if 0.05 <= fraction < 1.0 and elapsed >= 2:
+                timing += f", about {_clock(elapsed * (1 - fraction) / fraction)} left"
+        self.stage.setText(f"{self.text}{' · ' + self.count if self.count else ''} · {timing}")
 
     def _stage_text(self, name: str, detail: str = "") -> str:
         pos = self.stages.index(name) + 1 if name in self.stages else 0
@@ -141,7 +178,7 @@ class Progress(QWidget):
         kind = ev.get("event")
         if kind == "launch":
             self.reset()
-            self.stage.setText(f"Starting {ev.get('python')}")
+            self._set_text(f"Starting {ev.get('python')}")
         elif kind == "hello":
             self.stages = [str(s) for s in ev.get("stages") or []]
             self.runtime = bool(ev.get("test"))
@@ -150,7 +187,8 @@ class Progress(QWidget):
             name = str(ev.get("stage"))
             if ev.get("status") == "start":
                 self.current = name
-                self.stage.setText(self._stage_text(name))
+                self.count = ""
+                self._set_text(self._stage_text(name))
             else:
                 self.done += 1
                 self._set_fraction(self.done)
@@ -159,15 +197,17 @@ class Progress(QWidget):
             name = str(ev.get("stage") or self.current)
             message = str(ev.get("message") or "")
             if message and message != "done":
-                self.stage.setText(self._stage_text(name, message))
+                self._set_text(self._stage_text(name, message))
             if isinstance(total, int) and total > 0 and isinstance(done, int):
+                self.count = f"{min(done + 1, total)} of {total}"
                 self._set_fraction(self.done + min(1.0, (done + 1) / total))
+                self._show()
         elif kind in ("done", "exit"):
             self._set_fraction(len(self.stages))
-            self.stage.setText("Judging the measurements…" if self.runtime else
+            self._set_text("Judging the measurements…" if self.runtime else
                                "Checking the host and applying the rules…")
         elif kind == "killed":
-            self.stage.setText(f"Stopping the {'test' if self.runtime else 'probe'} ({ev.get('reason')})…")
+            self._set_text(f"Stopping the {'test' if self.runtime else 'probe'} ({ev.get('reason')})…")
 
 
 class ScriptProgress(Progress):
@@ -192,7 +232,7 @@ class ScriptProgress(Progress):
         else:
             self.bar.setRange(0, PROGRESS_STEPS)
             self.bar.setValue(int(PROGRESS_STEPS * fraction))
-        self.stage.setText(self.model.text)
+        self._set_text(self.model.text)
 
 
 class StepPage(QWidget):
@@ -237,7 +277,8 @@ class StepPage(QWidget):
         question = BY_ID[step_id].question if step_id in BY_ID else None
         if question:
             self.body.addWidget(wrap_label(question, "question", selectable=False))
-        self.body.addWidget(wrap_label(explanation, "explanation", selectable=False))
+        self.explanation_label = wrap_label(explanation, "explanation", selectable=False)
+        self.body.addWidget(self.explanation_label)
         self.header_slot = QVBoxLayout()  # what a step needs chosen before it runs (the script to audit)
         self.body.addLayout(self.header_slot)
         self.progress = progress or Progress()
@@ -272,6 +313,11 @@ class StepPage(QWidget):
         self.rendered: StepState | None = None
         self.rendered_interactive = True
 
+    def set_compact(self, compact: bool) -> None:
+        """Tighter margins on a short screen (the compact layout)."""
+        self.body.setContentsMargins(*((16, 8, 16, 8) if compact else (24, 18, 24, 18)))
+        self.explanation_label.setVisible(not compact)
+
     def set_chip(self, status: StepStatus) -> None:
         self.status = status
         self.chip.setText(f"{status.icon}  {status.label}")
@@ -285,7 +331,7 @@ class StepPage(QWidget):
     def run_text(self, status: StepStatus) -> str:
         if status is StepStatus.UNAVAILABLE:
             return "Check again"
-        return self.run_words[0] if status is StepStatus.PENDING else self.run_words[1]
+        return self.run_words[0] if status in (StepStatus.PENDING, StepStatus.OFFERED) else self.run_words[1]
 
     def update_buttons(self, *, busy: bool, interactive: bool) -> None:
         self.run.setVisible(interactive)
@@ -293,6 +339,36 @@ class StepPage(QWidget):
 
     def _add_cards(self, findings: list[Any]) -> None:
         add_finding_cards(self.content, self.cards, sorted(findings, key=lambda f: f.severity.rank))
+
+    def _demonstrations(self, demos: list[Any]) -> QWidget:
+        holder = QWidget()
+        lay = QVBoxLayout(holder)
+        lay.setContentsMargins(0, 0, 0, 0)
+        toggle = QToolButton()
+        toggle.setObjectName("sectionToggle")
+        toggle.setText("What this error looks like (reproduced on purpose, not a fault of this machine)")
+        toggle.setCheckable(True)
+        toggle.setAutoRaise(True)
+        toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        toggle.setArrowType(Qt.ArrowType.RightArrow)
+        inner = QWidget()
+        inner_lay = QVBoxLayout(inner)
+        inner_lay.setContentsMargins(0, 0, 0, 0)
+        for f in demos:
+            card = FindingCard(f)
+            self.cards.append(card)
+            inner_lay.addWidget(card)
+        inner.setVisible(False)
+
+        def flip(on: bool) -> None:
+            inner.setVisible(on)
+            toggle.setArrowType(Qt.ArrowType.DownArrow if on else Qt.ArrowType.RightArrow)
+
+        toggle.toggled.connect(flip)
+        lay.addWidget(toggle, 0, Qt.AlignmentFlag.AlignLeft)
+        lay.addWidget(inner)
+        self.demo_toggle = toggle
+        return holder
 
     def show_running(self, shared_with: str | None = None) -> None:
         self.rendered = None
@@ -318,6 +394,9 @@ class StepPage(QWidget):
         self.run.setVisible(interactive)
         self.run.setEnabled(not busy)
         self.run.setText(self.run_text(state.status))
+        if state.status is StepStatus.OFFERED:
+            self.content.addWidget(note_box(state.reason[:1].upper() + state.reason[1:] + "."))
+            return
         if state.status is StepStatus.PENDING:
             text = self.pending_hint or f"Not run yet. Press {self.run_words[0]}, or Run all ▶ at the top."
             if state.findings:  # what the diagnosis already found for this step
@@ -332,7 +411,10 @@ class StepPage(QWidget):
         if state.status is StepStatus.OK and not state.findings:
             self.content.addWidget(note_box("✔  Nothing to fix here."))
         seconds = state.result.seconds if state.result else None
-        self._add_cards(state.findings)
+        from gpuassist.report.tiers import is_demonstration  # start-up: with the first finished step
+
+        demos = [f for f in state.findings if is_demonstration(f)]
+        self._add_cards([f for f in state.findings if not is_demonstration(f)])
         if blocks:  # (a pending step returned above)
             # Start-up: block widgets load with the first measured step.
             from gpuassist.ui.blocks import widget_for
@@ -340,16 +422,22 @@ class StepPage(QWidget):
             for block in blocks:
                 self.content.addWidget(widget_for(block))
         self.blocks = list(blocks or [])
+        if demos:  # the mismatch reproduced on purpose: below the measurements, closed
+            self.content.addWidget(self._demonstrations(demos))
         if seconds is not None and state.status not in (StepStatus.SKIPPED, StepStatus.UNAVAILABLE):
             took = QLabel(f"Took {seconds:.1f} s.")
             took.setObjectName("explanation")
             self.content.addWidget(took)
 
 
+MEASURED_STEPS = ("placement", "dataloader", "benchmark", "script")  # findings measured by running something
+
+
 class SummaryPage(QWidget):
     """Verdict first, then the root cause and its fix, the rest, and the exports."""
 
     export_requested = Signal(str)  # html | markdown | json | csv
+    run_offered_requested = Signal()  # run the benchmarks Run all offered instead of running
     back_requested = Signal()
     redact_changed = Signal(bool)
 
@@ -425,16 +513,17 @@ class SummaryPage(QWidget):
                                             "a report or paste collect_env output to read someone else's."))
             return
         from gpuassist.report.render import verdict  # start-up: not needed before there is a report
+        from gpuassist.report.tiers import tiers
         from gpuassist.wizard.display import usable_line
 
         v = verdict(report)
         self.verdict_headline = v.headline
         self.usable_text = usable_line(report) or ""
-        findings = list(report.findings)
-        top = findings[0] if findings and findings[0].severity.rank <= 1 else None
+        tier = tiers(list(report.findings))
+        top = tier.problem
         # One box, read first and once: whether the GPU is usable (when the verdict is about speed), the
-        # headline, where it comes from, then (with a root cause) its explanation, fix and evidence inside
-        # the same box — no second heading repeating the headline.
+        # headline, where it comes from, then (with a root cause) its fix, explanation and evidence inside
+        # the same box — the first action above the fold, no second heading repeating the headline.
         box = QFrame()
         box.setObjectName("verdict")
         box.setStyleSheet(f"QFrame#verdict {{ border-left: 6px solid {v.colour}; }}")
@@ -462,18 +551,77 @@ class SummaryPage(QWidget):
             context_line += "\nNot in the input, so not judged: " + ", ".join(missing)
         lay.addWidget(wrap_label(context_line, "explanation"), row + 1, 1, 1, 2)
         if top is not None:
-            card = FindingCard(top, embedded=True)
+            card = FindingCard(top, embedded=True, fix_first=True)
             self.cards.append(card)
             lay.addWidget(card, row + 2, 1, 1, 2)
         elif v.detail:
             lay.addWidget(wrap_label(v.detail, "verdictDetail"), row + 2, 1, 1, 2)
         lay.setColumnStretch(1, 1)
         self.content.addWidget(box)
+        offered = [st for st in states if st.status is StepStatus.OFFERED]
+        if offered:
+            self.content.addWidget(self._offer(offered))
+        measured = [f for f in tier.measured if f.step in MEASURED_STEPS]
+        others = [f for f in tier.measured if f.step not in MEASURED_STEPS]
+        for title, items in (("Worth fixing on this machine (measured)" if top is not None
+                              else "Measured on this machine", measured), ("Also found", others)):
+            if items:
+                self.content.addWidget(self._section(title))
+                add_finding_cards(self.content, self.cards, items)
+        if tier.tips:
+            self.content.addWidget(self._collapsed(f"Tips ({len(tier.tips)}) — general advice, not checked "
+                                                   "against your code", tier.tips))
         self._steps_overview(states)
-        rest = [f for f in findings if f is not top]
-        if rest:
-            self.content.addWidget(self._section("Also found" if top else "Findings"))
-            add_finding_cards(self.content, self.cards, rest)
+
+    def set_compact(self, compact: bool) -> None:
+        self.body.setContentsMargins(*((16, 8, 16, 8) if compact else (24, 18, 24, 18)))
+
+    def _offer(self, offered: list[StepState]) -> QFrame:
+        """The benchmarks Run all left out, and the button that runs them anyway."""
+        box = QFrame()
+        box.setObjectName("card")
+        lay = QHBoxLayout(box)
+        lay.setContentsMargins(14, 8, 14, 8)
+        names = ", ".join(st.step.title for st in offered)
+        lay.addWidget(wrap_label(f"Not run: {names}. The verdict above already answers the question; these "
+                                 "would measure the CPU only.", "explanation"), 1)
+        self.offer_button = QPushButton("Run them anyway")
+        self.offer_button.clicked.connect(self.run_offered_requested.emit)
+        lay.addWidget(self.offer_button, 0, Qt.AlignmentFlag.AlignVCenter)
+        return box
+
+    def _collapsed(self, title: str, findings: list[Any]) -> QWidget:
+        """A section that starts closed (tips): one click shows its cards."""
+        holder = QWidget()
+        lay = QVBoxLayout(holder)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.setSpacing(8)
+        toggle = QToolButton()
+        toggle.setObjectName("sectionToggle")
+        toggle.setText(title)
+        toggle.setCheckable(True)
+        toggle.setAutoRaise(True)
+        toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        toggle.setArrowType(Qt.ArrowType.RightArrow)
+        inner = QWidget()
+        inner_lay = QVBoxLayout(inner)
+        inner_lay.setContentsMargins(0, 0, 0, 0)
+        inner_lay.setSpacing(8)
+        for f in findings:
+            card = FindingCard(f)
+            self.cards.append(card)
+            inner_lay.addWidget(card)
+        inner.setVisible(False)
+
+        def flip(on: bool) -> None:
+            inner.setVisible(on)
+            toggle.setArrowType(Qt.ArrowType.DownArrow if on else Qt.ArrowType.RightArrow)
+
+        toggle.toggled.connect(flip)
+        lay.addWidget(toggle, 0, Qt.AlignmentFlag.AlignLeft)
+        lay.addWidget(inner)
+        self.tips_toggle = toggle
+        return holder
 
     def _steps_overview(self, states: list[StepState]) -> None:
         """Every step in one line each: its status and what it found (or why it did not run)."""

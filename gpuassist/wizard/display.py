@@ -22,6 +22,8 @@ from gpuassist.knowledge.pcie import pcie_theoretical_gbps
 from gpuassist.knowledge.wheels import cuda_int_to_str
 from gpuassist.report.model import Report
 from gpuassist.report.render import verdict
+from gpuassist.report.tiers import tiers
+from gpuassist.step_table import TABLE
 from gpuassist.wizard.blocks import (
     Absent,
     Block,
@@ -244,6 +246,50 @@ FORMATTERS: dict[str, Callable[[Any], str]] = {
 }
 
 
+# What a fact is, in words, where a person reads evidence (the raw key stays in the JSON).
+FACT_LABELS: dict[str, str] = {
+    **{key: label for info in TABLE for label, key in info.key_facts},
+    "nvml.status": "NVIDIA management library (NVML)",
+    "nvml.gpus": "GPUs NVML reports",
+    "dev.nodes": "NVIDIA device files in /dev",
+    "pci.display_devices": "Display devices on the PCI bus",
+    "kernel.modules": "Loaded kernel modules",
+    "cuda.init_warnings": "Warnings when torch initialised CUDA",
+    "cuda.init_error": "CUDA initialisation error",
+    "devices": "Devices torch sees",
+    "env.CUDA_VISIBLE_DEVICES": "CUDA_VISIBLE_DEVICES",
+    "env.LD_LIBRARY_PATH": "LD_LIBRARY_PATH",
+    "torch.dists": "torch installations found",
+    "host.cpu_count": "CPU cores",
+    "sweep.default": "Default DataLoader (num_workers=0)",
+    "sweep.best": "Best DataLoader setting",
+    "sweep.worker_startup": "Worker start-up time",
+    "bench.variants": "CNN benchmark variants",
+    "bench.settings": "Settings during the benchmark",
+    "placement.mismatch": "Device mismatch (reproduced on purpose)",
+    "placement.checks": "Placement checks",
+    "bandwidth.rows": "Copy bandwidth",
+}
+_PREFIX_WORDS = {
+    "pci": "PCI", "nvml": "NVML", "dev": "/dev", "smi": "nvidia-smi", "torch": "torch", "cuda": "CUDA",
+    "driver": "driver", "host": "host", "kernel": "kernel", "sweep": "DataLoader sweep", "bench": "CNN benchmark",
+    "placement": "device placement", "python": "Python", "platform": "platform", "env": "environment",
+    "run": "your script's run", "audit": "your script", "probe": "probe", "mps": "Apple MPS", "envs": "environments",
+    "bandwidth": "copy bandwidth", "scheduler": "job scheduler", "container": "container", "wsl": "WSL",
+}
+
+
+def fact_label(key: str) -> str:
+    """A fact's name in words: the pages' own label, else "<topic>: <name>" ("NVML: status")."""
+    if key in FACT_LABELS:
+        return FACT_LABELS[key]
+    head, _, rest = key.partition(".")
+    words = rest.replace("_", " ").replace(".", " ") if rest else ""
+    topic = _PREFIX_WORDS.get(head, head)
+    text = f"{topic}: {words}" if words else topic
+    return text[:1].upper() + text[1:]
+
+
 def show(key: str, value: Any) -> str:
     """The text a page shows for one fact: NotCollected as "could not collect (why)", booleans as yes/no,
     None in the words of that fact, versions decoded (12040 → "12.4")."""
@@ -274,7 +320,11 @@ def _outcome_block(facts: Mapping[str, Any], test: str) -> list[Block]:
     outcome = _get(facts, f"{test}.outcome")
     if outcome in (None, "ok"):
         return []
-    rows = [("Outcome", _status_words(outcome))]
+    words = _status_words(outcome)
+    if outcome == "crashed":  # "crashed (SIGSEGV in stage import_torch)", as the finding says it
+        how = _get(facts, f"{test}.signal") or f"exit status {_get(facts, f'{test}.returncode')}"
+        words = f"crashed ({how} in stage {_get(facts, f'{test}.failed_stage')})"
+    rows = [("Outcome", words)]
     for label, key in (("Failed at stage", "failed_stage"), ("Error", "error"), ("Import error", "import_error"),
                        ("Time limit (s)", "limit_seconds")):
         v = _get(facts, f"{test}.{key}")
@@ -409,10 +459,25 @@ def placement_blocks(facts: Mapping[str, Any]) -> list[Block]:
     return out
 
 
+def _measured_speedup(facts: Mapping[str, Any]) -> float | None:
+    """Best over default samples/s from the two rows the table shows, so the text, the line and the table
+    say the same number (not a second rounding of ``sweep.speedup_vs_default``)."""
+    default, best = _get(facts, "sweep.default"), _get(facts, "sweep.best")
+    d = as_number(default.get("samples_per_s")) if isinstance(default, dict) else None
+    b = as_number(best.get("samples_per_s")) if isinstance(best, dict) else None
+    return b / d if d and b else as_number(_get(facts, "sweep.speedup_vs_default"))
+
+
+def _ms(value: Any) -> str:
+    """One unit in a column (0.14 s and 99.94 ms side by side read as a mistake)."""
+    x = as_number(value)
+    return "—" if x is None else f"{x * 1000:,.0f} ms" if x >= 0.01 else f"{x * 1000:.2f} ms"
+
+
 def sweep_blocks(facts: Mapping[str, Any]) -> list[Block]:
     out: list[Block] = _outcome_block(facts, "sweep")
     line = _get(facts, "sweep.dataloader_line")
-    speedup = as_number(_get(facts, "sweep.speedup_vs_default"))
+    speedup = _measured_speedup(facts)
     bound = _get(facts, "sweep.bound")
     load = as_number(_get(facts, "sweep.load_seconds_per_batch"))
     compute = as_number(_get(facts, "sweep.compute_seconds_per_batch"))
@@ -462,7 +527,7 @@ def sweep_blocks(facts: Mapping[str, Any]) -> list[Block]:
                 "—" if pf is None else str(pf),
                 approx + (fmt_num(rate / batch, 1) if rate is not None and batch else "—"),
                 approx + fmt_num(rate, 0),
-                fmt_seconds(r.get("first_batch_s")),
+                _ms(r.get("first_batch_s")),
                 f"{rate / base:.2f}×" if rate is not None and base else "—",
             ])
             if highlight is None and same(r, best):
@@ -655,7 +720,22 @@ def step_blocks(step_id: str, facts: Mapping[str, Any], key_facts: list[tuple[st
         blocks = view(facts)
         if blocks:
             return blocks
+    if step_id == "driver" and key_facts:  # the GPU by name, not only "NVIDIA GPUs on the PCI bus: 1"
+        names = gpu_names(facts)
+        if names:
+            key_facts = [("GPU", names), *key_facts]
     return [KeyValues("What was found", key_facts)] if key_facts else []
+
+
+def gpu_names(facts: Mapping[str, Any]) -> str:
+    """The GPUs by name, from what torch saw, else NVML (counted: "2 × NVIDIA A100"); "" when unknown."""
+    for key in ("devices", "nvml.gpus"):
+        rows = _rows(_get(facts, key))
+        names = [str(r.get("name")) for r in rows if r.get("name")]
+        if names:
+            counted = {n: names.count(n) for n in dict.fromkeys(names)}
+            return ", ".join(f"{k} × {n}" if k > 1 else n for n, k in counted.items())
+    return ""
 
 
 def looks_raw(text: str) -> bool:
@@ -684,7 +764,7 @@ def usable_line(report: Any) -> str | None:
     so the summary answers "is my GPU used?" before "how well?". None otherwise."""
 
     findings = list(report.findings)
-    top = findings[0] if findings else None
+    top = tiers(findings).problem
     if top is None or top.severity.rank > 1 or top.step not in MEASURED_STEPS:
         return None
     diagnosis = [f for f in findings if f.step not in MEASURED_STEPS]
@@ -693,9 +773,4 @@ def usable_line(report: Any) -> str | None:
     plain = verdict(Report(report.facts, diagnosis, [], {}, dict(report.meta)))
     if plain.severity != "ok" or "can use" not in plain.headline:
         return None
-    names = [str(d.get("name")) for d in report.facts.value("devices", []) or [] if isinstance(d, dict)]
-    if len(names) > 1 and len(set(names)) < len(names):  # "2 × NVIDIA A100 80GB PCIe", not the name twice
-        counted = {n: names.count(n) for n in dict.fromkeys(names)}
-        listed = ", ".join(f"{k} × {n}" if k > 1 else n for n, k in counted.items())
-        return f"PyTorch can use {listed}"
     return plain.headline

@@ -16,13 +16,16 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from gpuassist.facts import Facts
-from gpuassist.findings import Finding
+from gpuassist.findings import Finding, Severity
 from gpuassist.report.model import Report, step_summaries
 from gpuassist.step_table import BY_ID, REPORT_STEP_IDS, SUMMARY
 from gpuassist.wizard.model import Event, OnEvent, Step, StepContext, StepResult, StepStatus
 
 log = logging.getLogger(__name__)
 
+# Why Run all does not run the benchmarks after a blocking diagnosis (the step's "Run this step" runs it).
+OFFER_NOTE = ("not run: the diagnosis already answered the question ({cause}), so this would measure the CPU "
+              "only. Press Run this step to measure it anyway")
 EARLY_NOTE = "the diagnosis already found this from the GPU's readings at rest; run the step to measure it"
 
 
@@ -260,6 +263,14 @@ class Flow:
                 done.append(sid)
                 emit({"event": "step", "step": sid, "status": blocked[0].value, "reason": blocked[1]})
                 continue
+            # Run all: a benchmark that can only measure the CPU is offered, not run
+            cause = self.blocking_cause() if step_ids is None and step.measures_gpu else None
+            if cause is not None:
+                note = OFFER_NOTE.format(cause=cause.title)
+                self._set(sid, StepStatus.OFFERED, StepResult(StepStatus.OFFERED, reason=note), note=note)
+                done.append(sid)
+                emit({"event": "step", "step": sid, "status": StepStatus.OFFERED.value, "reason": note})
+                continue
             self._set(sid, StepStatus.RUNNING)
             emit({"event": "step", "step": sid, "status": "start", "title": step.title})
 
@@ -291,6 +302,21 @@ class Flow:
                     self._states[sid] = StepState(st.step, StepStatus.CANCELLED,
                                                   StepResult(StepStatus.CANCELLED, reason="stopped"))
         return done
+
+    def blocking_cause(self) -> Finding | None:
+        """The diagnosis' error that settles the question (no GPU, a CPU-only build, a driver too old, no
+        usable GPU): PyTorch cannot use any accelerator, so a benchmark can only measure the CPU."""
+        report = self.report()
+        if report is None or report.facts.value("cuda.available") or report.facts.value("mps.available"):
+            return None
+        diagnosis_steps = {s.id for s in self.steps if s.group}
+        return next((f for f in report.findings if f.severity is Severity.ERROR and f.step in diagnosis_steps),
+                    None)
+
+    def offered(self) -> list[str]:
+        """The steps Run all offered instead of running (see :meth:`blocking_cause`)."""
+        with self._lock:
+            return [s.id for s in self.steps if self._states[s.id].status is StepStatus.OFFERED]
 
     # -- the report every export and the summary page are made of -------------------------------------
     def set_environments(self, facts: dict[str, Any] | None) -> None:
@@ -359,8 +385,10 @@ class Flow:
         for entry in steps:
             known_state = self._states.get(entry["id"])
             if known_state is not None and known_state.status in (StepStatus.SKIPPED, StepStatus.UNAVAILABLE,
-                                                                  StepStatus.CANCELLED):
+                                                                  StepStatus.CANCELLED, StepStatus.OFFERED):
                 entry["note"] = known_state.reason
+                if known_state.status is StepStatus.OFFERED:
+                    entry["status"] = "offered"
         return Report(facts, findings, steps, {}, meta)
 
     def key_facts(self, step_id: str) -> list[tuple[str, str]]:
@@ -391,13 +419,19 @@ class Flow:
         return step_blocks(step_id, report.facts, self.key_facts(step_id))
 
     def summary_status(self) -> StepStatus:
+        """The Summary's status is its verdict's (one colour per step everywhere: the sidebar icon and the
+        headline agree), once anything has been judged."""
         with self._lock:
             finished = [st for st in self._states.values() if st.step.id != SUMMARY and st.status.finished]
-        worst = [st.status for st in finished if st.status.value in ("error", "warning", "info", "ok")]
-        for s in (StepStatus.ERROR, StepStatus.WARNING, StepStatus.INFO, StepStatus.OK):
-            if s in worst:
-                return s
-        return StepStatus.PENDING
+        if not any(st.status.value in ("error", "warning", "info", "ok") for st in finished):
+            return StepStatus.PENDING
+        report = self.report()
+        if report is None:
+            return StepStatus.OK
+        # Start-up: the renderers load with the first judged report.
+        from gpuassist.report.render import verdict
+
+        return StepStatus(verdict(report).severity)
 
     # -- reading a report (support engineer) ----------------------------------------------------------
     def load_report(self, report: Report) -> None:
@@ -411,10 +445,11 @@ class Flow:
             mine = [f for f in report.findings if f.step == s.id]
             entry = recorded.get(s.id) or {}
             status_text = str(entry.get("status", "not_run"))
+            said = [key for _, key in BY_ID[s.id].key_facts if key in report.facts] if s.id in BY_ID else []
             if mine:
                 status = StepStatus.from_findings(mine)
-            elif status_text == "ok":
-                status = StepStatus.OK
+            elif status_text == "ok" or (status_text == "not_run" and said and s.group):
+                status = StepStatus.OK  # nothing wrong in what the input says about it (a paste's driver)
             else:
                 status = StepStatus.UNAVAILABLE
             reason = "" if status is not StepStatus.UNAVAILABLE else str(

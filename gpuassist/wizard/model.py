@@ -38,10 +38,11 @@ class StepStatus(str, Enum):
     SKIPPED = "skipped"  # a step it depends on failed
     UNAVAILABLE = "unavailable"  # cannot run here / in this version (reason says why)
     CANCELLED = "cancelled"
+    OFFERED = "offered"  # Run all left it out: the diagnosis already answered what it would measure
 
     @property
     def finished(self) -> bool:
-        return self not in (StepStatus.PENDING, StepStatus.RUNNING)
+        return self not in (StepStatus.PENDING, StepStatus.RUNNING, StepStatus.OFFERED)
 
     @property
     def failed(self) -> bool:
@@ -53,7 +54,7 @@ class StepStatus(str, Enum):
         if self.value in ("error", "warning", "info"):
             return Severity(self.value).icon
         return {"ok": OK_ICON, "pending": "–", "running": "…", "skipped": "⤼", "unavailable": "○",
-                "cancelled": "■"}[self.value]
+                "cancelled": "■", "offered": "▷"}[self.value]
 
     @property
     def colour(self) -> str:
@@ -66,7 +67,8 @@ class StepStatus(str, Enum):
     def label(self) -> str:
         return {"pending": "not run yet", "running": "running", "ok": "passed", "info": "passed (notes)",
                 "warning": "warning", "error": "problem found", "skipped": "skipped",
-                "unavailable": "not available", "cancelled": "stopped"}[self.value]
+                "unavailable": "not available", "cancelled": "stopped",
+                "offered": "not run (offered)"}[self.value]
 
     @classmethod
     def from_findings(cls, findings: list[Finding]) -> StepStatus:
@@ -182,3 +184,4 @@ class Step:
     uses_target: bool = True
     available: Callable[[StepContext], str | None] = field(default=lambda ctx: None)
     optional: bool = False
+    measures_gpu: bool = False  # a benchmark of the GPU: Run all offers it instead when no GPU can be used

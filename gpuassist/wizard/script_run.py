@@ -12,11 +12,11 @@ the words of the progress line.
 from __future__ import annotations
 
 import os
-import sys
 import threading
 from dataclasses import dataclass
 from typing import Any
 
+from gpuassist.own_python import fallback_python
 from gpuassist.wizard.model import (
     Event,
     OnEvent,
@@ -47,7 +47,7 @@ def run_unavailable(ctx: StepContext, path: str | None) -> str | None:
 def target_python(ctx: StepContext) -> str:
     """The interpreter the run uses: the target the app diagnoses (the app's own Python by default)."""
 
-    return ctx.target or sys.executable
+    return ctx.target or fallback_python()
 
 
 def working_dir(path: str) -> str:

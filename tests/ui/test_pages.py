@@ -5,6 +5,7 @@ labels only bands wide enough; an opened report's monitor trace is shown."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +45,12 @@ def cell_texts(page: Any, name: str = "td") -> list[str]:
 def test_this_machine_pages_show_tables_not_json(qtbot: Any, make_window: Any) -> None:
     window = make_window()
     run_all(qtbot, window)
+    assert window.current_page is window.summary  # Run all ends on the verdict (walkthrough #2)
+    if window.flow.blocking_cause() is not None:  # no usable GPU here: the benchmarks were offered, not run
+        assert window.flow.offered() and window.summary.offer_button.isVisible()
+        with qtbot.waitSignal(window.run_finished, timeout=RUN_TIMEOUT_MS):
+            qtbot.mouseClick(window.summary.offer_button, Qt.MouseButton.LeftButton)
+        qtbot.wait(50)
     no_raw(window)
     report = window.flow.report()
     facts = report.facts
@@ -71,6 +78,7 @@ def test_this_machine_pages_show_tables_not_json(qtbot: Any, make_window: Any) -
     assert "Root cause and fix" not in summary
     # the monitor: a band for every step that ran, all named in the legend; x follows the data
     view = window.monitor_view
+    view.live_button.setChecked(True)  # after a run the plots stay on it; Live follows the machine again
     view.redraw()
     ran = [m.title for m in window.monitor.snapshot().markers]
     assert {"Diagnosis", "Device placement", "DataLoader sweep", "CNN benchmark"} <= set(ran)
@@ -147,13 +155,12 @@ def test_an_opened_report_shows_its_monitor_trace(qtbot: Any, make_window: Any, 
     assert view.static is not None
     assert view.title.text().startswith("Monitor trace recorded with the report")
     assert "util" in view.plots and "CNN benchmark" in view.legend.text()
-    # a report without a trace: the strip says so and keeps showing this machine
+    # a report without a trace: no monitor, rather than this machine's plots under someone else's report
     data.pop("monitor")
     path.write_text(json.dumps(data))
     other = make_window()
     assert other.open_report_file(path)
-    assert other.monitor_view.static is None
-    assert "has no recorded trace" in other.monitor_view.title.text()
+    assert not other.monitor_view.isVisible()
 
 
 def test_progress_follows_a_runtime_tests_stages_and_progress_lines(qtbot: Any) -> None:
@@ -172,4 +179,5 @@ def test_progress_follows_a_runtime_tests_stages_and_progress_lines(qtbot: Any) 
     assert values == sorted(values) and values[-1] == PROGRESS_STEPS  # only forward, to the end
     assert len(set(values)) > 10  # progress lines move it within a stage, not only stage by stage
     assert any(t.startswith("Batch-size scaling: cuda:0 batch 512 (stage 3 of 5)") for t in texts)
-    assert texts[-1] == "Judging the measurements…"
+    assert texts[-1].startswith("Judging the measurements… · ")  # then "n of m" and the time taken
+    assert any(re.search(r" · \d+ of \d+ · \d+:\d\d elapsed", t) for t in texts)
