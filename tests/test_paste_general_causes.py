@@ -328,3 +328,40 @@ def test_a_filled_in_issue_template_under_an_error_is_an_error_text_with_the_tem
         "PyTorch version: 1.4.0\nPython version: 3.6.8\nIs CUDA available: False\nCUDA used to build PyTorch: None\n"
     )
     assert collect.meta["source"] == "collect_env"
+
+
+def test_pytorch_1x_oom_numbers_show_memory_held_outside_this_process() -> None:
+    held = load_text("RuntimeError: CUDA out of memory. Tried to allocate 338.00 MiB (GPU 0; 3.95 GiB total capacity; "
+                     "1.62 GiB already allocated; 23.00 MiB free; 9.10 MiB cached)")
+    assert _claimed(held)[0] == "gpu_memory_held_by_others"
+    own = load_text("RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 11.17 GiB total capacity; "
+                    "10.67 GiB already allocated; 2.81 MiB free; 185.39 MiB cached)")
+    assert _ids(own)[0] == "cuda_out_of_memory" and "gpu_memory_held_by_others" not in _ids(own)
+
+
+def test_the_oom_numbers_alone_are_read_without_the_error_name() -> None:
+    report = load_text("Tried to allocate 216.00 MiB (GPU 0; 7.92 GiB total capacity; 69.17 MiB already allocated; "
+                       "24.56 MiB free; 86.00 MiB reserved in total by PyTorch)")
+    assert _claimed(report)[0] == "gpu_memory_held_by_others"
+
+
+SMI_TABLE = (
+    "| NVIDIA-SMI 410.48                 Driver Version: 410.48                    |\n"
+    "|   0  Tesla P100-SXM2...  Off  | 00000000:05:00.0 Off |                    0 |\n"
+    "| N/A   36C    P0    41W / 300W |  {used}MiB / 16280MiB |      0%      Default |\n"
+    "| Processes:                                                       GPU Memory |\n"
+    "|  GPU       PID   Type   Process name                             Usage      |\n"
+    "|=============================================================================|\n"
+)
+
+
+def test_nvidia_smi_memory_in_use_with_no_process_listed_is_held_by_others() -> None:
+    report = load_text(SMI_TABLE.format(used=12799))
+    assert _claimed(report) == ["gpu_memory_held_by_others"]
+    assert report.findings[0].title.startswith("Possible cause")
+
+
+def test_nvidia_smi_memory_of_a_listed_process_or_little_memory_is_not_held_by_others() -> None:
+    listed = SMI_TABLE.format(used=12799) + "|    0     31794    C   python                    12789MiB |\n"
+    assert "gpu_memory_held_by_others" not in _claimed(load_text(listed))
+    assert "gpu_memory_held_by_others" not in _claimed(load_text(SMI_TABLE.format(used=400)))

@@ -151,7 +151,8 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
     matches = _driver_present_matches(lines, report, _macos_matches(lines, report, matches))
     for inferred in (_jetson_match(lines, report, matches), _visible_devices_match(lines, report),
                      _container_run_match(lines, report), _container_smi_match(lines, report),
-                     _compose_match(lines, report), _display_devices_match(lines), _cpu_machine_match(lines, matches)):
+                     _compose_match(lines, report), _display_devices_match(lines), _cpu_machine_match(lines, matches),
+                     _smi_memory_held_match(lines, matches)):
         if inferred is not None:
             matches = [*matches, inferred]
     matches = _in_container_matches(lines, report, matches)
@@ -368,6 +369,28 @@ def _windows_pip_match(lines: list[str], report: Report, matches: list[errors.Ma
     if said is None or any(CPU_MACHINE.search(line[:2000]) for line in lines):
         return None
     return errors.Match("cpu_only_build", said[0], said[1].strip()[:500], False, 0.6)
+
+
+# nvidia-smi's table: a GPU's memory cell ("12799MiB / 16280MiB"), the Processes section and its rows.
+SMI_MEMORY = re.compile(r"\|\s*(\d+)\s*MiB\s*/\s*(\d+)\s*MiB\s*\|")
+SMI_PROCESSES = re.compile(r"^\|\s*Processes:")
+SMI_PROCESS_ROW = re.compile(r"^\|\s+\d+\s+(?:\S+\s+\S+\s+)?\d+\s+(?:C|G|C\+G|M|M\+C)\s+\S")
+
+
+def _smi_memory_held_match(lines: list[str], matches: list[errors.Match]) -> errors.Match | None:
+    """nvidia-smi shows most of a GPU's memory in use (2 GiB or more, at least half) and its Processes section lists
+    nobody: processes this view cannot see hold it (another container or user, a leftover process). A guess when no
+    out-of-memory error is shown; with one, the memory held elsewhere is why it ran out."""
+    if not any(SMI_PROCESSES.match(line[:2000]) for line in lines) or any(
+            SMI_PROCESS_ROW.match(line[:2000]) for line in lines):
+        return None
+    held = next(((no, line) for no, line in enumerate(lines, start=1)
+                 if (m := SMI_MEMORY.search(line[:2000])) and int(m.group(2)) > 0 and int(m.group(1)) >= 2048
+                 and int(m.group(1)) >= 0.5 * int(m.group(2))), None)
+    if held is None:
+        return None
+    oom = any(m.id == "cuda_out_of_memory" for m in matches)
+    return errors.Match("gpu_memory_held_by_others", held[0], held[1].strip()[:500], oom, 0.8)
 
 
 def _display_devices_match(lines: list[str]) -> errors.Match | None:

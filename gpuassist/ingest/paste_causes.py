@@ -359,6 +359,11 @@ OOM_OTHER = re.compile(r"Process (\d+) has ([\d.]+) ([GMK]i?B) memory in use")
 OOM_SELF = re.compile(r"this process has ([\d.]+) ([GMK]i?B) memory in use")
 OOM_RESERVED = re.compile(r"([\d.]+) ([GMK]i?B) reserved in total by PyTorch")
 OOM_PYTORCH = re.compile(r"Of the allocated memory ([\d.]+) ([GMK]i?B) is allocated by PyTorch")
+# PyTorch 1.x's message: "(GPU 0; 3.95 GiB total capacity; 1.62 GiB already allocated; 23.00 MiB free; 9.10 MiB
+# cached)": the caching allocator holds allocated + cached; what neither it nor "free" accounts for is held elsewhere.
+OOM_ALLOCATED = re.compile(r"([\d.]+) ([GMK]i?B) already allocated")
+OOM_CACHED = re.compile(r"([\d.]+) ([GMK]i?B) cached\)")
+OOM_FREE = re.compile(r"([\d.]+) ([GMK]i?B) free\b")
 UNIT = {"KiB": 1 / 1024 / 1024, "MiB": 1 / 1024, "GiB": 1.0, "KB": 1 / 1e6, "MB": 1 / 1e3, "GB": 1.0}
 
 
@@ -388,7 +393,13 @@ def oom_held_by_others(lines: list[str]) -> bool:
         return others >= 0.5 * total
     if own:
         return False
-    return reserved is not None and _gib(*reserved.groups()) < 0.2 * total and "free" in text
+    if reserved is not None and _gib(*reserved.groups()) < 0.2 * total and "free" in text:
+        return True
+    allocated, cached, free = OOM_ALLOCATED.search(text), OOM_CACHED.search(text), OOM_FREE.search(text)
+    held = _gib(*reserved.groups()) if reserved else (
+        _gib(*allocated.groups()) + _gib(*cached.groups()) if allocated and cached else None)
+    # More than half of the card neither in this process's allocator nor free: other processes hold it.
+    return held is not None and free is not None and total - held - _gib(*free.groups()) >= 0.5 * total
 
 
 def adjust_matches(lines: list[str], matches: list[Match]) -> list[Match]:
