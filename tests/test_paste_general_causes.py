@@ -4,7 +4,7 @@ the exact formats the tools print, each with a counter-example that must not tri
 from __future__ import annotations
 
 from gpuassist.findings import Severity
-from gpuassist.ingest import load_text
+from gpuassist.ingest import _two_interpreters_match, load_text
 from gpuassist.ingest.paste_causes import _lib_failure, _site_packages
 from gpuassist.report.model import Report
 
@@ -365,3 +365,31 @@ def test_nvidia_smi_memory_of_a_listed_process_or_little_memory_is_not_held_by_o
     listed = SMI_TABLE.format(used=12799) + "|    0     31794    C   python                    12789MiB |\n"
     assert "gpu_memory_held_by_others" not in _claimed(load_text(listed))
     assert "gpu_memory_held_by_others" not in _claimed(load_text(SMI_TABLE.format(used=400)))
+
+
+def test_pip_finding_no_torch_at_all_is_no_wheel_not_a_cpu_build_nor_macos() -> None:
+    report = load_text(
+        "% pip3 install torch --index-url https://download.pytorch.org/whl/cpu\n"
+        "Looking in indexes: https://download.pytorch.org/whl/cpu\n"
+        "ERROR: Could not find a version that satisfies the requirement torch (from versions: none)\n"
+        "ERROR: No matching distribution found for torch\n\n"
+        "PyTorch version: N/A\nOS: macOS 15.1.1 (arm64)\nPython version: 3.13.0 (64-bit runtime)\n"
+        "Is CUDA available: N/A\n"
+    )
+    assert _claimed(report)[0] == "no_wheel_for_platform"
+    assert not {"cpu_only_build", "macos_no_cuda_use_mps", "torch_not_installed"} & set(_claimed(report))
+    installed = load_text("Looking in indexes: https://download.pytorch.org/whl/cpu\n"
+                          "Successfully installed torch-2.5.1+cpu\ntorch.cuda.is_available() returns False")
+    assert _claimed(installed)[0] == "cpu_only_build"
+
+
+def test_two_interpreter_paths_and_a_missing_module_is_the_other_interpreter() -> None:
+    report = load_text(
+        "ModuleNotFoundError: No module named 'torch' in jupyter, fine in the terminal\n"
+        "sys.executable for python:\n'C:\\\\Users\\\\u\\\\anaconda3\\\\envs\\\\py36\\\\python.exe'\n"
+        "sys.executable for jupyter:\n'C:\\\\Users\\\\u\\\\anaconda3\\\\python.exe'\n"
+    )
+    assert _claimed(report)[0] == "wrong_interpreter_or_kernel"
+    same = ["ModuleNotFoundError: No module named 'torch'", "/usr/bin/python3", "'/usr//bin/python3'"]
+    assert _two_interpreters_match(same) is None
+    assert _two_interpreters_match(["/usr/bin/python3", "/opt/conda/bin/python"]) is None  # nothing fails

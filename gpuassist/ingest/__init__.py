@@ -47,6 +47,9 @@ def _is_json(text: str) -> bool:
     return True
 
 
+# pip found no torch build to install for this Python / platform.
+NO_TORCH_DIST = re.compile(r"No matching distribution found for (?:py)?torch\b|"
+                           r"Could not find a version that satisfies the requirement (?:py)?torch\b")
 TORCH_INSTALL = re.compile(r"\b(?:pip3?|conda|mamba|micromamba|uv pip)\s+(?:install|create)\b[^\n]*\b(?:py)?torch\b|"
                            r"^\[(?:pip\d?|conda)\]\s+(?:py)?torch[\s=]", re.IGNORECASE)
 
@@ -61,6 +64,8 @@ def _torch_not_importable(lines: list[str], parsed: collect_env.CollectEnvParse,
     if field is None:
         return []
     no, line = field
+    if any(NO_TORCH_DIST.search(x[:2000]) for x in lines):
+        return []  # pip found no torch to install: the paste says why it is missing (no_wheel_for_platform)
     installed = bool(facts.value("torch.dists")) or any(TORCH_INSTALL.search(x[:2000]) for x in lines)
     if installed:
         return [errors.Match("torch_import_error", no, line, False, 0.8),
@@ -152,7 +157,7 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
     for inferred in (_jetson_match(lines, report, matches), _visible_devices_match(lines, report),
                      _container_run_match(lines, report), _container_smi_match(lines, report),
                      _compose_match(lines, report), _display_devices_match(lines), _cpu_machine_match(lines, matches),
-                     _smi_memory_held_match(lines, matches)):
+                     _smi_memory_held_match(lines, matches), _two_interpreters_match(lines)):
         if inferred is not None:
             matches = [*matches, inferred]
     matches = _in_container_matches(lines, report, matches)
@@ -391,6 +396,28 @@ def _smi_memory_held_match(lines: list[str], matches: list[errors.Match]) -> err
         return None
     oom = any(m.id == "cuda_out_of_memory" for m in matches)
     return errors.Match("gpu_memory_held_by_others", held[0], held[1].strip()[:500], oom, 0.8)
+
+
+# A line that is a Python interpreter's path ("'C:\\...\\envs\\py36\\python.exe'", "/usr/bin/python3"), alone or after
+# sys.executable / `which python`.
+INTERPRETER_LINE = re.compile(r"^\s*(?:[>$%#]\s*)?(?:(?:print\()?sys\.executable\)?\W*|which python3?\W*)?[`'\"]?"
+                              r"((?:[A-Za-z]:)?(?:[\\/]+[^\\/\s'\"`]+)+[\\/]+python(?:\d(?:\.\d+)?)?(?:\.exe)?)[`'\"]?\s*$",
+                              re.IGNORECASE)
+MODULE_MISSING = re.compile(r"No module named|ModuleNotFoundError|is_available", re.IGNORECASE)
+
+
+def _two_interpreters_match(lines: list[str]) -> errors.Match | None:
+    """The text shows two different Python interpreters (sys.executable in a shell and in a notebook, two `which
+    python` answers) and a module missing or CUDA differing: the program runs in the other interpreter."""
+    seen: dict[str, tuple[int, str]] = {}
+    for no, line in enumerate(lines, start=1):
+        m = INTERPRETER_LINE.match(line[:2000])
+        if m:
+            seen.setdefault(re.sub(r"[\\/]+", "/", m.group(1)).lower(), (no, line))
+    if len(seen) < 2 or not any(MODULE_MISSING.search(line[:2000]) for line in lines):
+        return None
+    no, line = list(seen.values())[1]
+    return errors.Match("wrong_interpreter_or_kernel", no, line.strip()[:500], True, 0.8)
 
 
 def _display_devices_match(lines: list[str]) -> errors.Match | None:

@@ -354,6 +354,9 @@ def torch_import_shown(lines: list[str]) -> bool:
     return any(TORCH_IMPORT_CONTEXT.search(line[:MAX_LINE]) for line in lines)
 
 
+NO_TORCH_DIST = re.compile(r"No matching distribution found for (?:py)?torch\b|"
+                           r"Could not find a version that satisfies the requirement (?:py)?torch\b")
+INSTALLED_TORCH = re.compile(r"Successfully installed .*\btorch-\d")
 OOM_TOTAL = re.compile(r"([\d.]+) ([GMK]i?B) total capacity|total capacity of ([\d.]+) ([GMK]i?B)")
 OOM_OTHER = re.compile(r"Process (\d+) has ([\d.]+) ([GMK]i?B) memory in use")
 OOM_SELF = re.compile(r"this process has ([\d.]+) ([GMK]i?B) memory in use")
@@ -406,6 +409,10 @@ def adjust_matches(lines: list[str], matches: list[Match]) -> list[Match]:
     """A missing library blames torch only when torch is what was imported (cuDNN not found by ONNX Runtime or
     CTranslate2 is not a torch problem); out of memory: decide between this job and other processes from the
     message's own numbers."""
+    if any(NO_TORCH_DIST.search(line[:MAX_LINE]) for line in lines) and not any(
+            INSTALLED_TORCH.search(line[:MAX_LINE]) for line in lines):
+        # pip looked in the CPU index and found nothing: no CPU build was installed.
+        matches = [m for m in matches if not (m.id == "cpu_only_build" and "Looking in indexes" in m.line)]
     if not torch_import_shown(lines):
         matches = [m for m in matches if not (m.id == "torch_import_error" and IMPORT_FAILURE_GENERIC.search(m.line)
                                               and not TORCH_LIBRARY.search(m.line))]
