@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Start-up to window shown: `gpuassist-gui` against a bare PySide6 window with one pyqtgraph plot.
 
-Budget (docs/architecture.md §5): ≤ 1.3 × the bare window, and torch never imported in the GUI process. Each run is a
+Budget (docs/architecture.md §5): ≤ 1.1 × the bare window, and torch never imported in the GUI process. Each run is a
 fresh process timed from spawn to the line it prints once its window is shown (first event-loop turn
 after show()); the two are alternated, a first round is discarded (cold caches), medians compared.
 
@@ -11,6 +11,7 @@ after show()); the two are alternated, a first round is discarded (cold caches),
 from __future__ import annotations
 
 import argparse
+import compileall
 import os
 import statistics
 import subprocess
@@ -18,6 +19,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+import gpuassist
 
 BARE = r"""
 import sys, time
@@ -57,6 +60,9 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=9)
     args = parser.parse_args()
     gui = str(Path(sys.executable).with_name("gpuassist-gui"))
+    # An installed app has its bytecode compiled (pip does it at install); an editable install under
+    # PYTHONDONTWRITEBYTECODE=1 would otherwise compile every module at every start.
+    compileall.compile_dir(str(Path(gpuassist.__file__).parent), quiet=1)
     with tempfile.TemporaryDirectory() as tmp:
         env = {**os.environ, "GPUASSIST_STARTUP_PROBE": "1", "XDG_CONFIG_HOME": tmp, "XDG_STATE_HOME": tmp}
         if not env.get("DISPLAY"):
@@ -77,8 +83,8 @@ def main() -> int:
     print(f"platform           : {env.get('QT_QPA_PLATFORM') or 'display ' + env.get('DISPLAY', '')}")
     print(f"gpuassist-gui      : median {ma * 1000:7.1f} ms  (min {min(app) * 1000:.1f}, max {max(app) * 1000:.1f})")
     print(f"bare PySide6 + plot: median {mb * 1000:7.1f} ms  (min {min(bare) * 1000:.1f}, max {max(bare) * 1000:.1f})")
-    print(f"ratio              : {ratio:.2f}  (budget ≤ 1.30)   torch imported: no")
-    return 0 if ratio <= 1.3 else 1
+    print(f"ratio              : {ratio:.2f}  (budget ≤ 1.10)   torch imported: no")
+    return 0 if ratio <= 1.1 else 1
 
 
 if __name__ == "__main__":

@@ -198,7 +198,7 @@ def test_cli_placement_text_and_bad_usage(capsys: pytest.CaptureFixture[str], tm
     rc = cli.main(["placement", "--size", "tiny", "--python", sys.executable])
     out = capsys.readouterr().out
     assert rc == 0
-    assert "Results vs the CPU:" in out and "Device mismatch reproduced" in out
+    assert "Correctness on each device" in out and "What a device mismatch looks like" in out
     assert "tensors_on_different_devices" in out
     assert cli.main(["sweep", "--python", str(tmp_path / "missing")]) == 2
     assert "cannot run" in capsys.readouterr().err

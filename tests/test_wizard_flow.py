@@ -206,6 +206,8 @@ def test_real_flow_on_this_machine_matches_the_cli_engine(
         assert st.status is not StepStatus.PENDING
         if st.status is StepStatus.UNAVAILABLE:
             assert st.reason.startswith("not available")
+        elif st.status is StepStatus.OFFERED:  # no usable GPU: a CPU-only measurement is offered, not run
+            assert cli.findings[0].severity is Severity.ERROR and "anyway" in st.reason
         else:  # the runtime tests ran in the target and their facts joined the report
             assert st.status is StepStatus.from_findings(st.findings) and st.result is not None
             assert st.result.facts and set(st.result.facts) <= set(report.facts)

@@ -233,7 +233,9 @@ def to_text(report: Report, *, width: int | None = None, colour: bool | None = N
     table.add_column()
     for key in KEY_FACTS:
         if key in facts:
-            table.add_row(key, format_value(facts.get(key), 120))
+            value = facts.get(key)
+            table.add_row(fact_label(key) if fact_label else key,
+                          show_value(key, value) if show_value else format_value(value, 120))
     console.print(table)
     missing = report.meta.get("missing_facts")
     if missing:

@@ -212,7 +212,8 @@ def test_export_all_formats(qtbot: Any, make_window: Any, tmp_path: Path, cpu_on
     assert [f["id"] for f in data["findings"]][:2] == [f.id for f in live.findings][:2]
     assert data["monitor"]["t"]
     if cpu_only_machine:
-        assert [f["id"] for f in data["findings"]][:2] == ["no_nvidia_gpu", "cpu_only_build"]
+        ids = [f["id"] for f in data["findings"]]
+        assert ids[0] == "no_nvidia_gpu" and "cpu_only_build" in ids
         assert data["monitor"]["gpu_reason"]
     assert data["meta"]["redaction"]["personal"] is True
     assert home not in paths["json"].read_text()  # redacted by default
