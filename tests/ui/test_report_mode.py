@@ -91,6 +91,6 @@ def test_after_run_all_the_plots_stay_on_the_run_until_live(qtbot: Any, make_win
     view = window.monitor_view
     assert window.current_page is window.pages[SUMMARY]
     assert view.frozen is not None and not view.live_button.isChecked()
-    assert "s since Run all" in view.legend.text()
+    qtbot.waitUntil(lambda: "s since Run all" in view.legend.text(), timeout=5_000)  # redrawn every 200 ms
     view.live_button.setChecked(True)
     assert view.frozen is None
