@@ -64,12 +64,15 @@ def main() -> int:
     per_op = result.facts["run.instrumentation"]["per_op_seconds"]
     audited = per_step["seconds"]
     estimate = per_step["ops"] * per_op
-    print(f"CNN step on {args.device}, batch {args.batch}, {args.steps} steps, "
-          f"{per_step['ops']:.0f} operators per step")
+    print(
+        f"CNN step on {args.device}, batch {args.batch}, {args.steps} steps, {per_step['ops']:.0f} operators per step"
+    )
     print(f"  plain        {plain * 1e3:8.2f} ms per step (median)")
     print(f"  audited      {audited * 1e3:8.2f} ms per step (median)   ratio {audited / plain:.2f}x")
-    print(f"  estimated instruments' cost {estimate * 1e3:.2f} ms per step ({per_op * 1e6:.1f} µs per operator); "
-          f"audited minus estimate {(audited - estimate) * 1e3:.2f} ms = {(audited - estimate) / plain:.2f}x plain")
+    print(
+        f"  estimated instruments' cost {estimate * 1e3:.2f} ms per step ({per_op * 1e6:.1f} µs per operator); "
+        f"audited minus estimate {(audited - estimate) * 1e3:.2f} ms = {(audited - estimate) / plain:.2f}x plain"
+    )
     return 0
 
 

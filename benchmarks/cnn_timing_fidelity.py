@@ -39,20 +39,30 @@ def main() -> int:
     for _ in range(2):  # shared warm-up (allocator, oneDNN primitive cache)
         step()
     for r in range(args.rounds):
-        t = rs.time_step(torch, step, args.device, warmup=int(sizes["warmup"]), min_seconds=args.seconds,
-                         min_blocks=int(sizes["min_blocks"]))
+        t = rs.time_step(
+            torch,
+            step,
+            args.device,
+            warmup=int(sizes["warmup"]),
+            min_seconds=args.seconds,
+            min_blocks=int(sizes["min_blocks"]),
+        )
         m = timer.blocked_autorange(min_run_time=args.seconds)
         ours.append(t["step_s"])
         theirs.append(m.median)
-        print(f"round {r + 1}: gpuassist {t['step_s'] * 1e3:8.3f} ms/step ({t['blocks']} blocks x "
-              f"{t['steps_per_block']})   Timer {m.median * 1e3:8.3f} ms/step ({len(m.times)} blocks x "
-              f"{m.number_per_run})")
+        print(
+            f"round {r + 1}: gpuassist {t['step_s'] * 1e3:8.3f} ms/step ({t['blocks']} blocks x "
+            f"{t['steps_per_block']})   Timer {m.median * 1e3:8.3f} ms/step ({len(m.times)} blocks x "
+            f"{m.number_per_run})"
+        )
     a, b = statistics.median(ours), statistics.median(theirs)
     ratio = a / b
     ok = abs(ratio - 1) <= BUDGET
     print(f"device {args.device}, batch {args.batch}, torch {torch.__version__}, {torch.get_num_threads()} threads")
-    print(f"gpuassist / torch.utils.benchmark.Timer = {ratio:.4f} ({(ratio - 1) * 100:+.2f}%, budget within "
-          f"{BUDGET:.0%}) [{'OK' if ok else 'OVER'}]")
+    print(
+        f"gpuassist / torch.utils.benchmark.Timer = {ratio:.4f} ({(ratio - 1) * 100:+.2f}%, budget within "
+        f"{BUDGET:.0%}) [{'OK' if ok else 'OVER'}]"
+    )
     print(f"images/s: gpuassist {args.batch / a:,.0f}, Timer {args.batch / b:,.0f}")
     return 0 if ok else 1
 

@@ -49,26 +49,37 @@ def main() -> int:
         gaps.append(gap)
         shares.append(share)
         cfg = result.facts["sweep.config"]
-        print(f"round {r + 1}: device {cfg['device']}, {cfg['cpu_count']} CPUs, batch {cfg['batch_size']}, "
-              f"{cfg['per_sample_cost_us']} us/sample, {cfg['epochs']} epochs/trial")
-        print(f"  grid:     {grid['trials']:3d} trials  {grid['seconds']:7.2f} s  best "
-              f"{grid['best_samples_per_s']:9.1f} samples/s  {grid['best']}")
-        print(f"  adaptive: {adaptive['trials']:3d} trials  {adaptive['seconds']:7.2f} s  best "
-              f"{adaptive['best_samples_per_s']:9.1f} samples/s  ({adaptive['aborted']} abandoned early)  "
-              f"{adaptive['best']}")
-        print(f"  re-measured alternately x{confirm['rounds']}"
-              f"{' (both searches chose the same setting)' if confirm['same_setting'] else ''}: grid's setting "
-              f"{confirm['grid_samples_per_s']:9.1f} samples/s, adaptive's {confirm['adaptive_samples_per_s']:9.1f} "
-              f"(single-trial gap was {(1 - search['adaptive_vs_grid_throughput']) * 100:.1f}%)")
+        print(
+            f"round {r + 1}: device {cfg['device']}, {cfg['cpu_count']} CPUs, batch {cfg['batch_size']}, "
+            f"{cfg['per_sample_cost_us']} us/sample, {cfg['epochs']} epochs/trial"
+        )
+        print(
+            f"  grid:     {grid['trials']:3d} trials  {grid['seconds']:7.2f} s  best "
+            f"{grid['best_samples_per_s']:9.1f} samples/s  {grid['best']}"
+        )
+        print(
+            f"  adaptive: {adaptive['trials']:3d} trials  {adaptive['seconds']:7.2f} s  best "
+            f"{adaptive['best_samples_per_s']:9.1f} samples/s  ({adaptive['aborted']} abandoned early)  "
+            f"{adaptive['best']}"
+        )
+        print(
+            f"  re-measured alternately x{confirm['rounds']}"
+            f"{' (both searches chose the same setting)' if confirm['same_setting'] else ''}: grid's setting "
+            f"{confirm['grid_samples_per_s']:9.1f} samples/s, adaptive's {confirm['adaptive_samples_per_s']:9.1f} "
+            f"(single-trial gap was {(1 - search['adaptive_vs_grid_throughput']) * 100:.1f}%)"
+        )
     gap, share = max(gaps), max(shares)
     ok_gap, ok_share = gap <= THROUGHPUT_BUDGET, share <= TIME_BUDGET
-    print(f"adaptive best throughput within {gap * 100:.1f}% of the grid best (budget <= {THROUGHPUT_BUDGET:.0%}) "
-          f"[{'OK' if ok_gap else 'OVER'}]")
-    print(f"using {share * 100:.1f}% of the grid's time (budget <= {TIME_BUDGET:.0%}) "
-          f"[{'OK' if ok_share else 'OVER'}]")
+    print(
+        f"adaptive best throughput within {gap * 100:.1f}% of the grid best (budget <= {THROUGHPUT_BUDGET:.0%}) "
+        f"[{'OK' if ok_gap else 'OVER'}]"
+    )
+    print(f"using {share * 100:.1f}% of the grid's time (budget <= {TIME_BUDGET:.0%}) [{'OK' if ok_share else 'OVER'}]")
     if args.rounds > 1:
-        print(f"  per round: gap {[round(g * 100, 1) for g in gaps]} %, time {[round(s * 100, 1) for s in shares]} %, "
-              f"median gap {statistics.median(gaps) * 100:.1f} %, median time {statistics.median(shares) * 100:.1f} %")
+        print(
+            f"  per round: gap {[round(g * 100, 1) for g in gaps]} %, time {[round(s * 100, 1) for s in shares]} %, "
+            f"median gap {statistics.median(gaps) * 100:.1f} %, median time {statistics.median(shares) * 100:.1f} %"
+        )
     return 0 if ok_gap and ok_share else 1
 
 

@@ -80,8 +80,10 @@ def main() -> int:
     missing = [f for f, keys in COUNTERPARTS.items() if f in printed and not any(k in facts for k in keys)]
     extra = len(facts)
     present = [f for f in COUNTERPARTS if f in printed]
-    print(f"collect_env fields with a gpuassist counterpart: {len(present) - len(missing)}/{len(present)}; "
-          f"gpuassist facts: {extra}")
+    print(
+        f"collect_env fields with a gpuassist counterpart: {len(present) - len(missing)}/{len(present)}; "
+        f"gpuassist facts: {extra}"
+    )
     if missing:
         print("missing counterparts: " + ", ".join(missing))
     ok = d_med <= 1.05 * b_med and d_med < c_med and not missing

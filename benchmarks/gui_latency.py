@@ -76,6 +76,7 @@ def main() -> int:
         window.run(None)
 
     window.run_finished.connect(lambda: QTimer.singleShot(200, next_run))
+
     def begin() -> None:
         last[0] = time.perf_counter()
         timer.start()

@@ -48,8 +48,10 @@ def main() -> int:
     rate = (n1 - n0) / args.seconds
     cost = busy * 100
     tr = mon.snapshot()
-    print(f"source             : {mon.label}; {tr.cores.shape[1]} cores; GPUs: "
-          f"{', '.join(g.name for g in tr.gpus) or 'none (' + str(mon.gpu_reason) + ')'}")
+    print(
+        f"source             : {mon.label}; {tr.cores.shape[1]} cores; GPUs: "
+        f"{', '.join(g.name for g in tr.gpus) or 'none (' + str(mon.gpu_reason) + ')'}"
+    )
     print(f"samples            : {n1 - n0} in {args.seconds:.0f} s = {rate:.2f} Hz")
     print(f"CPU, sampler on    : {busy * 100:.3f} % of one core (sampler stopped: {idle * 100:.3f} %)")
     print(f"sampler cost       : {cost:.3f} % of one core  (budget < 1 %)")

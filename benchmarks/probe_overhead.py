@@ -49,8 +49,10 @@ def main() -> int:
             stages.setdefault(s["stage"], []).append(s["seconds"] or 0.0)
     mb, mp, mn = statistics.median(bare), statistics.median(probe), statistics.median(no_teardown)
     print(f"python -c 'import torch'                median {mb:.3f} s  (min {min(bare):.3f})")
-    print(f"python -c 'import torch; os._exit(0)'   median {mn:.3f} s  (min {min(no_teardown):.3f})"
-          "  (the probe skips interpreter teardown the same way)")
+    print(
+        f"python -c 'import torch; os._exit(0)'   median {mn:.3f} s  (min {min(no_teardown):.3f})"
+        "  (the probe skips interpreter teardown the same way)"
+    )
     print(f"run_probe()                             median {mp:.3f} s  (min {min(probe):.3f})")
     print(f"probe vs import torch                   {mp - mb:+.3f} s  ({mp / mb:.2f}x)")
     print(f"probe vs import torch without teardown  {mp - mn:+.3f} s  ({mp / mn:.2f}x)")

@@ -111,13 +111,17 @@ def main(argv: list[str]) -> int:
     for key in sorted(table, key=lambda k: (k.startswith("("), k)):
         row = table[key]
         total = [sum(row[k][0] for k in KINDS), sum(row[k][1] for k in KINDS)]
-        print(f"{key:{width}} {cell(row['scenarios']):>10} {cell(row['pastes']):>8} {cell(row['errors']):>8} "
-              f"{cell(total):>8}")
+        print(
+            f"{key:{width}} {cell(row['scenarios']):>10} {cell(row['pastes']):>8} {cell(row['errors']):>8} "
+            f"{cell(total):>8}"
+        )
     print("-" * (width + 38))
     totals = {k: [len(results[k]), sum(ok for _, ok, _ in results[k])] for k in KINDS}
     grand = [sum(t[0] for t in totals.values()), sum(t[1] for t in totals.values())]
-    print(f"{'total':{width}} {cell(totals['scenarios']):>10} {cell(totals['pastes']):>8} "
-          f"{cell(totals['errors']):>8} {cell(grand):>8}")
+    print(
+        f"{'total':{width}} {cell(totals['scenarios']):>10} {cell(totals['pastes']):>8} "
+        f"{cell(totals['errors']):>8} {cell(grand):>8}"
+    )
     _print_breakdown("real texts by kind of input (all batches):", [(k, ok) for k, _, ok in CORPUS_ROWS])
     _print_breakdown("real texts by collection batch:", [(b, ok) for _, b, ok in CORPUS_ROWS])
     for batch in sorted({b for _, b, _ in CORPUS_ROWS} - {"before-rules"}):

@@ -33,8 +33,10 @@ if TYPE_CHECKING:
     from gpuassist.envs.target import TargetChoice
 
 FORMATS = ("text", "json", "markdown", "html")
-DEFAULT_TARGET_HELP = ("interpreter to diagnose (default: the one your code most likely runs: the active env, the "
-                       "project's env, or python on PATH; `gpuassist envs` shows the choice and why)")
+DEFAULT_TARGET_HELP = (
+    "interpreter to diagnose (default: the one your code most likely runs: the active env, the "
+    "project's env, or python on PATH; `gpuassist envs` shows the choice and why)"
+)
 
 
 class UsageError(Exception):
@@ -51,53 +53,92 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="gpuassist", description="Why is PyTorch not using my GPU, and what do I do about it?")
     parser.add_argument("--version", action="version", version=f"gpuassist {__version__}")
     menu = parser.add_mutually_exclusive_group()
-    menu.add_argument("--install-desktop-entry", action="store_true",
-                      help="add the app and its icon to your desktop's menu (this user only, no root)")
+    menu.add_argument(
+        "--install-desktop-entry",
+        action="store_true",
+        help="add the app and its icon to your desktop's menu (this user only, no root)",
+    )
     menu.add_argument("--uninstall-desktop-entry", action="store_true", help="remove them again")
     sub = parser.add_subparsers(dest="command", parser_class=_Parser)
 
     d = sub.add_parser("diagnose", help="diagnose this machine (or a report, collect_env output or error text)")
     src = d.add_mutually_exclusive_group()
     src.add_argument("--python", metavar="PATH", help=DEFAULT_TARGET_HELP)
-    src.add_argument("--from", dest="from_file", metavar="FILE",
-                     help="diagnose offline from a gpuassist JSON report, collect_env output or an error "
-                          "message/traceback/log ('-' reads stdin)")
+    src.add_argument(
+        "--from",
+        dest="from_file",
+        metavar="FILE",
+        help="diagnose offline from a gpuassist JSON report, collect_env output or an error "
+        "message/traceback/log ('-' reads stdin)",
+    )
     src.add_argument("--simulate", metavar="NAME", help="diagnose a simulated machine (see `gpuassist scenarios`)")
-    d.add_argument("--full", action="store_true",
-                   help="everything Run all does in the app: after the diagnosis, the device-placement test, the "
-                        "DataLoader sweep and the CNN benchmark (with --simulate: the recorded results, at once)")
+    d.add_argument(
+        "--full",
+        action="store_true",
+        help="everything Run all does in the app: after the diagnosis, the device-placement test, the "
+        "DataLoader sweep and the CNN benchmark (with --simulate: the recorded results, at once)",
+    )
     d.add_argument("--format", choices=FORMATS, default="text")
     d.add_argument("--output", metavar="FILE", help="write the report to FILE instead of standard output")
-    d.add_argument("--no-redact", action="store_true",
-                   help="keep home directory, user and host names (secrets and GPU UUIDs are always removed)")
+    d.add_argument(
+        "--no-redact",
+        action="store_true",
+        help="keep home directory, user and host names (secrets and GPU UUIDs are always removed)",
+    )
 
     sub.add_parser("scenarios", help="list the simulated machines for --simulate")
 
-    fl = sub.add_parser("fleet", help="merge many nodes' reports (files, folders, '-' for JSON lines on stdin): "
-                                      "nodes grouped by root cause, outliers, missing reports")
+    fl = sub.add_parser(
+        "fleet",
+        help="merge many nodes' reports (files, folders, '-' for JSON lines on stdin): "
+        "nodes grouped by root cause, outliers, missing reports",
+    )
     fl.add_argument("paths", nargs="+", metavar="PATH", help="report files, folders of reports, or '-'")
     fl.add_argument("--format", choices=FORMATS, default="text")
     fl.add_argument("--output", metavar="FILE", help="write to FILE instead of standard output")
-    fl.add_argument("--expect", metavar="NAMES",
-                    help="the nodes that should have reported: a file with one name per line (`scontrol show "
-                         "hostnames`) or a comma-separated list; names with no report are listed as missing")
-    fl.add_argument("--reveal", action="store_true",
-                    help="show --expect's nodes by their real names instead of their pseudonyms (for your own "
-                         "triage: the output then names your hosts)")
+    fl.add_argument(
+        "--expect",
+        metavar="NAMES",
+        help="the nodes that should have reported: a file with one name per line (`scontrol show "
+        "hostnames`) or a comma-separated list; names with no report are listed as missing",
+    )
+    fl.add_argument(
+        "--reveal",
+        action="store_true",
+        help="show --expect's nodes by their real names instead of their pseudonyms (for your own "
+        "triage: the output then names your hosts)",
+    )
 
-    a = sub.add_parser("audit", help="read a training script or notebook (never running it) and point at the lines "
-                                     "that keep the GPU idle")
-    a.add_argument("paths", nargs="+", metavar="PATH", help="Python scripts (.py) or Jupyter notebooks (.ipynb); "
-                                                             "with --run, the command after --")
+    a = sub.add_parser(
+        "audit",
+        help="read a training script or notebook (never running it) and point at the lines that keep the GPU idle",
+    )
+    a.add_argument(
+        "paths",
+        nargs="+",
+        metavar="PATH",
+        help="Python scripts (.py) or Jupyter notebooks (.ipynb); with --run, the command after --",
+    )
     a.add_argument("--format", choices=("text", "json"), default="text")
     a.add_argument("--output", metavar="FILE", help="write to FILE instead of standard output")
-    a.add_argument("--run", action="store_true",
-                   help="also run the script, bounded and instrumented, and report what really happened: "
-                        "gpuassist audit --run [--steps N | --seconds N] -- python train.py ARGS")
-    a.add_argument("--seconds", type=float, metavar="N",
-                   help="with --run: stop after the script ran N seconds (importing torch not counted; default 30)")
-    a.add_argument("--steps", type=int, metavar="N",
-                   help="with --run: stop after N optimizer steps (and at most 300 s unless --seconds says otherwise)")
+    a.add_argument(
+        "--run",
+        action="store_true",
+        help="also run the script, bounded and instrumented, and report what really happened: "
+        "gpuassist audit --run [--steps N | --seconds N] -- python train.py ARGS",
+    )
+    a.add_argument(
+        "--seconds",
+        type=float,
+        metavar="N",
+        help="with --run: stop after the script ran N seconds (importing torch not counted; default 30)",
+    )
+    a.add_argument(
+        "--steps",
+        type=int,
+        metavar="N",
+        help="with --run: stop after N optimizer steps (and at most 300 s unless --seconds says otherwise)",
+    )
     a.add_argument("--python", metavar="PATH", help="with --run: the interpreter, when the command is a bare script")
     a.add_argument("--no-progress", action="store_true", help="with --run: no progress bar even on a terminal")
     a.add_argument("--no-redact", action="store_true", help="keep home directory, user and host names")
@@ -107,29 +148,43 @@ def build_parser() -> argparse.ArgumentParser:
 
     v = sub.add_parser("envs", help="every Python environment here: its torch, and which one your code runs")
     v.add_argument("--script", metavar="FILE", help="the interpreter FILE runs with (shebang) is the target")
-    v.add_argument("--python", metavar="PATH", help="the interpreter your code runs with (default: --script's, "
-                                                    "else the active env, the project's env, python on PATH)")
+    v.add_argument(
+        "--python",
+        metavar="PATH",
+        help="the interpreter your code runs with (default: --script's, "
+        "else the active env, the project's env, python on PATH)",
+    )
     v.add_argument("--format", choices=("text", "json"), default="text")
     v.add_argument("--timeout", type=float, default=5.0, metavar="S", help="seconds per interpreter (default 5)")
     v.add_argument("--output", metavar="FILE", help="write to FILE instead of standard output")
     v.add_argument("--no-redact", action="store_true", help="keep home directory, user and host names")
 
-    helps = {"placement": "device placement, copy bandwidth (pageable/pinned) and the cost of moving batches",
-             "sweep": "find the DataLoader settings that keep the device fed (adaptive search)",
-             "bench": "small CNN training benchmark on the CPU and every accelerator"}
+    helps = {
+        "placement": "device placement, copy bandwidth (pageable/pinned) and the cost of moving batches",
+        "sweep": "find the DataLoader settings that keep the device fed (adaptive search)",
+        "bench": "small CNN training benchmark on the CPU and every accelerator",
+    }
     for name, text in helps.items():
         r = sub.add_parser(name, help=text)
         r.add_argument("--python", metavar="PATH", help=DEFAULT_TARGET_HELP.replace("to diagnose", "to measure in"))
         r.add_argument("--device", metavar="DEV", help="only these devices, comma-separated (cuda:1, cpu, mps)")
         r.add_argument("--format", choices=("text", "json"), default="text")
-        r.add_argument("--size", choices=("default", "small", "tiny"), default=None,
-                       help="measurement size (default: $GPUASSIST_RUNTIME_SIZE or 'default')")
+        r.add_argument(
+            "--size",
+            choices=("default", "small", "tiny"),
+            default=None,
+            help="measurement size (default: $GPUASSIST_RUNTIME_SIZE or 'default')",
+        )
         r.add_argument("--output", metavar="FILE", help="write the report to FILE instead of standard output")
         r.add_argument("--no-redact", action="store_true", help="keep home directory, user and host names")
         r.add_argument("--no-progress", action="store_true", help="no progress bar even on a terminal")
         if name == "sweep":
-            r.add_argument("--mode", choices=("adaptive", "grid", "both"), default="adaptive",
-                           help="adaptive search (default), the full grid, or both to compare them")
+            r.add_argument(
+                "--mode",
+                choices=("adaptive", "grid", "both"),
+                default="adaptive",
+                help="adaptive search (default), the full grid, or both to compare them",
+            )
     return parser
 
 
@@ -193,15 +248,19 @@ def cmd_desktop_entry(args: argparse.Namespace) -> int:
     try:
         if args.uninstall_desktop_entry:
             removed = desktop.uninstall(paths)
-            print(f"gpuassist: removed {len(removed)} files" + (f" ({paths.entry})" if removed else
-                                                                  ": no menu entry of gpuassist was installed"))
+            print(
+                f"gpuassist: removed {len(removed)} files"
+                + (f" ({paths.entry})" if removed else ": no menu entry of gpuassist was installed")
+            )
             return 0
         program = desktop.gui_program()
         desktop.install(paths, program)
     except desktop.DesktopEntryError as exc:
         raise UsageError(str(exc)) from None
-    print(f"gpuassist: menu entry {paths.entry}\n  starts {program}\n"
-          f"  icons under {paths.hicolor} ({len(desktop.ICON_SIZES)} sizes and scalable)")
+    print(
+        f"gpuassist: menu entry {paths.entry}\n  starts {program}\n"
+        f"  icons under {paths.hicolor} ({len(desktop.ICON_SIZES)} sizes and scalable)"
+    )
     return 0
 
 
@@ -244,8 +303,12 @@ def cmd_diagnose(args: argparse.Namespace) -> int:
 
     redacted = Report.from_json(redact_report(report.to_json(), personal=not args.no_redact))
     to_terminal = args.format == "text" and args.output is None and sys.stdout.isatty()
-    text = assemble(redacted, args.format, width=_terminal_width() if to_terminal else 100,
-                    colour=to_terminal if args.format == "text" else None)
+    text = assemble(
+        redacted,
+        args.format,
+        width=_terminal_width() if to_terminal else 100,
+        colour=to_terminal if args.format == "text" else None,
+    )
     _write_output(text, args.output, fmt=args.format)
     return 1 if redacted.has_error else 0
 
@@ -267,8 +330,9 @@ def _full_run(args: argparse.Namespace) -> Any:
         choice = _target(args.python)
         if choice.python is None:
             raise UsageError(f"nothing to diagnose: {choice.reason}; give one with --python PATH")
-        context = StepContext(target=choice.python, target_reason=choice.reason,
-                              target_explicit=args.python is not None)
+        context = StepContext(
+            target=choice.python, target_reason=choice.reason, target_explicit=args.python is not None
+        )
     report = run_all_headless(context)
     if report is None:
         raise UsageError("the diagnosis produced nothing to report")
@@ -293,9 +357,14 @@ class _Progress:
         from rich.console import Console
         from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-        self.progress = Progress(TextColumn(f"[bold]{test}[/bold] {{task.description}}"), BarColumn(),
-                                 TextColumn("{task.fields[count]}"), TimeElapsedColumn(),
-                                 console=Console(stderr=True), transient=True)
+        self.progress = Progress(
+            TextColumn(f"[bold]{test}[/bold] {{task.description}}"),
+            BarColumn(),
+            TextColumn("{task.fields[count]}"),
+            TimeElapsedColumn(),
+            console=Console(stderr=True),
+            transient=True,
+        )
         self.task = self.progress.add_task("starting", total=None, count="")
         self.progress.start()
 
@@ -307,8 +376,13 @@ class _Progress:
             self.progress.update(self.task, description=str(event.get("stage")), completed=0, total=None, count="")
         elif kind == "progress":
             done, total = event.get("done", 0), event.get("total") or None
-            self.progress.update(self.task, description=f"{event.get('stage')}: {event.get('message', '')}"[:70],
-                                 completed=done, total=total, count=f"{done}/{total}" if total else "")
+            self.progress.update(
+                self.task,
+                description=f"{event.get('stage')}: {event.get('message', '')}"[:70],
+                completed=done,
+                total=total,
+                count=f"{done}/{total}" if total else "",
+            )
 
     def stop(self) -> None:
         if self.progress is not None:
@@ -333,8 +407,9 @@ def cmd_runtime(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     devices = [d.strip() for d in (args.device or "").split(",") if d.strip()] or None
     host: dict[str, Any] = {}
-    collector = threading.Thread(target=lambda: host.update(collect_this_machine()), daemon=True,
-                                 name="gpuassist-host-facts")
+    collector = threading.Thread(
+        target=lambda: host.update(collect_this_machine()), daemon=True, name="gpuassist-host-facts"
+    )
     collector.start()  # host facts (NVML PCIe link, WSL) are gathered while the test runs
     bar = _Progress(test, sys.stderr.isatty() and not args.no_progress)
     kwargs: dict[str, Any] = {"device": devices, "size": size, "on_event": bar}
@@ -353,8 +428,9 @@ def cmd_runtime(args: argparse.Namespace) -> int:
     collector.join(timeout=30)
     if result.facts.get(f"{test}.outcome") in ("interpreter_not_found", "python_too_old"):
         raise UsageError(f"cannot run {choice.python}: {result.facts.get(f'{test}.error')}")
-    report = common.runtime_report([result], {**host, **choice.facts()},
-                                   meta={**choice.meta(), "test": test, "size": size})
+    report = common.runtime_report(
+        [result], {**host, **choice.facts()}, meta={**choice.meta(), "test": test, "size": size}
+    )
     redacted = Report.from_json(redact_report(report.to_json(), personal=not args.no_redact))
     if args.format == "json":
         text = render(redacted, "json")
@@ -382,11 +458,13 @@ def cmd_envs(args: argparse.Namespace) -> int:
     if args.python is not None:
         _target(args.python)  # `--python ""` is a usage error
     host: dict[str, Any] = {}
-    collector = threading.Thread(target=lambda: host.update(collect_this_machine()), daemon=True,
-                                 name="gpuassist-host-facts")
+    collector = threading.Thread(
+        target=lambda: host.update(collect_this_machine()), daemon=True, name="gpuassist-host-facts"
+    )
     collector.start()  # host facts say whether there is a GPU at all; gathered while interpreters run
-    inv = run_cancellable(lambda cancel: inventory(script=args.script, target=args.python, timeout=args.timeout,
-                                                cancel=cancel))
+    inv = run_cancellable(
+        lambda cancel: inventory(script=args.script, target=args.python, timeout=args.timeout, cancel=cancel)
+    )
     collector.join(timeout=10)
     report = envs_report(inv, host, meta={"target_reason": inv.target_reason})
     redacted = Report.from_json(redact_report(report.to_json(), personal=not args.no_redact))
@@ -412,8 +490,11 @@ def cmd_audit(args: argparse.Namespace) -> int:
         raise UsageError("--seconds, --steps and --python go with --run")
     result = _static_audit(args.paths)
     to_terminal = args.output is None and sys.stdout.isatty()
-    text = render_json(result, redactor=Redactor(personal=not args.no_redact)) if args.format == "json" else \
-        Redactor(personal=not args.no_redact).text(render_text(result, colour=to_terminal))
+    text = (
+        render_json(result, redactor=Redactor(personal=not args.no_redact))
+        if args.format == "json"
+        else Redactor(personal=not args.no_redact).text(render_text(result, colour=to_terminal))
+    )
     _write_output(text, args.output, fmt=args.format)
     return 1 if result.has_error else 0
 
@@ -446,13 +527,15 @@ def _audit_run(args: argparse.Namespace) -> int:
         except AuditInputError:
             static = None  # it does not parse: the run reports the SyntaxError at its line
     host: dict[str, Any] = {}
-    collector = threading.Thread(target=lambda: host.update(collect_this_machine()), daemon=True,
-                                 name="gpuassist-host-facts")
+    collector = threading.Thread(
+        target=lambda: host.update(collect_this_machine()), daemon=True, name="gpuassist-host-facts"
+    )
     collector.start()  # GPU names and driver for the report, gathered while the script runs
     bar = _Progress("audit --run", sys.stderr.isatty() and not args.no_progress)
     try:  # Ctrl+C stops the script and keeps what it showed
-        result = run_cancellable(lambda cancel: run_audit(command, bound, on_event=bar, cancel=cancel),
-                              keep_result=True)
+        result = run_cancellable(
+            lambda cancel: run_audit(command, bound, on_event=bar, cancel=cancel), keep_result=True
+        )
     finally:
         bar.stop()
     collector.join(timeout=30)
@@ -466,8 +549,11 @@ def _audit_run(args: argparse.Namespace) -> int:
         text = render(redacted, "json")
     else:
         to_terminal = args.output is None and sys.stdout.isatty()
-        text = summary_text(redacted.facts) + "\n" + render(
-            redacted, "text", colour=to_terminal, width=_terminal_width() if to_terminal else 100)
+        text = (
+            summary_text(redacted.facts)
+            + "\n"
+            + render(redacted, "text", colour=to_terminal, width=_terminal_width() if to_terminal else 100)
+        )
     _write_output(text, args.output, fmt=args.format)
     return 1 if redacted.has_error else 0
 
@@ -496,8 +582,13 @@ def cmd_fleet(args: argparse.Namespace) -> int:
     notes = SourceNotes()
     if args.reveal and not expected:
         raise UsageError("--reveal needs --expect (the real names to match the pseudonyms against)")
-    result = merge(iter_entries(args.paths, sys.stdin.buffer, notes), expected, key=node_key(os.environ),
-                   notes=notes, reveal=args.reveal)
+    result = merge(
+        iter_entries(args.paths, sys.stdin.buffer, notes),
+        expected,
+        key=node_key(os.environ),
+        notes=notes,
+        reveal=args.reveal,
+    )
     kwargs = {}
     if args.format == "text":
         to_terminal = args.output is None and sys.stdout.isatty()
@@ -529,8 +620,10 @@ def cmd_explain(args: argparse.Namespace) -> int:
         hint = f"; did you mean {', '.join(close[:3])}?" if close else "; `gpuassist explain` lists them"
         raise UsageError(f"unknown finding id {args.id!r}{hint}")
     print(f"{entry.id}: {entry.title}")
-    print(f"layer: {entry.layer} · step: {entry.step}{' · core' if entry.core else ''} · "
-          f"detected from: {how_detected(entry.id)}\n")
+    print(
+        f"layer: {entry.layer} · step: {entry.step}{' · core' if entry.core else ''} · "
+        f"detected from: {how_detected(entry.id)}\n"
+    )
     print(entry.summary + "\n")
     print(entry.explanation + "\n")
     if entry.symptoms:
@@ -585,8 +678,10 @@ def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args, extra = parser.parse_known_args(argv)
     if extra and args.command == "audit" and args.run:  # `audit --run python train.py --epochs 2`, no `--`
-        _say(f"{' '.join(extra)}: the script's own options go after `--`: "
-             "gpuassist audit --run [--steps N | --seconds N] -- python train.py ARGS")
+        _say(
+            f"{' '.join(extra)}: the script's own options go after `--`: "
+            "gpuassist audit --run [--steps N | --seconds N] -- python train.py ARGS"
+        )
         return 2
     if extra:
         command = f"gpuassist {args.command}" if args.command else "gpuassist"
@@ -600,9 +695,17 @@ def _main(argv: Sequence[str] | None) -> int:
             _say("cannot write the report: standard output is closed (use --output FILE)")
             return 2
         sys.stdout = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 (lives as long as the process)
-    handlers = {"diagnose": cmd_diagnose, "scenarios": cmd_scenarios, "explain": cmd_explain, "audit": cmd_audit,
-                "envs": cmd_envs, "placement": cmd_runtime, "sweep": cmd_runtime, "bench": cmd_runtime,
-                "fleet": cmd_fleet}
+    handlers = {
+        "diagnose": cmd_diagnose,
+        "scenarios": cmd_scenarios,
+        "explain": cmd_explain,
+        "audit": cmd_audit,
+        "envs": cmd_envs,
+        "placement": cmd_runtime,
+        "sweep": cmd_runtime,
+        "bench": cmd_runtime,
+        "fleet": cmd_fleet,
+    }
     try:
         if args.install_desktop_entry or args.uninstall_desktop_entry:
             return cmd_desktop_entry(args)

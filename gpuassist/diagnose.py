@@ -25,8 +25,7 @@ def python_candidates(env: Mapping[str, str], limit: int = 8, *, home: str | Non
     discovery (files read, nothing run), those with torch first; gpuassist's own only when there is no
     other (a fix never points into gpuassist's own environment unless the user chose it)."""
     here = Context.current()
-    ctx = Context(env=dict(env), home=home or here.home, cwd=here.cwd, executable=here.executable,
-                  windows=here.windows)
+    ctx = Context(env=dict(env), home=home or here.home, cwd=here.cwd, executable=here.executable, windows=here.windows)
     found = [c for c in discover(ctx).candidates if c.exists and not c.refused and not c.is_self]
     found.sort(key=lambda c: torch_dir(c, ctx.home) is None)
     return [c.python for c in found][:limit] or [p for p in (own_python(),) if p]
@@ -94,8 +93,10 @@ def diagnose_live(
     host_seconds_total = host_seconds[0] if host_seconds else 0.0
     meta: dict[str, Any] = {
         **choice.meta(),
-        "timings": {"host_seconds": round(host_seconds_total, 3),
-                    "total_seconds": round(time.perf_counter() - started, 3)},
+        "timings": {
+            "host_seconds": round(host_seconds_total, 3),
+            "total_seconds": round(time.perf_counter() - started, 3),
+        },
     }
     node = node_info(env)
     if node is not None:

@@ -71,8 +71,12 @@ def render() -> str:
         out.append(f"| `{e.id}` | {_cell(e.summary)} | {_cell(e.layer)} | {e.step} | {core} | {how} |")
     runtime = [e.id for e, how in rows if how.startswith("runtime")]
     text_only = [e.id for e, how in rows if how == "pasted text only"]
-    out += ["", f"{len(rows)} ids.", "",
-            "Ids only a runtime test can give: " + ", ".join(f"`{i}`" for i in runtime) + "."]
+    out += [
+        "",
+        f"{len(rows)} ids.",
+        "",
+        "Ids only a runtime test can give: " + ", ".join(f"`{i}`" for i in runtime) + ".",
+    ]
     if text_only:
         out += ["", "Ids named only from pasted text so far: " + ", ".join(f"`{i}`" for i in text_only) + "."]
     return "\n".join(out) + "\n"

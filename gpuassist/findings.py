@@ -75,21 +75,31 @@ class Action:
         return any(REBOOT.match(c) for c in self.commands)
 
     def to_json(self) -> dict[str, Any]:
-        return {"title": self.title, "commands": list(self.commands), "code": self.code, "note": self.note,
-                "option": self.option}
+        return {
+            "title": self.title,
+            "commands": list(self.commands),
+            "code": self.code,
+            "note": self.note,
+            "option": self.option,
+        }
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Action:
-        return cls(title=str(data.get("title", "")), commands=tuple(str(c) for c in data.get("commands") or ()),
-                   code=str(data.get("code") or ""), note=str(data.get("note") or ""),
-                   option=int(data.get("option") or 1))
+        return cls(
+            title=str(data.get("title", "")),
+            commands=tuple(str(c) for c in data.get("commands") or ()),
+            code=str(data.get("code") or ""),
+            note=str(data.get("note") or ""),
+            option=int(data.get("option") or 1),
+        )
 
 
 REBOOT = re.compile(r"^\s*(sudo\s+)?(reboot|shutdown\s+-r)\b")
 # The first word of a line of prose that is really a command ("Then check: nvidia-smi").
 _COMMAND_START = re.compile(
     r"^(sudo|python\S*|/\S+|\.\S*/|nvidia-\S+|gpuassist|docker|conda|pip\S*|export|unset|wsl|ldconfig|"
-    r"systemctl|journalctl|groups|[A-Z_]+=\S*)(\s|$)")
+    r"systemctl|journalctl|groups|[A-Z_]+=\S*)(\s|$)"
+)
 # A template a person must edit first (`kill <pid>`): not runnable as pasted, so it goes in the prose.
 _PLACEHOLDER = re.compile(r"<[A-Za-z][^<>]*>")
 _OPTION = re.compile(r"^(Option\s+\d+\b[,.:]?\s*|Or\b[,:]?\s*)", re.IGNORECASE)
@@ -107,7 +117,7 @@ def _python_code(line: str) -> bool:
 
 
 def _inline_command(line: str) -> tuple[str, str, str] | None:
-    """"Then check: CMD   (why)" → (label, CMD, why); None when the part after the colon is prose."""
+    """ "Then check: CMD   (why)" → (label, CMD, why); None when the part after the colon is prose."""
     label, sep, rest = line.partition(": ")
     rest = rest.strip().rstrip(".").strip("`")
     if not sep or not rest or len(label) > 60:
@@ -163,8 +173,9 @@ def actions_from_fix(fix: str) -> list[Action]:
             label = title or ("In your code" if code and not commands else "Run")
             if any(a.is_reboot and a.option == option for a in out) and not label.startswith("After the reboot"):
                 label = "After the reboot: " + label[:1].lower() + label[1:]
-            out.append(Action(title=label, commands=tuple(commands), code="\n".join(code),
-                              note=" ".join(notes), option=option))
+            out.append(
+                Action(title=label, commands=tuple(commands), code="\n".join(code), note=" ".join(notes), option=option)
+            )
         title, notes, commands, code = "", [], [], []
 
     def add_line(line: str) -> None:
@@ -179,8 +190,14 @@ def actions_from_fix(fix: str) -> list[Action]:
                 flush()
             elif title:  # "Reboot, so the new kernel module loads:" is this block's own title
                 label, title = title, ""
-            out.append(Action(title=label or "Reboot (last, after the commands above have finished)",
-                              commands=(runnable.strip(),), note=" ".join(notes), option=option))
+            out.append(
+                Action(
+                    title=label or "Reboot (last, after the commands above have finished)",
+                    commands=(runnable.strip(),),
+                    note=" ".join(notes),
+                    option=option,
+                )
+            )
             notes.clear()
             return
         if _python_code(line) and not commands:
@@ -216,7 +233,7 @@ def actions_from_fix(fix: str) -> list[Action]:
             flush()
             option += 1
         if starts_option and line.lower().startswith("option"):
-            line = line[starts_option.end():]
+            line = line[starts_option.end() :]
             line = line[:1].upper() + line[1:]
         quoted = _quoted_commands(line)
         if quoted:
@@ -304,5 +321,6 @@ class Finding:
             step=str(data.get("step", "environment")),
             explains=[str(x) for x in data.get("explains", [])],
             structured_actions=[Action.from_json(a) for a in data["actions"] if isinstance(a, dict)]
-            if isinstance(data.get("actions"), list) else None,
+            if isinstance(data.get("actions"), list)
+            else None,
         )

@@ -42,8 +42,11 @@ def main() -> int:
     if not has_display(os.environ):
         from gpuassist.cli import main as cli_main
 
-        print("gpuassist: no display to open the window on (DISPLAY and WAYLAND_DISPLAY are unset); "
-              "showing the diagnosis here instead.", file=sys.stderr)
+        print(
+            "gpuassist: no display to open the window on (DISPLAY and WAYLAND_DISPLAY are unset); "
+            "showing the diagnosis here instead.",
+            file=sys.stderr,
+        )
         return cli_main(diagnose_args(sys.argv[1:]))
     from gpuassist.ui.app import main as app_main
 

@@ -48,15 +48,19 @@ def fake_prefix(root: Path, marker: Path, *, conda: bool = False, python_name: s
 
 
 def kernelspec(kernels_dir: Path, name: str, argv0: str, display: str | None = None) -> Path:
-    spec = {"argv": [argv0, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
-            "display_name": display or name, "language": "python"}
+    spec = {
+        "argv": [argv0, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+        "display_name": display or name,
+        "language": "python",
+    }
     return write(kernels_dir / name / "kernel.json", json.dumps(spec))
 
 
 def real_venv(root: Path) -> Path:
     """A real venv (no pip: fast) and its interpreter."""
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(root)], check=True, capture_output=True,
-                   timeout=120)
+    subprocess.run(
+        [sys.executable, "-m", "venv", "--without-pip", str(root)], check=True, capture_output=True, timeout=120
+    )
     return root / "bin" / "python"
 
 

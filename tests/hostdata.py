@@ -48,9 +48,7 @@ def dict_ctx(
     os_name: str = "Linux",
     filesystem: FileSystem | None = None,
 ) -> HostContext:
-    return HostContext(
-        filesystem or DictFS(files), RecordedRunner(commands or {}), dict(environ or {}), os_name
-    )
+    return HostContext(filesystem or DictFS(files), RecordedRunner(commands or {}), dict(environ or {}), os_name)
 
 
 def run(collector: Callable[[HostContext, dict[str, Any]], None], context: HostContext) -> dict[str, Any]:

@@ -97,7 +97,7 @@ def lazy_imports_without_a_reason() -> list[str]:
                 continue
             for inner in ast.walk(node):
                 if isinstance(inner, (ast.Import, ast.ImportFrom)):
-                    above = "\n".join(lines[node.lineno - 1:inner.lineno]).lower()
+                    above = "\n".join(lines[node.lineno - 1 : inner.lineno]).lower()
                     if "start-up" not in above:
                         missing.append(f"{path.relative_to(PACKAGE.parent)}:{inner.lineno}")
     return missing
@@ -111,28 +111,63 @@ def test_lazy_imports_are_only_for_start_up_and_say_so() -> None:
 #: it with benchmarks/gui_startup.py first (budget: docs/architecture.md §5).
 GUI_START_UP = {
     # the default target is chosen before the window shows (files read only; benchmarks/default_target.py)
-    "gpuassist.envs", "gpuassist.envs.discovery", "gpuassist.envs.ondisk", "gpuassist.envs.projects",
-    "gpuassist.envs.pyenv", "gpuassist.envs.target", "gpuassist.envs.trust", "gpuassist.wizard.retarget",
-    "gpuassist", "gpuassist.facts", "gpuassist.findings", "gpuassist.monitor",
-    "gpuassist.monitor.layout", "gpuassist.monitor.sampler", "gpuassist.report", "gpuassist.report.model",
-    "gpuassist.ui", "gpuassist.ui.app", "gpuassist.ui.cards", "gpuassist.ui.main_window",
-    "gpuassist.ui.monitor_view", "gpuassist.ui.pages", "gpuassist.ui.qtcompat", "gpuassist.ui.script_run_panel",
-    "gpuassist.step_table", "gpuassist.ui.style", "gpuassist.ui.workers", "gpuassist.wizard", "gpuassist.wizard.flow",
-    "gpuassist.wizard.model", "gpuassist.wizard.script_run", "gpuassist.wizard.steps",
+    "gpuassist.envs",
+    "gpuassist.envs.discovery",
+    "gpuassist.envs.ondisk",
+    "gpuassist.envs.projects",
+    "gpuassist.envs.pyenv",
+    "gpuassist.envs.target",
+    "gpuassist.envs.trust",
+    "gpuassist.wizard.retarget",
+    "gpuassist",
+    "gpuassist.facts",
+    "gpuassist.findings",
+    "gpuassist.monitor",
+    "gpuassist.monitor.layout",
+    "gpuassist.monitor.sampler",
+    "gpuassist.report",
+    "gpuassist.report.model",
+    "gpuassist.ui",
+    "gpuassist.ui.app",
+    "gpuassist.ui.cards",
+    "gpuassist.ui.main_window",
+    "gpuassist.ui.monitor_view",
+    "gpuassist.ui.pages",
+    "gpuassist.ui.qtcompat",
+    "gpuassist.ui.script_run_panel",
+    "gpuassist.step_table",
+    "gpuassist.ui.style",
+    "gpuassist.ui.workers",
+    "gpuassist.wizard",
+    "gpuassist.wizard.flow",
+    "gpuassist.wizard.model",
+    "gpuassist.wizard.script_run",
+    "gpuassist.wizard.steps",
     # the window icon and the desktop entry's name (files added by name, read when drawn)
-    "gpuassist.ui.icon", "gpuassist.resources", "gpuassist.own_python",
+    "gpuassist.ui.icon",
+    "gpuassist.resources",
+    "gpuassist.own_python",
     # signals close the window like its close button; the run's leftovers are reaped (~12 ms together)
-    "gpuassist.interrupts", "gpuassist.lifetime", "gpuassist.files",
+    "gpuassist.interrupts",
+    "gpuassist.lifetime",
+    "gpuassist.files",
 }
 
 
 @pytest.mark.slow
 def test_the_window_starts_with_a_known_set_of_modules_and_no_torch(tmp_path: Path) -> None:
-    code = ("import sys\nfrom gpuassist.ui.app import main\nmain([])\n"
-            "print('MODULES', sorted(m for m in sys.modules if m.split('.')[0] == 'gpuassist'))\n"
-            "print('HEAVY', sorted(m for m in ('torch', 'rich', 'jinja2', 'gpuassist.rules') if m in sys.modules))\n")
-    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", GPUASSIST_STARTUP_PROBE="1",
-               XDG_CONFIG_HOME=str(tmp_path), HOME=str(tmp_path))
+    code = (
+        "import sys\nfrom gpuassist.ui.app import main\nmain([])\n"
+        "print('MODULES', sorted(m for m in sys.modules if m.split('.')[0] == 'gpuassist'))\n"
+        "print('HEAVY', sorted(m for m in ('torch', 'rich', 'jinja2', 'gpuassist.rules') if m in sys.modules))\n"
+    )
+    env = dict(
+        os.environ,
+        QT_QPA_PLATFORM="offscreen",
+        GPUASSIST_STARTUP_PROBE="1",
+        XDG_CONFIG_HOME=str(tmp_path),
+        HOME=str(tmp_path),
+    )
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
     out = {line.split(" ", 1)[0]: line.split(" ", 1)[1] for line in p.stdout.splitlines() if " " in line}
     assert "MODULES" in out, p.stderr

@@ -40,8 +40,9 @@ PY = sys.executable
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
 
-def run(script: str, *, seconds: float | None = None, steps: int | None = None, args: tuple[str, ...] = (),
-        **kwargs: Any) -> RunResult:
+def run(
+    script: str, *, seconds: float | None = None, steps: int | None = None, args: tuple[str, ...] = (), **kwargs: Any
+) -> RunResult:
     """A real run of tests/data/audit_run/SCRIPT in this interpreter, with short stop/kill margins."""
     command = parse_command([PY, str(DATA / script), *args])
     kwargs.setdefault("stop_grace", 1.0)
@@ -58,6 +59,7 @@ def line_of(site: Any) -> tuple[str, int]:
 
 
 # ---- live runs on this CPU ------------------------------------------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def train() -> tuple[RunResult, list[dict[str, Any]]]:
@@ -347,6 +349,7 @@ def test_missing_interpreter_and_missing_torch() -> None:
 
 # ---- the rules on recorded CUDA streams ------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("path", RECORDINGS, ids=[p.stem for p in RECORDINGS])
 def test_recording_gives_the_expected_findings(path: Path) -> None:
     expected = json.loads(path.read_text())["expected"]
@@ -417,37 +420,67 @@ def test_no_accelerator_means_no_gpu_findings() -> None:
     """The same recorded behaviour without CUDA in the target: the script is not at fault."""
     for name in ("cuda_left_on_cpu.json", "cuda_sync_every_step.json", "cuda_starving_loader.json"):
         facts = dict(load_recording(DATA / name).facts)
-        facts["run.accelerators"] = dict(facts["run.accelerators"], cuda_available=False, cuda_device_count=0,
-                                         devices=[])
+        facts["run.accelerators"] = dict(
+            facts["run.accelerators"], cuda_available=False, cuda_device_count=0, devices=[]
+        )
         facts["run.ops"] = dict(facts["run.ops"], by_device={"cpu": facts["run.ops"]["total"]})
         facts["run.syncs"] = [dict(s, device="cpu") for s in facts["run.syncs"]]
         assert evaluate(Facts(facts), RULES).findings == [], name
 
 
 def test_summary_shows_the_scripts_output_without_terminal_control_or_gpuassists_stack_dump() -> None:
-    dump = ['Thread 0x00007f01 (most recent call first):', '  File "/tmp/lib.py", line 3 in wait', '',
-            'Current thread 0x00007f02 (most recent call first):', '  File "/tmp/train.py", line 9 in <module>']
+    dump = [
+        "Thread 0x00007f01 (most recent call first):",
+        '  File "/tmp/lib.py", line 3 in wait',
+        "",
+        "Current thread 0x00007f02 (most recent call first):",
+        '  File "/tmp/train.py", line 9 in <module>',
+    ]
     output = ["epoch 1: 10%|\x1b[32m#\x1b[0m| 1/10\x1b[2K\x1b[1A", "\x1b]0;title\x07bytes \x00\x07\x9b here", ""]
     for tail in (output + dump, output + dump[1:]):  # the tail keeps the last lines: often not the dump's first
-        facts = Facts({"run.outcome": "cancelled", "run.error": "stopped by the user",
-                       "run.fault_traceback": "\n".join(dump), "run.stderr_tail": "\n".join(tail)})
+        facts = Facts(
+            {
+                "run.outcome": "cancelled",
+                "run.error": "stopped by the user",
+                "run.fault_traceback": "\n".join(dump),
+                "run.stderr_tail": "\n".join(tail),
+            }
+        )
         text = summary_text(facts)
         assert "  | epoch 1: 10%|#| 1/10\n  | bytes ??? here\n" in text and "\x1b" not in text
         assert "thread" not in text and "line 3" not in text and "line 9" not in text
         assert "(stdout and stderr, 2 shown)" in text
 
 
-@pytest.mark.parametrize(("facts", "expected"), [
-    ({"run.outcome": "ok", "run.torch": {"import_error": {"type": "ModuleNotFoundError",
-                                                          "message": "No module named 'torch'"}}},
-     "ended: not run: `import torch` fails in this interpreter (ModuleNotFoundError: No module named 'torch')"),
-    ({"run.outcome": "ok", "run.stop": {"reason": "exit", "exit_code": None, "seconds": 1.0, "steps": 3}},
-     "ended: the script called sys.exit() after 1.0 s (3 steps)"),
-    ({"run.outcome": "ok", "run.stop": {"reason": "steps", "seconds": 1.0, "steps": 1},
-      "run.steps": {"kind": "optimizer", "count": 1, "optimizers": {"SGD": 1},
-                    "per_step": {"seconds": 0.02, "data_wait": 0.0, "ops": 10, "first_step_seconds": 0.02}}},
-     "ended: stopped after 1 step, as asked\n"),
-])
+@pytest.mark.parametrize(
+    ("facts", "expected"),
+    [
+        (
+            {
+                "run.outcome": "ok",
+                "run.torch": {"import_error": {"type": "ModuleNotFoundError", "message": "No module named 'torch'"}},
+            },
+            "ended: not run: `import torch` fails in this interpreter (ModuleNotFoundError: No module named 'torch')",
+        ),
+        (
+            {"run.outcome": "ok", "run.stop": {"reason": "exit", "exit_code": None, "seconds": 1.0, "steps": 3}},
+            "ended: the script called sys.exit() after 1.0 s (3 steps)",
+        ),
+        (
+            {
+                "run.outcome": "ok",
+                "run.stop": {"reason": "steps", "seconds": 1.0, "steps": 1},
+                "run.steps": {
+                    "kind": "optimizer",
+                    "count": 1,
+                    "optimizers": {"SGD": 1},
+                    "per_step": {"seconds": 0.02, "data_wait": 0.0, "ops": 10, "first_step_seconds": 0.02},
+                },
+            },
+            "ended: stopped after 1 step, as asked\n",
+        ),
+    ],
+)
 def test_summary_ending_words(facts: dict[str, Any], expected: str) -> None:
     text = summary_text(Facts(facts))
     assert expected in text
@@ -457,13 +490,19 @@ def test_summary_ending_words(facts: dict[str, Any], expected: str) -> None:
 
 # ---- the command after `--` ----------------------------------------------------------------------------
 
+
 def test_parse_command_forms(tmp_path: Path) -> None:
     script = tmp_path / "train.py"
     script.write_text("print('hi')\n")
     env = {"PATH": os.path.dirname(PY)}
     c = parse_command(["python", "-u", "-X", "dev", "train.py", "--lr", "0.1"], cwd=str(tmp_path), env=env)
-    assert (c.python, c.target, c.module, c.args, c.python_flags) == \
-        ("python", str(script), False, ("--lr", "0.1"), ("-u", "-X", "dev"))
+    assert (c.python, c.target, c.module, c.args, c.python_flags) == (
+        "python",
+        str(script),
+        False,
+        ("--lr", "0.1"),
+        ("-u", "-X", "dev"),
+    )
     assert c.display() == "python -u -X dev train.py --lr 0.1"
     m = parse_command(["python3.11", "-m", "pkg.train", "x"], cwd=str(tmp_path), env=env)
     assert (m.python, m.target, m.module, m.args) == ("python3.11", "pkg.train", True, ("x",))
@@ -473,15 +512,18 @@ def test_parse_command_forms(tmp_path: Path) -> None:
     assert parse_command(["train.py"], cwd=str(tmp_path), env=env).python == PY  # the shebang's interpreter
 
 
-@pytest.mark.parametrize(("argv", "message"), [
-    ([], "nothing to run"),
-    (["python"], "no script to run"),
-    (["python", "-c", "print(1)"], "-c"),
-    (["python", "missing.py"], "no such file"),
-    (["python", "--version"], "unsupported interpreter option"),
-    (["python", "-m"], "-m needs a module name"),
-    (["ls", "-l"], "not a Python interpreter"),
-])
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        ([], "nothing to run"),
+        (["python"], "no script to run"),
+        (["python", "-c", "print(1)"], "-c"),
+        (["python", "missing.py"], "no such file"),
+        (["python", "--version"], "unsupported interpreter option"),
+        (["python", "-m"], "-m needs a module name"),
+        (["ls", "-l"], "not a Python interpreter"),
+    ],
+)
 def test_parse_command_errors_are_one_line(tmp_path: Path, argv: list[str], message: str) -> None:
     with pytest.raises(RunUsageError, match=message) as info:
         parse_command(argv, cwd=str(tmp_path), env={"PATH": "/usr/bin:/bin"})
@@ -500,8 +542,14 @@ def test_bound_and_secret_arguments() -> None:
         Bound.of(seconds=0)
     with pytest.raises(RunUsageError):
         Bound.of(steps=0)
-    assert scrub_args(["--api-key", "abc", "--token=xyz", "--lr", "0.1", "--password"]) == \
-        ["--api-key", "<redacted>", "--token=<redacted>", "--lr", "0.1", "--password"]
+    assert scrub_args(["--api-key", "abc", "--token=xyz", "--lr", "0.1", "--password"]) == [
+        "--api-key",
+        "<redacted>",
+        "--token=<redacted>",
+        "--lr",
+        "0.1",
+        "--password",
+    ]
 
 
 def test_docs_list_every_run_fact() -> None:
@@ -517,24 +565,32 @@ def test_a_static_finding_on_the_same_line_becomes_one_finding_with_the_code_cha
     from gpuassist.audit.run import add_static_audit
 
     script = tmp_path / "train.py"
-    script.write_text("\n".join([
-        "import torch",
-        "device = torch.device('cuda')",
-        "model = torch.nn.Linear(4, 1).to(device)",
-        "opt = torch.optim.SGD(model.parameters(), lr=0.1)",
-        "total = 0.0",
-        "for step in range(100):",
-        "    x = torch.randn(8, 4, device=device)",
-        "    loss = model(x).sum()",
-        "    loss.backward()",
-        "    opt.step()",
-        "    total += loss.item()",
-    ]) + "\n")
+    script.write_text(
+        "\n".join(
+            [
+                "import torch",
+                "device = torch.device('cuda')",
+                "model = torch.nn.Linear(4, 1).to(device)",
+                "opt = torch.optim.SGD(model.parameters(), lr=0.1)",
+                "total = 0.0",
+                "for step in range(100):",
+                "    x = torch.randn(8, 4, device=device)",
+                "    loss = model(x).sum()",
+                "    loss.backward()",
+                "    opt.step()",
+                "    total += loss.item()",
+            ]
+        )
+        + "\n"
+    )
     # .item() is on line 11, every step
     result = load_recording(DATA / "cuda_sync_every_step.json")
     facts = dict(result.facts)
-    facts["run.syncs"] = [dict(s, site=dict(s["site"], file=str(script), line=11)) for s in facts["run.syncs"]
-                          if s["kind"] == "item" and s["count"] == 50]
+    facts["run.syncs"] = [
+        dict(s, site=dict(s["site"], file=str(script), line=11))
+        for s in facts["run.syncs"]
+        if s["kind"] == "item" and s["count"] == 50
+    ]
     report = run_report(RunResult(result.command, result.bound, facts, result.events))
     static = audit_paths([str(script)])
     assert "host_device_sync_in_loop" in {f.id for f in static.findings}
@@ -547,9 +603,11 @@ def test_a_static_finding_on_the_same_line_becomes_one_finding_with_the_code_cha
 
 # ---- the command line ------------------------------------------------------------------------------------
 
+
 @pytest.mark.slow
-def test_cli_audit_run_text_has_the_summary_and_the_static_fix(capsys: pytest.CaptureFixture[str],
-                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+def test_cli_audit_run_text_has_the_summary_and_the_static_fix(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     from gpuassist.cli import main
 
     monkeypatch.chdir(Path(__file__).parents[1])
@@ -574,17 +632,24 @@ def test_cli_audit_run_json_is_a_report_with_the_monitor_trace(capsys: pytest.Ca
     assert data["monitor"]["markers"] and data["monitor"]["t"]
 
 
-@pytest.mark.parametrize(("argv", "message"), [
-    (["audit", "--steps", "3", "x.py"], "go with --run"),
-    (["audit", "--run", "--", "ls", "-l"], "not a Python interpreter"),
-    (["audit", "--run", "--", "python", "missing.py"], "no such file"),
-    (["audit", "--run", "--steps", "0", "--", "python", __file__], "at least 1"),
-    (["audit", "--run", "--", "/nonexistent/python3", __file__], "cannot run /nonexistent/python3"),
-    (["audit", "--run", "python", "train.py", "--epochs", "2"], "--epochs 2: the script's own options go after `--`"),
-    (["audit", "x.py", "--bogus"], "unrecognized arguments: --bogus (see gpuassist audit --help)"),
-])
-def test_cli_audit_run_bad_usage_is_one_line_exit_2(capsys: pytest.CaptureFixture[str], argv: list[str],
-                                                    message: str) -> None:
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["audit", "--steps", "3", "x.py"], "go with --run"),
+        (["audit", "--run", "--", "ls", "-l"], "not a Python interpreter"),
+        (["audit", "--run", "--", "python", "missing.py"], "no such file"),
+        (["audit", "--run", "--steps", "0", "--", "python", __file__], "at least 1"),
+        (["audit", "--run", "--", "/nonexistent/python3", __file__], "cannot run /nonexistent/python3"),
+        (
+            ["audit", "--run", "python", "train.py", "--epochs", "2"],
+            "--epochs 2: the script's own options go after `--`",
+        ),
+        (["audit", "x.py", "--bogus"], "unrecognized arguments: --bogus (see gpuassist audit --help)"),
+    ],
+)
+def test_cli_audit_run_bad_usage_is_one_line_exit_2(
+    capsys: pytest.CaptureFixture[str], argv: list[str], message: str
+) -> None:
     from gpuassist.cli import main
 
     assert main(argv) == 2
@@ -599,9 +664,13 @@ def test_cli_ctrl_c_stops_the_script_and_still_reports() -> None:
     import subprocess
     import time
 
-    proc = subprocess.Popen([PY, "-m", "gpuassist", "audit", "--run", "--seconds", "120", "--", PY,
-                             str(DATA / "tensor_loop.py")], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    proc = subprocess.Popen(
+        [PY, "-m", "gpuassist", "audit", "--run", "--seconds", "120", "--", PY, str(DATA / "tensor_loop.py")],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     try:
         time.sleep(4)  # whether the script has started yet or not, Ctrl+C must end the run with a report
         proc.send_signal(signal.SIGINT)
@@ -620,8 +689,18 @@ def test_when_gpuassist_is_killed_the_script_and_its_processes_end_too() -> None
 
     import psutil
 
-    command = [PY, "-m", "gpuassist", "audit", "--run", "--seconds", "120", "--", PY,
-               str(DATA / "waits_for_processes.py")]
+    command = [
+        PY,
+        "-m",
+        "gpuassist",
+        "audit",
+        "--run",
+        "--seconds",
+        "120",
+        "--",
+        PY,
+        str(DATA / "waits_for_processes.py"),
+    ]
     proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     run: list[psutil.Process] = []
     try:
@@ -647,6 +726,7 @@ def test_when_gpuassist_is_killed_the_script_and_its_processes_end_too() -> None
 
 def test_many_small_cpu_operators_beside_a_gpu_model_are_not_work_left_on_the_cpu() -> None:
     facts = dict(load_recording(DATA / "cuda_left_on_cpu.json").facts)
-    facts["run.ops"] = dict(facts["run.ops"], compute=[
-        {"op": "aten::convolution", "device": "cuda:0", "dtype": "float32", "count": 1000}])
+    facts["run.ops"] = dict(
+        facts["run.ops"], compute=[{"op": "aten::convolution", "device": "cuda:0", "dtype": "float32", "count": 1000}]
+    )
     assert "workload_left_on_cpu" not in {f.id for f in evaluate(Facts(facts), RULES).findings}

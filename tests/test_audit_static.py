@@ -34,8 +34,10 @@ from gpuassist.knowledge import catalogue
 DATA = Path(__file__).parent / "data" / "audit"
 SCRIPTS = sorted(p.name for p in DATA.iterdir() if p.suffix in (".py", ".ipynb"))
 OK_SCRIPTS = [s for s in SCRIPTS if s.startswith("ok_")]
-LINE = re.compile(r"^(?P<path>.+?):(?:cell (?P<cell>\d+):)?(?P<line>\d+):(?P<col>\d+) (?P<id>[a-z0-9_]+) "
-                  r"\[(?P<severity>error|warning|info)\] (?P<message>.+)$")
+LINE = re.compile(
+    r"^(?P<path>.+?):(?:cell (?P<cell>\d+):)?(?P<line>\d+):(?P<col>\d+) (?P<id>[a-z0-9_]+) "
+    r"\[(?P<severity>error|warning|info)\] (?P<message>.+)$"
+)
 
 
 def expected(path: Path) -> set[tuple[int | None, int, str, str]]:
@@ -128,8 +130,11 @@ def test_notebook_magics_are_skipped_line_by_line() -> None:
 
 
 def test_a_notebook_cell_that_does_not_parse_is_skipped_not_the_notebook(tmp_path: Path) -> None:
-    cells = [["import torch\n", "x = torch.randn(3, device='cuda')\n"], ["def broken(:\n", "    pass\n"],
-             ["y = torch.ones(3)\n", "z = x + y\n"]]
+    cells = [
+        ["import torch\n", "x = torch.randn(3, device='cuda')\n"],
+        ["def broken(:\n", "    pass\n"],
+        ["y = torch.ones(3)\n", "z = x + y\n"],
+    ]
     path = tmp_path / "nb.ipynb"
     path.write_text(json.dumps({"nbformat": 4, "cells": [{"cell_type": "code", "source": c} for c in cells]}))
     result = audit_paths([str(path)])
@@ -152,7 +157,9 @@ loader = torch.utils.data.DataLoader(list(range(8)), batch_size=2, num_workers=2
 
 
 def test_item_every_n_steps_is_not_a_per_step_sync() -> None:
-    code = TRAIN + """
+    code = (
+        TRAIN
+        + """
 for step, (x, y) in enumerate(loader):
     x, y = x.to(device), y.to(device)
     with torch.autocast("cuda"):
@@ -168,11 +175,14 @@ with torch.no_grad():
         x, y = x.to(device), y.to(device)
         correct += (model(x).argmax(1) == y).sum().item()
 """
+    )
     assert ids(code) == []
 
 
 def test_sync_inside_a_per_step_function_called_from_the_loop() -> None:
-    code = TRAIN + """
+    code = (
+        TRAIN
+        + """
 def train_step(x, y):
     with torch.autocast("cuda"):
         loss = nn.functional.cross_entropy(model(x.to(device)), y.to(device))
@@ -183,11 +193,14 @@ def train_step(x, y):
 for x, y in loader:
     last = train_step(x, y)
 """
+    )
     assert ids(code) == [(16, "host_device_sync_in_loop", "warning")]
 
 
 def test_batches_moved_by_any_idiom_are_moved() -> None:
-    code = TRAIN + """
+    code = (
+        TRAIN
+        + """
 def to_device(batch, device):
     return [t.to(device) for t in batch]
 for batch in loader:
@@ -202,6 +215,7 @@ for batch in loader:
     loss.backward()
     opt.step()
 """
+    )
     assert ids(code) == []
 
 
@@ -227,27 +241,37 @@ for step in range(3):
 
 def test_loaders_that_may_yield_gpu_batches_are_not_judged() -> None:
     moved_model = TRAIN.replace("loader = torch.utils", "plain = torch.utils")
-    built_with_device = moved_model + """
+    built_with_device = (
+        moved_model
+        + """
 from mydata import WindowDataset
 loader = torch.utils.data.DataLoader(WindowDataset("x.npy", device), batch_size=2)
 for x, y in loader:
     loss = nn.functional.cross_entropy(model(x), y)
 """
+    )
     assert [i for i in ids(built_with_device) if i[1] == "tensors_on_different_devices"] == []
-    dali = moved_model + """
+    dali = (
+        moved_model
+        + """
 from nvidia.dali.plugin.pytorch import DALIGenericIterator
 from mydata import make_train_loader
 train_loader = make_train_loader()
 for x, y in train_loader:
     loss = nn.functional.cross_entropy(model(x), y)
 """
+    )
     assert [i for i in ids(dali) if i[1] == "tensors_on_different_devices"] == []
     assert ids(dali.replace("from nvidia.dali.plugin.pytorch import DALIGenericIterator\n", ""))[0][1:] == (
-        "tensors_on_different_devices", "error")  # the same loop with an ordinary loader
+        "tensors_on_different_devices",
+        "error",
+    )  # the same loop with an ordinary loader
 
 
 def test_a_loader_wrapped_by_a_prefetcher_is_not_judged_but_a_progress_bar_changes_nothing() -> None:
-    loop = TRAIN.replace("loader = torch.utils", "base = torch.utils") + """
+    loop = (
+        TRAIN.replace("loader = torch.utils", "base = torch.utils")
+        + """
 from timm.data import PrefetchLoader
 from tqdm import tqdm
 loader = WRAP(base)
@@ -257,6 +281,7 @@ for step, (x, y) in enumerate(loader):
     loss.backward()
     opt.step()
 """
+    )
     assert ids(loop.replace("WRAP", "PrefetchLoader")) == []  # it moves the batches to the GPU itself
     assert ids(loop.replace("WRAP", "tqdm"))[0][1:] == ("tensors_on_different_devices", "error")
 
@@ -300,7 +325,9 @@ correct = (preds == labels).sum()
 
 
 def test_a_sync_whose_value_makes_the_next_input_is_not_reported() -> None:
-    rl = TRAIN + """
+    rl = (
+        TRAIN
+        + """
 import gymnasium as gym
 env = gym.make("CartPole-v1")
 obs, _ = env.reset()
@@ -313,13 +340,16 @@ for step in range(1000):
     loss.backward()
     opt.step()
 """
+    )
     assert ids(rl) == []  # the environment needs the action on the host: no step can be queued ahead anyway
     logged = rl.replace("    obs, reward, terminated", "    last = loss.item()\n    obs, reward, terminated")
     assert ids(logged) == [(17, "host_device_sync_in_loop", "warning")]
 
 
 def test_time_based_logging_is_periodic() -> None:
-    code = TRAIN + """
+    code = (
+        TRAIN
+        + """
 import time
 last = time.monotonic()
 for x, y in loader:
@@ -332,11 +362,14 @@ for x, y in loader:
         print(loss.item())
         last = time.monotonic()
 """
+    )
     assert ids(code) == []
 
 
 def test_tf32_hint_goes_before_the_outermost_loop() -> None:
-    code = TRAIN + """
+    code = (
+        TRAIN
+        + """
 def optimize():
     loss = model(torch.randn(4, 4, device=device)).sum()
     loss.backward()
@@ -345,6 +378,7 @@ for episode in range(10):
     for t in range(100):
         optimize()
 """
+    )
     [f] = audit_text(code)
     assert (f.id, f.line) == ("amp_tf32_not_used", 15)  # the step loop
     assert f.fix.line == 14 and f.fix.before == ("for episode in range(10):",)  # not inside a loop, not a whole loop
@@ -380,7 +414,9 @@ y = model(torch.randn(4, 3)) + torch.ones(3)
 
 
 def test_lists_become_tensors_on_the_cpu() -> None:
-    code = TRAIN + """
+    code = (
+        TRAIN
+        + """
 for step in range(10):
     x = torch.randn(8, 4, device=device)
     labels = [0, 1, 0, 1, 0, 1, 0, 1]
@@ -388,6 +424,7 @@ for step in range(10):
         loss = nn.functional.cross_entropy(model(x), torch.tensor(labels))
     loss.backward()
 """
+    )
     assert ids(code) == [(14, "tensors_on_different_devices", "error")]
 
 
@@ -429,8 +466,11 @@ def test_inputs_forward_takes_on_the_cpu_on_purpose_are_not_judged_the_others_ar
     packed = (DATA / "ok_packed_sequences.py").read_text()
     moved = "        text, labels = text.to(device, non_blocking=True), labels.to(device, non_blocking=True)\n"
     assert moved in packed
-    [f] = [f for f in audit_text(packed.replace(moved, "        labels = labels.to(device)\n"))
-           if f.severity is Severity.ERROR]
+    [f] = [
+        f
+        for f in audit_text(packed.replace(moved, "        labels = labels.to(device)\n"))
+        if f.severity is Severity.ERROR
+    ]
     assert f.message.startswith("`text` comes from `train_loader`")  # `lengths` stays on the CPU: right
     assert f.fix.after[-1].strip() == "text = text.to(device)"
     detectron = (DATA / "ok_detectron_style.py").read_text()
@@ -438,7 +478,8 @@ def test_inputs_forward_takes_on_the_cpu_on_purpose_are_not_judged_the_others_ar
     assert own_move in detectron
     labels = 'torch.stack([x["label"] for x in batched_inputs])'
     unmoved = detectron.replace(own_move, '[x["image"] for x in batched_inputs]').replace(
-        f"{labels}.to(self.device)", labels)
+        f"{labels}.to(self.device)", labels
+    )
     assert [(f.id, f.severity) for f in audit_text(unmoved)] == [("tensors_on_different_devices", Severity.ERROR)]
 
 
@@ -498,8 +539,20 @@ def test_json_schema() -> None:
     assert data["files"][0]["audited"] is True
     assert data["summary"] == {"error": 1, "warning": 7, "info": 2}
     for f in data["findings"]:
-        assert set(f) == {"id", "severity", "title", "path", "cell", "line", "col", "end_line", "location",
-                          "message", "code", "fix"}
+        assert set(f) == {
+            "id",
+            "severity",
+            "title",
+            "path",
+            "cell",
+            "line",
+            "col",
+            "end_line",
+            "location",
+            "message",
+            "code",
+            "fix",
+        }
         assert set(f["fix"]) == {"summary", "location", "line", "before", "after"}
         assert f["location"].startswith(f["path"]) and f["line"] <= f["end_line"]
         assert f["title"] == catalogue()[f["id"]].title
@@ -534,8 +587,7 @@ def test_unreadable_inputs_get_one_clear_message(tmp_path: Path) -> None:
         "latin.py": ("x = 'caf\u00e9'\n".encode("latin-1"), "not utf-8 text"),
         "bad.ipynb": (b'{"cells": [', "invalid JSON at line 1"),
         "list.ipynb": (b"[1, 2]", 'no "cells" list'),
-        "r.ipynb": (json.dumps({"cells": [], "metadata": {"kernelspec": {"language": "R"}}}).encode(),
-                    "R notebook"),
+        "r.ipynb": (json.dumps({"cells": [], "metadata": {"kernelspec": {"language": "R"}}}).encode(), "R notebook"),
     }
     for name, (data, reason) in cases.items():
         (tmp_path / name).write_bytes(data)
@@ -558,8 +610,9 @@ def test_code_nested_too_deeply_to_follow_is_reported_not_audited(tmp_path: Path
 
 
 def test_declared_encodings_bom_and_empty_files_are_read(tmp_path: Path) -> None:
-    (tmp_path / "latin.py").write_bytes("# -*- coding: latin-1 -*-\nimport torch\nname = 'caf\u00e9'\n"
-                                        .encode("latin-1"))
+    (tmp_path / "latin.py").write_bytes(
+        "# -*- coding: latin-1 -*-\nimport torch\nname = 'caf\u00e9'\n".encode("latin-1")
+    )
     (tmp_path / "bom.py").write_bytes(b"\xef\xbb\xbfimport torch\n")
     (tmp_path / "empty.py").write_bytes(b"")
     result = audit_paths([str(tmp_path / n) for n in ("latin.py", "bom.py", "empty.py")])
@@ -570,14 +623,35 @@ def test_declared_encodings_bom_and_empty_files_are_read(tmp_path: Path) -> None
 def test_the_audited_code_is_never_executed(tmp_path: Path) -> None:
     marker = tmp_path / "executed"
     script = tmp_path / "train.py"
-    script.write_text(f"import torch\nopen({str(marker)!r}, 'w').write('ran')\n"
-                      f"if __name__ == '__main__':\n    open({str(marker)!r}, 'w').write('ran')\n")
+    script.write_text(
+        f"import torch\nopen({str(marker)!r}, 'w').write('ran')\n"
+        f"if __name__ == '__main__':\n    open({str(marker)!r}, 'w').write('ran')\n"
+    )
     notebook = tmp_path / "nb.ipynb"
-    notebook.write_text(json.dumps({"cells": [{"cell_type": "code", "source": [
-        "import torch\n", f"open({str(marker)!r}, 'w').write('ran')\n", f"!touch {marker}\n"]}]}))
+    notebook.write_text(
+        json.dumps(
+            {
+                "cells": [
+                    {
+                        "cell_type": "code",
+                        "source": [
+                            "import torch\n",
+                            f"open({str(marker)!r}, 'w').write('ran')\n",
+                            f"!touch {marker}\n",
+                        ],
+                    }
+                ]
+            }
+        )
+    )
     assert audit_paths([str(script), str(notebook)]).findings == []
-    p = subprocess.run([sys.executable, "-m", "gpuassist.cli", "audit", str(script), str(notebook)],
-                       capture_output=True, text=True, timeout=120, check=False)
+    p = subprocess.run(
+        [sys.executable, "-m", "gpuassist.cli", "audit", str(script), str(notebook)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert p.returncode == 0, p.stderr
     assert not marker.exists()
 
@@ -601,8 +675,9 @@ def test_cli_exit_status_and_formats(capsys: pytest.CaptureFixture[str], tmp_pat
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("content", [b"def f(:\n", b"\x00\x01\x02", b"\xff\xfe\xfa not utf-8", "missing", "dir",
-                                     "notebook"])
+@pytest.mark.parametrize(
+    "content", [b"def f(:\n", b"\x00\x01\x02", b"\xff\xfe\xfa not utf-8", "missing", "dir", "notebook"]
+)
 def test_cli_bad_input_is_one_line_and_exit_2(tmp_path: Path, content: bytes | str) -> None:
     path = tmp_path / ("input.ipynb" if content == "notebook" else "input.py")
     if content == "dir":
@@ -611,8 +686,13 @@ def test_cli_bad_input_is_one_line_and_exit_2(tmp_path: Path, content: bytes | s
         path.write_text('{"cells": [}')
     elif isinstance(content, bytes):
         path.write_bytes(content)
-    p = subprocess.run([sys.executable, "-m", "gpuassist.cli", "audit", str(path)], capture_output=True,
-                       text=True, timeout=120, check=False)
+    p = subprocess.run(
+        [sys.executable, "-m", "gpuassist.cli", "audit", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     lines = [line for line in p.stderr.splitlines() if line.strip()]
     assert p.returncode == 2 and p.stdout == ""
     assert len(lines) == 1 and lines[0].startswith(f"gpuassist: cannot audit {path}: "), p.stderr

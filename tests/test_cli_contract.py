@@ -14,10 +14,12 @@ import pytest
 GA = [sys.executable, "-m", "gpuassist.cli"]
 
 
-def run(args: list[str], *, env: dict[str, str] | None = None, stdin: bytes | None = None,
-        timeout: float = 150) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*GA, *args], capture_output=True, text=stdin is None, input=stdin,
-                          env=env, timeout=timeout, check=False)
+def run(
+    args: list[str], *, env: dict[str, str] | None = None, stdin: bytes | None = None, timeout: float = 150
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*GA, *args], capture_output=True, text=stdin is None, input=stdin, env=env, timeout=timeout, check=False
+    )
 
 
 @pytest.fixture(scope="module")
@@ -87,7 +89,7 @@ BAD_INPUTS = {
     "deep.json": b'{"a":' * 100000,
     "no-findings.json": b'{"schema": "gpuassist.report/1", "facts": {}}',
     "bad-severity.json": b'{"schema": "gpuassist.report/1", "facts": {}, '
-                         b'"findings": [{"id": "x", "severity": "fatal"}]}',
+    b'"findings": [{"id": "x", "severity": "fatal"}]}',
 }
 
 
@@ -167,8 +169,9 @@ def test_report_reopens_with_the_same_findings(tmp_path: Path, this_machine: tup
     p = run(["diagnose", "--from", str(path), "--format", "json"])
     again = json.loads(p.stdout)
     assert p.returncode == rc
-    assert [(f["id"], f["severity"], f["fix"]) for f in again["findings"]] == \
-        [(f["id"], f["severity"], f["fix"]) for f in report["findings"]]
+    assert [(f["id"], f["severity"], f["fix"]) for f in again["findings"]] == [
+        (f["id"], f["severity"], f["fix"]) for f in report["findings"]
+    ]
     for fmt in ("markdown", "html", "text"):
         q = run(["diagnose", "--from", str(path), "--format", fmt])
         assert q.returncode == rc and report["findings"][0]["title"].split(" (")[0][:30] in q.stdout

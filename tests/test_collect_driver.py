@@ -24,9 +24,7 @@ def nvml_facts(backend: nvml.NvmlBackend, ctx: HostContext) -> dict[str, Any]:
     return out
 
 
-def collect_host_driver(
-    host: str, run: RecordedRunner | None = None
-) -> tuple[dict[str, Any], RecordedRunner]:
+def collect_host_driver(host: str, run: RecordedRunner | None = None) -> tuple[dict[str, Any], RecordedRunner]:
     run = run or hostdata.runner(host)
     ctx = hostdata.ctx(host, run=run)
     out: dict[str, Any] = {}
@@ -39,9 +37,7 @@ def test_healthy_workstation_uses_nvml_and_never_runs_nvidia_smi() -> None:
     assert facts["driver.version"] == "550.54.14"
     assert facts["driver.version_source"] == "nvml"
     assert facts["driver.cuda_version"] == 12040
-    assert facts["driver.proc_version"].startswith(
-        "NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.14"
-    )
+    assert facts["driver.proc_version"].startswith("NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.14")
     assert facts["driver.userspace_versions"] == ["550.54.14"]
     assert {lib["path"] for lib in facts["driver.userspace_libs"]} == {
         "/usr/lib/x86_64-linux-gnu/libcuda.so.550.54.14",
@@ -159,8 +155,6 @@ def test_parse_proc_version(line: str | None, version: str | None) -> None:
 def test_windows_has_no_proc_but_still_asks_nvml() -> None:
     ctx = hostdata.dict_ctx({}, os_name="Windows")
     out: dict[str, Any] = {}
-    driver.collect(
-        ctx, out, {"nvml.status": "ok", "nvml.driver_version": "551.61", "nvml.cuda_driver_version": 12040}
-    )
+    driver.collect(ctx, out, {"nvml.status": "ok", "nvml.driver_version": "551.61", "nvml.cuda_driver_version": 12040})
     assert out["driver.version"] == "551.61" and out["driver.cuda_version"] == 12040
     assert out["driver.proc_version"] == NotCollected("not applicable on Windows")

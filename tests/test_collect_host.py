@@ -153,9 +153,7 @@ def test_simulated_macos() -> None:
     )
     run = RecordedRunner(
         {
-            " ".join(system._DARWIN_SYSCTL): {
-                "stdout": sysctl
-            },
+            " ".join(system._DARWIN_SYSCTL): {"stdout": sysctl},
             "sysctl -n sysctl.proc_translated": {"stdout": "1\n"},
         }
     )

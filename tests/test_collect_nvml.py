@@ -314,14 +314,15 @@ def test_recorded_deepcopy_safety() -> None:
 def test_ecc_errors_and_row_remapping() -> None:
     """ECC state per GPU (issue 18: the fleet view compares it): uncorrected errors since the driver loaded,
     and a row remap pending (needs a GPU reset) or failed (the GPU needs replacing)."""
-    (gpu,) = collect(RecordedNvml(recording(ecc_mode=[1, 1], ecc_uncorrected_volatile=3,
-                                            remapped_rows=[2, 1, 1, 0])))["nvml.gpus"]
+    (gpu,) = collect(RecordedNvml(recording(ecc_mode=[1, 1], ecc_uncorrected_volatile=3, remapped_rows=[2, 1, 1, 0])))[
+        "nvml.gpus"
+    ]
     assert (gpu["ecc_mode"], gpu["ecc_uncorrected_volatile"]) == ("enabled", 3)
     assert (gpu["remapped_rows_pending"], gpu["remapped_rows_failed"]) == (True, False)
     (off,) = collect(RecordedNvml(recording(ecc_mode=[0, 0], ecc_uncorrected_volatile=7)))["nvml.gpus"]
     assert off["ecc_mode"] == "disabled" and off["ecc_uncorrected_volatile"] is None  # not asked with ECC off
-    (lost,) = collect(RecordedNvml(recording(ecc_mode=[1, 1],
-                                             ecc_uncorrected_volatile={"error": "NVML_ERROR_GPU_IS_LOST"})))[
-        "nvml.gpus"]
+    (lost,) = collect(
+        RecordedNvml(recording(ecc_mode=[1, 1], ecc_uncorrected_volatile={"error": "NVML_ERROR_GPU_IS_LOST"}))
+    )["nvml.gpus"]
     assert lost["ecc_uncorrected_volatile"] is None
     assert lost["errors"] == {"ecc_uncorrected_volatile": "NVML_ERROR_GPU_IS_LOST"}

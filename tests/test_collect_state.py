@@ -12,8 +12,12 @@ ACTIVE = {"systemctl is-active nvidia-fabricmanager": {"returncode": 0, "stdout"
 INACTIVE = {"systemctl is-active nvidia-fabricmanager": {"returncode": 3, "stdout": "inactive\n"}}
 
 
-def collect(files: dict[str, object], commands: dict[str, Any] | None = None, facts: dict[str, Any] | None = None,
-            os_name: str = "Linux") -> tuple[dict[str, Any], Any]:
+def collect(
+    files: dict[str, object],
+    commands: dict[str, Any] | None = None,
+    facts: dict[str, Any] | None = None,
+    os_name: str = "Linux",
+) -> tuple[dict[str, Any], Any]:
     ctx = hostdata.dict_ctx(files, commands=commands or {}, os_name=os_name)
     out: dict[str, Any] = {}
     state.collect(ctx, out, facts or {})
@@ -41,16 +45,22 @@ def test_fabric_manager_without_systemctl() -> None:
 
 
 def test_cuda_compat_libs() -> None:
-    out, _ = collect({
-        "/usr/local/cuda-12.6/compat/libcuda.so.1": {"link": "/usr/local/cuda-12.6/compat/libcuda.so.560.35.05",
-                                                     "mode": "lrwxrwxrwx"},
-        "/usr/local/cuda-12.6/compat/libcuda.so.560.35.05": "",
-        "/usr/local/cuda-12.6/compat/libnvidia-nvvm.so.4": "",
-        "/usr/local/cuda-12.6/lib64/libcudart.so.12": "",
-        "/usr/local/bin/x": "",
-    })
-    assert out["driver.cuda_compat_libs"] == ["/usr/local/cuda-12.6/compat/libcuda.so.1",
-                                              "/usr/local/cuda-12.6/compat/libcuda.so.560.35.05"]
+    out, _ = collect(
+        {
+            "/usr/local/cuda-12.6/compat/libcuda.so.1": {
+                "link": "/usr/local/cuda-12.6/compat/libcuda.so.560.35.05",
+                "mode": "lrwxrwxrwx",
+            },
+            "/usr/local/cuda-12.6/compat/libcuda.so.560.35.05": "",
+            "/usr/local/cuda-12.6/compat/libnvidia-nvvm.so.4": "",
+            "/usr/local/cuda-12.6/lib64/libcudart.so.12": "",
+            "/usr/local/bin/x": "",
+        }
+    )
+    assert out["driver.cuda_compat_libs"] == [
+        "/usr/local/cuda-12.6/compat/libcuda.so.1",
+        "/usr/local/cuda-12.6/compat/libcuda.so.560.35.05",
+    ]
     out, _ = collect({})
     assert out["driver.cuda_compat_libs"] == []
 

@@ -40,9 +40,7 @@ from gpuassist.facts import NotCollected
         ),
     ],
 )
-def test_linux_host_facts_from_files(
-    host: str, kernel: str, distro: str, cpu: str, count: int, ram: int
-) -> None:
+def test_linux_host_facts_from_files(host: str, kernel: str, distro: str, cpu: str, count: int, ram: int) -> None:
     run = hostdata.runner(host)
     facts = hostdata.run(system.collect, hostdata.ctx(host, run=run))
     assert facts == {

@@ -28,12 +28,15 @@ def machine(tmp_path: Path) -> dict[str, Path]:
     p["miniconda"] = fake_prefix(home / "miniconda3", marker, conda=True)
     p["conda_torch"] = fake_prefix(home / "miniconda3" / "envs" / "torch", marker, conda=True)
     p["conda_listed"] = fake_prefix(tmp_path / "elsewhere" / "listed", marker, conda=True)
-    write(home / ".conda" / "environments.txt", f"{home / 'miniconda3'}\n{tmp_path / 'elsewhere' / 'listed'}\n"
-                                                 f"{tmp_path / 'deleted-env'}\n")
+    write(
+        home / ".conda" / "environments.txt",
+        f"{home / 'miniconda3'}\n{tmp_path / 'elsewhere' / 'listed'}\n{tmp_path / 'deleted-env'}\n",
+    )
     p["opt_conda"] = fake_prefix(root / "opt" / "conda" / "envs" / "sys", marker, conda=True)
     p["pyenv"] = fake_prefix(home / ".pyenv" / "versions" / "3.12.1", marker)
-    p["uv"] = fake_prefix(home / ".local" / "share" / "uv" / "python" / "cpython-3.12.4-linux-x86_64-gnu", marker,
-                          python_name="python3")
+    p["uv"] = fake_prefix(
+        home / ".local" / "share" / "uv" / "python" / "cpython-3.12.4-linux-x86_64-gnu", marker, python_name="python3"
+    )
     p["pipx"] = fake_venv(home / ".local" / "pipx" / "venvs" / "black", marker)
     p["pipx_share"] = fake_venv(home / ".local" / "share" / "pipx" / "venvs" / "ruff", marker)
     kernels = home / ".local" / "share" / "jupyter" / "kernels"
@@ -95,8 +98,12 @@ def test_symlinks_and_duplicates_merge_but_a_venv_stays_its_own_environment(mach
 
 
 def test_uv_project_venv_is_labelled_from_pyvenv_cfg(machine: dict[str, Path]) -> None:
-    ctx = Context(env={"PATH": "", "HOME": str(machine["home"])}, home=str(machine["home"]),
-                  cwd=str(machine["home"] / "other"), root=str(machine["root"]))
+    ctx = Context(
+        env={"PATH": "", "HOME": str(machine["home"])},
+        home=str(machine["home"]),
+        cwd=str(machine["home"] / "other"),
+        root=str(machine["root"]),
+    )
     disc = discover(ctx)
     cand = disc.find(str(machine["uvproject"]))
     assert cand is not None and cand.uv_venv
@@ -117,15 +124,13 @@ def test_kernelspecs_record_the_interpreter_each_launches(machine: dict[str, Pat
     assert not machine["marker"].exists()
 
 
-def test_jupyter_path_and_bare_python_resolve_without_running_jupyter(machine: dict[str, Path],
-                                                                      tmp_path: Path) -> None:
+def test_jupyter_path_and_bare_python_resolve_without_running_jupyter(machine: dict[str, Path], tmp_path: Path) -> None:
     extra = tmp_path / "jp"
     kernelspec(extra / "kernels", "bare", "python3")
     tools = tmp_path / "tools"
     # the `jupyter` launcher's shebang names the Python that runs the server (and so bare-python kernels)
     write(tools / "jupyter", f"#!{machine['pyenv']}\nimport sys\n", executable=True)
-    disc = discover(ctx_for(machine, JUPYTER_PATH=str(extra),
-                            PATH=bin_path(tools, machine["usrbin"])))
+    disc = discover(ctx_for(machine, JUPYTER_PATH=str(extra), PATH=bin_path(tools, machine["usrbin"])))
     bare = next(k for k in disc.kernels if k.name == "bare")
     assert bare.python == str(machine["pyenv"]) and "`jupyter` command" in bare.how
     assert not machine["marker"].exists()
@@ -157,8 +162,12 @@ def test_conda_exe_and_active_conda_prefix(machine: dict[str, Path], tmp_path: P
     other = tmp_path / "mambaforge-custom"
     env_python = fake_prefix(other / "envs" / "gpu", machine["marker"], conda=True)
     write(other / "bin" / "conda", "#!/bin/sh\n", executable=True)
-    ctx = ctx_for(machine, CONDA_EXE=str(other / "bin" / "conda"), CONDA_PREFIX=str(other / "envs" / "gpu"),
-                  CONDA_DEFAULT_ENV="gpu")
+    ctx = ctx_for(
+        machine,
+        CONDA_EXE=str(other / "bin" / "conda"),
+        CONDA_PREFIX=str(other / "envs" / "gpu"),
+        CONDA_DEFAULT_ENV="gpu",
+    )
     disc = discover(ctx)
     found = labels(disc, env_python)
     assert found[0] == "active conda env 'gpu' ($CONDA_PREFIX)" and "conda env 'gpu'" in found
@@ -167,8 +176,13 @@ def test_conda_exe_and_active_conda_prefix(machine: dict[str, Path], tmp_path: P
 
 
 def test_app_own_and_requested_interpreters(machine: dict[str, Path]) -> None:
-    ctx = Context(env={"PATH": ""}, home=str(machine["home"]), cwd=str(machine["cwd"]),
-                  executable=str(machine["pyenv"]), root=str(machine["root"]))
+    ctx = Context(
+        env={"PATH": ""},
+        home=str(machine["home"]),
+        cwd=str(machine["cwd"]),
+        executable=str(machine["pyenv"]),
+        root=str(machine["root"]),
+    )
     disc = discover(ctx, requested=[str(machine["uv"])])
     own = disc.find(str(machine["pyenv"]))
     assert own is not None and own.is_self and own.origins[0].label == "gpuassist's own"

@@ -40,8 +40,9 @@ def venvs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 
 def cand(python: Path, name: str = "x") -> Candidate:
-    return Candidate(str(python), str(python), str(python), "venv", str(python.parent.parent), name,
-                     python.exists(), [])
+    return Candidate(
+        str(python), str(python), str(python), "venv", str(python.parent.parent), name, python.exists(), []
+    )
 
 
 def test_versions_build_tags_conda_builds_and_installers(venvs: dict[str, Path]) -> None:
@@ -58,8 +59,9 @@ def test_versions_build_tags_conda_builds_and_installers(venvs: dict[str, Path])
 
 
 def test_two_copies_on_one_path_the_older_imported(venvs: dict[str, Path]) -> None:
-    row = inspect_one(cand(venvs["cuda"], "cuda"), timeout=20, env={"PATH": os.defpath,
-                                                                   "PYTHONPATH": str(venvs["old"])})
+    row = inspect_one(
+        cand(venvs["cuda"], "cuda"), timeout=20, env={"PATH": os.defpath, "PYTHONPATH": str(venvs["old"])}
+    )
     assert row.status == "ok"
     assert [t.version for t in row.torch] == ["2.1.0+cpu", "2.5.1+cu124"]
     assert row.imported is not None and row.imported.version == "2.1.0+cpu" and row.flavour == "cpu"
@@ -72,12 +74,20 @@ def test_two_copies_on_one_path_the_older_imported(venvs: dict[str, Path]) -> No
 
 def test_a_hanging_interpreter_becomes_a_timeout_row_and_is_killed(tmp_path: Path, venvs: dict[str, Path]) -> None:
     pidfile = tmp_path / "pid"
-    hang = write(tmp_path / "hang" / "bin" / "python", f'#!/bin/sh\necho $$ > "{pidfile}"\nexec sleep 60\n',
-                 executable=True)
+    hang = write(
+        tmp_path / "hang" / "bin" / "python", f'#!/bin/sh\necho $$ > "{pidfile}"\nexec sleep 60\n', executable=True
+    )
     crash = write(tmp_path / "crash" / "bin" / "python", "#!/bin/sh\nkill -SEGV $$\n", executable=True)
     started = time.monotonic()
-    rows = inspect_all([cand(hang, "hang"), cand(crash, "crash"), cand(venvs["cpu"], "cpu"),
-                        cand(tmp_path / "gone" / "bin" / "python", "gone")], timeout=1.0)
+    rows = inspect_all(
+        [
+            cand(hang, "hang"),
+            cand(crash, "crash"),
+            cand(venvs["cpu"], "cpu"),
+            cand(tmp_path / "gone" / "bin" / "python", "gone"),
+        ],
+        timeout=1.0,
+    )
     elapsed = time.monotonic() - started
     # not a speed budget: the hanging interpreter sleeps 60 s, so anything far below that proves the
     # inventory stopped waiting for it at its time limit instead of when it exited
@@ -123,8 +133,9 @@ def test_discovery_runs_nothing_inspection_runs_only_pythons(workstation: tuple[
     assert not marker.exists()
     inv = inventory(ctx, script=str(script), timeout=20, env=dict(ctx.env))
     assert not marker.exists(), "a shell script named python3 was run"
-    wrapper = next(r for r in inv.rows if r.python.endswith("/bin/python3") and "home" not in r.python
-                   and r.status == "refused")
+    wrapper = next(
+        r for r in inv.rows if r.python.endswith("/bin/python3") and "home" not in r.python and r.status == "refused"
+    )
     assert "/bin/sh" in (wrapper.error or "") and "not a Python" in (wrapper.error or "")
     target = inv.target_row()
     assert target is not None and target.torch_version == "2.5.1+cpu"
@@ -135,12 +146,19 @@ def test_discovery_runs_nothing_inspection_runs_only_pythons(workstation: tuple[
     assert any(lab.startswith("script train.py (#!/usr/bin/env python3") for lab in found_as)
 
 
-def test_findings_name_the_cuda_env_with_the_exact_commands(workstation: tuple[Context, Path, Path],
-                                                            venvs: dict[str, Path]) -> None:
+def test_findings_name_the_cuda_env_with_the_exact_commands(
+    workstation: tuple[Context, Path, Path], venvs: dict[str, Path]
+) -> None:
     ctx, script, _ = workstation
     inv = inventory(ctx, script=str(script), timeout=20, env=dict(ctx.env))
-    report = envs_report(inv, {"pci.nvidia_gpu_count": 1, "nvml.status": "ok",
-                               "nvml.gpus": [{"index": 0, "name": "NVIDIA GeForce RTX 4090"}]})
+    report = envs_report(
+        inv,
+        {
+            "pci.nvidia_gpu_count": 1,
+            "nvml.status": "ok",
+            "nvml.gpus": [{"index": 0, "name": "NVIDIA GeForce RTX 4090"}],
+        },
+    )
     wrong = [f for f in report.findings if f.id == "wrong_interpreter_or_kernel"]
     assert len(wrong) == 2
     target_finding, kernel_finding = wrong
@@ -161,9 +179,9 @@ def test_findings_name_the_cuda_env_with_the_exact_commands(workstation: tuple[C
     assert report.has_error
 
 
-def test_cli_envs_json_is_a_reopenable_report(tmp_path: Path, venvs: dict[str, Path],
-                                              monkeypatch: pytest.MonkeyPatch,
-                                              capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_envs_json_is_a_reopenable_report(
+    tmp_path: Path, venvs: dict[str, Path], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     home = tmp_path / "home"
     home.mkdir()
     script = write(tmp_path / "train.py", f"#!{venvs['cpu']}\n")
@@ -189,9 +207,12 @@ def test_cli_envs_json_is_a_reopenable_report(tmp_path: Path, venvs: dict[str, P
 def test_a_python_too_old_for_torch_is_a_row_with_its_version(tmp_path: Path) -> None:
     """An old CPython (2.7, 3.6) cannot run the inspection, but it is a real interpreter: the table says
     which version it is and that no torch fits it, not that it is broken."""
-    old = write(tmp_path / "py36" / "bin" / "python",
-                '#!/bin/sh\nif [ "$1" = "-c" ]; then printf 3.6.15; exit 0; fi\n'
-                'echo "SyntaxError: future feature annotations is not defined" >&2\nexit 1\n', executable=True)
+    old = write(
+        tmp_path / "py36" / "bin" / "python",
+        '#!/bin/sh\nif [ "$1" = "-c" ]; then printf 3.6.15; exit 0; fi\n'
+        'echo "SyntaxError: future feature annotations is not defined" >&2\nexit 1\n',
+        executable=True,
+    )
     row = inspect_one(cand(old, "py36"), timeout=2.0)
     assert (row.status, row.python_version) == ("too_old", "3.6.15")
     assert "needs Python 3.8" in (row.error or "")

@@ -18,41 +18,81 @@ GPU_HOST = {"pci.nvidia_gpu_count": 1, "nvml.status": "ok", "nvml.gpus": [{"inde
 NO_GPU_HOST = {"pci.nvidia_gpu_count": 0, "nvml.status": "driver_not_loaded"}
 
 
-def row(name: str, version: str | None, *, target: bool = False, origins: tuple[tuple[str, str], ...] = (),
-        status: str = "ok", prefix: str | None = None, kind: str = "venv", **extra: Any) -> dict[str, Any]:
+def row(
+    name: str,
+    version: str | None,
+    *,
+    target: bool = False,
+    origins: tuple[tuple[str, str], ...] = (),
+    status: str = "ok",
+    prefix: str | None = None,
+    kind: str = "venv",
+    **extra: Any,
+) -> dict[str, Any]:
     prefix = prefix or f"/home/u/{name}"
-    torch = [TorchCopy(version, version.split("+")[1] if "+" in version else None,
-                       f"{prefix}/lib/python3.11/site-packages", "pip", True)] if version else []
-    return EnvRow(python=f"{prefix}/bin/python", name=name, kind=kind, status=status,
-                  origins=[Origin(k, lab, f"{prefix}/bin/python") for k, lab in origins], python_version="3.11.7",
-                  prefix=prefix, platform="linux", machine="x86_64", torch=torch,
-                  torch_origin=f"{prefix}/lib/python3.11/site-packages/torch/__init__.py" if version else None,
-                  is_target=target, **extra).to_json()
+    torch = (
+        [
+            TorchCopy(
+                version,
+                version.split("+")[1] if "+" in version else None,
+                f"{prefix}/lib/python3.11/site-packages",
+                "pip",
+                True,
+            )
+        ]
+        if version
+        else []
+    )
+    return EnvRow(
+        python=f"{prefix}/bin/python",
+        name=name,
+        kind=kind,
+        status=status,
+        origins=[Origin(k, lab, f"{prefix}/bin/python") for k, lab in origins],
+        python_version="3.11.7",
+        prefix=prefix,
+        platform="linux",
+        machine="x86_64",
+        torch=torch,
+        torch_origin=f"{prefix}/lib/python3.11/site-packages/torch/__init__.py" if version else None,
+        is_target=target,
+        **extra,
+    ).to_json()
 
 
 def facts(rows: list[dict[str, Any]], host: dict[str, Any] | None = None, **more: Any) -> Facts:
     return Facts({**(host or {}), "envs.inventory": rows, "envs.target": None, **more})
 
 
-@pytest.mark.parametrize(("version", "conda_build", "packages", "platform", "expected"), [
-    ("2.5.1+cu124", None, [], "linux", ("cuda", "cu124")),
-    ("2.4.1+rocm6.1", None, [], "linux", ("rocm", "rocm6.1")),
-    ("2.5.1+cpu", None, [], "linux", ("cpu", "cpu")),
-    ("2.1.0", "py3.10_cpu_0", [], "linux", ("cpu", "conda py3.10_cpu_0")),
-    ("2.1.0", "py3.10_cuda12.1_cudnn8.9.2_0", [], "linux", ("cuda", "conda py3.10_cuda12.1_cudnn8.9.2_0")),
-    ("2.1.0", "cpu_generic_py310h", [], "linux", ("cpu", "conda cpu_generic_py310h")),
-    ("2.5.1", None, [], "linux", ("cuda", "PyPI default (CUDA)")),
-    ("2.5.1", None, [], "win32", ("cpu", "PyPI default (CPU)")),
-    (None, None, [], "linux", (None, None)),
-])
-def test_build_flavour(version: str | None, conda_build: str | None, packages: list[Any], platform: str,
-                       expected: tuple[str | None, str | None]) -> None:
+@pytest.mark.parametrize(
+    ("version", "conda_build", "packages", "platform", "expected"),
+    [
+        ("2.5.1+cu124", None, [], "linux", ("cuda", "cu124")),
+        ("2.4.1+rocm6.1", None, [], "linux", ("rocm", "rocm6.1")),
+        ("2.5.1+cpu", None, [], "linux", ("cpu", "cpu")),
+        ("2.1.0", "py3.10_cpu_0", [], "linux", ("cpu", "conda py3.10_cpu_0")),
+        ("2.1.0", "py3.10_cuda12.1_cudnn8.9.2_0", [], "linux", ("cuda", "conda py3.10_cuda12.1_cudnn8.9.2_0")),
+        ("2.1.0", "cpu_generic_py310h", [], "linux", ("cpu", "conda cpu_generic_py310h")),
+        ("2.5.1", None, [], "linux", ("cuda", "PyPI default (CUDA)")),
+        ("2.5.1", None, [], "win32", ("cpu", "PyPI default (CPU)")),
+        (None, None, [], "linux", (None, None)),
+    ],
+)
+def test_build_flavour(
+    version: str | None,
+    conda_build: str | None,
+    packages: list[Any],
+    platform: str,
+    expected: tuple[str | None, str | None],
+) -> None:
     assert build_flavour(version, conda_build, packages, platform, "x86_64") == expected
 
 
 def test_cpu_target_and_cuda_env_elsewhere_is_an_error_with_a_gpu() -> None:
-    rows = [row("app", "2.5.1+cpu", target=True, origins=(("path", "PATH python"),)),
-            row("gpu", "2.5.1+cu124", kind="conda", env_kind="conda", origins=(("conda", "conda env 'gpu'"),))]
+    rows = [
+        row("app", "2.5.1+cpu", target=True, origins=(("path", "PATH python"),)),
+        row("gpu", "2.5.1+cu124", kind="conda", env_kind="conda", origins=(("conda", "conda env 'gpu'"),)),
+    ]
     (f,) = environment_findings(facts(rows, GPU_HOST))
     assert (f.id, f.severity) == ("wrong_interpreter_or_kernel", Severity.ERROR)
     assert "/home/u/gpu/bin/python your_script.py" in f.fix
@@ -74,13 +114,25 @@ def test_no_claim_when_the_target_has_a_gpu_or_unclassifiable_build(target_versi
 
 
 def test_kernel_with_a_deleted_interpreter_or_no_torch() -> None:
-    rows = [row("gpu", "2.5.1+cu124"),
-            row("base", None, kind="conda", origins=(("kernel", "kernel 'python3'"),)),
-            row("gone", None, status="missing", origins=(("kernel", "kernel 'old'"),))]
-    kernels = [{"name": "python3", "display_name": "Python 3", "python": "/home/u/base/bin/python",
-                "directory": "/home/u/.local/share/jupyter/kernels/python3"},
-               {"name": "old", "display_name": "Old", "python": "/home/u/gone/bin/python",
-                "directory": "/home/u/.local/share/jupyter/kernels/old"}]
+    rows = [
+        row("gpu", "2.5.1+cu124"),
+        row("base", None, kind="conda", origins=(("kernel", "kernel 'python3'"),)),
+        row("gone", None, status="missing", origins=(("kernel", "kernel 'old'"),)),
+    ]
+    kernels = [
+        {
+            "name": "python3",
+            "display_name": "Python 3",
+            "python": "/home/u/base/bin/python",
+            "directory": "/home/u/.local/share/jupyter/kernels/python3",
+        },
+        {
+            "name": "old",
+            "display_name": "Old",
+            "python": "/home/u/gone/bin/python",
+            "directory": "/home/u/.local/share/jupyter/kernels/old",
+        },
+    ]
     (f,) = environment_findings(facts(rows, GPU_HOST, **{"envs.kernels": kernels}))
     assert f.id == "wrong_interpreter_or_kernel" and "(and 1 more)" in f.title
     assert "kernel 'python3'" in f.explanation and "which has no torch" in f.explanation
@@ -102,10 +154,17 @@ def test_the_shell_env_rule_and_the_inventory_rule_say_it_once_in_a_full_diagnos
     environment to switch to) and the shell evidence."""
     from gpuassist.rules import evaluate
 
-    diagnosis = {**GPU_HOST, "probe.outcome": "ok", "torch.version": "2.5.1+cpu", "torch.import_error": None,
-                 "cuda.available": False, "python.executable": "/home/u/app/bin/python",
-                 "python.prefix": "/home/u/app", "python.env_kind": "venv",
-                 "env": {"VIRTUAL_ENV": "/home/u/gpu"}}
+    diagnosis = {
+        **GPU_HOST,
+        "probe.outcome": "ok",
+        "torch.version": "2.5.1+cpu",
+        "torch.import_error": None,
+        "cuda.available": False,
+        "python.executable": "/home/u/app/bin/python",
+        "python.prefix": "/home/u/app",
+        "python.env_kind": "venv",
+        "env": {"VIRTUAL_ENV": "/home/u/gpu"},
+    }
     shell_only = [f for f in evaluate(Facts(diagnosis)).findings if f.id == "wrong_interpreter_or_kernel"]
     assert len(shell_only) == 1 and "active in your shell" in shell_only[0].title  # it fires on its own
     rows = [row("app", "2.5.1+cpu", target=True), row("gpu", "2.5.1+cu124")]

@@ -31,8 +31,9 @@ def test_quoted_paste_with_old_layout_is_parsed() -> None:
     assert facts["host.os"] == "Windows"
     assert [g["name"] for g in facts["reported.gpus"]] == ["TITAN RTX", "TITAN RTX"]
     assert facts["driver.version"] == "442.92"
-    assert facts["torch.dists"] == [{"version": "1.5.0+cu101", "location": None, "installer": "pip",
-                                     "local_tag": "cu101"}]
+    assert facts["torch.dists"] == [
+        {"version": "1.5.0+cu101", "location": None, "installer": "pip", "local_tag": "cu101"}
+    ]
 
 
 def test_healthy_pastes_give_no_error() -> None:

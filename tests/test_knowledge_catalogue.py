@@ -72,20 +72,9 @@ def test_fields_are_filled_and_steps_valid() -> None:
 def test_priority_is_causal_order() -> None:
     p = {i: e.priority for i, e in catalogue().items()}
     # hardware < platform/container < driver < install/wheel < env < libraries < runtime/code/perf
-    assert (
-        p["no_nvidia_gpu"] < p["macos_no_cuda_use_mps"] < p["docker_no_gpu_runtime"] < p["no_nvidia_driver"]
-    )
-    assert (
-        p["no_nvidia_driver"]
-        < p["driver_too_old"]
-        < p["cpu_only_build"]
-        < p["cuda_visible_devices_hides_gpus"]
-    )
-    assert (
-        p["cuda_visible_devices_hides_gpus"]
-        < p["ld_library_path_shadowing"]
-        < p["tensors_on_different_devices"]
-    )
+    assert p["no_nvidia_gpu"] < p["macos_no_cuda_use_mps"] < p["docker_no_gpu_runtime"] < p["no_nvidia_driver"]
+    assert p["no_nvidia_driver"] < p["driver_too_old"] < p["cpu_only_build"] < p["cuda_visible_devices_hides_gpus"]
+    assert p["cuda_visible_devices_hides_gpus"] < p["ld_library_path_shadowing"] < p["tensors_on_different_devices"]
     # a shadowing install explains the CPU build it loads
     assert p["wrong_interpreter_or_kernel"] < p["stale_or_shadowed_torch"] < p["cpu_only_build"]
     for e in catalogue().values():
@@ -104,9 +93,7 @@ def test_every_pattern_compiles_and_matches_one_of_its_symptoms() -> None:
 def test_generic_messages_point_at_every_cause_they_can_mean_with_low_weight() -> None:
     def ids_for(text: str, *, specific: bool | None = None) -> set[str]:
         return {
-            p.id
-            for p in symptom_patterns()
-            if p.regex.search(text) and (specific is None or p.specific == specific)
+            p.id for p in symptom_patterns() if p.regex.search(text) and (specific is None or p.specific == specific)
         }
 
     no_gpus = ids_for("RuntimeError: No CUDA GPUs are available")
@@ -135,8 +122,7 @@ def test_generic_messages_point_at_every_cause_they_can_mean_with_low_weight() -
             "gpu_arch_too_new_for_build",
         ),
         (
-            "Tesla P100-PCIE-16GB with CUDA capability sm_60 is not compatible with the current PyTorch "
-            "installation.",
+            "Tesla P100-PCIE-16GB with CUDA capability sm_60 is not compatible with the current PyTorch installation.",
             "gpu_arch_dropped_from_build",
         ),
         ("The NVIDIA driver on your system is too old (found version 12080).", "driver_too_old"),
@@ -152,8 +138,7 @@ def test_generic_messages_point_at_every_cause_they_can_mean_with_low_weight() -
         ),
         ("cudaGetDeviceCount() ... Error 802: system not yet initialized", "fabric_manager_missing"),
         (
-            "CUDA unknown error - this may be due to an incorrectly set up environment, e.g. changing env "
-            "variable",
+            "CUDA unknown error - this may be due to an incorrectly set up environment, e.g. changing env variable",
             "uvm_wedged_after_suspend",
         ),
         ("PyTorch version: 2.13.0+cpu", "cpu_only_build"),
@@ -184,8 +169,15 @@ def test_entry_lookup() -> None:
 def test_compat_has_sources_and_date() -> None:
     data = compat()
     assert re.fullmatch(r"\d{4}-\d{2}-\d{2}", data["as_of"])
-    for key in ("driver_table", "minor_version_compatibility", "wheel_builds", "releases", "gpu_table",
-                "pypi_default", "companions"):
+    for key in (
+        "driver_table",
+        "minor_version_compatibility",
+        "wheel_builds",
+        "releases",
+        "gpu_table",
+        "pypi_default",
+        "companions",
+    ):
         assert data[key]["source"], key
     # releases the catalogue does not list are marked as such
     for series in ("2.12", "2.13", "2.14"):

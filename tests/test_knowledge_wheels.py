@@ -54,9 +54,7 @@ def test_parse_torch_version_cuda_and_garbage() -> None:
     assert parse_torch_version("not a version").kind == "unknown"
 
 
-@pytest.mark.parametrize(
-    ("value", "text"), [(12040, "12.4"), (11080, "11.8"), (9010, "9.1"), (13000, "13.0")]
-)
+@pytest.mark.parametrize(("value", "text"), [(12040, "12.4"), (11080, "11.8"), (9010, "9.1"), (13000, "13.0")])
 def test_cuda_int_str_round_trip(value: int, text: str) -> None:
     assert cuda_int_to_str(value) == text
     assert cuda_str_to_int(text) == value
@@ -391,16 +389,9 @@ def test_cpu_and_rocm_wheels() -> None:
     cpu = recommend_cpu_wheel(os="Linux", machine="x86_64", python_version="3.12", current_release="2.13.0")
     assert cpu.index_url == "https://download.pytorch.org/whl/cpu" and cpu.requirement == "torch==2.13.0"
     mac = recommend_cpu_wheel(os="Darwin", machine="arm64", python_version="3.12", current_release=None)
-    assert (
-        mac.index_url is None
-        and mac.pip_command("python3") == 'python3 -m pip install --force-reinstall "torch"'
-    )
-    intel_mac = recommend_cpu_wheel(
-        os="Darwin", machine="x86_64", python_version="3.11", current_release=None
-    )
+    assert mac.index_url is None and mac.pip_command("python3") == 'python3 -m pip install --force-reinstall "torch"'
+    intel_mac = recommend_cpu_wheel(os="Darwin", machine="x86_64", python_version="3.11", current_release=None)
     assert intel_mac.requirement == "torch==2.2.*"
     rocm = recommend_rocm_wheel(os="Linux", machine="x86_64", python_version="3.12", current_release="2.5.1")
     assert (rocm.variant, rocm.requirement) == ("rocm6.2", "torch==2.5.1")
-    assert not recommend_rocm_wheel(
-        os="Windows", machine="AMD64", python_version="3.12", current_release=None
-    ).ok
+    assert not recommend_rocm_wheel(os="Windows", machine="AMD64", python_version="3.12", current_release=None).ok

@@ -71,8 +71,18 @@ def test_ring_keeps_the_newest_samples_in_order_and_the_thread_stops_cleanly() -
 def test_csv_export_has_one_column_per_series_and_the_running_step() -> None:
     mon, _ = run_monitor(5, capacity=100)
     rows = list(csv.reader(io.StringIO(trace_to_csv(mon.snapshot()))))
-    assert rows[0] == ["t_seconds", "step", "cpu_percent", "ram_percent", "core0_percent", "core1_percent",
-                       "gpu0_util_percent", "gpu0_mem_used_gib", "gpu0_power_w", "gpu0_temp_c"]
+    assert rows[0] == [
+        "t_seconds",
+        "step",
+        "cpu_percent",
+        "ram_percent",
+        "core0_percent",
+        "core1_percent",
+        "gpu0_util_percent",
+        "gpu0_mem_used_gib",
+        "gpu0_power_w",
+        "gpu0_temp_c",
+    ]
     assert len(rows) >= 6
     assert rows[1][1] == "environment"
     assert rows[1][8] == ""  # power not reported: empty, not 0 and not "nan"

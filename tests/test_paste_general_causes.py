@@ -331,17 +331,23 @@ def test_a_filled_in_issue_template_under_an_error_is_an_error_text_with_the_tem
 
 
 def test_pytorch_1x_oom_numbers_show_memory_held_outside_this_process() -> None:
-    held = load_text("RuntimeError: CUDA out of memory. Tried to allocate 338.00 MiB (GPU 0; 3.95 GiB total capacity; "
-                     "1.62 GiB already allocated; 23.00 MiB free; 9.10 MiB cached)")
+    held = load_text(
+        "RuntimeError: CUDA out of memory. Tried to allocate 338.00 MiB (GPU 0; 3.95 GiB total capacity; "
+        "1.62 GiB already allocated; 23.00 MiB free; 9.10 MiB cached)"
+    )
     assert _claimed(held)[0] == "gpu_memory_held_by_others"
-    own = load_text("RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 11.17 GiB total capacity; "
-                    "10.67 GiB already allocated; 2.81 MiB free; 185.39 MiB cached)")
+    own = load_text(
+        "RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 11.17 GiB total capacity; "
+        "10.67 GiB already allocated; 2.81 MiB free; 185.39 MiB cached)"
+    )
     assert _ids(own)[0] == "cuda_out_of_memory" and "gpu_memory_held_by_others" not in _ids(own)
 
 
 def test_the_oom_numbers_alone_are_read_without_the_error_name() -> None:
-    report = load_text("Tried to allocate 216.00 MiB (GPU 0; 7.92 GiB total capacity; 69.17 MiB already allocated; "
-                       "24.56 MiB free; 86.00 MiB reserved in total by PyTorch)")
+    report = load_text(
+        "Tried to allocate 216.00 MiB (GPU 0; 7.92 GiB total capacity; 69.17 MiB already allocated; "
+        "24.56 MiB free; 86.00 MiB reserved in total by PyTorch)"
+    )
     assert _claimed(report)[0] == "gpu_memory_held_by_others"
 
 
@@ -378,8 +384,10 @@ def test_pip_finding_no_torch_at_all_is_no_wheel_not_a_cpu_build_nor_macos() -> 
     )
     assert _claimed(report)[0] == "no_wheel_for_platform"
     assert not {"cpu_only_build", "macos_no_cuda_use_mps", "torch_not_installed"} & set(_claimed(report))
-    installed = load_text("Looking in indexes: https://download.pytorch.org/whl/cpu\n"
-                          "Successfully installed torch-2.5.1+cpu\ntorch.cuda.is_available() returns False")
+    installed = load_text(
+        "Looking in indexes: https://download.pytorch.org/whl/cpu\n"
+        "Successfully installed torch-2.5.1+cpu\ntorch.cuda.is_available() returns False"
+    )
     assert _claimed(installed)[0] == "cpu_only_build"
 
 

@@ -48,8 +48,11 @@ def test_corpus_size() -> None:
     assert len(entries(PASTES)) >= 25 and len(entries(ERRORS)) >= 25
 
 
-@pytest.mark.parametrize("entry", [e for e in entries(ERRORS) if e.get("expect_first") and not e.get("known_rule_bug")],
-                         ids=lambda e: e["file"].removesuffix(".txt"))
+@pytest.mark.parametrize(
+    "entry",
+    [e for e in entries(ERRORS) if e.get("expect_first") and not e.get("known_rule_bug")],
+    ids=lambda e: e["file"].removesuffix(".txt"),
+)
 def test_error_finding_cites_line_fix_and_confirm(entry: dict[str, str]) -> None:
     report = load((ERRORS / entry["file"]).read_bytes(), label=entry["file"])
     first = report.findings[0]
@@ -106,11 +109,14 @@ def test_no_cuda_fields_are_not_collected_not_absent() -> None:
     assert first.title.startswith("Possible cause") and "Is CUDA available: False" in first.evidence[0].value
 
 
-@pytest.mark.parametrize("text", [
-    "I installed cuda 12.1 and my GPU is still not used by pytorch, any idea?",
-    "torch.cuda.is_available() returns False on my laptop with an RTX 3060",
-    "Warning: torch.cuda.is_available() returned False.\nFalling back to CPU mode.",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I installed cuda 12.1 and my GPU is still not used by pytorch, any idea?",
+        "torch.cuda.is_available() returns False on my laptop with an RTX 3060",
+        "Warning: torch.cuda.is_available() returned False.\nFalling back to CPU mode.",
+    ],
+)
 def test_prose_about_cuda_is_read_but_claims_nothing(text: str) -> None:
     """Text about the GPU is not refused (exit 2 is for text about none of it), but with no tool output or
     error message in it no cause may be claimed, and the report says what it could not tell."""
@@ -122,8 +128,10 @@ def test_prose_about_cuda_is_read_but_claims_nothing(text: str) -> None:
     assert any("torch build" in m for m in report.meta["missing_facts"])
 
 
-@pytest.mark.parametrize("text", ["hello world\nthis is not a report\n", "Lorem ipsum dolor sit amet, 42.",
-                                  "ERROR: disk quota exceeded on /home"])
+@pytest.mark.parametrize(
+    "text",
+    ["hello world\nthis is not a report\n", "Lorem ipsum dolor sit amet, 42.", "ERROR: disk quota exceeded on /home"],
+)
 def test_text_about_nothing_gpu_is_refused(text: str) -> None:
     from gpuassist.ingest import UnreadableInput, load_text
 

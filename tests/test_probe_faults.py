@@ -61,17 +61,18 @@ def venvs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     root = tmp_path_factory.mktemp("venvs")
     made: dict[str, Path] = {}
     for name in ("broken", "empty"):
-        subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(root / name)],
-                       check=True, timeout=120)
+        subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(root / name)], check=True, timeout=120)
         made[name] = root / name / "bin" / "python"
     purelib = subprocess.run(
         [str(made["broken"]), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-        capture_output=True, text=True, timeout=60, check=True,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
     ).stdout.strip()
     sp = Path(purelib)
     (sp / "torch").mkdir(parents=True)
-    (sp / "torch" / "__init__.py").write_text(
-        'raise OSError("libtorch_cpu.so: cannot open shared object file")\n')
+    (sp / "torch" / "__init__.py").write_text('raise OSError("libtorch_cpu.so: cannot open shared object file")\n')
     meta = sp / "torch-2.5.1+cu124.dist-info"
     meta.mkdir()
     (meta / "METADATA").write_text("Metadata-Version: 2.1\nName: torch\nVersion: 2.5.1+cu124\n")
@@ -99,8 +100,7 @@ def test_not_executable_and_directory_and_unknown_name(tmp_path: Path) -> None:
 
 
 def test_program_that_is_not_a_python(tmp_path: Path) -> None:
-    chatty = script(tmp_path, "chatty",
-                    "#!/bin/sh\necho 'I am not python'\necho 'usage: chatty' >&2\nexit 2\n")
+    chatty = script(tmp_path, "chatty", "#!/bin/sh\necho 'I am not python'\necho 'usage: chatty' >&2\nexit 2\n")
     for exe in (chatty, Path("/bin/true")):
         result = run_probe(str(exe), limits=SHORT)
         f = result.facts
@@ -115,10 +115,13 @@ def test_program_that_is_not_a_python(tmp_path: Path) -> None:
 def test_python_too_old_for_the_probe_is_named_with_its_version(tmp_path: Path) -> None:
     """Python 2.7 / 3.6 cannot even parse the probe; the verdict must be "too old for PyTorch", never
     "not a Python". The fake answers the runner's version query the way an old CPython does."""
-    old = script(tmp_path, "python3.6",
-                 '#!/bin/sh\nif [ "$1" = "-c" ]; then printf 3.6.15; exit 0; fi\n'
-                 'echo "  File \\"$3\\", line 31" >&2\necho "SyntaxError: future feature annotations is not '
-                 'defined" >&2\nexit 1\n')
+    old = script(
+        tmp_path,
+        "python3.6",
+        '#!/bin/sh\nif [ "$1" = "-c" ]; then printf 3.6.15; exit 0; fi\n'
+        'echo "  File \\"$3\\", line 31" >&2\necho "SyntaxError: future feature annotations is not '
+        'defined" >&2\nexit 1\n',
+    )
     result = run_probe(str(old), limits=SHORT)
     f = result.facts
     assert f["probe.outcome"] == "python_too_old"
@@ -126,11 +129,10 @@ def test_python_too_old_for_the_probe_is_named_with_its_version(tmp_path: Path) 
     assert_nothing_left(result)
     assert_replays(result)
 
-
     ids = [x.id for x in build_report(Facts(f), source="live").findings]
     assert "no_wheel_for_platform" in ids and "interpreter_not_found" not in ids
 
-    liar = script(tmp_path, "liar", "#!/bin/sh\nif [ \"$1\" = \"-c\" ]; then echo not-a-version; fi\nexit 1\n")
+    liar = script(tmp_path, "liar", '#!/bin/sh\nif [ "$1" = "-c" ]; then echo not-a-version; fi\nexit 1\n')
     assert run_probe(str(liar), limits=SHORT).facts["probe.outcome"] == "interpreter_not_found"
 
 
@@ -213,7 +215,8 @@ def test_venv_whose_torch_import_raises(venvs: dict[str, Path]) -> None:
     assert err["type"] == "OSError"
     assert "libtorch_cpu.so" in err["message"] and "torch/__init__.py" in err["traceback"]
     assert [(d["version"], d["local_tag"], d["installer"]) for d in f["torch.dists"]] == [
-        ("2.5.1+cu124", "cu124", "pip")]
+        ("2.5.1+cu124", "cu124", "pip")
+    ]
     stages = {s["stage"]: s["status"] for s in f["probe.stages"]}
     assert stages["import_torch"] == "failed" and stages["build"] == "skipped"
     # "could not look", never "no CUDA in the build"

@@ -37,7 +37,6 @@ CleanEnv = Callable[..., dict[str, str]]  # the clean_env fixture of tests/conft
 ROOT = Path(__file__).resolve().parents[1]
 
 
-
 @pytest.fixture(scope="module")
 def truth(clean_env: CleanEnv) -> dict[str, Any]:
     """What the dev interpreter's torch says about itself, read the plain way."""
@@ -49,8 +48,9 @@ def truth(clean_env: CleanEnv) -> dict[str, Any]:
             "available": torch.cuda.is_available(), "count": torch.cuda.device_count(),
         }))
     """)
-    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True,
-                       env=clean_env())
+    p = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True, env=clean_env()
+    )
     return json.loads(p.stdout.strip().splitlines()[-1])
 
 
@@ -132,11 +132,13 @@ def test_selected_stages_only(clean_env: CleanEnv, truth: dict[str, Any]) -> Non
     assert "import_torch" not in [e.get("stage") for e in result.events]
 
 
-def test_user_code_printing_to_stdout_cannot_corrupt_the_stream(clean_env: CleanEnv, tmp_path: Path,
-                                                                truth: dict[str, Any]) -> None:
+def test_user_code_printing_to_stdout_cannot_corrupt_the_stream(
+    clean_env: CleanEnv, tmp_path: Path, truth: dict[str, Any]
+) -> None:
     """sitecustomize prints before the probe starts (even fake protocol lines and a partial line), and a
     meta-path hook prints through Python and through fd 1 while torch imports."""
-    (tmp_path / "sitecustomize.py").write_text(textwrap.dedent("""
+    (tmp_path / "sitecustomize.py").write_text(
+        textwrap.dedent("""
         import os, sys
         print('{"event": "hello", "nonce": "forged", "stages": []}')
         print('{"event": "fact", "key": "torch.version", "value": "FORGED"}')
@@ -150,7 +152,8 @@ def test_user_code_printing_to_stdout_cannot_corrupt_the_stream(clean_env: Clean
                 return None
 
         sys.meta_path.insert(0, Noisy())
-    """))
+    """)
+    )
     result = run_probe(env=clean_env(PYTHONPATH=str(tmp_path)))
     f = result.facts
     assert f["probe.outcome"] == "ok", f.get("probe.stderr_tail")
@@ -201,8 +204,11 @@ def test_in_target_scripts_stay_python38_compatible() -> None:
         ast.parse(source, feature_version=(3, 8))
         tree = ast.parse(source)
         imported = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
-        imported |= {n.module.split(".")[0] for n in ast.walk(tree)
-                     if isinstance(n, ast.ImportFrom) and n.module and n.level == 0}
+        imported |= {
+            n.module.split(".")[0]
+            for n in ast.walk(tree)
+            if isinstance(n, ast.ImportFrom) and n.module and n.level == 0
+        }
         siblings = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.level > 0}
         assert "gpuassist" not in imported
         assert imported <= set(sys.stdlib_module_names) | {"__future__", "torch"}
@@ -218,21 +224,28 @@ def test_docs_list_every_probe_fact() -> None:
             first_cell = line.split("|")[1]
             documented |= {part.strip("` ") for part in first_cell.split(",")}
     keys = {k for keys in STAGE_KEYS.values() for k in keys}
-    runner_keys = set(facts_from_events([{"event": "launch", "python": "x"},
-                                         {"event": "not_found", "reason": "gone"}]))
+    runner_keys = set(facts_from_events([{"event": "launch", "python": "x"}, {"event": "not_found", "reason": "gone"}]))
     assert keys | runner_keys <= documented
 
 
 def test_conda_variant_packages_come_from_conda_meta_names(tmp_path: Path) -> None:
     meta = tmp_path / "conda-meta"
     meta.mkdir()
-    for name in ("pytorch-2.1.0-py3.10_cpu_0.json", "pytorch-mutex-1.0-cpu.json", "cpuonly-2.0-0.json",
-                 "numpy-1.26.4-py310h5f9d8c6_0.json", "history"):
+    for name in (
+        "pytorch-2.1.0-py3.10_cpu_0.json",
+        "pytorch-mutex-1.0-cpu.json",
+        "cpuonly-2.0-0.json",
+        "numpy-1.26.4-py310h5f9d8c6_0.json",
+        "history",
+    ):
         (meta / name).write_text("{}")
     build, packages = probe_script.conda_torch_packages(str(tmp_path))
     assert build == "py3.10_cpu_0"
     assert [(p["name"], p["build"]) for p in packages] == [
-        ("cpuonly", "0"), ("pytorch", "py3.10_cpu_0"), ("pytorch-mutex", "cpu")]
+        ("cpuonly", "0"),
+        ("pytorch", "py3.10_cpu_0"),
+        ("pytorch-mutex", "cpu"),
+    ]
     assert probe_script.conda_torch_packages(str(tmp_path / "not-conda")) == (None, [])
 
 

@@ -36,7 +36,13 @@ def test_nothing_outside_ui_imports_qt() -> None:
     result = json.loads(out.stdout.strip().splitlines()[-1])
     assert not result["offenders"], f"imports Qt outside gpuassist.ui: {result['offenders']}"
     # the Qt-free layers the GUI is built on were among them
-    assert {"gpuassist.wizard.flow", "gpuassist.wizard.steps", "gpuassist.monitor.sampler",
-            "gpuassist.diagnose", "gpuassist.report.render", "gpuassist.audit.static",
-            "gpuassist.audit.flow"} <= set(result["checked"])
+    assert {
+        "gpuassist.wizard.flow",
+        "gpuassist.wizard.steps",
+        "gpuassist.monitor.sampler",
+        "gpuassist.diagnose",
+        "gpuassist.report.render",
+        "gpuassist.audit.static",
+        "gpuassist.audit.flow",
+    } <= set(result["checked"])
     assert result["torch"] is False  # the host side never imports torch either

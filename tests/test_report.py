@@ -14,25 +14,51 @@ from gpuassist.report.render import render, verdict
 
 
 def sample_report() -> Report:
-    facts = Facts({
-        "python.executable": "/home/alice/proj/.venv/bin/python",
-        "torch.version": "2.5.1+cpu",
-        "torch.cuda_build": None,
-        "driver.version": "550.54.14",
-        "host.distro": "Ubuntu 22.04.4 LTS",
-        "nvml.gpus": [{"index": 0, "name": "NVIDIA GeForce RTX 4090", "compute_capability": "8.9",
-                       "uuid": "GPU-5f3e2a1b-8c7d-4e6f-9a0b-1c2d3e4f5a6b", "serial": "1324021001234"}],
-        "env": {"PIP_INDEX_URL": "https://alice:tok3n@pypi.example.com/simple", "HF_TOKEN": "hf_abcdefghijklmnop",
-                "CUDA_VISIBLE_DEVICES": "GPU-5f3e2a1b-8c7d-4e6f-9a0b-1c2d3e4f5a6b"},
-        "host.cpu_model": NotCollected("no /proc/cpuinfo"),
-        "probe.stderr_tail": "Traceback in /home/alice/proj/train.py on workbox-17 token ghp_abcdefghijklmnopqrstuv",
-    })
-    findings = [Finding("cpu_only_build", Severity.ERROR, "torch 2.5.1+cpu is a CPU-only build",
-                        "This interpreter has a CPU-only build | with a pipe.",
-                        "/home/alice/proj/.venv/bin/python -m pip install torch",
-                        [Evidence("torch.version", "2.5.1+cpu")], step="wheel")]
-    return Report(facts, findings, step_summaries(findings, {"environment", "driver", "wheel"}), {},
-                  {"generated_at": "2026-11-22T00:00:00+00:00", "gpuassist_version": "0.1.0", "source": "live"})
+    facts = Facts(
+        {
+            "python.executable": "/home/alice/proj/.venv/bin/python",
+            "torch.version": "2.5.1+cpu",
+            "torch.cuda_build": None,
+            "driver.version": "550.54.14",
+            "host.distro": "Ubuntu 22.04.4 LTS",
+            "nvml.gpus": [
+                {
+                    "index": 0,
+                    "name": "NVIDIA GeForce RTX 4090",
+                    "compute_capability": "8.9",
+                    "uuid": "GPU-5f3e2a1b-8c7d-4e6f-9a0b-1c2d3e4f5a6b",
+                    "serial": "1324021001234",
+                }
+            ],
+            "env": {
+                "PIP_INDEX_URL": "https://alice:tok3n@pypi.example.com/simple",
+                "HF_TOKEN": "hf_abcdefghijklmnop",
+                "CUDA_VISIBLE_DEVICES": "GPU-5f3e2a1b-8c7d-4e6f-9a0b-1c2d3e4f5a6b",
+            },
+            "host.cpu_model": NotCollected("no /proc/cpuinfo"),
+            "probe.stderr_tail": (
+                "Traceback in /home/alice/proj/train.py on workbox-17 token ghp_abcdefghijklmnopqrstuv"
+            ),
+        }
+    )
+    findings = [
+        Finding(
+            "cpu_only_build",
+            Severity.ERROR,
+            "torch 2.5.1+cpu is a CPU-only build",
+            "This interpreter has a CPU-only build | with a pipe.",
+            "/home/alice/proj/.venv/bin/python -m pip install torch",
+            [Evidence("torch.version", "2.5.1+cpu")],
+            step="wheel",
+        )
+    ]
+    return Report(
+        facts,
+        findings,
+        step_summaries(findings, {"environment", "driver", "wheel"}),
+        {},
+        {"generated_at": "2026-11-22T00:00:00+00:00", "gpuassist_version": "0.1.0", "source": "live"},
+    )
 
 
 def redacted(report: Report, personal: bool = True) -> dict:
@@ -110,8 +136,13 @@ def test_simulated_label_in_every_format() -> None:
 
 
 def test_ok_verdict_when_cuda_works() -> None:
-    facts = Facts({"cuda.available": True, "torch.version": "2.5.1+cu124",
-                   "devices": [{"device": "cuda:0", "name": "NVIDIA GeForce RTX 4090"}]})
+    facts = Facts(
+        {
+            "cuda.available": True,
+            "torch.version": "2.5.1+cu124",
+            "devices": [{"device": "cuda:0", "name": "NVIDIA GeForce RTX 4090"}],
+        }
+    )
     v = verdict(Report(facts, [], [], {}, {}))
     assert v.severity == "ok" and "RTX 4090" in v.headline
 
@@ -119,12 +150,16 @@ def test_ok_verdict_when_cuda_works() -> None:
 def test_a_script_run_cut_short_by_its_own_error_is_not_no_problem_found() -> None:
     """`audit --run` of a script that failed on a missing data file measured next to nothing: the verdict
     says so (a warning naming the error and its line), never "No problem found"."""
-    exc = {"type": "FileNotFoundError", "message": "[Errno 2] No such file or directory: 'train.csv'",
-           "site": {"file": "/home/alice/proj/train.py", "line": 3, "code": "open('train.csv')"}}
+    exc = {
+        "type": "FileNotFoundError",
+        "message": "[Errno 2] No such file or directory: 'train.csv'",
+        "site": {"file": "/home/alice/proj/train.py", "line": 3, "code": "open('train.csv')"},
+    }
     facts = Facts({"run.exception": exc, "run.stop": {"reason": "error", "steps": 0}})
     v = verdict(Report(facts, [], [], {}, {}))
     assert v.severity == "warning" and v.icon == Severity.WARNING.icon
-    assert v.headline == ("The script stopped with FileNotFoundError at train.py:3 after 0 steps: "
-                          "no GPU problem in what ran")
+    assert v.headline == (
+        "The script stopped with FileNotFoundError at train.py:3 after 0 steps: no GPU problem in what ran"
+    )
     assert "train.csv" in v.detail
     assert verdict(Report(Facts({"run.stop": {"reason": "steps", "steps": 3}}), [], [], {}, {})).severity == "ok"

@@ -28,14 +28,16 @@ pytestmark = pytest.mark.slow
 CleanEnv = Callable[..., dict[str, str]]  # the clean_env fixture of tests/conftest.py
 
 
-
 @pytest.fixture(scope="module")
 def truth(clean_env: CleanEnv) -> dict[str, Any]:
-    code = ("import json, torch; print(json.dumps({'version': torch.__version__, "
-            "'available': torch.cuda.is_available(), 'count': torch.cuda.device_count(), "
-            "'default': str(torch.ones(1).device)}))")
-    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True,
-                       env=clean_env())
+    code = (
+        "import json, torch; print(json.dumps({'version': torch.__version__, "
+        "'available': torch.cuda.is_available(), 'count': torch.cuda.device_count(), "
+        "'default': str(torch.ones(1).device)}))"
+    )
+    p = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True, env=clean_env()
+    )
     return dict(json.loads(p.stdout.strip().splitlines()[-1]))
 
 
@@ -62,8 +64,9 @@ def placement(clean_env: CleanEnv) -> tuple[RuntimeResult, list[dict[str, Any]]]
     return run_collecting(run_placement, clean_env())
 
 
-def test_placement_on_this_machine(placement: tuple[RuntimeResult, list[dict[str, Any]]],
-                                   truth: dict[str, Any]) -> None:
+def test_placement_on_this_machine(
+    placement: tuple[RuntimeResult, list[dict[str, Any]]], truth: dict[str, Any]
+) -> None:
     result, seen = placement
     assert_clean_run(result, seen)
     f = result.facts
@@ -174,10 +177,12 @@ def test_missing_interpreter_and_python_without_torch(clean_env: CleanEnv, tmp_p
 
 
 def test_host_process_never_imports_torch(clean_env: CleanEnv) -> None:
-    code = ("import sys\nfrom gpuassist.runtime import run_placement, runtime_report\n"
-            "r = run_placement(size='tiny')\nrep = runtime_report([r], {})\n"
-            "import gpuassist.cli, gpuassist.rules.runtime\n"
-            "print(r.outcome, 'torch' in sys.modules)")
+    code = (
+        "import sys\nfrom gpuassist.runtime import run_placement, runtime_report\n"
+        "r = run_placement(size='tiny')\nrep = runtime_report([r], {})\n"
+        "import gpuassist.cli, gpuassist.rules.runtime\n"
+        "print(r.outcome, 'torch' in sys.modules)"
+    )
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=clean_env())
     assert p.stdout.split() == ["ok", "False"], p.stderr
 

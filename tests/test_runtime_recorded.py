@@ -34,6 +34,8 @@ def one(out: object) -> Finding:
 def many(out: object) -> list[Finding]:
     assert isinstance(out, list)
     return out
+
+
 RECORDINGS = sorted(DATA.glob("*.json"))
 
 
@@ -59,8 +61,11 @@ def test_recording_gives_the_expected_findings(path: Path) -> None:
         for f in report.findings:
             assert f.evidence and f.fix and f.step in ("placement", "dataloader", "benchmark")
         text = assemble(report, "text")  # the tables render for accelerator data too
-        assert {"placement": "Correctness on each device", "sweep": "Settings tried",
-                "bench": "Training step, per device and variant"}[result.test] in text
+        assert {
+            "placement": "Correctness on each device",
+            "sweep": "Settings tried",
+            "bench": "Training step, per device and variant",
+        }[result.test] in text
 
 
 def test_healthy_4090_numbers_in_the_findings() -> None:
@@ -100,8 +105,10 @@ def test_starving_dataloader_fix_is_the_line() -> None:
     host, results = load_recording(DATA / "starving_dataloader.json")
     f = runtime_report(results, host).findings[0]
     assert f.id == "dataloader_starvation"
-    assert f.fix.splitlines()[0] == ("DataLoader(dataset, batch_size=32, shuffle=True, num_workers=12, "
-                                     "pin_memory=True, persistent_workers=True, prefetch_factor=4)")
+    assert f.fix.splitlines()[0] == (
+        "DataLoader(dataset, batch_size=32, shuffle=True, num_workers=12, "
+        "pin_memory=True, persistent_workers=True, prefetch_factor=4)"
+    )
     best, default = f.evidence[1].value, f.evidence[0].value  # the same two rows the "Settings tried" table shows
     ratio = best["samples_per_s"] / default["samples_per_s"]
     assert "3,390 samples/s" in f.explanation and f"({ratio:.2f}×)" in f.explanation
@@ -124,6 +131,7 @@ def test_replay_is_the_live_path() -> None:
 
 
 # ---- rules on their own ----------------------------------------------------------------------------------
+
 
 def test_pcie_theoretical_rates() -> None:
     assert pcie_theoretical_gbps(4, 16) == pytest.approx(31.504)
@@ -191,14 +199,23 @@ def test_starvation_is_a_measurement_unless_the_machine_cannot_feed_a_modest_rat
 
 
 def test_cpu_only_bench_fires_nothing() -> None:
-    facts = Facts({"bench.results": [{"device": "cpu", "variant": "fp32", "images_per_s": 900.0, "step_ms": 70.0}],
-                   "bench.scaling": [{"device": "cpu", "batch_size": 8, "images_per_s": 300.0, "step_ms": 26.0},
-                                     {"device": "cpu", "batch_size": 32, "images_per_s": 900.0, "step_ms": 35.0}],
-                   "bench.variants": [], "bench.speedup": {}, "bench.settings": []})
+    facts = Facts(
+        {
+            "bench.results": [{"device": "cpu", "variant": "fp32", "images_per_s": 900.0, "step_ms": 70.0}],
+            "bench.scaling": [
+                {"device": "cpu", "batch_size": 8, "images_per_s": 300.0, "step_ms": 26.0},
+                {"device": "cpu", "batch_size": 32, "images_per_s": 900.0, "step_ms": 35.0},
+            ],
+            "bench.variants": [],
+            "bench.speedup": {},
+            "bench.settings": [],
+        }
+    )
     assert [f.id for f in evaluate(facts).findings if f.step == "benchmark"] == []
 
 
 # ---- the search logic and the measuring functions, in-process on the CPU ---------------------------------
+
 
 class FakeBench:
     """Deterministic throughput surface: rises to 4 workers then falls; pinning +10 %, prefetch 4 +3 %,
@@ -257,11 +274,15 @@ def test_confirming_the_finalists_compares_medians_of_alternate_measurements() -
 
 
 def test_loader_line_and_configs() -> None:
-    assert rs.loader_line(rs.normal_cfg(0, False, True, 4), 32) == \
-        "DataLoader(dataset, batch_size=32, shuffle=True, num_workers=0)"
-    assert rs.loader_line(rs.normal_cfg(4, True, True, 4), 64) == ("DataLoader(dataset, batch_size=64, shuffle=True, "
-                                                                   "num_workers=4, pin_memory=True, "
-                                                                   "persistent_workers=True, prefetch_factor=4)")
+    assert (
+        rs.loader_line(rs.normal_cfg(0, False, True, 4), 32)
+        == "DataLoader(dataset, batch_size=32, shuffle=True, num_workers=0)"
+    )
+    assert rs.loader_line(rs.normal_cfg(4, True, True, 4), 64) == (
+        "DataLoader(dataset, batch_size=64, shuffle=True, "
+        "num_workers=4, pin_memory=True, "
+        "persistent_workers=True, prefetch_factor=4)"
+    )
     assert rs.worker_candidates(2) == [0, 1, 2] and rs.worker_candidates(16) == [0, 1, 2, 3, 4, 6, 8, 16]
 
 

@@ -100,9 +100,17 @@ def test_scenario_diagnosis(name: str, reports: dict[str, Report]) -> None:
 
 # Ids only a runtime test (placement, DataLoader sweep, benchmark) can give evidence for: no scenario can
 # make them come first from a plain diagnosis. Checked against the catalogue's runtime_only flag below.
-RUNTIME_ONLY = {"wsl_pinned_memory_limit", "tensors_on_different_devices", "workload_left_on_cpu",
-                "dataloader_starvation", "host_device_sync_in_loop", "small_batch_launch_bound", "amp_tf32_not_used",
-                "cudnn_benchmark_off", "multi_gpu_unused"}
+RUNTIME_ONLY = {
+    "wsl_pinned_memory_limit",
+    "tensors_on_different_devices",
+    "workload_left_on_cpu",
+    "dataloader_starvation",
+    "host_device_sync_in_loop",
+    "small_batch_launch_bound",
+    "amp_tf32_not_used",
+    "cudnn_benchmark_off",
+    "multi_gpu_unused",
+}
 
 
 def test_runtime_only_exemptions_match_the_catalogue() -> None:
@@ -138,8 +146,9 @@ def test_scenario_report_has_a_monitor_trace(name: str, reports: dict[str, Repor
     assert trace["gpus"] or trace["gpu_reason"], f"{name}: no GPU series and no reason"
     steps = [m["step"] for m in trace["markers"]]
     assert steps[:2] == ["environment", "driver"], steps
-    assert all(m["start"] <= (m["end"] if m["end"] is not None else m["start"]) <= trace["t"][-1]
-               for m in trace["markers"])
+    assert all(
+        m["start"] <= (m["end"] if m["end"] is not None else m["start"]) <= trace["t"][-1] for m in trace["markers"]
+    )
     assert "SIMULATED" in trace["label"]
 
 
@@ -260,8 +269,9 @@ CLI_CASES = ["healthy-linux-rtx4090", "cpu-only-build-rtx4090", "macos-apple-sil
 
 
 def cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "gpuassist.cli", *args], capture_output=True, text=True,
-                          timeout=120, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "gpuassist.cli", *args], capture_output=True, text=True, timeout=120, check=False
+    )
 
 
 @pytest.mark.slow

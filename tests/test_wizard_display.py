@@ -48,7 +48,7 @@ def test_single_values_read_as_words() -> None:
     assert show("nvml.status", "library_not_found") == "library not found"
 
 
-@pytest.mark.parametrize("raw", ['{}', '[]', '[{"device": "cpu"}]', 'Results [{"device": "cpu", "x": 1}]'])
+@pytest.mark.parametrize("raw", ["{}", "[]", '[{"device": "cpu"}]', 'Results [{"device": "cpu", "x": 1}]'])
 def test_looks_raw(raw: str) -> None:
     assert looks_raw(raw)
 
@@ -72,11 +72,25 @@ def test_benchmark_on_a_gpu_machine() -> None:
 
 
 def test_benchmark_without_an_accelerator_says_what_is_absent_and_why() -> None:
-    facts = Facts({"bench.config": {"devices": ["cpu"], "batch_size": 4},
-                   "bench.results": [{"device": "cpu", "variant": "fp32", "batch_size": 4, "step_ms": 3.9,
-                                      "images_per_s": 1015.8, "spread_pct": 8.5}],
-                   "bench.scaling": [], "bench.variants": [], "bench.speedup": {},
-                   "bench.profile": NotCollected("profiler unavailable")})
+    facts = Facts(
+        {
+            "bench.config": {"devices": ["cpu"], "batch_size": 4},
+            "bench.results": [
+                {
+                    "device": "cpu",
+                    "variant": "fp32",
+                    "batch_size": 4,
+                    "step_ms": 3.9,
+                    "images_per_s": 1015.8,
+                    "spread_pct": 8.5,
+                }
+            ],
+            "bench.scaling": [],
+            "bench.variants": [],
+            "bench.speedup": {},
+            "bench.profile": NotCollected("profiler unavailable"),
+        }
+    )
     blocks = step_blocks("benchmark", facts, [])
     absent = [b for b in blocks if isinstance(b, Absent)]
     assert any("accelerators only" in b.text and "devices: cpu" in b.text for b in absent)
@@ -97,13 +111,22 @@ def test_placement_tables_and_bandwidth_against_the_link() -> None:
 
 
 def test_placement_without_an_accelerator() -> None:
-    facts = Facts({"placement.checks": [], "bandwidth.rows": [], "bandwidth.peak": {},
-                   "bandwidth.skipped": "no accelerator: nothing to copy to", "bandwidth.host_memcpy_gbps": 16.3,
-                   "placement.transfer": NotCollected("no accelerator")})
+    facts = Facts(
+        {
+            "placement.checks": [],
+            "bandwidth.rows": [],
+            "bandwidth.peak": {},
+            "bandwidth.skipped": "no accelerator: nothing to copy to",
+            "bandwidth.host_memcpy_gbps": 16.3,
+            "placement.transfer": NotCollected("no accelerator"),
+        }
+    )
     blocks = step_blocks("placement", facts, [])
     absent = {b.title: b.text for b in blocks if isinstance(b, Absent)}
-    assert "nothing to copy to" in absent["Host ↔ device copy bandwidth"] and "16.3 GB/s" in absent[
-        "Host ↔ device copy bandwidth"]
+    assert (
+        "nothing to copy to" in absent["Host ↔ device copy bandwidth"]
+        and "16.3 GB/s" in absent["Host ↔ device copy bandwidth"]
+    )
     assert absent["Cost of copying each batch"] == "Not measured: no accelerator."
 
 
@@ -123,11 +146,13 @@ def test_dataloader_trials_with_the_chosen_row_and_the_line_to_copy() -> None:
 
 def test_other_steps_list_their_key_facts() -> None:
     assert step_blocks("driver", Facts({}), [("Driver version", "550.54")]) == [
-        KeyValues("What was found", [("Driver version", "550.54")])]
+        KeyValues("What was found", [("Driver version", "550.54")])
+    ]
     assert step_blocks("driver", Facts({}), []) == []
 
 
 # -- the monitor's time axis -------------------------------------------------------------------------------
+
 
 def test_x_axis_follows_the_data_with_a_minimum_span() -> None:
     assert x_range([]) == (0.0, MIN_SPAN_S)
@@ -138,8 +163,12 @@ def test_x_axis_follows_the_data_with_a_minimum_span() -> None:
 
 
 def test_every_marker_gets_a_band_and_short_bands_carry_their_step_number() -> None:
-    marks = [Marker("environment", "Diagnosis", 0.0, 2.0), Marker("placement", "Device placement", 2.0, 3.0),
-             Marker("dataloader", "DataLoader sweep", 3.0, 40.0), Marker("benchmark", "CNN benchmark", 40.0, None)]
+    marks = [
+        Marker("environment", "Diagnosis", 0.0, 2.0),
+        Marker("placement", "Device placement", 2.0, 3.0),
+        Marker("dataloader", "DataLoader sweep", 3.0, 40.0),
+        Marker("benchmark", "CNN benchmark", 40.0, None),
+    ]
     tags = {"environment": "1–3", "placement": "4", "dataloader": "5", "benchmark": "6"}
     got = bands(marks, now=41.0, tags=tags)
     assert [b.title for b in got] == ["Diagnosis", "Device placement", "DataLoader sweep", "CNN benchmark"]

@@ -56,8 +56,9 @@ def toy_flow(results: dict[str, StepResult], available: dict[str, str] | None = 
         Step("environment", "Environment", "", rec.fn("environment")),
         Step("driver", "Driver", "", rec.fn("driver"), uses_target=False),
         Step("wheel", "Wheel type", "", rec.fn("wheel"), depends_on=("environment",)),
-        Step("placement", "Device placement", "", rec.fn("placement"), depends_on=("wheel",),
-             available=av("placement")),
+        Step(
+            "placement", "Device placement", "", rec.fn("placement"), depends_on=("wheel",), available=av("placement")
+        ),
         Step("benchmark", "CNN benchmark", "", rec.fn("benchmark"), depends_on=("placement",)),
         Step(SUMMARY, "Summary", "", run_summary, uses_target=False),
     ]
@@ -220,8 +221,9 @@ def test_real_flow_on_this_machine_matches_the_cli_engine(
 def test_the_three_diagnosis_steps_share_one_probe_run() -> None:
     flow = build_flow()
     launches: list[str] = []
-    flow.execute(["environment", "driver", "wheel"],
-                 lambda e: launches.append(e["step"]) if e.get("event") == "launch" else None)
+    flow.execute(
+        ["environment", "driver", "wheel"], lambda e: launches.append(e["step"]) if e.get("event") == "launch" else None
+    )
     assert launches == ["environment"]
     launches.clear()
     flow.execute(["wheel"])  # re-running one of them refreshes all three from one new run
@@ -234,8 +236,10 @@ def scenario_names() -> list[str]:
     return [s.name for s in list_scenarios()]
 
 
-@pytest.mark.parametrize("name", scenario_names() or [pytest.param("none", marks=pytest.mark.skip(
-    reason="no scenarios in sim/scenarios yet"))])
+@pytest.mark.parametrize(
+    "name",
+    scenario_names() or [pytest.param("none", marks=pytest.mark.skip(reason="no scenarios in sim/scenarios yet"))],
+)
 def test_flow_on_a_scenario_replays_the_diagnosis_and_its_recorded_runtime_tests(name: str) -> None:
     from gpuassist.sim import runtime_tests, simulate
     from gpuassist.wizard.steps import RUNTIME_TESTS
@@ -250,8 +254,9 @@ def test_flow_on_a_scenario_replays_the_diagnosis_and_its_recorded_runtime_tests
     report = flow.report()
     assert report is not None and report.simulated
     diagnosis = ("environment", "driver", "wheel")
-    assert [f.id for f in report.findings if f.step in diagnosis] == \
-        [f.id for f in expected.findings if f.step in diagnosis]
+    assert [f.id for f in report.findings if f.step in diagnosis] == [
+        f.id for f in expected.findings if f.step in diagnosis
+    ]
     recorded = runtime_tests(name)
     for sid, test in RUNTIME_TESTS.items():
         st = flow.state(sid)
@@ -266,8 +271,9 @@ def test_flow_on_a_scenario_replays_the_diagnosis_and_its_recorded_runtime_tests
         else:
             assert st.status is StepStatus.UNAVAILABLE and f"scenario {name}" in st.reason
         if not (st.result and st.result.facts):  # not measured: what the diagnosis found for it stays
-            assert [f.id for f in report.findings if f.step == sid] == \
-                [f.id for f in expected.findings if f.step == sid]
+            assert [f.id for f in report.findings if f.step == sid] == [
+                f.id for f in expected.findings if f.step == sid
+            ]
 
 
 def test_a_reopened_report_shows_the_recorded_verdict_per_step() -> None:

@@ -50,6 +50,7 @@ def train() -> tuple[Any, list[dict[str, Any]]]:
 
 # ---- the request and when a script cannot run -----------------------------------------------------------
 
+
 def test_the_arguments_split_like_a_shell_and_the_limits_are_checked() -> None:
     assert RunRequest('--data "my data" --lr=0.1').args() == ("--data", "my data", "--lr=0.1")
     with pytest.raises(RunRequestError, match="No closing quotation"):
@@ -93,6 +94,7 @@ def test_arguments_that_cannot_be_split_are_one_line_on_the_page() -> None:
 
 # ---- a real run on this CPU -------------------------------------------------------------------------------
 
+
 @pytest.mark.slow
 def test_a_bounded_run_in_the_script_folder_with_its_numbers_on_the_page(train: Any) -> None:
     flow, events = train
@@ -110,9 +112,14 @@ def test_a_bounded_run_in_the_script_folder_with_its_numbers_on_the_page(train: 
     blocks = flow.details("script")
     titles = [b.title for b in blocks]
     assert titles[:3] == ["What was read", "How it ran", "Where the operators ran"]
-    for expected in ("Matrix multiplications, convolutions, attention", "Lines that make the host wait for the device",
-                     "Steps: waiting for data vs computing", "DataLoaders", "First forward pass",
-                     "What the script printed (last lines)"):
+    for expected in (
+        "Matrix multiplications, convolutions, attention",
+        "Lines that make the host wait for the device",
+        "Steps: waiting for data vs computing",
+        "DataLoaders",
+        "First forward pass",
+        "What the script printed (last lines)",
+    ):
         assert expected in titles
     shown = texts(blocks)
     assert not [t for t in shown if looks_raw(t)]
@@ -259,6 +266,7 @@ def test_a_new_target_makes_a_run_stale_but_not_a_static_audit(train: Any) -> No
 
 # ---- the progress line ------------------------------------------------------------------------------------
 
+
 @pytest.mark.slow
 def test_the_progress_line_follows_the_run(train: Any) -> None:
     _, events = train
@@ -278,8 +286,9 @@ def test_the_progress_line_follows_the_run(train: Any) -> None:
 
 def test_the_bar_moves_with_whichever_limit_comes_first() -> None:
     progress = RunProgress()
-    progress.on_event({"event": "script_run", "script": "t.py", "python": "py", "cwd": "/d",
-                       "bound": {"steps": 100, "seconds": 10.0}})
+    progress.on_event(
+        {"event": "script_run", "script": "t.py", "python": "py", "cwd": "/d", "bound": {"steps": 100, "seconds": 10.0}}
+    )
     progress.on_event({"event": "progress", "stage": "script", "steps": 5, "seconds": 5.0})
     assert progress.fraction == 0.5 and progress.text == "Running t.py: 5 of 100 steps, 5 s of at most 10 s"
     progress.on_event({"event": "killed", "reason": "cancelled"})
@@ -287,6 +296,7 @@ def test_the_bar_moves_with_whichever_limit_comes_first() -> None:
 
 
 # ---- the numbers of recorded GPU runs, in words ------------------------------------------------------------
+
 
 @pytest.mark.parametrize("path", RECORDINGS, ids=[p.stem for p in RECORDINGS])
 def test_recorded_gpu_runs_read_as_words_and_tables(path: Path) -> None:
@@ -320,9 +330,14 @@ def test_a_gpu_run_shows_copies_waits_and_the_data_share() -> None:
 
 def test_without_a_run_nothing_is_added_and_a_crash_says_what_is_missing() -> None:
     assert run_blocks(Facts({"audit.script": "t.py"})) == []
-    facts = Facts({"run.command": {"script": "/p/t.py", "args": [], "cwd": "/p"}, "run.bound": {"seconds": 30,
-                                                                                             "steps": None},
-                   "run.outcome": "crashed", "run.signal": "SIGSEGV"})
+    facts = Facts(
+        {
+            "run.command": {"script": "/p/t.py", "args": [], "cwd": "/p"},
+            "run.bound": {"seconds": 30, "steps": None},
+            "run.outcome": "crashed",
+            "run.signal": "SIGSEGV",
+        }
+    )
     blocks = run_blocks(facts)
     assert [type(b) for b in blocks] == [KeyValues, Absent]
     assert isinstance(blocks[0], KeyValues)
@@ -332,11 +347,17 @@ def test_without_a_run_nothing_is_added_and_a_crash_says_what_is_missing() -> No
 
 
 def test_torch_compile_is_named_with_its_line_and_whether_it_compiled_under_the_instruments() -> None:
-    facts = Facts({"run.command": {"script": "/p/t.py", "args": [], "cwd": "/p"}, "run.bound": {"seconds": 30},
-                   "run.outcome": "ok",
-                   "run.settings": {"cudnn_benchmark": False, "compile": {"calls": 2, "site": {"file": "/p/t.py",
-                                                                                             "line": 8},
-                                                                         "compiles_under_audit": False}}})
+    facts = Facts(
+        {
+            "run.command": {"script": "/p/t.py", "args": [], "cwd": "/p"},
+            "run.bound": {"seconds": 30},
+            "run.outcome": "ok",
+            "run.settings": {
+                "cudnn_benchmark": False,
+                "compile": {"calls": 2, "site": {"file": "/p/t.py", "line": 8}, "compiles_under_audit": False},
+            },
+        }
+    )
     settings = next(b for b in run_blocks(facts) if b.title.startswith("Settings"))
     assert isinstance(settings, KeyValues)
     shown = dict(settings.rows)["torch.compile"]

@@ -21,8 +21,10 @@ RECORDED = sorted(s.name for s in list_scenarios() if runtime_tests(s.name))
 
 # What the measurements must find on each machine (first = the worst finding of that test's step).
 EXPECTED: dict[str, dict[str, dict[str, Any]]] = {
-    "healthy-linux-rtx4090": {"placement": {"absent": ["pcie_link_degraded"]},
-                              "bench": {"ids": ["amp_tf32_not_used"], "absent": ["thermal_power_throttling"]}},
+    "healthy-linux-rtx4090": {
+        "placement": {"absent": ["pcie_link_degraded"]},
+        "bench": {"ids": ["amp_tf32_not_used"], "absent": ["thermal_power_throttling"]},
+    },
     "pcie-x1-riser": {"placement": {"first": "pcie_link_degraded"}},
     "gpu-thermal-slowdown-at-idle": {"bench": {"first": "thermal_power_throttling"}},
     "dataloader-starvation-4-cores": {"sweep": {"first": "dataloader_starvation"}},
@@ -33,10 +35,20 @@ EXPECTED: dict[str, dict[str, dict[str, Any]]] = {
     "no-nvidia-gpu-cloud-vm": {"bench": {"absent": ["amp_tf32_not_used", "workload_left_on_cpu"]}},
     "cpu-only-build-rtx4090": {"sweep": {"first": "dataloader_starvation"}},
 }
-MUST_RECORD = {"healthy-linux-rtx4090", "healthy-docker-gpus-all", "healthy-slurm-job-with-gpu", "pcie-x1-riser",
-               "gpu-thermal-slowdown-at-idle", "healthy-2x-a100-server", "healthy-wsl2-rtx3080-laptop",
-               "healthy-windows-rtx3080-laptop", "healthy-mig-slice-uuid", "healthy-rocm-rx7900xtx",
-               "healthy-jetson-orin-jetpack", "dataloader-starvation-4-cores"}
+MUST_RECORD = {
+    "healthy-linux-rtx4090",
+    "healthy-docker-gpus-all",
+    "healthy-slurm-job-with-gpu",
+    "pcie-x1-riser",
+    "gpu-thermal-slowdown-at-idle",
+    "healthy-2x-a100-server",
+    "healthy-wsl2-rtx3080-laptop",
+    "healthy-windows-rtx3080-laptop",
+    "healthy-mig-slice-uuid",
+    "healthy-rocm-rx7900xtx",
+    "healthy-jetson-orin-jetpack",
+    "dataloader-starvation-4-cores",
+}
 
 
 def probe_facts(data: dict[str, Any]) -> dict[str, Any]:
@@ -76,8 +88,9 @@ def test_recordings_agree_with_the_machine(name: str) -> None:
         if test == "placement":
             devices = [d for d in result.facts["placement.devices"] if d["kind"] != "cpu"]
             assert result.facts["placement.cuda_available"] is bool(probe.get("cuda.available"))
-            assert [(d["device"], d["name"], d["capability"], d["total_memory"]) for d in devices] == \
-                [(d["device"], d["name"], d["capability"], d["total_memory"]) for d in probe.get("devices") or []]
+            assert [(d["device"], d["name"], d["capability"], d["total_memory"]) for d in devices] == [
+                (d["device"], d["name"], d["capability"], d["total_memory"]) for d in probe.get("devices") or []
+            ]
             nvml = {bus(g.get("pci_bus_id")) for g in diagnosis.value("nvml.gpus") or []}
             for d in devices:  # torch's device and NVML's GPU are the same card (no NVML on ROCm/Jetson)
                 assert not nvml or bus(d["pci_bus_id"]) in nvml, d
@@ -170,8 +183,14 @@ def mean_in(trace: dict[str, Any], series: list[float], span: tuple[float, float
 
 def test_the_monitor_trace_shows_the_gpu_idling_while_the_dataloader_step_keeps_the_cpu_busy() -> None:
     trace = load_scenario("dataloader-starvation-4-cores").data["monitor"]
-    assert [m["step"] for m in trace["markers"]] == ["environment", "driver", "wheel", "placement", "dataloader",
-                                                     "benchmark"]
+    assert [m["step"] for m in trace["markers"]] == [
+        "environment",
+        "driver",
+        "wheel",
+        "placement",
+        "dataloader",
+        "benchmark",
+    ]
     util = trace["gpus"][0]["util"]
     loader, bench = marker(trace, "dataloader"), marker(trace, "benchmark")
     t = np.array(trace["t"])

@@ -78,17 +78,21 @@ class Analysis:
                 self.summaries[func.key] = Summary(returns, frozenset(flow.moved))
 
     def _module_flow(self, *, record: bool) -> ScopeFlow:
-        flow = ScopeFlow(self, Context(scope=self.program.tree, record=record), self.module_env,
-                         lambda key: None)
+        flow = ScopeFlow(self, Context(scope=self.program.tree, record=record), self.module_env, lambda key: None)
         flow.run(self.program.tree.body)
         return flow
 
     def _function_flow(self, func: FuncInfo, *, record: bool) -> ScopeFlow:
         cls = func.cls
         module_cls = cls if cls is not None and cls.is_module else None
-        ctx = Context(scope=func.node, func=func, module_cls=module_cls,
-                      construction=bool(module_cls and func.node.name in CONSTRUCTION_METHODS),
-                      per_step=func.node.name in self.program.per_step_functions, record=record)
+        ctx = Context(
+            scope=func.node,
+            func=func,
+            module_cls=module_cls,
+            construction=bool(module_cls and func.node.name in CONSTRUCTION_METHODS),
+            per_step=func.node.name in self.program.per_step_functions,
+            record=record,
+        )
         env: dict[str, Val] = {}
         if cls is not None:
             env["self"] = Val(Kind.MODEL, Place.DEVICE, cls=cls.name) if module_cls else Val(cls=cls.name)

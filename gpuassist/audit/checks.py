@@ -28,8 +28,19 @@ from gpuassist.findings import Severity
 CONCRETE_ACCELERATORS = frozenset({"cuda", "mps", "xpu", "fallback"})
 AVAILABILITY_CALLS = frozenset({"is_available", "device_count"})  # torch.cuda.*, torch.backends.mps.*
 MISMATCH = '"Expected all tensors to be on the same device"'
-NO_DEVICE_KEYWORD = frozenset({"from_numpy", "Tensor", "FloatTensor", "LongTensor", "IntTensor", "DoubleTensor",
-                               "HalfTensor", "BoolTensor", "ByteTensor"})
+NO_DEVICE_KEYWORD = frozenset(
+    {
+        "from_numpy",
+        "Tensor",
+        "FloatTensor",
+        "LongTensor",
+        "IntTensor",
+        "DoubleTensor",
+        "HalfTensor",
+        "BoolTensor",
+        "ByteTensor",
+    }
+)
 
 
 def short(text: str, limit: int = 60) -> str:
@@ -89,13 +100,19 @@ class Judge:
             body = getattr(scope, "body", [])
             nodes = walk_scope(body) if isinstance(scope, ast.Module) else ast.walk(scope)
         for node in nodes:
-            if isinstance(node, ast.Attribute) and node.attr in ("cuda", "mps") and \
-                    (self.program.symbols.qualname(node) or "").startswith(("torch.cuda", "torch.backends.mps")):
+            if (
+                isinstance(node, ast.Attribute)
+                and node.attr in ("cuda", "mps")
+                and (self.program.symbols.qualname(node) or "").startswith(("torch.cuda", "torch.backends.mps"))
+            ):
                 return True
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "cuda":
                 return True
-            if isinstance(node, ast.Constant) and isinstance(node.value, str) and \
-                    re.fullmatch(r"(cuda|mps)(:\d+)?", node.value):
+            if (
+                isinstance(node, ast.Constant)
+                and isinstance(node.value, str)
+                and re.fullmatch(r"(cuda|mps)(:\d+)?", node.value)
+            ):
                 return True
             if isinstance(node, ast.JoinedStr) and device_prefix(node) in ("cuda", "mps"):
                 return True
@@ -111,8 +128,11 @@ class Judge:
                     continue
                 for method in (m for n, m in info.methods.items() if n in CONSTRUCTION_METHODS):
                     for node in ast.walk(method):
-                        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
-                                node.func.id in self.program.classes:
+                        if (
+                            isinstance(node, ast.Call)
+                            and isinstance(node.func, ast.Name)
+                            and node.func.id in self.program.classes
+                        ):
                             grown.add(node.func.id)
             if grown == placed:
                 break
@@ -141,8 +161,11 @@ class Judge:
         cell, local = self.src.locate(line)
         _, end_local = self.src.locate(getattr(node, "end_lineno", None) or line)
         col = self.src.column(line, node.col_offset)  # type: ignore[attr-defined]
-        self.findings.append(AuditFinding(self.src.path, local, col, end_local, fid, severity, message, fix, cell,
-                                          self.src.line_text(line)))
+        self.findings.append(
+            AuditFinding(
+                self.src.path, local, col, end_local, fid, severity, message, fix, cell, self.src.line_text(line)
+            )
+        )
 
     def seg(self, node: ast.AST, limit: int = 60) -> str:
         return short(self.edit.segment(node), limit)
@@ -174,7 +197,8 @@ class Judge:
     def _batch_origin(self, v: Val) -> ast.AST | None:
         for o in sorted(v.origins, key=lambda n: (n.lineno, n.col_offset)):  # type: ignore[attr-defined]
             if isinstance(o, (*LOOPS, ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)) or (
-                    isinstance(o, ast.Call) and isinstance(o.func, ast.Name) and o.func.id == "next"):
+                isinstance(o, ast.Call) and isinstance(o.func, ast.Name) and o.func.id == "next"
+            ):
                 return o
         return None
 
@@ -183,8 +207,11 @@ class Judge:
             if isinstance(o, ast.Call):
                 q = self.program.symbols.qualname(o.func)
                 name = torch_attr(q, "torch") or ""
-                if name in FACTORIES or name in LIKE_FACTORIES or (
-                        isinstance(o.func, ast.Attribute) and o.func.attr.startswith("new_")):
+                if (
+                    name in FACTORIES
+                    or name in LIKE_FACTORIES
+                    or (isinstance(o.func, ast.Attribute) and o.func.attr.startswith("new_"))
+                ):
                     return o
         return None
 
@@ -196,8 +223,10 @@ class Judge:
         for m in (e for e in self.events if isinstance(e, ev.Mix)):
             batch = self._batch_origin(m.cpu) if m.cpu.kind is Kind.BATCH else None
             if batch is not None:
-                if any(d.recv.origins & m.cpu.origins and self.edit.segment(d.recv_node) ==
-                       self.edit.segment(m.cpu_node) for d in discarded):
+                if any(
+                    d.recv.origins & m.cpu.origins and self.edit.segment(d.recv_node) == self.edit.segment(m.cpu_node)
+                    for d in discarded
+                ):
                     continue  # the discarded .to() is the finding
                 batches.setdefault(batch, []).append(m)
                 continue
@@ -227,14 +256,18 @@ class Judge:
     def tensor_copied_to_cpu(self, call: ast.Call, m: ev.Mix) -> None:
         assert isinstance(call.func, ast.Attribute)
         receiver = self.edit.segment(call.func.value)
-        message = (f"`{self.seg(call, 50)}` copies the tensor to the CPU; it meets `{self.seg(m.other_node, 30)}` on "
-                   f"the GPU in `{self.seg(m.op, 50)}` ({self.where(m.op)}), which fails with {MISMATCH}")
+        message = (
+            f"`{self.seg(call, 50)}` copies the tensor to the CPU; it meets `{self.seg(m.other_node, 30)}` on "
+            f"the GPU in `{self.seg(m.op, 50)}` ({self.where(m.op)}), which fails with {MISMATCH}"
+        )
         if call.func.attr != "type" and len(call.args) + len(call.keywords) <= 1:
-            fix = self.edit.replace(call, receiver, "keep it on the GPU (compute there; move the result to the "
-                                                    "CPU once, when it is needed)")
+            fix = self.edit.replace(
+                call, receiver, "keep it on the GPU (compute there; move the result to the CPU once, when it is needed)"
+            )
         else:
-            fix = self.edit.replace(m.other_node, f"{self.edit.segment(m.other_node)}.cpu()",
-                                    "bring the other operand to the CPU too")
+            fix = self.edit.replace(
+                m.other_node, f"{self.edit.segment(m.other_node)}.cpu()", "bring the other operand to the CPU too"
+            )
         self.add(call, "tensors_on_different_devices", Severity.ERROR, message, fix)
 
     def batch_left_on_cpu(self, origin: ast.AST, mixes: list[ev.Mix]) -> None:
@@ -248,18 +281,25 @@ class Judge:
         source = self._loader_text(origin)
         other = first.other
         on = f"`{self.seg(first.other_node, 30)}` is on the GPU" + (
-            f" (moved with `{other.via}`)" if other.via and other.kind is Kind.MODEL else "")
+            f" (moved with `{other.via}`)" if other.via and other.kind is Kind.MODEL else ""
+        )
         verb = "comes" if len(names) == 1 else "come"
-        message = (f"{listed} {verb} from {source} and {'is' if len(names) == 1 else 'are'} still on the CPU, but "
-                   f"{on}: `{self.seg(first.op, 50)}` fails with {MISMATCH}")
+        message = (
+            f"{listed} {verb} from {source} and {'is' if len(names) == 1 else 'are'} still on the CPU, but "
+            f"{on}: `{self.seg(first.op, 50)}` fails with {MISMATCH}"
+        )
         fix = self._move_batch_fix(origin, mixes, other.via)
         self.add(first.cpu_node, "tensors_on_different_devices", Severity.ERROR, message, fix)
 
     def _loader_text(self, origin: ast.AST) -> str:
         if isinstance(origin, (ast.For, ast.AsyncFor)):
             it = origin.iter
-            while isinstance(it, ast.Call) and it.args and isinstance(it.func, ast.Name) and \
-                    it.func.id in ("enumerate", "tqdm", "iter", "zip"):
+            while (
+                isinstance(it, ast.Call)
+                and it.args
+                and isinstance(it.func, ast.Name)
+                and it.func.id in ("enumerate", "tqdm", "iter", "zip")
+            ):
                 it = it.args[0]
             return f"`{self.seg(it, 40)}`"
         if isinstance(origin, ast.Call) and origin.args:
@@ -284,15 +324,20 @@ class Judge:
                 assert stmt is not None
                 return self.edit.insert_after(stmt, [line], summary)
         first = mixes[0]
-        return self.edit.replace(first.cpu_node, self.moved(self.edit.segment(first.cpu_node), via),
-                                 "move it to the device where it is used")
+        return self.edit.replace(
+            first.cpu_node, self.moved(self.edit.segment(first.cpu_node), via), "move it to the device where it is used"
+        )
 
     def _batch_names(self, target: ast.expr | None, origin: ast.AST, mixes: list[ev.Mix]) -> list[str]:
         if target is None:
             return []
         elts: list[ast.expr] = [target]
-        if isinstance(origin, (ast.For, ast.AsyncFor)) and self._enumerated(origin.iter) and \
-                isinstance(target, ast.Tuple) and len(target.elts) == 2:
+        if (
+            isinstance(origin, (ast.For, ast.AsyncFor))
+            and self._enumerated(origin.iter)
+            and isinstance(target, ast.Tuple)
+            and len(target.elts) == 2
+        ):
             elts = [target.elts[1]]  # skip the counter
         names: list[str] = []
         while elts:
@@ -321,11 +366,14 @@ class Judge:
             name = names[0]
             nodes = [m.cpu_node for m in mixes]
             parents = [self.program.parents.get(n) for n in nodes]
-            keyed = any(isinstance(n, ast.Subscript) and isinstance(n.slice, ast.Constant) and
-                        isinstance(n.slice.value, str) for n in nodes) or any(
-                isinstance(p, ast.keyword) and p.arg is None for p in parents)
-            indexed = any(isinstance(n, ast.Subscript) and isinstance(n.slice, ast.Constant) and
-                          isinstance(n.slice.value, int) for n in nodes)
+            keyed = any(
+                isinstance(n, ast.Subscript) and isinstance(n.slice, ast.Constant) and isinstance(n.slice.value, str)
+                for n in nodes
+            ) or any(isinstance(p, ast.keyword) and p.arg is None for p in parents)
+            indexed = any(
+                isinstance(n, ast.Subscript) and isinstance(n.slice, ast.Constant) and isinstance(n.slice.value, int)
+                for n in nodes
+            )
             if keyed:
                 return f"{name} = {{k: {self.moved('v', via)} for k, v in {name}.items()}}"
             if indexed:
@@ -346,10 +394,15 @@ class Judge:
         if attr is not None:
             stmt, name = attr
             value = stmt.value if isinstance(stmt, ast.Assign) else factory
-            message = (f"`self.{name}` is a plain tensor attribute: `model.to(device)` moves parameters and buffers, "
-                       f"not it, so it stays on the CPU; {meets}{tail}")
-            fix = self.edit.replace(stmt, f'self.register_buffer("{name}", {self.edit.segment(value)})',
-                                    "register it as a buffer so it moves with the model")
+            message = (
+                f"`self.{name}` is a plain tensor attribute: `model.to(device)` moves parameters and buffers, "
+                f"not it, so it stays on the CPU; {meets}{tail}"
+            )
+            fix = self.edit.replace(
+                stmt,
+                f'self.register_buffer("{name}", {self.edit.segment(value)})',
+                "register it as a buffer so it moves with the model",
+            )
             self.add(stmt, "tensors_on_different_devices", severity, message, fix)
             return
         dev = self._device_for(m)
@@ -357,13 +410,18 @@ class Judge:
         existing = next((k for k in factory.keywords if k.arg == "device"), None)
         if existing is not None:
             fix = self.edit.replace(existing.value, dev, "create it on the device of the tensors it meets")
-        elif name in NO_DEVICE_KEYWORD or (isinstance(factory.func, ast.Attribute)
-                                           and factory.func.attr.startswith("new_")):
-            fix = self.edit.replace(factory, f"{self.edit.segment(factory)}.to({dev})",
-                                    "move it to the device of the tensors it meets")
+        elif name in NO_DEVICE_KEYWORD or (
+            isinstance(factory.func, ast.Attribute) and factory.func.attr.startswith("new_")
+        ):
+            fix = self.edit.replace(
+                factory, f"{self.edit.segment(factory)}.to({dev})", "move it to the device of the tensors it meets"
+            )
         else:
-            fix = self.edit.replace(factory, add_keyword(self.edit, factory, f"device={dev}"),
-                                    "create it on the device of the tensors it meets")
+            fix = self.edit.replace(
+                factory,
+                add_keyword(self.edit, factory, f"device={dev}"),
+                "create it on the device of the tensors it meets",
+            )
         message = f"`{self.seg(factory, 50)}` creates a tensor on the CPU{context}; {meets}{tail}"
         self.add(factory, "tensors_on_different_devices", severity, message, fix)
 
@@ -403,18 +461,25 @@ class Judge:
             self.reported_models |= origins
             origin = min(origins, key=lambda n: (n.lineno, n.col_offset))  # type: ignore[attr-defined]
             via = e.arg.via
-            message = (f"`{self.seg(e.model_node, 30)}` was never moved to a device, but its input "
-                       f"`{self.seg(e.arg_node, 30)}` was: `{self.seg(e.call, 50)}` fails with {MISMATCH}")
-            fix = self.edit.replace(origin, self.moved(self.edit.segment(origin), via),
-                                    "move the model to the device right after creating it")
+            message = (
+                f"`{self.seg(e.model_node, 30)}` was never moved to a device, but its input "
+                f"`{self.seg(e.arg_node, 30)}` was: `{self.seg(e.call, 50)}` fails with {MISMATCH}"
+            )
+            fix = self.edit.replace(
+                origin,
+                self.moved(self.edit.segment(origin), via),
+                "move the model to the device right after creating it",
+            )
             self.add(e.call, "tensors_on_different_devices", Severity.ERROR, message, fix)
 
     def discarded_moves(self) -> None:
         for e in (x for x in self.events if isinstance(x, ev.DiscardedMove)):
             stmt = self.program.enclosing_stmt(e.call)
             name = self.edit.segment(e.recv_node)
-            message = (f"`{self.seg(e.call, 50)}` returns a moved copy and the result is thrown away: `{short(name)}` "
-                       "stays on the CPU (Tensor.to() is not in place, unlike Module.to())")
+            message = (
+                f"`{self.seg(e.call, 50)}` returns a moved copy and the result is thrown away: `{short(name)}` "
+                "stays on the CPU (Tensor.to() is not in place, unlike Module.to())"
+            )
             node: ast.AST = stmt if stmt is not None else e.call
             fix = self.edit.replace(e.call, f"{name} = {self.edit.segment(e.call)}", "keep the moved tensor")
             self.add(node, "tensors_on_different_devices", Severity.ERROR, message, fix)
@@ -425,26 +490,40 @@ class Judge:
             value = e.stmt.value if isinstance(e.stmt, ast.Assign) else None
             if value is None:
                 continue
-            message = (f"`{target}` is a new layer added after `{e.base_key}` was moved to the GPU: its weights "
-                       f"stay on the CPU and the forward pass fails with {MISMATCH}")
-            fix = self.edit.replace(value, self.moved(self.edit.segment(value), e.base.via),
-                                    "move the new layer too (or move the model after replacing it)")
+            message = (
+                f"`{target}` is a new layer added after `{e.base_key}` was moved to the GPU: its weights "
+                f"stay on the CPU and the forward pass fails with {MISMATCH}"
+            )
+            fix = self.edit.replace(
+                value,
+                self.moved(self.edit.segment(value), e.base.via),
+                "move the new layer too (or move the model after replacing it)",
+            )
             self.add(e.stmt, "tensors_on_different_devices", Severity.ERROR, message, fix)
 
     def modules_in_forward(self) -> None:
         for e in (x for x in self.events if isinstance(x, ev.ModuleInForward)):
             stmt = self.program.enclosing_stmt(e.call)
             attr = None
-            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) \
-                    and stmt.value is e.call:
+            if (
+                isinstance(stmt, ast.Assign)
+                and len(stmt.targets) == 1
+                and isinstance(stmt.targets[0], ast.Name)
+                and stmt.value is e.call
+            ):
                 attr = stmt.targets[0].id
             layer = self.edit.segment(e.call.func).rsplit(".", 1)[-1]
             attr = attr or re.sub(r"(?<!^)(?=[A-Z])", "_", layer).lower()
             severity = Severity.ERROR if e.module_cls in self.placed_classes else Severity.WARNING
-            message = (f"`{self.seg(e.call, 50)}` builds a new layer with fresh random weights on every call of "
-                       f"`{e.method}()`: they are on the CPU (`model.to()` never saw them) and are never trained")
-            fix = self.edit.replace(e.call, f"self.{attr}",
-                                    f"create it once in __init__ (`self.{attr} = {self.seg(e.call, 50)}`) and use it")
+            message = (
+                f"`{self.seg(e.call, 50)}` builds a new layer with fresh random weights on every call of "
+                f"`{e.method}()`: they are on the CPU (`model.to()` never saw them) and are never trained"
+            )
+            fix = self.edit.replace(
+                e.call,
+                f"self.{attr}",
+                f"create it once in __init__ (`self.{attr} = {self.seg(e.call, 50)}`) and use it",
+            )
             self.add(e.call, "tensors_on_different_devices", severity, message, fix)
 
     # -- workload_left_on_cpu ----------------------------------------------------------------------
@@ -452,38 +531,56 @@ class Judge:
         idx = self.index
         warned = False
         for origin in sorted(idx.created, key=lambda n: n.lineno):  # type: ignore[attr-defined]
-            if origin not in idx.used or origin in idx.placed_any or origin in idx.escaped or \
-                    origin in self.reported_models:
+            if (
+                origin not in idx.used
+                or origin in idx.placed_any
+                or origin in idx.escaped
+                or origin in self.reported_models
+            ):
                 continue
             stmt = self.program.enclosing_stmt(origin)
-            name = (self.edit.segment(stmt.targets[0]) if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
-                    else self.seg(origin, 40))
+            name = (
+                self.edit.segment(stmt.targets[0])
+                if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+                else self.seg(origin, 40)
+            )
             dev = self.device_name()
             moved_call = self.moved(self.edit.segment(origin), None if self.devices else '"cuda"')
             created = idx.created[origin]
-            if self.targets_accelerator and not (self._targets_accelerator(created.scope)
-                                                 or self._targets_accelerator(self.program.tree)):
+            if self.targets_accelerator and not (
+                self._targets_accelerator(created.scope) or self._targets_accelerator(self.program.tree)
+            ):
                 continue  # GPU code elsewhere in a big file says nothing about this function
             if self.targets_accelerator:
                 defined = next((d for d in self.devices if d.target in CONCRETE_ACCELERATORS), None)
-                why = (f"`{defined.key}` is defined at {self.where(defined.stmt)}" if defined
-                       else "the script uses CUDA elsewhere")
-                message = (f"`{name}` is created here and never moved to a device, although {why}: "
-                           "it runs on the CPU")
-                fix = self.edit.replace(origin, moved_call, "move the model to the device once, after creating it "
-                                                            f"(and every batch: x = x.to({dev}))")
+                why = (
+                    f"`{defined.key}` is defined at {self.where(defined.stmt)}"
+                    if defined
+                    else "the script uses CUDA elsewhere"
+                )
+                message = f"`{name}` is created here and never moved to a device, although {why}: it runs on the CPU"
+                fix = self.edit.replace(
+                    origin,
+                    moved_call,
+                    f"move the model to the device once, after creating it (and every batch: x = x.to({dev}))",
+                )
                 self.add(origin, "workload_left_on_cpu", Severity.ERROR, message, fix)
             elif not warned and self.program.step_loops:
                 warned = True
-                message = (f"`{name}` and its data are never moved to a GPU: nothing in this script uses one, "
-                           "so all the work runs on the CPU")
+                message = (
+                    f"`{name}` and its data are never moved to a GPU: nothing in this script uses one, "
+                    "so all the work runs on the CPU"
+                )
                 change = self.edit.replace(origin, self.moved(self.edit.segment(origin), "device"), "")
                 assert stmt is not None
                 indent = self.edit.indent(stmt.lineno)
                 device_line = f'{indent}device = torch.device("cuda" if torch.cuda.is_available() else "cpu")'
-                fix = self.edit.change(stmt.lineno, list(change.before), [device_line, *change.after],
-                                       "pick the GPU when there is one and move the model to it "
-                                       "(then move every batch: x = x.to(device))")
+                fix = self.edit.change(
+                    stmt.lineno,
+                    list(change.before),
+                    [device_line, *change.after],
+                    "pick the GPU when there is one and move the model to it (then move every batch: x = x.to(device))",
+                )
                 self.add(origin, "workload_left_on_cpu", Severity.WARNING, message, fix)
 
     def device_choices(self) -> None:
@@ -492,33 +589,55 @@ class Judge:
             groups.setdefault((d.scope, d.key), []).append(d)
         fallback_reported = False
         # a script that picks a GPU elsewhere means this CPU device (an export, a CPU-side step) as it is
-        picks_gpu = any(d.target in CONCRETE_ACCELERATORS or (  # or torch.device(args.device): the user's choice
-            d.target == "dynamic" and isinstance(d.value_node, ast.Call)
-            and self.program.symbols.qualname(d.value_node.func) == "torch.device") for d in self.devices)
+        picks_gpu = any(
+            d.target in CONCRETE_ACCELERATORS
+            or (  # or torch.device(args.device): the user's choice
+                d.target == "dynamic"
+                and isinstance(d.value_node, ast.Call)
+                and self.program.symbols.qualname(d.value_node.func) == "torch.device"
+            )
+            for d in self.devices
+        )
         for (_, key), items in groups.items():
             targets = {d.target for d in items}
             name = key.split(".")[-1]
-            if targets == {"cpu"} and DEVICE_NAME.match(name) and "cpu" not in name.lower() \
-                    and self._moves_to(key) and not picks_gpu:
+            if (
+                targets == {"cpu"}
+                and DEVICE_NAME.match(name)
+                and "cpu" not in name.lower()
+                and self._moves_to(key)
+                and not picks_gpu
+            ):
                 hard = next((x for x in items if not x.conditional), None)
                 if hard is None:
                     continue
                 fallback = 'torch.device("cuda" if torch.cuda.is_available() else "cpu")'
-                message = (f"`{key}` is hard-coded to the CPU: everything moved to it runs on the CPU, even on a "
-                           "machine with a working GPU")
+                message = (
+                    f"`{key}` is hard-coded to the CPU: everything moved to it runs on the CPU, even on a "
+                    "machine with a working GPU"
+                )
                 fix = self.edit.replace(hard.value_node, fallback, "use the GPU when there is one")
                 self.add(hard.stmt, "workload_left_on_cpu", Severity.WARNING, message, fix)
-            elif not fallback_reported and ("fallback" in targets or ("cpu" in targets and len(targets) > 1)) \
-                    and self.program.step_loops and any(self._availability_names(d) for d in items):
+            elif (
+                not fallback_reported
+                and ("fallback" in targets or ("cpu" in targets and len(targets) > 1))
+                and self.program.step_loops
+                and any(self._availability_names(d) for d in items)
+            ):
                 fallback_reported = True
                 told = self.program.announced | self._displayed_in_notebook()
                 if {key.split(".")[-1], "cuda"} & told or any(self._availability_names(d) & told for d in items):
                     continue
                 d = items[-1]
-                message = (f"`{key}` falls back to the CPU silently when CUDA is not available: training then runs "
-                           "on the CPU and nothing says so")
-                fix = self.edit.insert_after(d.stmt, [f'print(f"Using device: {{{key}}}")'],
-                                             "say which device was chosen (or fail: assert torch.cuda.is_available())")
+                message = (
+                    f"`{key}` falls back to the CPU silently when CUDA is not available: training then runs "
+                    "on the CPU and nothing says so"
+                )
+                fix = self.edit.insert_after(
+                    d.stmt,
+                    [f'print(f"Using device: {{{key}}}")'],
+                    "say which device was chosen (or fail: assert torch.cuda.is_available())",
+                )
                 self.add(d.stmt, "workload_left_on_cpu", Severity.INFO, message, fix)
 
     def _moves_to(self, key: str) -> bool:
@@ -538,8 +657,11 @@ class Judge:
         ends = {seg.first_line + seg.line_count - 1 for seg in self.src.segments}
         shown = set()
         for stmt in self.program.tree.body:
-            if isinstance(stmt, ast.Expr) and isinstance(stmt.value, (ast.Name, ast.Attribute)) and \
-                    (stmt.end_lineno or stmt.lineno) in ends:
+            if (
+                isinstance(stmt, ast.Expr)
+                and isinstance(stmt.value, (ast.Name, ast.Attribute))
+                and (stmt.end_lineno or stmt.lineno) in ends
+            ):
                 shown.add(stmt.value.id if isinstance(stmt.value, ast.Name) else stmt.value.attr)
         return shown
 
@@ -553,8 +675,12 @@ class Judge:
             if isinstance(parent, ast.If):
                 tests.append(parent.test)
             node = parent
-        names = {n.attr if isinstance(n, ast.Attribute) else n.id for t in tests for n in ast.walk(t)
-                 if isinstance(n, (ast.Attribute, ast.Name))}
+        names = {
+            n.attr if isinstance(n, ast.Attribute) else n.id
+            for t in tests
+            for n in ast.walk(t)
+            if isinstance(n, (ast.Attribute, ast.Name))
+        }
         keys = {dotted(n) for t in tests for n in ast.walk(t) if isinstance(n, (ast.Attribute, ast.Name))}
         if names & AVAILABILITY_CALLS or keys & self._availability_flags:
             return names
@@ -571,8 +697,11 @@ class Judge:
             for a in assigns:
                 value = a.value
                 assert value is not None
-                if any((isinstance(n, ast.Attribute) and n.attr in AVAILABILITY_CALLS) or
-                       (isinstance(n, (ast.Name, ast.Attribute)) and dotted(n) in flags) for n in ast.walk(value)):
+                if any(
+                    (isinstance(n, ast.Attribute) and n.attr in AVAILABILITY_CALLS)
+                    or (isinstance(n, (ast.Name, ast.Attribute)) and dotted(n) in flags)
+                    for n in ast.walk(value)
+                ):
                     targets = a.targets if isinstance(a, ast.Assign) else [a.target]
                     grown |= {dotted(t) for t in targets if dotted(t)}
             if grown == flags:
@@ -584,34 +713,47 @@ class Judge:
     def env_settings(self) -> None:
         for e in (x for x in self.events if isinstance(x, ev.EnvSet)):
             if e.value is not None and e.value.strip() in ("", "-1"):
-                message = (f"`CUDA_VISIBLE_DEVICES` is set to {e.value!r} here: that hides every GPU from this "
-                           "process, so torch.cuda.is_available() is False")
-                fix = self.edit.delete(e.stmt, "remove it (choose GPUs in the shell: "
-                                               "CUDA_VISIBLE_DEVICES=0 python ...)")
+                message = (
+                    f"`CUDA_VISIBLE_DEVICES` is set to {e.value!r} here: that hides every GPU from this "
+                    "process, so torch.cuda.is_available() is False"
+                )
+                fix = self.edit.delete(
+                    e.stmt, "remove it (choose GPUs in the shell: CUDA_VISIBLE_DEVICES=0 python ...)"
+                )
                 self.add(e.stmt, "cuda_visible_devices_hides_gpus", Severity.WARNING, message, fix)
             elif e.after is not None:
-                message = (f"`CUDA_VISIBLE_DEVICES` is set after `{self.seg(e.after, 40)}` ({self.where(e.after)}) "
-                           "initialised CUDA: this process keeps the GPUs it saw then, so the setting has no effect")
+                message = (
+                    f"`CUDA_VISIBLE_DEVICES` is set after `{self.seg(e.after, 40)}` ({self.where(e.after)}) "
+                    "initialised CUDA: this process keeps the GPUs it saw then, so the setting has no effect"
+                )
                 body = self.program.tree.body
                 first = next((s for s in body if isinstance(s, (ast.Import, ast.ImportFrom))), body[0])
                 stmt_text = [line.strip() for line in self.edit.statement_lines(e.stmt)]
                 top = self.edit.line(first.lineno)
-                after = ([top, *stmt_text] if top.strip() == "import os" else ["import os", *stmt_text, top])
-                fix = self.edit.change(first.lineno, [top], after,
-                                       f"set it before anything touches CUDA (and delete it from {self.where(e.stmt)}),"
-                                       " or in the shell: CUDA_VISIBLE_DEVICES=0 python train.py")
+                after = [top, *stmt_text] if top.strip() == "import os" else ["import os", *stmt_text, top]
+                fix = self.edit.change(
+                    first.lineno,
+                    [top],
+                    after,
+                    f"set it before anything touches CUDA (and delete it from {self.where(e.stmt)}),"
+                    " or in the shell: CUDA_VISIBLE_DEVICES=0 python train.py",
+                )
                 self.add(e.stmt, "cuda_visible_devices_hides_gpus", Severity.WARNING, message, fix)
 
     def data_parallel(self) -> None:
         for e in (x for x in self.events if isinstance(x, ev.DataParallelUsed)):
             model = self.edit.segment(e.call.args[0]) if e.call.args else "model"
-            message = ("`nn.DataParallel` drives every GPU from one process (one Python thread per GPU, bound by the "
-                       "GIL, the model re-copied each step): DistributedDataParallel with one process per GPU is "
-                       "faster, even on one machine")
-            fix = self.edit.replace(e.call, f"torch.nn.parallel.DistributedDataParallel({model}, "
-                                            "device_ids=[local_rank])",
-                                    "one process per GPU: launch with `torchrun --nproc_per_node=gpu train.py`, call "
-                                    "torch.distributed.init_process_group(\"nccl\") first, use a DistributedSampler")
+            message = (
+                "`nn.DataParallel` drives every GPU from one process (one Python thread per GPU, bound by the "
+                "GIL, the model re-copied each step): DistributedDataParallel with one process per GPU is "
+                "faster, even on one machine"
+            )
+            fix = self.edit.replace(
+                e.call,
+                f"torch.nn.parallel.DistributedDataParallel({model}, device_ids=[local_rank])",
+                "one process per GPU: launch with `torchrun --nproc_per_node=gpu train.py`, call "
+                'torch.distributed.init_process_group("nccl") first, use a DistributedSampler',
+            )
             self.add(e.call, "multi_gpu_unused", Severity.WARNING, message, fix)
 
     # -- feeding and syncing the GPU -----------------------------------------------------------------
@@ -638,18 +780,27 @@ class Judge:
                     new = add_keyword(self.edit, e.call, "num_workers=4")
                 if unpinned:
                     new = self._with_pin(e.call, new, pinned)
-                message = ("`DataLoader(...)` has no worker processes (num_workers=0): the training loop loads and "
-                           "collates every batch itself while the GPU waits")
+                message = (
+                    "`DataLoader(...)` has no worker processes (num_workers=0): the training loop loads and "
+                    "collates every batch itself while the GPU waits"
+                )
                 if notebook:
-                    message += (" (on Windows and macOS, workers started from a notebook need the Dataset class in "
-                                "an importable .py file)")
-                fix = self.edit.replace(e.call, new, "load batches in worker processes (`gpuassist sweep` measures "
-                                                     "the best num_workers here)")
+                    message += (
+                        " (on Windows and macOS, workers started from a notebook need the Dataset class in "
+                        "an importable .py file)"
+                    )
+                fix = self.edit.replace(
+                    e.call,
+                    new,
+                    "load batches in worker processes (`gpuassist sweep` measures the best num_workers here)",
+                )
                 self.add(e.call, "dataloader_starvation", Severity.WARNING, message, fix)
             else:
                 new = self._with_pin(e.call, text, pinned)
-                message = ("`DataLoader(...)` does not pin memory: each batch is copied to the GPU from pageable "
-                           "memory, slower and without overlapping compute")
+                message = (
+                    "`DataLoader(...)` does not pin memory: each batch is copied to the GPU from pageable "
+                    "memory, slower and without overlapping compute"
+                )
                 fix = self.edit.replace(e.call, new, "pin batches (then move them with .to(device, non_blocking=True))")
                 self.add(e.call, "dataloader_starvation", Severity.INFO, message, fix)
 
@@ -676,10 +827,13 @@ class Judge:
                 if i.what not in whats:
                     whats.append(i.what)
             listed = ", ".join(f"`{short(w, 50)}`" for w in whats)
-            message = (f"{listed} {'runs' if len(whats) == 1 else 'run'} every training step: each waits for the GPU "
-                       "to finish and copies to the host, so the CPU cannot queue the next step ahead")
-            self.add(items[0].node, "host_device_sync_in_loop", Severity.WARNING, message,
-                     self._sync_fix(stmt, items[0]))
+            message = (
+                f"{listed} {'runs' if len(whats) == 1 else 'run'} every training step: each waits for the GPU "
+                "to finish and copies to the host, so the CPU cannot queue the next step ahead"
+            )
+            self.add(
+                items[0].node, "host_device_sync_in_loop", Severity.WARNING, message, self._sync_fix(stmt, items[0])
+            )
 
     def _feeds_next_input(self, sync: ev.Sync) -> bool:
         """Is the synced value what the host needs to make the loop's next input: an action handed to
@@ -710,26 +864,40 @@ class Judge:
         joined = "\n".join(lines)
         if sync.what == "torch.cuda.synchronize()" and isinstance(stmt, ast.Expr):
             return self.edit.delete(stmt, "remove it (time steps with torch.cuda.Event or the profiler instead)")
-        if isinstance(stmt, (ast.AugAssign, ast.Assign)) and ".item()" in joined and not isinstance(
-                stmt.value, ast.JoinedStr):
+        if (
+            isinstance(stmt, (ast.AugAssign, ast.Assign))
+            and ".item()" in joined
+            and not isinstance(stmt.value, ast.JoinedStr)
+        ):
             after = joined.replace(".item()", ".detach()").split("\n")
-            return self.edit.change(stmt.lineno, lines, after,
-                                    "keep the value on the GPU and call .item() once when you report it")
-        if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and \
-                isinstance(stmt.value.func, ast.Attribute) and stmt.value.func.attr in ("append", "extend") and \
-                ".cpu()" in joined and ".numpy()" not in joined and ".tolist()" not in joined:
+            return self.edit.change(
+                stmt.lineno, lines, after, "keep the value on the GPU and call .item() once when you report it"
+            )
+        if (
+            isinstance(stmt, ast.Expr)
+            and isinstance(stmt.value, ast.Call)
+            and isinstance(stmt.value.func, ast.Attribute)
+            and stmt.value.func.attr in ("append", "extend")
+            and ".cpu()" in joined
+            and ".numpy()" not in joined
+            and ".tolist()" not in joined
+        ):
             after = joined.replace(".cpu()", ".detach()").split("\n")
-            return self.edit.change(stmt.lineno, lines, after,
-                                    "collect on the GPU and move once after the loop (torch.cat(...).cpu())")
+            return self.edit.change(
+                stmt.lineno, lines, after, "collect on the GPU and move once after the loop (torch.cat(...).cpu())"
+            )
         counter = sync.counter or "step"
         summary = "read it every N steps, not every step" + (
-            "" if sync.counter else " (count steps with `for step, batch in enumerate(loader):`)")
+            "" if sync.counter else " (count steps with `for step, batch in enumerate(loader):`)"
+        )
         return self.edit.wrap([stmt], f"if {counter} % 100 == 0:", summary)
 
     # -- hints ---------------------------------------------------------------------------------------
     def hints(self) -> None:
-        loops = sorted((e for e in self.events if isinstance(e, ev.StepLoop) and not e.model_on_cpu),
-                       key=lambda e: e.loop.lineno)  # type: ignore[attr-defined]
+        loops = sorted(
+            (e for e in self.events if isinstance(e, ev.StepLoop) and not e.model_on_cpu),
+            key=lambda e: e.loop.lineno,  # type: ignore[attr-defined]
+        )
         if not loops or any(f.id == "workload_left_on_cpu" and f.severity is Severity.ERROR for f in self.findings):
             return  # speed-ups for a GPU that the script does not use yet would be noise
         if not self.program.uses_reduced_precision:
@@ -740,21 +908,26 @@ class Judge:
                 self._cudnn_hint(sites[0])
 
     def _amp_hint(self, loop: ev.StepLoop) -> None:
-        message = ("the training step runs in float32: under torch.autocast the GPU's tensor cores (Volta and newer) "
-                   "run matmuls and convolutions in bfloat16/float16, often 1.5-3x faster")
+        message = (
+            "the training step runs in float32: under torch.autocast the GPU's tensor cores (Volta and newer) "
+            "run matmuls and convolutions in bfloat16/float16, often 1.5-3x faster"
+        )
         forward = loop.forward_stmt
         if forward is not None:
             block = self._block_of(forward)
             stmts = [forward]
             if block is not None and loop.backward_stmt in block:
                 start, end = block.index(forward), block.index(loop.backward_stmt)
-                for s in block[start + 1:end]:  # the loss computed from the output, not zero_grad() & co
+                for s in block[start + 1 : end]:  # the loss computed from the output, not zero_grad() & co
                     if not isinstance(s, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
                         break
                     stmts.append(s)
-            fix = self.edit.wrap(stmts, 'with torch.autocast(device_type="cuda", dtype=torch.bfloat16):',
-                                 "run the forward pass and the loss under autocast (float16 needs "
-                                 'torch.amp.GradScaler("cuda") on GPUs without bfloat16)')
+            fix = self.edit.wrap(
+                stmts,
+                'with torch.autocast(device_type="cuda", dtype=torch.bfloat16):',
+                "run the forward pass and the loss under autocast (float16 needs "
+                'torch.amp.GradScaler("cuda") on GPUs without bfloat16)',
+            )
             self.add(forward, "amp_tf32_not_used", Severity.INFO, message, fix)
             return
         stmt = loop.loop
@@ -764,8 +937,11 @@ class Judge:
                 stmt = node  # a process-wide setting goes before the outermost loop, not inside a loop
             node = self.program.parents.get(node)
         assert isinstance(stmt, ast.stmt)
-        fix = self.edit.insert_before(stmt, ['torch.set_float32_matmul_precision("high")'],
-                                      "at least let float32 matmuls use TF32 tensor cores (Ampere and newer)")
+        fix = self.edit.insert_before(
+            stmt,
+            ['torch.set_float32_matmul_precision("high")'],
+            "at least let float32 matmuls use TF32 tensor cores (Ampere and newer)",
+        )
         self.add(loop.loop, "amp_tf32_not_used", Severity.INFO, message, fix)
 
     def _block_of(self, stmt: ast.stmt) -> list[ast.stmt] | None:
@@ -781,8 +957,10 @@ class Judge:
         if anchor is None:
             imports = [s for s in self.program.tree.body if isinstance(s, (ast.Import, ast.ImportFrom))]
             anchor = imports[-1] if imports else None
-        message = ("this conv net runs without torch.backends.cudnn.benchmark: when input sizes stay the same, "
-                   "cuDNN autotuning picks the fastest convolution algorithms for this GPU")
+        message = (
+            "this conv net runs without torch.backends.cudnn.benchmark: when input sizes stay the same, "
+            "cuDNN autotuning picks the fastest convolution algorithms for this GPU"
+        )
         line = "torch.backends.cudnn.benchmark = True"
         if anchor is not None:
             fix = self.edit.insert_after(anchor, [line], "turn on cuDNN autotuning once at start-up")
@@ -793,4 +971,3 @@ class Judge:
 
 def judge(source: Source, program: Program, events: list[ev.Event]) -> list[AuditFinding]:
     return Judge(source, program, events).run()
-

@@ -146,6 +146,20 @@ class StepLoop:
     model_on_cpu: bool  # the model of its forward pass is certainly on the CPU
 
 
-Event = (Mix | ModelOnCpuGetsDeviceInput | DiscardedMove | LateSubmodule | ModelCreated | ModelPlaced
-         | ModelEscaped | ModelUsed | ModuleInForward | Sync | LoaderCreated | DeviceAssigned | EnvSet
-         | DataParallelUsed | StepLoop)
+Event = (
+    Mix
+    | ModelOnCpuGetsDeviceInput
+    | DiscardedMove
+    | LateSubmodule
+    | ModelCreated
+    | ModelPlaced
+    | ModelEscaped
+    | ModelUsed
+    | ModuleInForward
+    | Sync
+    | LoaderCreated
+    | DeviceAssigned
+    | EnvSet
+    | DataParallelUsed
+    | StepLoop
+)

@@ -37,15 +37,14 @@ class Editor:
         first, last = node.lineno, node.end_lineno or node.lineno  # type: ignore[attr-defined]
         before = [self.line(n) for n in range(first, last + 1)]
         head = self.line(first).encode("utf-8")[: node.col_offset]  # type: ignore[attr-defined]
-        tail = self.line(last).encode("utf-8")[node.end_col_offset:]  # type: ignore[attr-defined]
+        tail = self.line(last).encode("utf-8")[node.end_col_offset :]  # type: ignore[attr-defined]
         after = (head.decode("utf-8", "replace") + new_text + tail.decode("utf-8", "replace")).split("\n")
         return self.change(first, before, after, summary)
 
     def statement_lines(self, stmt: ast.stmt) -> list[str]:
         return [self.line(n) for n in range(stmt.lineno, (stmt.end_lineno or stmt.lineno) + 1)]
 
-    def insert_at_block_start(self, header: ast.stmt, body: list[ast.stmt], new: list[str],
-                              summary: str) -> CodeChange:
+    def insert_at_block_start(self, header: ast.stmt, body: list[ast.stmt], new: list[str], summary: str) -> CodeChange:
         """Add ``new`` as the first lines of ``header``'s block (after a ``for ...:`` line, say)."""
         first_body = body[0].lineno if body else header.lineno + 1
         head = [self.line(n) for n in range(header.lineno, max(first_body, header.lineno + 1))]

@@ -39,16 +39,77 @@ from gpuassist.audit.vocab import (
 )
 
 MOVES_INPUTS = "moves_inputs"  # Val.target of a DataParallel/DDP-wrapped model
-MODEL_SELF_METHODS = frozenset({"train", "eval", "requires_grad_", "apply", "float", "double", "half", "bfloat16",
-                                "type", "share_memory", "zero_grad"})
-MODEL_QUERY_METHODS = frozenset({"parameters", "named_parameters", "buffers", "named_buffers", "state_dict",
-                                 "load_state_dict", "modules", "named_modules", "children", "named_children",
-                                 "register_forward_hook", "register_forward_pre_hook", "register_full_backward_hook"})
-NEUTRAL_BUILTINS = frozenset({"len", "range", "isinstance", "hasattr", "getattr", "setattr", "type", "str", "repr",
-                              "sorted", "min", "max", "sum", "abs", "round", "super", "id", "hash", "open",
-                              "vars", "dir", "callable", "format", "divmod", "map", "filter", "reversed", "any",
-                              "all", "set", "frozenset", "issubclass", "input", "exit", "quit"})
-
+MODEL_SELF_METHODS = frozenset(
+    {
+        "train",
+        "eval",
+        "requires_grad_",
+        "apply",
+        "float",
+        "double",
+        "half",
+        "bfloat16",
+        "type",
+        "share_memory",
+        "zero_grad",
+    }
+)
+MODEL_QUERY_METHODS = frozenset(
+    {
+        "parameters",
+        "named_parameters",
+        "buffers",
+        "named_buffers",
+        "state_dict",
+        "load_state_dict",
+        "modules",
+        "named_modules",
+        "children",
+        "named_children",
+        "register_forward_hook",
+        "register_forward_pre_hook",
+        "register_full_backward_hook",
+    }
+)
+NEUTRAL_BUILTINS = frozenset(
+    {
+        "len",
+        "range",
+        "isinstance",
+        "hasattr",
+        "getattr",
+        "setattr",
+        "type",
+        "str",
+        "repr",
+        "sorted",
+        "min",
+        "max",
+        "sum",
+        "abs",
+        "round",
+        "super",
+        "id",
+        "hash",
+        "open",
+        "vars",
+        "dir",
+        "callable",
+        "format",
+        "divmod",
+        "map",
+        "filter",
+        "reversed",
+        "any",
+        "all",
+        "set",
+        "frozenset",
+        "issubclass",
+        "input",
+        "exit",
+        "quit",
+    }
+)
 
 
 class ScopeFlow(Interpreter):
@@ -72,8 +133,11 @@ class ScopeFlow(Interpreter):
         """Calling a value: a model (forward), a loss, or something unknown."""
         if callee.kind is Kind.MODEL or (callee.kind is Kind.UNKNOWN and callee.place is Place.DEVICE):
             return self.model_call(node, f, callee, operands)
-        if callee.kind is Kind.LOSS or (callee.kind is Kind.UNKNOWN and isinstance(f, (ast.Name, ast.Attribute))
-                                        and LOSS_NAME.search(dotted(f) or "")):
+        if callee.kind is Kind.LOSS or (
+            callee.kind is Kind.UNKNOWN
+            and isinstance(f, (ast.Name, ast.Attribute))
+            and LOSS_NAME.search(dotted(f) or "")
+        ):
             own = [(f, callee)] if callee.kind is Kind.LOSS else []
             self.check_mix(node, operands + own)
             return self.tensor_result([v for _, v in operands])
@@ -88,13 +152,18 @@ class ScopeFlow(Interpreter):
         if self.step_depth and self.loops and self.loops[-1] not in self.step_forward and self.stmt_now:
             self.step_forward[self.loops[-1]] = self.stmt_now
             self.step_model_on_cpu[self.loops[-1]] = model.place is Place.CPU and not (
-                model.origins & self.host.placed_now)
+                model.origins & self.host.placed_now
+            )
         if model.place is Place.DEVICE and model.target != MOVES_INPUTS:
             for n, v in operands:
                 if v.on_cpu:
                     self.emit(ev.Mix(n, v, f, model, node, self.module_name()))
-        elif model.place is Place.CPU and model.kind is Kind.MODEL and model.origins and not (
-                model.origins & self.host.placed_now):
+        elif (
+            model.place is Place.CPU
+            and model.kind is Kind.MODEL
+            and model.origins
+            and not (model.origins & self.host.placed_now)
+        ):
             for n, v in operands:
                 if v.tensorish and v.place is Place.DEVICE:
                     self.emit(ev.ModelOnCpuGetsDeviceInput(node, f, model, n, v, self.ctx.scope))
@@ -216,13 +285,14 @@ class ScopeFlow(Interpreter):
             return bound
         for name, v in zip(params, positional, strict=False):
             bound[name] = v
-        for k, (_, v) in zip(node.keywords, operands[len(node.args):], strict=False):
+        for k, (_, v) in zip(node.keywords, operands[len(node.args) :], strict=False):
             if k.arg is not None and k.arg in params:
                 bound[k.arg] = v
         return bound
 
-    def local_call(self, node: ast.Call, func: FuncInfo, operands: list[tuple[ast.expr, Val]],
-                   receiver: ast.expr | None = None) -> Val:
+    def local_call(
+        self, node: ast.Call, func: FuncInfo, operands: list[tuple[ast.expr, Val]], receiver: ast.expr | None = None
+    ) -> Val:
         bound = self.bind_args(func, node, operands)
         self.host.record_call(func, bound)
         summary = self.host.summary(func)
@@ -265,8 +335,12 @@ class ScopeFlow(Interpreter):
             moved = self.move(node, recv)
             for a in [*node.args, *(k.value for k in node.keywords)]:
                 self.expr(a)
-            if meth == "cpu" and self.step_depth and (recv.place is Place.DEVICE or recv.kind is Kind.UNKNOWN) \
-                    and recv.kind is not Kind.MODEL:
+            if (
+                meth == "cpu"
+                and self.step_depth
+                and (recv.place is Place.DEVICE or recv.kind is Kind.UNKNOWN)
+                and recv.kind is not Kind.MODEL
+            ):
                 self.sync(node, f"{self.text(f.value)}.cpu()", recv)
             return moved if moved is not None else recv
         if meth in ("item", "tolist"):
@@ -279,8 +353,11 @@ class ScopeFlow(Interpreter):
             return UNKNOWN
         if meth == "synchronize":
             return UNKNOWN
-        if recv.kind is Kind.MODEL or (recv.cls and self.program.classes.get(recv.cls, None) is not None
-                                       and self.program.classes[recv.cls].is_module):
+        if recv.kind is Kind.MODEL or (
+            recv.cls
+            and self.program.classes.get(recv.cls, None) is not None
+            and self.program.classes[recv.cls].is_module
+        ):
             return self.model_method(node, f, recv)
         if recv.tensorish:
             return self.tensor_method(node, f, recv)
@@ -303,8 +380,12 @@ class ScopeFlow(Interpreter):
 
     def model_method(self, node: ast.Call, f: ast.Attribute, recv: Val) -> Val:
         meth = f.attr
-        if meth == "register_buffer" and self.ctx.construction and len(node.args) >= 2 \
-                and isinstance(node.args[0], ast.Constant):
+        if (
+            meth == "register_buffer"
+            and self.ctx.construction
+            and len(node.args) >= 2
+            and isinstance(node.args[0], ast.Constant)
+        ):
             self.expr(node.args[1])
             self.env[f"self.{node.args[0].value!s}"] = Val(Kind.TENSOR, Place.DEVICE)
             return UNKNOWN
@@ -350,7 +431,7 @@ class ScopeFlow(Interpreter):
         text = arg.value if isinstance(arg, ast.Constant) and isinstance(arg.value, str) else q
         if text.startswith("torch.cuda.") and text.endswith("Tensor"):
             return Place.DEVICE
-        if text.startswith("torch.") and text.endswith("Tensor") and "." not in text[len("torch."):]:
+        if text.startswith("torch.") and text.endswith("Tensor") and "." not in text[len("torch.") :]:
             return Place.CPU
         if is_dtype(q):
             return place
@@ -396,8 +477,12 @@ class ScopeFlow(Interpreter):
                 self.emit(ev.ModelPlaced(model.origins, self.ctx.scope, True))
                 model = model.at(Place.DEVICE)
             return replace(model, target=MOVES_INPUTS)  # the wrapper scatters CPU inputs to its devices
-        if q.startswith("torch.nn.") and not q.startswith("torch.nn.functional.") and not q.startswith(
-                "torch.nn.init.") and not q.startswith("torch.nn.utils."):
+        if (
+            q.startswith("torch.nn.")
+            and not q.startswith("torch.nn.functional.")
+            and not q.startswith("torch.nn.init.")
+            and not q.startswith("torch.nn.utils.")
+        ):
             return self.nn_constructor(node, q)
         if q.startswith("torch.nn.functional."):
             operands = self.call_operands(node)
@@ -444,7 +529,7 @@ class ScopeFlow(Interpreter):
         return self.unknown_call(node, self.call_operands(node))
 
     def cuda_call(self, node: ast.Call, q: str) -> Val:
-        rest = q[len("torch.cuda."):]
+        rest = q[len("torch.cuda.") :]
         self.call_operands(node)
         if rest.split(".")[0] not in LAZY_CUDA_CALLS and self.cuda_init is None:
             self.cuda_init = node  # is_available() too: it counts devices, which fixes CUDA_VISIBLE_DEVICES
@@ -480,11 +565,19 @@ class ScopeFlow(Interpreter):
         if self.device_ctx or self.host.default_device:
             return Val(Kind.TENSOR, Place.DEVICE, frozenset({node}))
         # torch.tensor(0.5) is 0-dim and may meet CUDA tensors; so may torch.tensor(x) for all we know of x
-        scalar = name in ("tensor", "as_tensor") and not (node.args and (
-            isinstance(node.args[0], (ast.List, ast.Tuple, ast.ListComp, ast.Call))
-            or operands[0][1].kind is Kind.TUPLE))
-        if name in ("zeros", "ones", "empty", "rand", "randn", "full") and node.args and \
-                isinstance(node.args[0], (ast.Tuple, ast.List)) and not node.args[0].elts:
+        scalar = name in ("tensor", "as_tensor") and not (
+            node.args
+            and (
+                isinstance(node.args[0], (ast.List, ast.Tuple, ast.ListComp, ast.Call))
+                or operands[0][1].kind is Kind.TUPLE
+            )
+        )
+        if (
+            name in ("zeros", "ones", "empty", "rand", "randn", "full")
+            and node.args
+            and isinstance(node.args[0], (ast.Tuple, ast.List))
+            and not node.args[0].elts
+        ):
             scalar = True  # torch.zeros(()) is 0-dim
         return Val(Kind.TENSOR, Place.CPU, frozenset({node}), scalar=scalar)
 
@@ -521,9 +614,11 @@ class ScopeFlow(Interpreter):
             self.emit(ev.ModuleInForward(node, self.ctx.module_cls.name, method))
             return Val(Kind.MODEL, Place.CPU, frozenset({node}))
         if name in ("Sequential", "ModuleList", "ModuleDict") and any(
-                isinstance(a, ast.Starred) or (v.kind is Kind.MODEL and v.origins and v.place is not Place.CPU)
-                or (v.kind is not Kind.MODEL and not isinstance(a, ast.Call))
-                for a, (_, v) in zip(node.args, operands, strict=False)):
+            isinstance(a, ast.Starred)
+            or (v.kind is Kind.MODEL and v.origins and v.place is not Place.CPU)
+            or (v.kind is not Kind.MODEL and not isinstance(a, ast.Call))
+            for a, (_, v) in zip(node.args, operands, strict=False)
+        ):
             return Val(Kind.MODEL)  # built from layers made elsewhere: placed wherever they are
         dev = next((v for _, v in operands if v.kind is Kind.DEVICE), None)
         self.emit(ev.ModelCreated(node, None, name in CONV_LAYERS, self.ctx.scope))
@@ -544,15 +639,19 @@ class ScopeFlow(Interpreter):
 
     def data_loader(self, node: ast.Call) -> Val:
         operands = self.call_operands(node)
-        kw = {k.arg: v for k, (_, v) in zip(node.keywords, operands[len(node.args):], strict=False)}
+        kw = {k.arg: v for k, (_, v) in zip(node.keywords, operands[len(node.args) :], strict=False)}
         dataset = kw.get("dataset") or (operands[0][1] if operands else UNKNOWN)
         collate = next((k.value for k in node.keywords if k.arg == "collate_fn"), None)
         on_device = (dataset.kind is Kind.DATASET or dataset.tensorish) and dataset.place is not Place.CPU
         # MyDataset(data, device) from another module may put its samples on the device already; so may a
         # collate_fn that moves each batch (and then worker processes and pinning would be wrong, not slow)
         made_with_device = kw.get("collate_fn", UNKNOWN).via is not None  # partial(fn, device=device)
-        device_batches = on_device or dataset.via is not None or made_with_device or (
-            collate is not None and self.collate_moves(collate))
+        device_batches = (
+            on_device
+            or dataset.via is not None
+            or made_with_device
+            or (collate is not None and self.collate_moves(collate))
+        )
         in_memory = dataset.target == "in_memory"
         self.emit(ev.LoaderCreated(node, dataset, in_memory, device_batches))
         return Val(Kind.LOADER, Place.UNKNOWN if device_batches else Place.CPU, frozenset({node}))

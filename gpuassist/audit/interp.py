@@ -28,8 +28,18 @@ from gpuassist.audit.vocab import (
 )
 
 DEVICE_STRING = re.compile(r"^(cuda|mps|xpu|cpu)(:\d+)?$")
-CLOCKS = frozenset({"time.time", "time.perf_counter", "time.monotonic", "time.time_ns", "time.perf_counter_ns",
-                    "time.monotonic_ns", "datetime.datetime.now", "timeit.default_timer"})
+CLOCKS = frozenset(
+    {
+        "time.time",
+        "time.perf_counter",
+        "time.monotonic",
+        "time.time_ns",
+        "time.perf_counter_ns",
+        "time.monotonic_ns",
+        "datetime.datetime.now",
+        "timeit.default_timer",
+    }
+)
 DEVICE_CALLS = frozenset({"torch.device", "torch.accelerator.current_accelerator"})
 DEVICE_PREFIX = re.compile(r"^(cuda|mps|xpu):$")  # f"cuda:{local_rank}"
 
@@ -207,13 +217,23 @@ class Interpreter:
         elif isinstance(target, ast.Attribute):
             base = self.lookup(dotted(target.value) or "") if dotted(target.value) else None
             if base is not None and base.kind is Kind.MODEL and value.kind is Kind.MODEL and value.origins:
-                if base.place is Place.DEVICE and value.place is Place.CPU and stmt is not None \
-                        and not (self.ctx.module_cls and dotted(target.value) == "self"):
+                if (
+                    base.place is Place.DEVICE
+                    and value.place is Place.CPU
+                    and stmt is not None
+                    and not (self.ctx.module_cls and dotted(target.value) == "self")
+                ):
                     owner = dotted(target.value) or ""
                     self.late[owner] = ev.LateSubmodule(stmt, target, owner, base)
                 self.emit(ev.ModelEscaped(value.origins))  # it is part of the parent model now
-            elif base is not None and base.kind is Kind.MODEL and base.origins and stmt is not None and \
-                    value.place is not Place.CPU and not isinstance(getattr(stmt, "value", None), ast.Constant):
+            elif (
+                base is not None
+                and base.kind is Kind.MODEL
+                and base.origins
+                and stmt is not None
+                and value.place is not Place.CPU
+                and not isinstance(getattr(stmt, "value", None), ast.Constant)
+            ):
                 self.emit(ev.ModelEscaped(base.origins))  # layer.weight = <from elsewhere>: placement unknown
             key = dotted(target)
             if key is not None:
@@ -274,8 +294,12 @@ class Interpreter:
             it = self.expr(s.iter)
             if it == UNKNOWN:
                 name = dotted(s.iter)
-                if name and LOADER_NAME.search(name.split(".")[-1]) and not self.ctx.module_cls \
-                        and not self.program.device_loaders:
+                if (
+                    name
+                    and LOADER_NAME.search(name.split(".")[-1])
+                    and not self.ctx.module_cls
+                    and not self.program.device_loaders
+                ):
                     it = Val(Kind.LOADER, Place.CPU)  # a loader from a helper we cannot see into
             self.bind(s.target, self.item(it, s), s)
             counter = s.target.elts[0] if isinstance(s.target, ast.Tuple) and s.target.elts else None
@@ -295,8 +319,11 @@ class Interpreter:
             self.cond -= 1
             self.periodic = saved_periodic
         if step:
-            self.emit(ev.StepLoop(s, self.step_forward.get(s), self.step_backward.get(s),
-                                  self.step_model_on_cpu.get(s, False)))
+            self.emit(
+                ev.StepLoop(
+                    s, self.step_forward.get(s), self.step_backward.get(s), self.step_model_on_cpu.get(s, False)
+                )
+            )
 
     def item(self, it: Val, loop: ast.AST) -> Val:
         """What one iteration over ``it`` binds."""
@@ -326,9 +353,11 @@ class Interpreter:
     def is_periodic(self, test: ast.expr) -> bool:
         """``if step % 100 == 0:`` (or ``i == len(loader) - 1``, or ``time.time() - last > 10``): runs now and
         then, not every step."""
-        return any(isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mod) for n in ast.walk(test)) or any(
-            isinstance(n, ast.Compare) and any(isinstance(op, ast.Eq) for op in n.ops) for n in ast.walk(test)) or any(
-            isinstance(n, ast.Compare) and self.reads_clock(n) for n in ast.walk(test))
+        return (
+            any(isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mod) for n in ast.walk(test))
+            or any(isinstance(n, ast.Compare) and any(isinstance(op, ast.Eq) for op in n.ops) for n in ast.walk(test))
+            or any(isinstance(n, ast.Compare) and self.reads_clock(n) for n in ast.walk(test))
+        )
 
     def reads_clock(self, node: ast.AST) -> bool:
         return any(isinstance(n, ast.Call) and (self.sym.qualname(n.func) or "") in CLOCKS for n in ast.walk(node))
@@ -636,8 +665,13 @@ class Interpreter:
                 return self.counters[loop]
             if isinstance(loop, (ast.For, ast.AsyncFor)):
                 t = loop.target
-                if isinstance(t, ast.Tuple) and t.elts and isinstance(t.elts[0], ast.Name) and \
-                        isinstance(loop.iter, ast.Call) and call_name(loop.iter) == "enumerate":
+                if (
+                    isinstance(t, ast.Tuple)
+                    and t.elts
+                    and isinstance(t.elts[0], ast.Name)
+                    and isinstance(loop.iter, ast.Call)
+                    and call_name(loop.iter) == "enumerate"
+                ):
                     return t.elts[0].id
                 if isinstance(t, ast.Name) and isinstance(loop.iter, ast.Call) and call_name(loop.iter) == "range":
                     return t.id

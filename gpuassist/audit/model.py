@@ -68,8 +68,13 @@ class CodeChange:
         return [Action(title=title, code=new, note=f"Replaces {replaced} at {self.location}.")]
 
     def to_json(self) -> dict[str, Any]:
-        return {"summary": self.summary, "location": self.location, "line": self.line,
-                "before": list(self.before), "after": list(self.after)}
+        return {
+            "summary": self.summary,
+            "location": self.location,
+            "line": self.line,
+            "before": list(self.before),
+            "after": list(self.after),
+        }
 
 
 @dataclass(frozen=True)
@@ -102,9 +107,18 @@ class AuditFinding:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "id": self.id, "severity": self.severity.value, "title": self.title, "path": self.path,
-            "cell": self.cell, "line": self.line, "col": self.col, "end_line": self.end_line,
-            "location": self.location, "message": self.message, "code": self.code, "fix": self.fix.to_json(),
+            "id": self.id,
+            "severity": self.severity.value,
+            "title": self.title,
+            "path": self.path,
+            "cell": self.cell,
+            "line": self.line,
+            "col": self.col,
+            "end_line": self.end_line,
+            "location": self.location,
+            "message": self.message,
+            "code": self.code,
+            "fix": self.fix.to_json(),
         }
 
     def to_finding(self) -> Finding:
@@ -116,10 +130,16 @@ class AuditFinding:
         if self.code.strip():
             evidence.append(Evidence("audit.code", self.code.strip()))
         explanation = self.message[:1].upper() + self.message[1:]
-        return Finding(id=self.id, severity=self.severity, title=f"{self.location}: {self.title}",
-                       explanation=explanation if explanation.endswith(".") else explanation + ".",
-                       fix=self.fix.text(), evidence=evidence, step="script",
-                       structured_actions=self.fix.actions())
+        return Finding(
+            id=self.id,
+            severity=self.severity,
+            title=f"{self.location}: {self.title}",
+            explanation=explanation if explanation.endswith(".") else explanation + ".",
+            fix=self.fix.text(),
+            evidence=evidence,
+            step="script",
+            structured_actions=self.fix.actions(),
+        )
 
 
 @dataclass(frozen=True)
@@ -133,8 +153,13 @@ class FileAudit:
     audited: bool = True  # False: read, but the analysis could not follow it (nothing was judged)
 
     def to_json(self) -> dict[str, Any]:
-        return {"path": self.path, "kind": self.kind, "audited": self.audited, "notes": list(self.notes),
-                "skipped_cells": [{"cell": c, "reason": r} for c, r in self.skipped_cells]}
+        return {
+            "path": self.path,
+            "kind": self.kind,
+            "audited": self.audited,
+            "notes": list(self.notes),
+            "skipped_cells": [{"cell": c, "reason": r} for c, r in self.skipped_cells],
+        }
 
 
 @dataclass
@@ -160,5 +185,10 @@ class AuditResult:
         return [f.to_finding() for f in sorted(self.findings, key=lambda f: (f.severity.rank, *f.sort_key()))]
 
     def to_json(self) -> dict[str, Any]:
-        return {"schema": SCHEMA, "gpuassist_version": __version__, "files": [f.to_json() for f in self.files],
-                "findings": [f.to_json() for f in self.findings], "summary": self.counts()}
+        return {
+            "schema": SCHEMA,
+            "gpuassist_version": __version__,
+            "files": [f.to_json() for f in self.files],
+            "findings": [f.to_json() for f in self.findings],
+            "summary": self.counts(),
+        }

@@ -38,8 +38,9 @@ HOST_INPUT_ATTRS = frozenset({"shape", "dtype", "ndim", "device", "is_cuda"})
 HOST_INPUT_BUILTINS = frozenset({"len", "int", "float", "list", "range", "max", "min", "sorted", "isinstance"})
 # Methods of an nn.Module that run at construction (before any .to()), not per forward call.
 DEVICE_LOADER_LIBS = frozenset({"nvidia", "ffcv", "dali"})
-CONSTRUCTION_METHODS = frozenset({"__init__", "reset_parameters", "_init_weights", "init_weights",
-                                  "_reset_parameters", "build", "__post_init__"})
+CONSTRUCTION_METHODS = frozenset(
+    {"__init__", "reset_parameters", "_init_weights", "init_weights", "_reset_parameters", "build", "__post_init__"}
+)
 
 
 @dataclass
@@ -83,8 +84,9 @@ def _is_module_base(q: str | None) -> bool:
     last = q.rsplit(".", 1)[-1]
     if q.startswith("torch.nn.") and last[:1].isupper() and "functional" not in q:
         return True
-    return last in ("LightningModule", "PreTrainedModel") or (q.split(".")[0] in ("timm", "transformers")
-                                                               and last.endswith(("Model", "Module")))
+    return last in ("LightningModule", "PreTrainedModel") or (
+        q.split(".")[0] in ("timm", "transformers") and last.endswith(("Model", "Module"))
+    )
 
 
 def _is_static(node: FunctionNode) -> bool:
@@ -144,12 +146,16 @@ class Program:
                 for base in info.node.bases:
                     q = self.symbols.qualname(base)
                     local = self.classes.get(base.id) if isinstance(base, ast.Name) else None
-                    module = (q in MODULE_BASES or _is_module_base(q)
-                              or bool(local and local.is_module and local is not info))
+                    module = (
+                        q in MODULE_BASES or _is_module_base(q) or bool(local and local.is_module and local is not info)
+                    )
                     dataset = q in DATASET_BASES or bool(local and local.is_dataset and local is not info)
                     lightning = (q or "").endswith("LightningModule") or bool(local and local.is_lightning)
-                    if (module and not info.is_module) or (dataset and not info.is_dataset) or \
-                            (lightning and not info.is_lightning):
+                    if (
+                        (module and not info.is_module)
+                        or (dataset and not info.is_dataset)
+                        or (lightning and not info.is_lightning)
+                    ):
                         info.is_module |= module
                         info.is_dataset |= dataset
                         info.is_lightning |= lightning
@@ -202,8 +208,11 @@ class Program:
             return cached
         out = set()
         for name in func.params:
-            uses = [n for n in ast.walk(func.node) if isinstance(n, ast.Name) and n.id == name
-                    and isinstance(n.ctx, ast.Load)]
+            uses = [
+                n
+                for n in ast.walk(func.node)
+                if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)
+            ]
             if self._moves_name(func.node, name) or all(self._host_use(n) for n in uses):
                 out.add(name)
         self._host_params[func.node] = frozenset(out)
@@ -215,12 +224,16 @@ class Program:
         derived = {name}
         for node in ast.walk(func):
             if isinstance(node, ast.comprehension) and any(
-                    isinstance(n, ast.Name) and n.id == name for n in ast.walk(node.iter)):
+                isinstance(n, ast.Name) and n.id == name for n in ast.walk(node.iter)
+            ):
                 derived |= {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}
         for node in ast.walk(func):
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
-                    node.func.attr in ("to", "cuda") and any(
-                    isinstance(n, ast.Name) and n.id in derived for n in ast.walk(node.func.value)):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr in ("to", "cuda")
+                and any(isinstance(n, ast.Name) and n.id in derived for n in ast.walk(node.func.value))
+            ):
                 return True
         return False
 
@@ -229,12 +242,14 @@ class Program:
         if isinstance(parent, ast.Attribute):
             call = self.parents.get(parent)
             return parent.attr in HOST_INPUT_ATTRS or (
-                parent.attr in HOST_INPUT_METHODS and isinstance(call, ast.Call) and call.func is parent)
+                parent.attr in HOST_INPUT_METHODS and isinstance(call, ast.Call) and call.func is parent
+            )
         if isinstance(parent, ast.keyword):
             parent = self.parents.get(parent)
         if isinstance(parent, ast.Call) and use is not parent.func:
-            return (self.symbols.qualname(parent.func) in HOST_INPUT_CALLS or
-                    (isinstance(parent.func, ast.Name) and parent.func.id in HOST_INPUT_BUILTINS))
+            return self.symbols.qualname(parent.func) in HOST_INPUT_CALLS or (
+                isinstance(parent.func, ast.Name) and parent.func.id in HOST_INPUT_BUILTINS
+            )
         return isinstance(parent, ast.Compare) and all(isinstance(op, (ast.Is, ast.IsNot)) for op in parent.ops)
 
     def enclosing_function(self, node: ast.AST) -> FunctionNode | None:
@@ -311,11 +326,13 @@ class Program:
                 if "autocast" in name or "autocast" in q or name in ("half", "bfloat16", "GradScaler"):
                     return True
                 if name == "set_float32_matmul_precision" and any(
-                        isinstance(a, ast.Constant) and a.value in ("high", "medium") for a in node.args):
+                    isinstance(a, ast.Constant) and a.value in ("high", "medium") for a in node.args
+                ):
                     return True
             elif (isinstance(node, ast.Attribute) and self.symbols.qualname(node) in REDUCED_PRECISION) or (
-                    isinstance(node, ast.Assign)
-                    and any(isinstance(t, ast.Attribute) and t.attr == "allow_tf32" for t in node.targets)):
+                isinstance(node, ast.Assign)
+                and any(isinstance(t, ast.Attribute) and t.attr == "allow_tf32" for t in node.targets)
+            ):
                 return True
         return False
 
@@ -327,8 +344,9 @@ class Program:
                 for t in node.targets:
                     # torch.backends.cudnn.benchmark, or cudnn.benchmark after `import torch.backends.cudnn as cudnn`
                     if isinstance(t, ast.Attribute) and (
-                            (isinstance(t.value, ast.Attribute) and t.value.attr == "cudnn")
-                            or self.symbols.qualname(t.value) == "torch.backends.cudnn"):
+                        (isinstance(t.value, ast.Attribute) and t.value.attr == "cudnn")
+                        or self.symbols.qualname(t.value) == "torch.backends.cudnn"
+                    ):
                         value = node.value.value if isinstance(node.value, ast.Constant) else True
                         if t.attr == "benchmark":
                             benchmark = bool(value)
@@ -363,9 +381,18 @@ class Program:
             inside: list[ast.AST] = []
             if isinstance(node, ast.Call) and call_name(node) in ANNOUNCE_FUNCS:
                 inside = [*node.args, *(k.value for k in node.keywords)]
-            elif isinstance(node, ast.Assert) or (isinstance(node, ast.If) and any(
-                    isinstance(s, ast.Raise) or (isinstance(s, ast.Expr) and isinstance(s.value, ast.Call)
-                                                 and call_name(s.value) in ANNOUNCE_FUNCS) for s in node.body)):
+            elif isinstance(node, ast.Assert) or (
+                isinstance(node, ast.If)
+                and any(
+                    isinstance(s, ast.Raise)
+                    or (
+                        isinstance(s, ast.Expr)
+                        and isinstance(s.value, ast.Call)
+                        and call_name(s.value) in ANNOUNCE_FUNCS
+                    )
+                    for s in node.body
+                )
+            ):
                 inside = [node.test]
             for part in inside:
                 for sub in ast.walk(part):

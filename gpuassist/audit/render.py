@@ -29,8 +29,7 @@ def render_text(result: AuditResult, *, colour: bool = False) -> str:
     from rich.text import Text
 
     buf = io.StringIO()
-    console = Console(file=buf, force_terminal=colour, no_color=not colour, highlight=False, soft_wrap=True,
-                      width=200)
+    console = Console(file=buf, force_terminal=colour, no_color=not colour, highlight=False, soft_wrap=True, width=200)
     for f in result.findings:
         line = Text(f"{f.location} ")
         line.append(f.id, style=f.severity.rich_style)

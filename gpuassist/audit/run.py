@@ -52,8 +52,9 @@ PLAIN_FLAGS = set("bBdEiIOPqsSuvR")
 FLAGS_WITH_VALUE = ("-W", "-X")
 # Options whose value is a secret: any name with one of these words (--wandb-key, --key, --hf-token,
 # --db-password), and -p, which is the password of mysql, psql-like and many training launchers' tools.
-SECRET_OPTION = re.compile(r"pass(word)?|passwd|pwd|secret|token|key|auth|credential|cookie|session|^-p$",
-                           re.IGNORECASE)
+SECRET_OPTION = re.compile(
+    r"pass(word)?|passwd|pwd|secret|token|key|auth|credential|cookie|session|^-p$", re.IGNORECASE
+)
 
 
 class RunUsageError(ValueError):
@@ -78,10 +79,14 @@ class RunCommand:
         return [*(["-m", self.target] if self.module else [self.target]), *self.args]
 
     def display(self) -> str:
-        shown = os.path.relpath(self.target, self.cwd) if not self.module and self.target.startswith(self.cwd) \
+        shown = (
+            os.path.relpath(self.target, self.cwd)
+            if not self.module and self.target.startswith(self.cwd)
             else self.target
-        return " ".join([self.python, *self.python_flags, *(["-m"] if self.module else []), shown,
-                         *scrub_args(self.args)])
+        )
+        return " ".join(
+            [self.python, *self.python_flags, *(["-m"] if self.module else []), shown, *scrub_args(self.args)]
+        )
 
 
 @dataclass(frozen=True)
@@ -123,6 +128,7 @@ class RunResult:
 
 
 # ---- the command line after `--` ---------------------------------------------------------------------
+
 
 def is_python(word: str) -> bool:
     return bool(PYTHON_NAME.match(os.path.basename(word)))
@@ -172,8 +178,10 @@ def _split_flags(words: Sequence[str]) -> tuple[list[str], list[str]]:
             flags.append(w)
             i += 1
         elif w.startswith("-") and w != "-m":
-            raise RunUsageError(f"unsupported interpreter option {w}: give `python [-u] [-X opt] [-W arg] SCRIPT "
-                                "ARGS` or `python -m MODULE ARGS`")
+            raise RunUsageError(
+                f"unsupported interpreter option {w}: give `python [-u] [-X opt] [-W arg] SCRIPT "
+                "ARGS` or `python -m MODULE ARGS`"
+            )
         else:
             break
     return flags, list(words[i:])
@@ -182,14 +190,16 @@ def _split_flags(words: Sequence[str]) -> tuple[list[str], list[str]]:
 def _default_python(env: Mapping[str, str], cwd: str) -> tuple[str, str]:
     """(interpreter, why) when the command names none: the default target (gpuassist.envs.target), which
     is gpuassist's own only when no other Python exists."""
-    ctx = Context(env=dict(env), home=os.path.expanduser("~"), cwd=cwd, executable=own_python(),
-                  windows=os.name == "nt")
+    ctx = Context(
+        env=dict(env), home=os.path.expanduser("~"), cwd=cwd, executable=own_python(), windows=os.name == "nt"
+    )
     choice = choose_target(ctx)
     return (choice.python or fallback_python(env)), choice.reason
 
 
-def parse_command(argv: Sequence[str], *, python: str | None = None, cwd: str | None = None,
-                  env: Mapping[str, str] | None = None) -> RunCommand:
+def parse_command(
+    argv: Sequence[str], *, python: str | None = None, cwd: str | None = None, env: Mapping[str, str] | None = None
+) -> RunCommand:
     """``python train.py ARGS`` / ``python -m pkg.train ARGS`` / ``train.py ARGS`` (with ``python``, or the
     script's shebang, or PATH's python) → what to run. Raises :class:`RunUsageError` with one line."""
     cwd = cwd or os.getcwd()
@@ -218,17 +228,21 @@ def parse_command(argv: Sequence[str], *, python: str | None = None, cwd: str | 
     script = os.path.abspath(os.path.join(cwd, words[0]))
     if not os.path.isfile(script):
         if interpreter is None and shutil.which(words[0], path=env.get("PATH", os.defpath)):
-            raise RunUsageError(f"`{words[0]}` is not a Python interpreter: audit --run needs `python SCRIPT ARGS` "
-                                "(use --python PATH for a particular interpreter)")
+            raise RunUsageError(
+                f"`{words[0]}` is not a Python interpreter: audit --run needs `python SCRIPT ARGS` "
+                "(use --python PATH for a particular interpreter)"
+            )
         raise RunUsageError(f"cannot run {words[0]}: no such file")
     if interpreter is None and python is None:
-        ctx = Context(env=dict(env), home=os.path.expanduser("~"), cwd=cwd, executable=own_python(),
-                      windows=os.name == "nt")
+        ctx = Context(
+            env=dict(env), home=os.path.expanduser("~"), cwd=cwd, executable=own_python(), windows=os.name == "nt"
+        )
         shebang = script_interpreter(script, ctx)
         found = shebang.python
         if shebang.shebang and "not a Python" in shebang.how:
-            raise RunUsageError(f"{words[0]} runs with `{shebang.shebang}`, not a Python interpreter: give "
-                                "`python SCRIPT ARGS`")
+            raise RunUsageError(
+                f"{words[0]} runs with `{shebang.shebang}`, not a Python interpreter: give `python SCRIPT ARGS`"
+            )
         if found is not None and not is_python(found):
             raise RunUsageError(f"{words[0]} runs with {found}, not a Python interpreter: give `python SCRIPT ARGS`")
         if found is not None and shebang.shebang:
@@ -247,23 +261,46 @@ def _lookup(python: str, env: Mapping[str, str]) -> str | None:
 
 # ---- events → facts ------------------------------------------------------------------------------------
 
+
 def run_facts_from_events(events: Sequence[Event], command: RunCommand, bound: Bound) -> dict[str, Any]:
     """Facts of a run's event stream, live or recorded: the runner's outcome keys under ``run.``, the
     script's ``run.*`` facts (the last summary sent when the script crashed), and what was asked."""
     facts = facts_from_events(events, prefix="run", stage_keys=audit_script.STAGE_KEYS)
-    facts["run.command"] = {"python": command.python, "script": command.target, "module": command.module,
-                            "args": scrub_args(command.args), "python_flags": list(command.python_flags),
-                            "cwd": command.cwd, "display": command.display(), "resolved": command.resolved}
+    facts["run.command"] = {
+        "python": command.python,
+        "script": command.target,
+        "module": command.module,
+        "args": scrub_args(command.args),
+        "python_flags": list(command.python_flags),
+        "cwd": command.cwd,
+        "display": command.display(),
+        "resolved": command.resolved,
+    }
     facts["run.bound"] = bound.to_json()
     return facts
 
 
-def command_line(command: RunCommand, bound: Bound, script_limit: float,
-                 stop_grace: float) -> Callable[[str, Path, str], list[str]]:
+def command_line(
+    command: RunCommand, bound: Bound, script_limit: float, stop_grace: float
+) -> Callable[[str, Path, str], list[str]]:
     def build(python: str, script: Path, nonce: str) -> list[str]:
-        cmd = [python, "-X", "faulthandler", *command.python_flags, str(script), "--nonce", nonce,
-               "--seconds", f"{bound.seconds:g}", "--grace", f"{stop_grace:g}",
-               "--limit", f"setup={SETUP_LIMIT:g}", "--limit", f"script={script_limit:g}"]
+        cmd = [
+            python,
+            "-X",
+            "faulthandler",
+            *command.python_flags,
+            str(script),
+            "--nonce",
+            nonce,
+            "--seconds",
+            f"{bound.seconds:g}",
+            "--grace",
+            f"{stop_grace:g}",
+            "--limit",
+            f"setup={SETUP_LIMIT:g}",
+            "--limit",
+            f"script={script_limit:g}",
+        ]
         if bound.steps is not None:
             cmd += ["--steps", str(bound.steps)]
         return [*cmd, "--", *command.words()]
@@ -304,13 +341,27 @@ def run_audit(
             on_event(event)
 
     script_limit = bound.seconds + stop_grace + kill_margin
-    limits = StageLimits(startup=30.0, between=30.0, exit=5.0, grace=2.0, overall=SETUP_LIMIT + script_limit + 60.0,
-                         stages={"setup": SETUP_LIMIT, "script": script_limit})
+    limits = StageLimits(
+        startup=30.0,
+        between=30.0,
+        exit=5.0,
+        grace=2.0,
+        overall=SETUP_LIMIT + script_limit + 60.0,
+        stages={"setup": SETUP_LIMIT, "script": script_limit},
+    )
     try:
-        result = run_script(command.python, "audit_script.py", command_line(command, bound, script_limit, stop_grace),
-                            limits=limits, defaults=audit_script.DEFAULT_LIMITS, on_event=relay, cancel=cancel,
-                            env=env, to_facts=lambda evs: run_facts_from_events(evs, command, bound),
-                            cwd=command.cwd)
+        result = run_script(
+            command.python,
+            "audit_script.py",
+            command_line(command, bound, script_limit, stop_grace),
+            limits=limits,
+            defaults=audit_script.DEFAULT_LIMITS,
+            on_event=relay,
+            cancel=cancel,
+            env=env,
+            to_facts=lambda evs: run_facts_from_events(evs, command, bound),
+            cwd=command.cwd,
+        )
     finally:
         if own:
             mon.stop()
@@ -319,8 +370,9 @@ def run_audit(
     return RunResult(command, bound, result.facts, result.events, trace)
 
 
-def replay(events: Sequence[Event], command: RunCommand, bound: Bound,
-           monitor: Mapping[str, Any] | None = None) -> RunResult:
+def replay(
+    events: Sequence[Event], command: RunCommand, bound: Bound, monitor: Mapping[str, Any] | None = None
+) -> RunResult:
     """A recorded stream as if it had just run (same facts path as a live run)."""
     return RunResult(command, bound, run_facts_from_events(events, command, bound), list(events), dict(monitor or {}))
 
@@ -331,26 +383,42 @@ def load_recording(path: str | os.PathLike[str]) -> RunResult:
 
     data = json.loads(Path(path).read_text(encoding="utf-8"))
     c = data.get("command") or {}
-    command = RunCommand(str(c.get("python", "python")), str(c.get("target", "train.py")), bool(c.get("module")),
-                         tuple(c.get("args") or ()), tuple(c.get("python_flags") or ()), str(c.get("cwd", "/")),
-                         c.get("resolved"))
+    command = RunCommand(
+        str(c.get("python", "python")),
+        str(c.get("target", "train.py")),
+        bool(c.get("module")),
+        tuple(c.get("args") or ()),
+        tuple(c.get("python_flags") or ()),
+        str(c.get("cwd", "/")),
+        c.get("resolved"),
+    )
     b = data.get("bound") or {}
-    return replay(list(data["events"]), command, Bound(float(b.get("seconds", DEFAULT_SECONDS)), b.get("steps")),
-                  data.get("monitor"))
+    return replay(
+        list(data["events"]),
+        command,
+        Bound(float(b.get("seconds", DEFAULT_SECONDS)), b.get("steps")),
+        data.get("monitor"),
+    )
 
 
 # ---- the report ----------------------------------------------------------------------------------------
 
-def run_report(result: RunResult, host_facts: Mapping[str, Any] | None = None, *,
-               meta: Mapping[str, Any] | None = None) -> Any:
+
+def run_report(
+    result: RunResult, host_facts: Mapping[str, Any] | None = None, *, meta: Mapping[str, Any] | None = None
+) -> Any:
     """A Report of the run: the ``run.*`` facts (and the host's, when given), the run's findings, and the
     monitor trace of the run."""
 
     facts = Facts(dict(host_facts or {}))
     facts.update(result.facts)
-    full_meta = {"target": result.command.python, "target_reason": result.command.python_reason,
-                 "command": result.command.display(),
-                 "bound": result.bound.to_json(), "source_label": f"a run of `{result.command.display()}`"}
+    full_meta = {
+        "target": result.command.python,
+        "target_reason": result.command.python_reason,
+        "command": result.command.display(),
+        "bound": result.bound.to_json(),
+        "source_label": f"a run of `{result.command.display()}`",
+    }
     full_meta.update(meta or {})
     report = build_report(facts, source="audit_run", meta=full_meta, rules=RULES, ran={RUN_STEP})
     for f in report.findings:  # all about the user's script, next to the static audit's findings
@@ -376,8 +444,13 @@ def add_static_audit(report: Any, static: Any, cwd: str | None = None) -> None:
         same = [s for s in remaining if s.id == f.id]
         if f.id in LINE_MATCHED:
             at = next((e.value for e in f.evidence if e.fact == "run.location"), None)
-            same = [s for s in same if isinstance(at, dict) and s.line == at.get("line")
-                    and os.path.abspath(os.path.join(base, s.path)) == os.path.abspath(str(at.get("file")))]
+            same = [
+                s
+                for s in same
+                if isinstance(at, dict)
+                and s.line == at.get("line")
+                and os.path.abspath(os.path.join(base, s.path)) == os.path.abspath(str(at.get("file")))
+            ]
         if not same:
             continue
         match = same[0]

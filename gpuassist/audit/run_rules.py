@@ -43,9 +43,14 @@ MIN_CONV_OPS = 10
 FIXED_SHAPES = 8  # at most this many distinct convolution input shapes: cudnn.benchmark pays off
 
 SYNC_WORDS = {
-    "item": "calls .item() (or float()/int()/bool() of a tensor)", "d2h_sync": "copies a tensor to the CPU",
-    "nonzero": "calls nonzero()", "mask_index": "indexes with a boolean mask", "unique": "calls unique()",
-    "masked_select": "calls masked_select()", "bool": "tests a tensor's truth value", "equal": "calls torch.equal()",
+    "item": "calls .item() (or float()/int()/bool() of a tensor)",
+    "d2h_sync": "copies a tensor to the CPU",
+    "nonzero": "calls nonzero()",
+    "mask_index": "indexes with a boolean mask",
+    "unique": "calls unique()",
+    "masked_select": "calls masked_select()",
+    "bool": "tests a tensor's truth value",
+    "equal": "calls torch.equal()",
     "repeat_interleave": "calls repeat_interleave() without output_size",
     "synchronize": "calls torch.cuda.synchronize()",
     "grad_scaler": "steps a GradScaler (it checks the gradients for inf/NaN)",
@@ -58,6 +63,7 @@ def run_rule(name: str) -> Callable[[RuleFunc], RuleFunc]:
 
 
 # ---- small views --------------------------------------------------------------------------------------
+
 
 def _num(x: Any) -> float | None:
     return float(x) if isinstance(x, (int, float)) and not isinstance(x, bool) else None
@@ -122,8 +128,9 @@ def _size(n: float) -> str:
 
 def accel_ops_share(facts: Facts) -> tuple[int, int, dict[str, int]]:
     """(operators on an accelerator, operators on a real device, by device) outside data loading."""
-    by_device = {str(k): int(v) for k, v in (_dict(facts, "run.ops").get("by_device") or {}).items()
-                 if _num(v) is not None}
+    by_device = {
+        str(k): int(v) for k, v in (_dict(facts, "run.ops").get("by_device") or {}).items() if _num(v) is not None
+    }
     real = {d: n for d, n in by_device.items() if d not in ("meta", "none")}
     return sum(n for d, n in real.items() if is_accel(d)), sum(real.values()), real
 
@@ -138,6 +145,7 @@ def step_word(facts: Facts) -> str:
 
 # ---- how the run ended ----------------------------------------------------------------------------------
 
+
 def innermost_user_frame(text: Any, facts: Facts) -> str | None:
     """``train.py:12`` from a faulthandler dump: the innermost frame in the user's script directory."""
     if not isinstance(text, str):
@@ -149,10 +157,13 @@ def innermost_user_frame(text: Any, facts: Facts) -> str | None:
         line = line.strip()
         if not line.startswith('File "'):
             continue
-        path, _, rest = line[len('File "'):].partition('", line ')
+        path, _, rest = line[len('File "') :].partition('", line ')
         parts = path.split(os.sep)
-        if "site-packages" in parts or "dist-packages" in parts or parts[-3:] == ["gpuassist", "probe",
-                                                                                    "audit_script.py"]:
+        if (
+            "site-packages" in parts
+            or "dist-packages" in parts
+            or parts[-3:] == ["gpuassist", "probe", "audit_script.py"]
+        ):
             continue
         if root and (path == target or path.startswith(root + os.sep)):
             number = rest.split()[0] if rest.split() else "?"
@@ -171,50 +182,72 @@ def run_outcome(facts: Facts) -> Finding | None:
         stage = facts.value("run.failed_stage")
         during = "while importing torch" if stage == "setup" else (f"at {at}" if at else "inside native code")
         return finding(
-            "probe_crashed", Severity.ERROR,
+            "probe_crashed",
+            Severity.ERROR,
             title=f"{script} crashed ({sig}) {during}",
-            explanation=(f"The Python process running {script} was killed by {sig}: a native crash, not a Python "
-                         "exception. The faulthandler stack below names the Python line that was running."
-                         + (f"\n{tb}" if tb else "")),
-            fix=(f"Reproduce it outside gpuassist with `python -X faulthandler {script}`. A crash inside torch "
-                 "on a GPU usually means mismatched native libraries or driver (check `gpuassist diagnose`); "
-                 "inside your own extension or ctypes code, that code is at fault."),
-            evidence=[Evidence("run.signal", sig), Evidence("run.fault_traceback", tb)])
+            explanation=(
+                f"The Python process running {script} was killed by {sig}: a native crash, not a Python "
+                "exception. The faulthandler stack below names the Python line that was running."
+                + (f"\n{tb}" if tb else "")
+            ),
+            fix=(
+                f"Reproduce it outside gpuassist with `python -X faulthandler {script}`. A crash inside torch "
+                "on a GPU usually means mismatched native libraries or driver (check `gpuassist diagnose`); "
+                "inside your own extension or ctypes code, that code is at fault."
+            ),
+            evidence=[Evidence("run.signal", sig), Evidence("run.fault_traceback", tb)],
+        )
     if outcome == "timeout":
         tb = facts.value("run.fault_traceback")
         at = innermost_user_frame(tb, facts)
         limit = facts.value("run.limit_seconds")
         return finding(
-            "probe_timeout", Severity.ERROR,
+            "probe_timeout",
+            Severity.ERROR,
             title=f"{script} stopped responding" + (f" at {at}" if at else "") + f" and was killed after {limit} s",
-            explanation=(f"{script} neither finished nor reached the point where gpuassist stops it, and did not "
-                         "answer the stop request either: it was stuck in native code that never returns to "
-                         "Python (a hung CUDA call, a deadlocked library, a C extension holding the GIL). "
-                         "Its stack when it was killed:" + (f"\n{tb}" if tb else " (none was printed)")),
-            fix=("Run it alone and, when it hangs, print its stack with `py-spy dump --pid PID` (or send SIGTERM with "
-                 "faulthandler enabled: `python -X faulthandler ...`). A hang in CUDA calls points at the driver "
-                 "(`gpuassist diagnose`, `nvidia-smi`, `dmesg | grep -i xid`)."),
-            evidence=[Evidence("run.limit_seconds", limit), Evidence("run.fault_traceback", tb)])
+            explanation=(
+                f"{script} neither finished nor reached the point where gpuassist stops it, and did not "
+                "answer the stop request either: it was stuck in native code that never returns to "
+                "Python (a hung CUDA call, a deadlocked library, a C extension holding the GIL). "
+                "Its stack when it was killed:" + (f"\n{tb}" if tb else " (none was printed)")
+            ),
+            fix=(
+                "Run it alone and, when it hangs, print its stack with `py-spy dump --pid PID` (or send SIGTERM with "
+                "faulthandler enabled: `python -X faulthandler ...`). A hang in CUDA calls points at the driver "
+                "(`gpuassist diagnose`, `nvidia-smi`, `dmesg | grep -i xid`)."
+            ),
+            evidence=[Evidence("run.limit_seconds", limit), Evidence("run.fault_traceback", tb)],
+        )
     stop = _dict(facts, "run.stop")
     snap = _dict(facts, "run.snapshot")
     idle = _num(snap.get("idle_seconds")) or 0.0
     seconds = _num(stop.get("seconds")) or 0.0
     working_elsewhere = bool(_num(stop.get("child_processes")))  # it waited for its own worker processes
-    if stop.get("forced") and steps_seen(facts) == 0 and idle >= max(MIN_IDLE_SECONDS, 0.5 * seconds) \
-            and not working_elsewhere:
+    if (
+        stop.get("forced")
+        and steps_seen(facts) == 0
+        and idle >= max(MIN_IDLE_SECONDS, 0.5 * seconds)
+        and not working_elsewhere
+    ):
         stuck = [s for s in stop.get("stuck_at") or [] if isinstance(s, dict)]
         at = where(stuck[-1], facts) if stuck else None
         return finding(
-            "probe_timeout", Severity.WARNING,
+            "probe_timeout",
+            Severity.WARNING,
             title=f"{script} made no progress for {idle:.0f} s" + (f": it was waiting at {at}" if at else ""),
-            explanation=(f"In {seconds:.0f} s the script completed no step, and for the last {idle:.0f} s it ran no "
-                         "torch operator and fetched no batch; when the time was up it did not reach any point "
-                         "where it could stop, so gpuassist ended it. It was at:\n"
-                         + "\n".join(f"  {where(s, facts)} in {s.get('function')}{quoted(s)}" for s in stuck)),
-            fix=("If that line waits for something (a lock, a download, input, a subprocess), that is the hang. If "
-                 "it is slow but working (preprocessing before training), run longer: `gpuassist audit --run "
-                 "--seconds 300 -- ...`."),
-            evidence=[Evidence("run.stop", stop), Evidence("run.snapshot", snap)])
+            explanation=(
+                f"In {seconds:.0f} s the script completed no step, and for the last {idle:.0f} s it ran no "
+                "torch operator and fetched no batch; when the time was up it did not reach any point "
+                "where it could stop, so gpuassist ended it. It was at:\n"
+                + "\n".join(f"  {where(s, facts)} in {s.get('function')}{quoted(s)}" for s in stuck)
+            ),
+            fix=(
+                "If that line waits for something (a lock, a download, input, a subprocess), that is the hang. If "
+                "it is slow but working (preprocessing before training), run longer: `gpuassist audit --run "
+                "--seconds 300 -- ...`."
+            ),
+            evidence=[Evidence("run.stop", stop), Evidence("run.snapshot", snap)],
+        )
     return None
 
 
@@ -227,11 +260,15 @@ def torch_import(facts: Facts) -> Finding | None:
     missing = error.get("type") == "ModuleNotFoundError" and "torch" in str(error.get("message"))
     fid = "torch_not_installed" if missing else "torch_import_error"
     return finding(
-        fid, Severity.ERROR,
-        explanation=(f"The script was not run: `import torch` fails in {python} "
-                     f"({error.get('type')}: {error.get('message')}), so the script would fail the same way."),
+        fid,
+        Severity.ERROR,
+        explanation=(
+            f"The script was not run: `import torch` fails in {python} "
+            f"({error.get('type')}: {error.get('message')}), so the script would fail the same way."
+        ),
         fix=f"`gpuassist diagnose --python {python}` names the cause and the exact install command.",
-        evidence=[Evidence("run.torch", error)])
+        evidence=[Evidence("run.torch", error)],
+    )
 
 
 @run_rule("run:script_error_cause")
@@ -253,11 +290,18 @@ def script_error_cause(facts: Facts) -> list[Finding]:
             out.append(device_mismatch(facts, exc, text, at))
             continue
         entry = catalogue()[m.id]
-        out.append(finding(
-            m.id, Severity.ERROR if m.specific else Severity.WARNING,
-            title=f"{at}: {entry.title}" if m.specific else f"{at}: possibly {entry.title[0].lower()}{entry.title[1:]}",
-            explanation=f"The script stopped at {at}{quoted(exc.get('site'))} with\n  {text}\n{entry.explanation}",
-            fix=entry.fix, evidence=[Evidence("run.exception", _short_exception(exc))]))
+        out.append(
+            finding(
+                m.id,
+                Severity.ERROR if m.specific else Severity.WARNING,
+                title=f"{at}: {entry.title}"
+                if m.specific
+                else f"{at}: possibly {entry.title[0].lower()}{entry.title[1:]}",
+                explanation=f"The script stopped at {at}{quoted(exc.get('site'))} with\n  {text}\n{entry.explanation}",
+                fix=entry.fix,
+                evidence=[Evidence("run.exception", _short_exception(exc))],
+            )
+        )
     return out
 
 
@@ -272,35 +316,47 @@ def device_mismatch(facts: Facts, exc: dict[str, Any], text: str, at: str) -> Fi
     seen = ""
     forward = where(ff.get("site"), facts)
     if params or inputs:
-        seen = (f"At the first forward of {ff.get('module')} ({forward}) its parameters were on "
-                f"{', '.join(params) or 'no device'} and its inputs on {', '.join(inputs) or 'no tensor'}.")
+        seen = (
+            f"At the first forward of {ff.get('module')} ({forward}) its parameters were on "
+            f"{', '.join(params) or 'no device'} and its inputs on {', '.join(inputs) or 'no tensor'}."
+        )
     if "meta" in params:  # weights never loaded: moving the input to "meta" would only hide it
-        fix_lines = ["The model's parameters are on the meta device: they have a shape but no values (built with "
-                     "device='meta' or under init_empty_weights/low_cpu_mem_usage). Give them real memory and "
-                     "weights before calling the model:",
-                     "model = model.to_empty(device=device); model.load_state_dict(state_dict)",
-                     "or load it with from_pretrained(..., device_map=None) / without init_empty_weights."]
+        fix_lines = [
+            "The model's parameters are on the meta device: they have a shape but no values (built with "
+            "device='meta' or under init_empty_weights/low_cpu_mem_usage). Give them real memory and "
+            "weights before calling the model:",
+            "model = model.to_empty(device=device); model.load_state_dict(state_dict)",
+            "or load it with from_pretrained(..., device_map=None) / without init_empty_weights.",
+        ]
     else:
         fix_lines = ["device = next(model.parameters()).device   # or torch.device('cuda')"]
         if inputs and params and set(inputs) != set(params):
-            fix_lines.append(f"before {forward}: move every input, e.g. "
-                             "`inputs, targets = inputs.to(device), targets.to(device)`")
+            fix_lines.append(
+                f"before {forward}: move every input, e.g. `inputs, targets = inputs.to(device), targets.to(device)`"
+            )
         if len(params) > 1:
-            fix_lines.append(f"the model itself is split over {', '.join(params)}: call model.to(device) after "
-                             "building it, and create sub-modules in __init__, not in forward()")
+            fix_lines.append(
+                f"the model itself is split over {', '.join(params)}: call model.to(device) after "
+                "building it, and create sub-modules in __init__, not in forward()"
+            )
         fix_lines.append("new tensors inside forward(): torch.zeros(..., device=x.device)")
     evidence = [Evidence("run.exception", _short_exception(exc)), *location(exc.get("site"))]
     if ff:
-        evidence.append(Evidence("run.first_forward", {k: ff.get(k) for k in ("module", "param_devices", "inputs",
-                                                                            "site")}))
+        evidence.append(
+            Evidence("run.first_forward", {k: ff.get(k) for k in ("module", "param_devices", "inputs", "site")})
+        )
     return finding(
-        "tensors_on_different_devices", Severity.ERROR,
+        "tensors_on_different_devices",
+        Severity.ERROR,
         title=f"{at} mixes tensors on different devices",
         explanation=f"The script stopped at {at}{quoted(exc.get('site'))} with\n  {text}\n{seen}".rstrip(),
-        fix="\n".join(fix_lines), evidence=evidence)
+        fix="\n".join(fix_lines),
+        evidence=evidence,
+    )
 
 
 # ---- where the work ran ----------------------------------------------------------------------------------
+
 
 @run_rule("run:workload_left_on_cpu")
 def workload_left_on_cpu(facts: Facts) -> Finding | None:
@@ -314,11 +370,13 @@ def workload_left_on_cpu(facts: Facts) -> Finding | None:
     ff = _dict(facts, "run.first_forward")
     params = ff.get("param_devices") or {}
     dev = accels[0]
-    fix = (f"device = torch.device('{dev.split(':')[0]}')\n"
-           "model = model.to(device)            # once, after building it\n"
-           "inputs, targets = inputs.to(device, non_blocking=True), targets.to(device, non_blocking=True)  "
-           "# every batch\n"
-           "new tensors: torch.zeros(..., device=device)")
+    fix = (
+        f"device = torch.device('{dev.split(':')[0]}')\n"
+        "model = model.to(device)            # once, after building it\n"
+        "inputs, targets = inputs.to(device, non_blocking=True), targets.to(device, non_blocking=True)  "
+        "# every batch\n"
+        "new tensors: torch.zeros(..., device=device)"
+    )
     compute = [c for c in (_dict(facts, "run.ops").get("compute") or []) if isinstance(c, dict)]
     cpu_compute = [c for c in compute if c.get("device") == "cpu"]
     n_cpu = sum(int(c.get("count") or 0) for c in cpu_compute)
@@ -328,27 +386,39 @@ def workload_left_on_cpu(facts: Facts) -> Finding | None:
     if cpu / total >= CPU_SHARE_ERROR and model_on_cpu:
         where_ff = ""
         if ff:
-            where_ff = (f" At the first forward of {ff.get('module')} ({where(ff.get('site'), facts)}) its parameters "
-                        f"were on {', '.join(map(str, params)) or 'no device'}.")
+            where_ff = (
+                f" At the first forward of {ff.get('module')} ({where(ff.get('site'), facts)}) its parameters "
+                f"were on {', '.join(map(str, params)) or 'no device'}."
+            )
         return finding(
-            "workload_left_on_cpu", Severity.ERROR,
+            "workload_left_on_cpu",
+            Severity.ERROR,
             title=f"{_pct(cpu / total)} of operators ran on the CPU while {', '.join(accels)} was available",
-            explanation=(f"Of {_count(total)} torch operators the script ran (data loading not counted), "
-                         f"{_count(cpu)} ran on the CPU and {_count(on_accel)} on an accelerator, although torch "
-                         f"offered {', '.join(accels)}.{where_ff} Nothing moves to the GPU unless the code moves it."),
-            fix=fix, evidence=_placement_evidence(facts, by_device))
+            explanation=(
+                f"Of {_count(total)} torch operators the script ran (data loading not counted), "
+                f"{_count(cpu)} ran on the CPU and {_count(on_accel)} on an accelerator, although torch "
+                f"offered {', '.join(accels)}.{where_ff} Nothing moves to the GPU unless the code moves it."
+            ),
+            fix=fix,
+            evidence=_placement_evidence(facts, by_device),
+        )
     if on_accel == 0:
         return None
     if n_cpu < MIN_CPU_COMPUTE_OPS or not n_all or n_cpu / n_all < CPU_COMPUTE_SHARE:
         return None
     names = ", ".join(sorted({str(c.get("op")) for c in cpu_compute}))
     return finding(
-        "workload_left_on_cpu", Severity.WARNING,
+        "workload_left_on_cpu",
+        Severity.WARNING,
         title=f"Part of the model runs on the CPU: {_pct(n_cpu / n_all)} of matrix multiplications/convolutions",
-        explanation=(f"Most operators ran on {', '.join(d for d in by_device if is_accel(d))}, but {_count(n_cpu)} of "
-                     f"{_count(n_all)} matrix multiplications/convolutions ({names}) ran on the CPU: a layer or a "
-                     "loss/metric computation was left behind, and every step copies its data back and forth."),
-        fix=fix, evidence=[*_placement_evidence(facts, by_device), Evidence("run.ops.compute", cpu_compute[:8])])
+        explanation=(
+            f"Most operators ran on {', '.join(d for d in by_device if is_accel(d))}, but {_count(n_cpu)} of "
+            f"{_count(n_all)} matrix multiplications/convolutions ({names}) ran on the CPU: a layer or a "
+            "loss/metric computation was left behind, and every step copies its data back and forth."
+        ),
+        fix=fix,
+        evidence=[*_placement_evidence(facts, by_device), Evidence("run.ops.compute", cpu_compute[:8])],
+    )
 
 
 def _placement_evidence(facts: Facts, by_device: dict[str, int]) -> list[Evidence]:
@@ -367,20 +437,26 @@ def multi_gpu_unused(facts: Facts) -> Finding | None:
     if count < 2 or len(used) != 1:
         return None
     return finding(
-        "multi_gpu_unused", Severity.INFO,
+        "multi_gpu_unused",
+        Severity.INFO,
         title=f"Only {used[0]} of {int(count)} GPUs did any work",
-        explanation=(f"torch saw {int(count)} CUDA devices; all {_count(by_device[used[0]])} operators on a GPU ran on "
-                     f"{used[0]}. The other GPUs idled for the whole run (the monitor trace shows it)."),
-        fix=("Launch one process per GPU with DistributedDataParallel:\n"
-             "  torchrun --nproc_per_node=gpu train.py\n"
-             "and in train.py: torch.distributed.init_process_group('nccl'); "
-             "model = torch.nn.parallel.DistributedDataParallel(model.to(local_rank), device_ids=[local_rank]); "
-             "use a DistributedSampler in the DataLoader."),
-        evidence=[Evidence("run.ops.by_device", by_device),
-                  Evidence("run.accelerators.cuda_device_count", int(count))])
+        explanation=(
+            f"torch saw {int(count)} CUDA devices; all {_count(by_device[used[0]])} operators on a GPU ran on "
+            f"{used[0]}. The other GPUs idled for the whole run (the monitor trace shows it)."
+        ),
+        fix=(
+            "Launch one process per GPU with DistributedDataParallel:\n"
+            "  torchrun --nproc_per_node=gpu train.py\n"
+            "and in train.py: torch.distributed.init_process_group('nccl'); "
+            "model = torch.nn.parallel.DistributedDataParallel(model.to(local_rank), device_ids=[local_rank]); "
+            "use a DistributedSampler in the DataLoader."
+        ),
+        evidence=[Evidence("run.ops.by_device", by_device), Evidence("run.accelerators.cuda_device_count", int(count))],
+    )
 
 
 # ---- the training loop ----------------------------------------------------------------------------------
+
 
 @run_rule("run:host_device_sync_in_loop")
 def host_device_sync_in_loop(facts: Facts) -> Finding | None:
@@ -400,33 +476,52 @@ def host_device_sync_in_loop(facts: Facts) -> Finding | None:
     top = hot[0]
     n = int(top.get("count") or 0)
     word = step_word(facts)
-    lines = [f"  {where(s.get('site'), facts)}: {SYNC_WORDS.get(str(s.get('kind')), s.get('kind'))} "
-             f"{int(s.get('count') or 0)} times in {steps} {word}{quoted(s.get('site'))}"
-             + (f" (inside {where(s.get('via'), facts)})" if s.get("via") else "") for s in hot[:6]]
+    lines = [
+        f"  {where(s.get('site'), facts)}: {SYNC_WORDS.get(str(s.get('kind')), s.get('kind'))} "
+        f"{int(s.get('count') or 0)} times in {steps} {word}{quoted(s.get('site'))}"
+        + (f" (inside {where(s.get('via'), facts)})" if s.get("via") else "")
+        for s in hot[:6]
+    ]
     return finding(
-        "host_device_sync_in_loop", Severity.WARNING if per_step >= SYNC_WARNING_PER_STEP else Severity.INFO,
-        title=(f"{where(top.get('site'), facts)} {SYNC_WORDS.get(str(top.get('kind')), top.get('kind'))} every step "
-               f"({n} times in {steps} {word})"),
-        explanation=("Each of these makes the CPU wait until the GPU has finished everything queued, then the GPU "
-                     "waits while the CPU queues the next work:\n" + "\n".join(lines)
-                     + f"\nThat is {per_step:g} waits per step (median)."),
-        fix=("Keep values on the GPU and read them every N steps:\n"
-             "running = torch.zeros((), device=device)\n"
-             "    running += loss.detach()            # instead of loss.item() every step\n"
-             "    if step % 100 == 0:\n"
-             "        print(running.item() / 100); running.zero_()\n"
-             "Avoid print(tensor), .cpu(), .numpy(), .tolist(), nonzero() and boolean-mask indexing inside the loop."),
-        evidence=[*location(top.get("site")),
-                  Evidence("run.syncs", [{k: s.get(k) for k in ("kind", "device", "count", "steps", "site")}
-                                         for s in hot[:6]]),
-                  Evidence("run.steps.count", steps)])
+        "host_device_sync_in_loop",
+        Severity.WARNING if per_step >= SYNC_WARNING_PER_STEP else Severity.INFO,
+        title=(
+            f"{where(top.get('site'), facts)} {SYNC_WORDS.get(str(top.get('kind')), top.get('kind'))} every step "
+            f"({n} times in {steps} {word})"
+        ),
+        explanation=(
+            "Each of these makes the CPU wait until the GPU has finished everything queued, then the GPU "
+            "waits while the CPU queues the next work:\n"
+            + "\n".join(lines)
+            + f"\nThat is {per_step:g} waits per step (median)."
+        ),
+        fix=(
+            "Keep values on the GPU and read them every N steps:\n"
+            "running = torch.zeros((), device=device)\n"
+            "    running += loss.detach()            # instead of loss.item() every step\n"
+            "    if step % 100 == 0:\n"
+            "        print(running.item() / 100); running.zero_()\n"
+            "Avoid print(tensor), .cpu(), .numpy(), .tolist(), nonzero() and boolean-mask indexing inside the loop."
+        ),
+        evidence=[
+            *location(top.get("site")),
+            Evidence(
+                "run.syncs", [{k: s.get(k) for k in ("kind", "device", "count", "steps", "site")} for s in hot[:6]]
+            ),
+            Evidence("run.steps.count", steps),
+        ],
+    )
 
 
 def _steady(facts: Facts) -> tuple[float, float, float, int]:
     """(step seconds, data wait, instrumentation overhead, steps) over the steps after the first."""
     data = _dict(facts, "run.data")
-    return (_num(data.get("steady_step_seconds")) or 0.0, _num(data.get("steady_wait_seconds")) or 0.0,
-            _num(data.get("steady_overhead_seconds")) or 0.0, int(_num(data.get("steady_steps")) or 0))
+    return (
+        _num(data.get("steady_step_seconds")) or 0.0,
+        _num(data.get("steady_wait_seconds")) or 0.0,
+        _num(data.get("steady_overhead_seconds")) or 0.0,
+        int(_num(data.get("steady_steps")) or 0),
+    )
 
 
 def wait_share(facts: Facts) -> float | None:
@@ -459,27 +554,51 @@ def dataloader_starvation(facts: Facts) -> Finding | None:
     copies = _dict(facts, "run.copies").get("h2d") or {}
     pinned = ""
     if isinstance(copies, dict) and copies.get("count") and not copies.get("pinned"):
-        pinned = (f" None of the {copies.get('count')} copies to the GPU came from pinned memory, so none could "
-                  "overlap with compute.")
+        pinned = (
+            f" None of the {copies.get('count')} copies to the GPU came from pinned memory, so none could "
+            "overlap with compute."
+        )
     suggested = max(2, min(8, (os.cpu_count() or 4) - 1))
     return finding(
-        "dataloader_starvation", Severity.WARNING,
+        "dataloader_starvation",
+        Severity.WARNING,
         title=f"The training loop waits for data {_pct(share)} of each step",
-        explanation=(f"Over {n} steps the DataLoader at {where(loader.get('site'), facts)} kept the loop waiting "
-                     f"{wait:.2f} s of {step - overhead:.2f} s ({_pct(share)}), with num_workers={workers}, "
-                     f"pin_memory={loader.get('pin_memory')}, batch_size={loader.get('batch_size')}: the GPU idles "
-                     f"while the next batch is prepared.{extra}{pinned}"),
-        fix=(f"DataLoader(dataset, batch_size={loader.get('batch_size')}, num_workers={suggested}, pin_memory=True, "
-             "persistent_workers=True, prefetch_factor=4)\n"
-             "and move batches with .to(device, non_blocking=True). `gpuassist sweep` measures the best num_workers; "
-             "if even many workers cannot keep up, make per-sample work cheaper (decode once, cache, GPU-side "
-             "augmentation)."),
-        evidence=[Evidence("run.data.wait_share", round(share, 4)),
-                  Evidence("run.data.loader", {k: loader.get(k) for k in ("site", "num_workers", "pin_memory",
-                                                                          "persistent_workers", "batch_size",
-                                                                          "wait_seconds", "startup_seconds")}),
-                  Evidence("run.data.steady", {"steps": n, "step_seconds": step, "wait_seconds": wait,
-                                               "instrumentation_seconds": overhead})])
+        explanation=(
+            f"Over {n} steps the DataLoader at {where(loader.get('site'), facts)} kept the loop waiting "
+            f"{wait:.2f} s of {step - overhead:.2f} s ({_pct(share)}), with num_workers={workers}, "
+            f"pin_memory={loader.get('pin_memory')}, batch_size={loader.get('batch_size')}: the GPU idles "
+            f"while the next batch is prepared.{extra}{pinned}"
+        ),
+        fix=(
+            f"DataLoader(dataset, batch_size={loader.get('batch_size')}, num_workers={suggested}, pin_memory=True, "
+            "persistent_workers=True, prefetch_factor=4)\n"
+            "and move batches with .to(device, non_blocking=True). `gpuassist sweep` measures the best num_workers; "
+            "if even many workers cannot keep up, make per-sample work cheaper (decode once, cache, GPU-side "
+            "augmentation)."
+        ),
+        evidence=[
+            Evidence("run.data.wait_share", round(share, 4)),
+            Evidence(
+                "run.data.loader",
+                {
+                    k: loader.get(k)
+                    for k in (
+                        "site",
+                        "num_workers",
+                        "pin_memory",
+                        "persistent_workers",
+                        "batch_size",
+                        "wait_seconds",
+                        "startup_seconds",
+                    )
+                },
+            ),
+            Evidence(
+                "run.data.steady",
+                {"steps": n, "step_seconds": step, "wait_seconds": wait, "instrumentation_seconds": overhead},
+            ),
+        ],
+    )
 
 
 @run_rule("run:small_batch_launch_bound")
@@ -502,15 +621,21 @@ def small_batch_launch_bound(facts: Facts) -> Finding | None:
     shapes = [i.get("shape") for i in ff.get("inputs") or [] if isinstance(i, dict) and i.get("shape")]
     batch = shapes[0][0] if shapes and isinstance(shapes[0], list) and shapes[0] else None
     return finding(
-        "small_batch_launch_bound", Severity.INFO,
+        "small_batch_launch_bound",
+        Severity.INFO,
         title=f"Each step launches {accel_ops:,.0f} GPU operators of {us:.0f} µs each on average",
-        explanation=(f"A step takes {compute * 1e3:.1f} ms of compute (median, data wait and gpuassist's own cost "
-                     f"taken out) for {accel_ops:,.0f} operators on the GPU: {us:.1f} µs per operator, about what "
-                     "launching one costs, so the GPU mostly waits for the CPU to queue work"
-                     + (f" (batch size {batch} at the first forward)." if batch else ".")),
-        fix=("Give the GPU more work per launch: a larger batch (scale the learning rate with it), or fuse operators "
-             "with model = torch.compile(model) (mode='reduce-overhead' adds CUDA graphs)."),
-        evidence=[Evidence("run.steps.per_step", per_step), Evidence("run.instrumentation.per_op_seconds", per_op)])
+        explanation=(
+            f"A step takes {compute * 1e3:.1f} ms of compute (median, data wait and gpuassist's own cost "
+            f"taken out) for {accel_ops:,.0f} operators on the GPU: {us:.1f} µs per operator, about what "
+            "launching one costs, so the GPU mostly waits for the CPU to queue work"
+            + (f" (batch size {batch} at the first forward)." if batch else ".")
+        ),
+        fix=(
+            "Give the GPU more work per launch: a larger batch (scale the learning rate with it), or fuse operators "
+            "with model = torch.compile(model) (mode='reduce-overhead' adds CUDA graphs)."
+        ),
+        evidence=[Evidence("run.steps.per_step", per_step), Evidence("run.instrumentation.per_op_seconds", per_op)],
+    )
 
 
 def _capability(facts: Facts, device: str) -> float | None:
@@ -528,8 +653,11 @@ def amp_tf32_not_used(facts: Facts) -> Finding | None:
     settings = _dict(facts, "run.settings")
     if settings.get("autocast_seen") or settings.get("float32_matmul_precision") not in (None, "highest"):
         return None
-    compute = [c for c in (_dict(facts, "run.ops").get("compute") or []) if isinstance(c, dict)
-               and str(c.get("device", "")).startswith("cuda")]
+    compute = [
+        c
+        for c in (_dict(facts, "run.ops").get("compute") or [])
+        if isinstance(c, dict) and str(c.get("device", "")).startswith("cuda")
+    ]
     for device in dict.fromkeys(str(c["device"]) for c in compute):
         mine = [c for c in compute if c["device"] == device]
         total = sum(int(c.get("count") or 0) for c in mine)
@@ -539,20 +667,29 @@ def amp_tf32_not_used(facts: Facts) -> Finding | None:
             continue
         tf32 = " or allow TF32 (torch.set_float32_matmul_precision('high'))" if cap >= 8.0 else ""
         return finding(
-            "amp_tf32_not_used", Severity.INFO,
+            "amp_tf32_not_used",
+            Severity.INFO,
             title=f"{_pct(fp32 / total)} of matrix multiplications/convolutions on {device} ran in full FP32",
-            explanation=(f"{device} (compute capability {cap:g}) has tensor cores, but {fp32:,} of {total:,} matmul/"
-                         "convolution operators ran in float32 without autocast, and float32 matmul precision is "
-                         f"'{settings.get('float32_matmul_precision') or 'highest'}': the tensor cores sit idle. "
-                         f"Mixed precision{tf32} usually trains several times faster on such a GPU."),
-            fix=("half = torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16\n"
-                 "scaler = torch.amp.GradScaler('cuda')       # not needed with bfloat16\n"
-                 "with torch.autocast('cuda', dtype=half):\n"
-                 "    loss = loss_fn(model(inputs), targets)\n"
-                 "scaler.scale(loss).backward(); scaler.step(optimizer); scaler.update()\n"
-                 + ("and for the FP32 parts: torch.set_float32_matmul_precision('high')" if cap >= 8.0 else "")),
-            evidence=[Evidence("run.ops.compute", mine[:8]), Evidence("run.settings", settings),
-                      Evidence("run.devices.capability", {device: cap})])
+            explanation=(
+                f"{device} (compute capability {cap:g}) has tensor cores, but {fp32:,} of {total:,} matmul/"
+                "convolution operators ran in float32 without autocast, and float32 matmul precision is "
+                f"'{settings.get('float32_matmul_precision') or 'highest'}': the tensor cores sit idle. "
+                f"Mixed precision{tf32} usually trains several times faster on such a GPU."
+            ),
+            fix=(
+                "half = torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16\n"
+                "scaler = torch.amp.GradScaler('cuda')       # not needed with bfloat16\n"
+                "with torch.autocast('cuda', dtype=half):\n"
+                "    loss = loss_fn(model(inputs), targets)\n"
+                "scaler.scale(loss).backward(); scaler.step(optimizer); scaler.update()\n"
+                + ("and for the FP32 parts: torch.set_float32_matmul_precision('high')" if cap >= 8.0 else "")
+            ),
+            evidence=[
+                Evidence("run.ops.compute", mine[:8]),
+                Evidence("run.settings", settings),
+                Evidence("run.devices.capability", {device: cap}),
+            ],
+        )
     return None
 
 
@@ -570,12 +707,19 @@ def cudnn_benchmark_off(facts: Facts) -> Finding | None:
         if int(c.get("count") or 0) < MIN_CONV_OPS or distinct is None or distinct > FIXED_SHAPES:
             continue
         return finding(
-            "cudnn_benchmark_off", Severity.INFO,
+            "cudnn_benchmark_off",
+            Severity.INFO,
             title=f"Convolutions on {c['device']} run with cudnn.benchmark off and fixed input shapes",
-            explanation=(f"{c.get('count'):,} convolutions ran on {c['device']} with only {int(distinct)} distinct "
-                         "input shape(s), and torch.backends.cudnn.benchmark is False: cuDNN uses a default "
-                         "algorithm instead of timing the candidates once and keeping the fastest."),
+            explanation=(
+                f"{c.get('count'):,} convolutions ran on {c['device']} with only {int(distinct)} distinct "
+                "input shape(s), and torch.backends.cudnn.benchmark is False: cuDNN uses a default "
+                "algorithm instead of timing the candidates once and keeping the fastest."
+            ),
             fix="torch.backends.cudnn.benchmark = True   # once at start-up; right when input shapes stay fixed",
-            evidence=[Evidence("run.ops.compute", c), Evidence("run.ops.conv_shapes", shapes),
-                      Evidence("run.settings.cudnn_benchmark", False)])
+            evidence=[
+                Evidence("run.ops.compute", c),
+                Evidence("run.ops.conv_shapes", shapes),
+                Evidence("run.settings.cudnn_benchmark", False),
+            ],
+        )
     return None

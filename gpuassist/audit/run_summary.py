@@ -26,9 +26,11 @@ STOP_WORDS = {
 ESCAPE_SEQUENCE = re.compile(r"\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)?|[@-Z\\-_])")
 CONTROL_CHARACTER = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 # A faulthandler dump's lines (`  File "x.py", line 3 in f`: no comma before "in", unlike a traceback's).
-FAULT_DUMP_LINE = re.compile(r'\s*$|\s*File ".*", line \d+ in |(Current thread|Thread) 0x[0-9a-fA-F]+ |'
-                             r"Fatal Python error: |Python runtime state: |Stack \(most recent call first\)|"
-                             r"Extension modules: |\s*<no Python frame>|\s*\.\.\.$")
+FAULT_DUMP_LINE = re.compile(
+    r'\s*$|\s*File ".*", line \d+ in |(Current thread|Thread) 0x[0-9a-fA-F]+ |'
+    r"Fatal Python error: |Python runtime state: |Stack \(most recent call first\)|"
+    r"Extension modules: |\s*<no Python frame>|\s*\.\.\.$"
+)
 
 
 def _ms(seconds: Any) -> str:
@@ -52,21 +54,31 @@ def _value(facts: Facts, key: str) -> Any:
 def header_lines(facts: Facts) -> list[str]:
     command = _value(facts, "run.command") or {}
     bound = _value(facts, "run.bound") or {}
-    limit = f"{bound.get('steps')} steps or {bound.get('seconds'):g} s" if bound.get("steps") else \
-        f"{bound.get('seconds', 0):g} s"
+    limit = (
+        f"{bound.get('steps')} steps or {bound.get('seconds'):g} s"
+        if bound.get("steps")
+        else f"{bound.get('seconds', 0):g} s"
+    )
     lines = [f"Audit run of `{command.get('display')}` (at most {limit})"]
     torch = _value(facts, "run.torch") or {}
     inst = _value(facts, "run.instrumentation") or {}
     if torch.get("version"):
         accels = accelerators(facts)
-        offered = ", ".join(accels) if accels else \
-            "none (torch.cuda.is_available() is False here; `gpuassist diagnose` says why)"
-        lines.append(f"  interpreter {inst.get('python') or command.get('resolved') or command.get('python')}, "
-                     f"torch {torch.get('version')}; accelerators offered to the script: {offered}")
+        offered = (
+            ", ".join(accels)
+            if accels
+            else "none (torch.cuda.is_available() is False here; `gpuassist diagnose` says why)"
+        )
+        lines.append(
+            f"  interpreter {inst.get('python') or command.get('resolved') or command.get('python')}, "
+            f"torch {torch.get('version')}; accelerators offered to the script: {offered}"
+        )
     broken = {k: v for k, v in (inst.get("installed") or {}).items() if v != "ok"}
     if broken:
-        lines.append("  not measured (instrument could not be installed in this torch): "
-                     + "; ".join(f"{k}: {v}" for k, v in broken.items()))
+        lines.append(
+            "  not measured (instrument could not be installed in this torch): "
+            + "; ".join(f"{k}: {v}" for k, v in broken.items())
+        )
     return lines
 
 
@@ -82,8 +94,10 @@ def not_run_line(facts: Facts) -> str:
     """Why the script never started: torch could not be imported, or setting up the instruments failed."""
     error = (_value(facts, "run.torch") or {}).get("import_error")
     if isinstance(error, dict):
-        return (f"  ended: not run: `import torch` fails in this interpreter ({error.get('type')}: "
-                f"{str(error.get('message'))[:200]})")
+        return (
+            f"  ended: not run: `import torch` fails in this interpreter ({error.get('type')}: "
+            f"{str(error.get('message'))[:200]})"
+        )
     stages = [s for s in _value(facts, "run.stages") or [] if isinstance(s, dict) and s.get("status") == "failed"]
     why = stages[0].get("error") if stages else None
     return f"  ended: not run: {why or facts.value('run.error') or facts.value('run.outcome')}"
@@ -93,8 +107,10 @@ def ending_lines(facts: Facts) -> list[str]:
     outcome = facts.value("run.outcome")
     stop = _value(facts, "run.stop") or {}
     if outcome == "crashed":
-        return [f"  ended: the script crashed ({facts.value('run.signal')}); the numbers below are from the last "
-                f"summary it sent ({(_value(facts, 'run.snapshot') or {}).get('seconds', '?')} s into the run)"]
+        return [
+            f"  ended: the script crashed ({facts.value('run.signal')}); the numbers below are from the last "
+            f"summary it sent ({(_value(facts, 'run.snapshot') or {}).get('seconds', '?')} s into the run)"
+        ]
     if outcome == "timeout":
         return [f"  ended: killed after it stopped responding ({facts.value('run.error')})"]
     if outcome == "cancelled":
@@ -103,9 +119,11 @@ def ending_lines(facts: Facts) -> list[str]:
         return [not_run_line(facts)]
     if outcome == "failed" and facts.value("run.failed_stage") == "script":
         code = facts.value("run.returncode")
-        return [f"  ended: the script's process exited with status {code} without a Python exit (a native library "
-                f"called exit()?), so the numbers below are from the last summary it sent "
-                f"({(_value(facts, 'run.snapshot') or {}).get('seconds', '?')} s into the run)"]
+        return [
+            f"  ended: the script's process exited with status {code} without a Python exit (a native library "
+            f"called exit()?), so the numbers below are from the last summary it sent "
+            f"({(_value(facts, 'run.snapshot') or {}).get('seconds', '?')} s into the run)"
+        ]
     if outcome != "ok":
         return [f"  ended: {facts.value('run.error') or outcome}"]
     seconds = float(stop.get("seconds") or 0.0)
@@ -113,26 +131,38 @@ def ending_lines(facts: Facts) -> list[str]:
     forced = bool(stop.get("forced")) and asked is not None
     code = stop.get("exit_code")
     text = STOP_WORDS.get(str(stop.get("reason")), "{reason}").format(
-        steps=stop.get("steps", 0), kind=_kind(facts, stop.get("steps", 0)), seconds=asked if forced else seconds,
-        code="" if code is None else code, function=stop.get("function") or "sys.exit", reason=stop.get("reason"))
+        steps=stop.get("steps", 0),
+        kind=_kind(facts, stop.get("steps", 0)),
+        seconds=asked if forced else seconds,
+        code="" if code is None else code,
+        function=stop.get("function") or "sys.exit",
+        reason=stop.get("reason"),
+    )
     lines = [f"  ended: {text}"]
     if stop.get("forced"):
         caught = int(_num(stop.get("stop_raised")) or 0)
-        why = (f"it caught gpuassist's stop request ({caught}×: an `except BaseException:` or a bare `except:` "
-               "around its loop does that)" if caught else
-               "it did not reach a point where it could stop (a torch operator, a step or a batch)")
+        why = (
+            f"it caught gpuassist's stop request ({caught}×: an `except BaseException:` or a bare `except:` "
+            "around its loop does that)"
+            if caught
+            else "it did not reach a point where it could stop (a torch operator, a step or a batch)"
+        )
         later = f" {seconds - asked:.1f} s later" if forced and asked is not None else ""
         lines.append(f"  {why}, so it was ended{later} where it was:")
         lines += [f"    {where(s, facts)} in {s.get('function')}{quoted(s)}" for s in stop.get("stuck_at") or []]
     children = int(_num(stop.get("child_processes")) or 0)
     if children:
-        lines.append(f"  {children} process{'es' if children > 1 else ''} the script started (multiprocessing, "
-                     "torch.multiprocessing.spawn) still ran: gpuassist measures the script's own process only, "
-                     "so the work done in them is not in these numbers")
+        lines.append(
+            f"  {children} process{'es' if children > 1 else ''} the script started (multiprocessing, "
+            "torch.multiprocessing.spawn) still ran: gpuassist measures the script's own process only, "
+            "so the work done in them is not in these numbers"
+        )
     exc = _value(facts, "run.exception")
     if isinstance(exc, dict):
-        lines.append(f"  exception at {where(exc.get('site'), facts)}{quoted(exc.get('site'))}: "
-                     f"{exc.get('type')}: {str(exc.get('message'))[:300]}")
+        lines.append(
+            f"  exception at {where(exc.get('site'), facts)}{quoted(exc.get('site'))}: "
+            f"{exc.get('type')}: {str(exc.get('message'))[:300]}"
+        )
     return lines
 
 
@@ -142,8 +172,11 @@ def ops_lines(facts: Facts) -> list[str]:
         return []
     by_device = ops.get("by_device") or {}
     total = int(ops.get("total") or 0)
-    shares = ", ".join(f"{d} {n:,} ({n / total:.0%})" for d, n in sorted(by_device.items(), key=lambda kv: -kv[1])) \
-        if total else "none"
+    shares = (
+        ", ".join(f"{d} {n:,} ({n / total:.0%})" for d, n in sorted(by_device.items(), key=lambda kv: -kv[1]))
+        if total
+        else "none"
+    )
     lines = ["", f"Operators (outside data loading): {total:,}: {shares}"]
     data = ops.get("data_loading") or {}
     if data:
@@ -153,8 +186,10 @@ def ops_lines(facts: Facts) -> list[str]:
         lines.append("  most frequent: " + ", ".join(f"{t['op']} ×{t['count']:,} ({t['device']})" for t in top[:6]))
     compute = ops.get("compute") or []
     if compute:
-        lines.append("  matmul/convolution/attention: " + ", ".join(
-            f"{c['op']} ×{c['count']:,} {c['dtype']} ({c['device']})" for c in compute[:6]))
+        lines.append(
+            "  matmul/convolution/attention: "
+            + ", ".join(f"{c['op']} ×{c['count']:,} {c['dtype']} ({c['device']})" for c in compute[:6])
+        )
     return lines
 
 
@@ -164,8 +199,11 @@ def first_forward_lines(facts: Facts) -> list[str]:
         return []
     params = ", ".join(f"{d} ({n:,} values)" for d, n in (ff.get("param_devices") or {}).items()) or "none"
     inputs = ", ".join(f"{i.get('device')} {i.get('shape')} {i.get('dtype')}" for i in ff.get("inputs") or []) or "none"
-    return ["", f"First forward: {ff.get('module')} at {where(ff.get('site'), facts)}{quoted(ff.get('site'))}",
-            f"  parameters on {params}; inputs: {inputs}; autocast {'on' if ff.get('autocast') else 'off'}"]
+    return [
+        "",
+        f"First forward: {ff.get('module')} at {where(ff.get('site'), facts)}{quoted(ff.get('site'))}",
+        f"  parameters on {params}; inputs: {inputs}; autocast {'on' if ff.get('autocast') else 'off'}",
+    ]
 
 
 def copy_lines(facts: Facts) -> list[str]:
@@ -178,16 +216,21 @@ def copy_lines(facts: Facts) -> list[str]:
         c = copies.get(key)
         if isinstance(c, dict) and c.get("count"):
             extra = f", {c.get('pinned')} from pinned memory" if key == "h2d" else ""
-            rows.append(f"  {name}: {c['count']:,} copies, {_size(c.get('bytes'))}{extra}, "
-                        f"{c.get('non_blocking')} non_blocking")
+            rows.append(
+                f"  {name}: {c['count']:,} copies, {_size(c.get('bytes'))}{extra}, {c.get('non_blocking')} non_blocking"
+            )
     per_step = (_value(facts, "run.steps") or {}).get("per_step") or {}
     if rows and per_step:
-        rows.append(f"  per step (median): {per_step.get('h2d', 0):g} to the device "
-                    f"({_size(per_step.get('h2d_bytes'))}), {per_step.get('d2h', 0):g} back "
-                    f"({_size(per_step.get('d2h_bytes'))})")
+        rows.append(
+            f"  per step (median): {per_step.get('h2d', 0):g} to the device "
+            f"({_size(per_step.get('h2d_bytes'))}), {per_step.get('d2h', 0):g} back "
+            f"({_size(per_step.get('d2h_bytes'))})"
+        )
     for s in copies.get("sites") or []:
-        rows.append(f"    {where(s.get('site'), facts)}: {s.get('kind')} ×{s.get('count')} "
-                    f"({_size(s.get('bytes'))}){quoted(s.get('site'))}")
+        rows.append(
+            f"    {where(s.get('site'), facts)}: {s.get('kind')} ×{s.get('count')} "
+            f"({_size(s.get('bytes'))}){quoted(s.get('site'))}"
+        )
     return ["", "Copies between devices:", *rows] if rows else ["", "Copies between devices: none"]
 
 
@@ -199,8 +242,10 @@ def sync_lines(facts: Facts) -> list[str]:
     lines = ["", "Lines that read tensor values on the host (on a GPU, each waits for it):"]
     for s in syncs[:10]:
         note = "" if is_accel(s.get("device")) or s.get("kind") == "synchronize" else " (CPU tensor: no wait)"
-        lines.append(f"  {where(s.get('site'), facts)}: {SYNC_WORDS.get(str(s.get('kind')), s.get('kind'))} "
-                     f"×{s.get('count')} in {s.get('steps')} of {steps} steps{note}{quoted(s.get('site'))}")
+        lines.append(
+            f"  {where(s.get('site'), facts)}: {SYNC_WORDS.get(str(s.get('kind')), s.get('kind'))} "
+            f"×{s.get('count')} in {s.get('steps')} of {steps} steps{note}{quoted(s.get('site'))}"
+        )
     return lines
 
 
@@ -210,31 +255,42 @@ def step_lines(facts: Facts) -> list[str]:
     if not isinstance(steps, dict) or not steps.get("count"):
         return []
     per = steps.get("per_step") or {}
-    kind = "forward passes of the model (no optimizer)" if steps.get("kind") == "forward" else \
-        f"optimizer steps ({', '.join(steps.get('optimizers') or {}) or 'optimizer'})"
+    kind = (
+        "forward passes of the model (no optimizer)"
+        if steps.get("kind") == "forward"
+        else f"optimizer steps ({', '.join(steps.get('optimizers') or {}) or 'optimizer'})"
+    )
     inst = _value(facts, "run.instrumentation") or {}
     overhead = float(per.get("ops") or 0) * float(inst.get("per_op_seconds") or 0)
     lines = ["", f"Steps: {steps['count']:,} {kind}"]
     elsewhere = int(_num(steps.get("other_thread")) or 0)
     if elsewhere:
-        lines.append(f"  {elsewhere:,} of them ran on another thread than the script's main one: gpuassist counts "
-                     "operators, copies and waits on the main thread only, so their work is not in those numbers")
+        lines.append(
+            f"  {elsewhere:,} of them ran on another thread than the script's main one: gpuassist counts "
+            "operators, copies and waits on the main thread only, so their work is not in those numbers"
+        )
     if per and steps["count"] == 1:  # no step after the first: nothing but start-up was timed
-        lines.append(f"  it took {_ms(per.get('first_step_seconds'))}, start-up included: waiting for data "
-                     f"{_ms(per.get('data_wait'))}, gpuassist's instruments about {_ms(overhead)}")
+        lines.append(
+            f"  it took {_ms(per.get('first_step_seconds'))}, start-up included: waiting for data "
+            f"{_ms(per.get('data_wait'))}, gpuassist's instruments about {_ms(overhead)}"
+        )
     elif per:
-        lines.append(f"  first {_ms(per.get('first_step_seconds'))} (start-up), then {_ms(per.get('seconds'))} "
-                     f"each (median): waiting for data {_ms(per.get('data_wait'))}, gpuassist's instruments about "
-                     f"{_ms(overhead)}")
+        lines.append(
+            f"  first {_ms(per.get('first_step_seconds'))} (start-up), then {_ms(per.get('seconds'))} "
+            f"each (median): waiting for data {_ms(per.get('data_wait'))}, gpuassist's instruments about "
+            f"{_ms(overhead)}"
+        )
         share = wait_share(facts)
         if share is not None:
             lines.append(f"  waiting for data: {share:.0%} of the step time (instruments' cost taken out)")
     for loader in data.get("loaders") or []:
-        lines.append(f"  DataLoader at {where(loader.get('site'), facts)}: {loader.get('dataset')}, batch "
-                     f"{loader.get('batch_size')}, num_workers={loader.get('num_workers')}, "
-                     f"pin_memory={loader.get('pin_memory')}: {loader.get('batches')} batches, waited "
-                     f"{_ms(loader.get('wait_seconds'))}, first batch of {loader.get('epochs')} epoch(s) "
-                     f"{_ms(loader.get('startup_seconds'))}")
+        lines.append(
+            f"  DataLoader at {where(loader.get('site'), facts)}: {loader.get('dataset')}, batch "
+            f"{loader.get('batch_size')}, num_workers={loader.get('num_workers')}, "
+            f"pin_memory={loader.get('pin_memory')}: {loader.get('batches')} batches, waited "
+            f"{_ms(loader.get('wait_seconds'))}, first batch of {loader.get('epochs')} epoch(s) "
+            f"{_ms(loader.get('startup_seconds'))}"
+        )
     return lines
 
 
@@ -242,17 +298,23 @@ def settings_lines(facts: Facts) -> list[str]:
     st = _value(facts, "run.settings")
     if not isinstance(st, dict):
         return []
-    lines = ["", f"Settings at the end: cudnn.benchmark={st.get('cudnn_benchmark')}, float32 matmul precision "
-                 f"'{st.get('float32_matmul_precision')}', autocast seen: {'yes' if st.get('autocast_seen') else 'no'}"]
+    lines = [
+        "",
+        f"Settings at the end: cudnn.benchmark={st.get('cudnn_benchmark')}, float32 matmul precision "
+        f"'{st.get('float32_matmul_precision')}', autocast seen: {'yes' if st.get('autocast_seen') else 'no'}",
+    ]
     compiled = st.get("compile")
     if isinstance(compiled, dict):
         at = f"torch.compile at {where(compiled.get('site'), facts)}{quoted(compiled.get('site'))}"
         if compiled.get("compiles_under_audit") is False:
-            lines.append(f"  {at}: this torch does not compile while gpuassist's instruments are on, so the model "
-                         "ran uncompiled here: the numbers are those of eager mode")
+            lines.append(
+                f"  {at}: this torch does not compile while gpuassist's instruments are on, so the model "
+                "ran uncompiled here: the numbers are those of eager mode"
+            )
         else:
-            lines.append(f"  {at}: compiled as without gpuassist (the operators above are those the compiled code "
-                         "runs)")
+            lines.append(
+                f"  {at}: compiled as without gpuassist (the operators above are those the compiled code runs)"
+            )
     return lines
 
 
@@ -276,13 +338,24 @@ def output_lines(facts: Facts, limit: int = 8) -> list[str]:
     lines = [text for text in (printable(line).rstrip() for line in lines) if text.strip()][-limit:]
     if not lines:
         return []
-    return ["", f"Last lines the script printed (stdout and stderr, {len(lines)} shown):",
-            *[f"  | {line[:160]}" for line in lines]]
+    return [
+        "",
+        f"Last lines the script printed (stdout and stderr, {len(lines)} shown):",
+        *[f"  | {line[:160]}" for line in lines],
+    ]
 
 
 def summary_text(facts: Facts) -> str:
     """The run as text: header, how it ended, then the numbers (each section only when there is data)."""
-    lines = [*header_lines(facts), *ending_lines(facts), *ops_lines(facts), *first_forward_lines(facts),
-             *copy_lines(facts), *sync_lines(facts), *step_lines(facts), *settings_lines(facts),
-             *output_lines(facts)]
+    lines = [
+        *header_lines(facts),
+        *ending_lines(facts),
+        *ops_lines(facts),
+        *first_forward_lines(facts),
+        *copy_lines(facts),
+        *sync_lines(facts),
+        *step_lines(facts),
+        *settings_lines(facts),
+        *output_lines(facts),
+    ]
     return "\n".join(lines) + "\n"

@@ -114,8 +114,9 @@ def _read_bytes(path: str) -> bytes:
         hint = " (name the script or notebook)" if str(exc) == "it is a directory" else ""
         raise AuditInputError(f"cannot audit {path}: {exc}{hint}") from None
     if len(data) > MAX_BYTES:
-        raise AuditInputError(f"cannot audit {path}: more than {MAX_BYTES // (1024 * 1024)} MiB is too large "
-                              "for a script")
+        raise AuditInputError(
+            f"cannot audit {path}: more than {MAX_BYTES // (1024 * 1024)} MiB is too large for a script"
+        )
     return data
 
 
@@ -152,7 +153,8 @@ def _script(path: str, data: bytes) -> Source:
     except UnicodeDecodeError as exc:
         raise AuditInputError(
             f"cannot audit {path}: not {encoding} text (byte 0x{data[exc.start]:02x} at offset {exc.start}); "
-            "declare the file's encoding with a `# -*- coding: ... -*-` line") from None
+            "declare the file's encoding with a `# -*- coding: ... -*-` line"
+        ) from None
     return script_source(text.removeprefix("\ufeff"), path)
 
 

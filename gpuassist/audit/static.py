@@ -25,8 +25,9 @@ def audit_source(source: Source) -> tuple[FileAudit, list[AuditFinding]]:
         return FileAudit(source.path, source.kind, skipped, (note,), audited=False), []
     notes: list[str] = []
     if program.framework:
-        notes.append(f"uses {program.framework}, which places the model and batches itself: "
-                     "device-placement checks are skipped")
+        notes.append(
+            f"uses {program.framework}, which places the model and batches itself: device-placement checks are skipped"
+        )
     return FileAudit(source.path, source.kind, skipped, tuple(notes)), findings
 
 

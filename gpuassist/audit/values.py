@@ -86,9 +86,16 @@ def merge(a: Val | None, b: Val | None) -> Val:
     if a.kind is Kind.DEVICE:
         return device(merge_targets(a.target, b.target))
     place = a.place if a.place is b.place else Place.UNKNOWN
-    return Val(a.kind, place, a.origins | b.origins, a.cls if a.cls == b.cls else None,
-               a.target if a.target == b.target else None, a.via if a.via == b.via else None,
-               a.whole and b.whole, a.scalar and b.scalar)
+    return Val(
+        a.kind,
+        place,
+        a.origins | b.origins,
+        a.cls if a.cls == b.cls else None,
+        a.target if a.target == b.target else None,
+        a.via if a.via == b.via else None,
+        a.whole and b.whole,
+        a.scalar and b.scalar,
+    )
 
 
 def merge_targets(a: str | None, b: str | None) -> str:

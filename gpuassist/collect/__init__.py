@@ -35,8 +35,17 @@ __all__ = [
 ]
 
 HOST_KEYS: tuple[str, ...] = (
-    *system.KEYS, *pci.KEYS, *kernel.KEYS, *devices.KEYS, *nvml_collector.KEYS, *driver.KEYS,
-    *platform.KEYS, *scheduler.KEYS, *env_collector.KEYS, *state.KEYS, *xid.KEYS,
+    *system.KEYS,
+    *pci.KEYS,
+    *kernel.KEYS,
+    *devices.KEYS,
+    *nvml_collector.KEYS,
+    *driver.KEYS,
+    *platform.KEYS,
+    *scheduler.KEYS,
+    *env_collector.KEYS,
+    *state.KEYS,
+    *xid.KEYS,
 )
 
 
@@ -51,8 +60,9 @@ def _guarded(keys: tuple[str, ...], fn: Callable[[dict[str, Any]], None]) -> dic
     return {key: out.get(key, reason) for key in keys}
 
 
-def collect_host(fs: FileSystem, run: CommandRunner, env: Mapping[str, str], nvml: NvmlBackend, *,
-                 os_name: str | None = None) -> dict[str, Any]:
+def collect_host(
+    fs: FileSystem, run: CommandRunner, env: Mapping[str, str], nvml: NvmlBackend, *, os_name: str | None = None
+) -> dict[str, Any]:
     """All host facts (keys: :data:`HOST_KEYS`). ``os_name`` simulates another OS (``Darwin``, ...)."""
     ctx = HostContext(fs, run, env, os_name or _platform.system())
     facts: dict[str, Any] = {}
@@ -92,7 +102,9 @@ def collect_recorded(directory: str | os.PathLike[str]) -> dict[str, Any]:
 
     host = load("host.json")
     return collect_host(
-        RootedFS(base), RecordedRunner(load("commands.json")), load("env.json"),
+        RootedFS(base),
+        RecordedRunner(load("commands.json")),
+        load("env.json"),
         RecordedNvml(load("nvml.json") or {"init_error": "NVML_ERROR_LIBRARY_NOT_FOUND"}),
         os_name=str(host.get("os", "Linux")),
     )

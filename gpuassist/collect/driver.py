@@ -18,12 +18,27 @@ from typing import Any
 from gpuassist.collect.base import HostContext, first_line, read, strip_or_none
 from gpuassist.facts import NotCollected
 
-KEYS = ("driver.proc_version", "driver.version", "driver.version_source", "driver.cuda_version",
-        "driver.userspace_versions", "driver.userspace_libs", "smi.status", "smi.message")
+KEYS = (
+    "driver.proc_version",
+    "driver.version",
+    "driver.version_source",
+    "driver.cuda_version",
+    "driver.userspace_versions",
+    "driver.userspace_libs",
+    "smi.status",
+    "smi.message",
+)
 
 PROC_VERSION = "/proc/driver/nvidia/version"
-LIB_DIRS = ("/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib/aarch64-linux-gnu", "/usr/lib",
-            "/usr/lib/x86_64-linux-gnu/nvidia/current", "/usr/local/nvidia/lib64", "/usr/lib/wsl/lib")
+LIB_DIRS = (
+    "/usr/lib/x86_64-linux-gnu",
+    "/usr/lib64",
+    "/usr/lib/aarch64-linux-gnu",
+    "/usr/lib",
+    "/usr/lib/x86_64-linux-gnu/nvidia/current",
+    "/usr/local/nvidia/lib64",
+    "/usr/lib/wsl/lib",
+)
 _LIB = re.compile(r"^(libcuda|libnvidia-ml)\.so\.(\d+(?:\.\d+)+)$")
 _KERNEL_MODULE = re.compile(r"Kernel Module(?:\s+for\s+\S+)?\s+(\d+\.\d+(?:\.\d+)?)")
 _SMI_VERSIONS = re.compile(r"Driver Version:\s*(\d+\.\d+(?:\.\d+)?).*?CUDA Version:\s*(\d+)\.(\d+)")

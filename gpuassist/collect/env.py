@@ -17,15 +17,44 @@ from gpuassist.collect.base import HostContext
 
 KEYS = ("env",)
 
-ALLOWED_ENV: frozenset[str] = frozenset({
-    "CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES", "NVIDIA_DRIVER_CAPABILITIES", "HIP_VISIBLE_DEVICES",
-    "ROCR_VISIBLE_DEVICES", "HSA_OVERRIDE_GFX_VERSION", "LD_LIBRARY_PATH", "LD_PRELOAD", "PATH",
-    "CONDA_PREFIX", "CONDA_DEFAULT_ENV", "VIRTUAL_ENV", "PYTHONPATH", "PYTHONNOUSERSITE", "PYTHONHOME",
-    "CUDA_HOME", "CUDA_PATH", "CUDA_MODULE_LOADING", "CUDA_LAUNCH_BLOCKING", "PYTORCH_CUDA_ALLOC_CONF",
-    "PYTORCH_MPS_HIGH_WATERMARK_RATIO", "TORCH_CUDA_ARCH_LIST", "PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL",
-    "PIP_FIND_LINKS", "UV_INDEX_URL", "UV_EXTRA_INDEX_URL", "SLURM_JOB_ID", "SLURM_JOB_GPUS",
-    "SLURM_STEP_GPUS", "KUBERNETES_SERVICE_HOST", "WSL_DISTRO_NAME", "DISPLAY", "WAYLAND_DISPLAY",
-})
+ALLOWED_ENV: frozenset[str] = frozenset(
+    {
+        "CUDA_VISIBLE_DEVICES",
+        "NVIDIA_VISIBLE_DEVICES",
+        "NVIDIA_DRIVER_CAPABILITIES",
+        "HIP_VISIBLE_DEVICES",
+        "ROCR_VISIBLE_DEVICES",
+        "HSA_OVERRIDE_GFX_VERSION",
+        "LD_LIBRARY_PATH",
+        "LD_PRELOAD",
+        "PATH",
+        "CONDA_PREFIX",
+        "CONDA_DEFAULT_ENV",
+        "VIRTUAL_ENV",
+        "PYTHONPATH",
+        "PYTHONNOUSERSITE",
+        "PYTHONHOME",
+        "CUDA_HOME",
+        "CUDA_PATH",
+        "CUDA_MODULE_LOADING",
+        "CUDA_LAUNCH_BLOCKING",
+        "PYTORCH_CUDA_ALLOC_CONF",
+        "PYTORCH_MPS_HIGH_WATERMARK_RATIO",
+        "TORCH_CUDA_ARCH_LIST",
+        "PIP_INDEX_URL",
+        "PIP_EXTRA_INDEX_URL",
+        "PIP_FIND_LINKS",
+        "UV_INDEX_URL",
+        "UV_EXTRA_INDEX_URL",
+        "SLURM_JOB_ID",
+        "SLURM_JOB_GPUS",
+        "SLURM_STEP_GPUS",
+        "KUBERNETES_SERVICE_HOST",
+        "WSL_DISTRO_NAME",
+        "DISPLAY",
+        "WAYLAND_DISPLAY",
+    }
+)
 # Second lock: even if someone adds such a name to the list above, it is not collected.
 _SECRET_NAME = re.compile(r"TOKEN|SECRET|PASSWORD|PASSWD|KEY|CREDENTIAL|AUTH", re.IGNORECASE)
 # A URL starts where a scheme starts, not inside a longer word (that would rescan the word from every letter).
@@ -38,8 +67,11 @@ def collect(ctx: HostContext, out: dict[str, Any]) -> None:
 
 
 def allowed_env(env: Mapping[str, str]) -> dict[str, str]:
-    return {name: strip_url_credentials(str(env[name])) for name in sorted(ALLOWED_ENV)
-            if name in env and not _SECRET_NAME.search(name)}
+    return {
+        name: strip_url_credentials(str(env[name]))
+        for name in sorted(ALLOWED_ENV)
+        if name in env and not _SECRET_NAME.search(name)
+    }
 
 
 def strip_url_credentials(text: str) -> str:
@@ -64,7 +96,7 @@ def _strip_one(url: str) -> str:
         at = in_netloc
     userinfo = rest[:at]
     if ":" in userinfo or not any(c in userinfo for c in "/?#"):
-        return f"{scheme}{sep}{rest[at + 1:]}"  # user:password@ (any characters), or a bare token@
+        return f"{scheme}{sep}{rest[at + 1 :]}"  # user:password@ (any characters), or a bare token@
     try:  # an "@" in the path (pkg@1.0): only a userinfo before the first "/" counts
         parts = urlsplit(url)
         if "@" not in parts.netloc:

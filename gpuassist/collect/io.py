@@ -131,7 +131,7 @@ class DictFS:
 
     def listdir(self, path: str) -> list[str]:
         prefix = path.rstrip("/") + "/"
-        names = {p[len(prefix):].split("/", 1)[0] for p in [*self.files, *self.dirs] if p.startswith(prefix)}
+        names = {p[len(prefix) :].split("/", 1)[0] for p in [*self.files, *self.dirs] if p.startswith(prefix)}
         return sorted(n for n in names if n)
 
     def info(self, path: str) -> FileInfo | None:
@@ -179,16 +179,17 @@ class SubprocessRunner:
         if shutil.which(argv[0]) is None:
             return CommandResult(tuple(argv), "not_found")
         try:
-            p = subprocess.run(
-                argv, capture_output=True, timeout=timeout, stdin=subprocess.DEVNULL, check=False
-            )
+            p = subprocess.run(argv, capture_output=True, timeout=timeout, stdin=subprocess.DEVNULL, check=False)
         except subprocess.TimeoutExpired:
             return CommandResult(tuple(argv), "timeout")
         except OSError as exc:
             return CommandResult(tuple(argv), "not_found", stderr=str(exc))
         return CommandResult(
-            tuple(argv), "ok", p.returncode,
-            p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace"),
+            tuple(argv),
+            "ok",
+            p.returncode,
+            p.stdout.decode("utf-8", "replace"),
+            p.stderr.decode("utf-8", "replace"),
         )
 
 
@@ -210,6 +211,9 @@ class RecordedRunner:
         status = str(rec.get("status", "ok"))
         rc = rec.get("returncode", 0)
         return CommandResult(
-            tuple(argv), status, int(rc) if isinstance(rc, int) else None,
-            str(rec.get("stdout", "")), str(rec.get("stderr", "")),
+            tuple(argv),
+            status,
+            int(rc) if isinstance(rc, int) else None,
+            str(rec.get("stdout", "")),
+            str(rec.get("stderr", "")),
         )

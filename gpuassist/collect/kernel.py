@@ -12,15 +12,25 @@ from typing import Any
 from gpuassist.collect.base import HostContext, read, strip_or_none
 from gpuassist.facts import NotCollected
 
-KEYS = ("kernel.modules", "kernel.modules_source", "kernel.nvidia_module_version", "kernel.secure_boot",
-        "kernel.nouveau_blacklisted", "kernel.nouveau_blacklisted_by")
+KEYS = (
+    "kernel.modules",
+    "kernel.modules_source",
+    "kernel.nvidia_module_version",
+    "kernel.secure_boot",
+    "kernel.nouveau_blacklisted",
+    "kernel.nouveau_blacklisted_by",
+)
 
-MODULES_OF_INTEREST = ("nvidia", "nvidia_uvm", "nvidia_drm", "nvidia_modeset", "nvidia_peermem", "nouveau",
-                       "amdgpu")
+MODULES_OF_INTEREST = ("nvidia", "nvidia_uvm", "nvidia_drm", "nvidia_modeset", "nvidia_peermem", "nouveau", "amdgpu")
 EFI_DIR = "/sys/firmware/efi"
 SECURE_BOOT_VAR = "SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c"
-MODPROBE_DIRS = ("/etc/modprobe.d", "/run/modprobe.d", "/lib/modprobe.d", "/usr/lib/modprobe.d",
-                 "/usr/local/lib/modprobe.d")
+MODPROBE_DIRS = (
+    "/etc/modprobe.d",
+    "/run/modprobe.d",
+    "/lib/modprobe.d",
+    "/usr/lib/modprobe.d",
+    "/usr/local/lib/modprobe.d",
+)
 _BLACKLIST_LINE = re.compile(r"^\s*(?:blacklist\s+nouveau\b|install\s+nouveau\s+/bin/(?:false|true)\b)")
 _CMDLINE_BLACKLIST = re.compile(r"(?:^|\s)(?:module_blacklist|modprobe\.blacklist)=\S*\bnouveau\b")
 

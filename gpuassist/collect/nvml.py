@@ -66,10 +66,15 @@ from gpuassist.facts import NotCollected
 KEYS = ("nvml.status", "nvml.error", "nvml.driver_version", "nvml.cuda_driver_version", "nvml.gpus")
 
 # Errors that mean "no answer for this query on this device", not "something is wrong".
-NOT_AVAILABLE = frozenset({
-    "NVML_ERROR_NOT_SUPPORTED", "NVML_ERROR_NOT_FOUND", "NVML_ERROR_NO_PERMISSION",
-    "NVML_ERROR_FUNCTION_NOT_FOUND", "NVML_ERROR_NO_DATA",
-})
+NOT_AVAILABLE = frozenset(
+    {
+        "NVML_ERROR_NOT_SUPPORTED",
+        "NVML_ERROR_NOT_FOUND",
+        "NVML_ERROR_NO_PERMISSION",
+        "NVML_ERROR_FUNCTION_NOT_FOUND",
+        "NVML_ERROR_NO_DATA",
+    }
+)
 INIT_STATUS = {
     "NVML_ERROR_LIBRARY_NOT_FOUND": "library_not_found",
     "NVML_ERROR_DRIVER_NOT_LOADED": "driver_not_loaded",
@@ -104,7 +109,6 @@ class RealNvml:
 
     def load(self) -> Any:
         if sys.platform.startswith("linux"):
-
             try:  # what pynvml's nvmlInit would dlopen; failing here saves importing pynvml at all
                 ctypes.CDLL("libnvidia-ml.so.1")
             except OSError as exc:
@@ -228,8 +232,14 @@ class NvmlSession:
         return self._api is not None
 
     # -- the one wrapper ----------------------------------------------------------------------------
-    def query(self, names: str | Sequence[str], *args: Any, errors: dict[str, str] | None = None,
-              field: str | None = None, cache: Hashable | None = None) -> Any:
+    def query(
+        self,
+        names: str | Sequence[str],
+        *args: Any,
+        errors: dict[str, str] | None = None,
+        field: str | None = None,
+        cache: Hashable | None = None,
+    ) -> Any:
         """Call the first NVML function in ``names`` that exists; None for N/A (see module docstring).
 
         ``errors[field]`` receives the error name of a real failure; ``cache`` remembers an N/A answer
@@ -284,11 +294,31 @@ class NvmlSession:
         """Everything ``nvml.gpus`` holds for one GPU (docs/facts.md)."""
         errors: dict[str, str] = {}
         d: dict[str, Any] = dict.fromkeys(
-            ("name", "uuid", "pci_bus_id", "compute_capability", "memory_total", "memory_used",
-             "compute_mode", "mig_mode", "pcie_gen_current", "pcie_gen_max", "pcie_width_current",
-             "pcie_width_max", "throttle_reasons", "temperature_c", "power_w", "power_limit_w",
-             "utilization_gpu", "processes", "ecc_mode", "ecc_uncorrected_volatile", "remapped_rows_pending",
-             "remapped_rows_failed"))
+            (
+                "name",
+                "uuid",
+                "pci_bus_id",
+                "compute_capability",
+                "memory_total",
+                "memory_used",
+                "compute_mode",
+                "mig_mode",
+                "pcie_gen_current",
+                "pcie_gen_max",
+                "pcie_width_current",
+                "pcie_width_max",
+                "throttle_reasons",
+                "temperature_c",
+                "power_w",
+                "power_limit_w",
+                "utilization_gpu",
+                "processes",
+                "ecc_mode",
+                "ecc_uncorrected_volatile",
+                "remapped_rows_pending",
+                "remapped_rows_failed",
+            )
+        )
         d["index"] = index
         h = self.handle(index, errors)
         if h is None:
@@ -317,8 +347,9 @@ class NvmlSession:
         d["pcie_gen_max"] = q("pcie_gen_max", "nvmlDeviceGetMaxPcieLinkGeneration")
         d["pcie_width_current"] = q("pcie_width_current", "nvmlDeviceGetCurrPcieLinkWidth")
         d["pcie_width_max"] = q("pcie_width_max", "nvmlDeviceGetMaxPcieLinkWidth")
-        d["throttle_reasons"] = q("throttle_reasons", ("nvmlDeviceGetCurrentClocksEventReasons",
-                                                       "nvmlDeviceGetCurrentClocksThrottleReasons"))
+        d["throttle_reasons"] = q(
+            "throttle_reasons", ("nvmlDeviceGetCurrentClocksEventReasons", "nvmlDeviceGetCurrentClocksThrottleReasons")
+        )
         d["temperature_c"] = q("temperature_c", "nvmlDeviceGetTemperature", self._temperature_sensor())
         d["power_w"] = _scaled(q("power_w", "nvmlDeviceGetPowerUsage"), 1000)
         d["power_limit_w"] = _scaled(q("power_limit_w", "nvmlDeviceGetEnforcedPowerLimit"), 1000)
@@ -335,8 +366,11 @@ class NvmlSession:
         procs = q("processes", "nvmlDeviceGetComputeRunningProcesses")
         if isinstance(procs, (list, tuple)):
             d["processes"] = [
-                {"pid": int(p.pid), "name": self.backend.process_name(int(p.pid)),
-                 "used_memory": getattr(p, "usedGpuMemory", None)}
+                {
+                    "pid": int(p.pid),
+                    "name": self.backend.process_name(int(p.pid)),
+                    "used_memory": getattr(p, "usedGpuMemory", None),
+                }
                 for p in procs
             ]
         if errors:
@@ -354,9 +388,12 @@ class NvmlSession:
         temp = self.query("nvmlDeviceGetTemperature", h, self._temperature_sensor(), cache=(index, "temp"))
         return GpuSample(
             index,
-            getattr(util, "gpu", None), getattr(util, "memory", None),
-            getattr(mem, "used", None), getattr(mem, "total", None),
-            _scaled(power, 1000), temp if isinstance(temp, int) else None,
+            getattr(util, "gpu", None),
+            getattr(util, "memory", None),
+            getattr(mem, "used", None),
+            getattr(mem, "total", None),
+            _scaled(power, 1000),
+            temp if isinstance(temp, int) else None,
         )
 
     def sample_all(self) -> list[GpuSample]:
@@ -382,8 +419,11 @@ def collect(ctx: HostContext, out: dict[str, Any], backend: NvmlBackend) -> None
         out["nvml.cuda_driver_version"] = session.cuda_driver_version()
         errors: dict[str, str] = {}
         count = session.device_count(errors)
-        out["nvml.gpus"] = ([session.device_facts(i) for i in range(count)] if count is not None
-                            else NotCollected(f"nvmlDeviceGetCount failed: {errors.get('device_count')}"))
+        out["nvml.gpus"] = (
+            [session.device_facts(i) for i in range(count)]
+            if count is not None
+            else NotCollected(f"nvmlDeviceGetCount failed: {errors.get('device_count')}")
+        )
 
 
 # --------------------------------------------------------------------------------------------------
@@ -569,5 +609,6 @@ class RecordedNvml:
         return list(self._device(h, "remapped_rows"))
 
     def nvmlDeviceGetComputeRunningProcesses(self, h: RecordedHandle) -> list[SimpleNamespace]:
-        return [SimpleNamespace(pid=int(p["pid"]), usedGpuMemory=p.get("used_memory"))
-                for p in self._device(h, "processes")]
+        return [
+            SimpleNamespace(pid=int(p["pid"]), usedGpuMemory=p.get("used_memory")) for p in self._device(h, "processes")
+        ]

@@ -20,12 +20,26 @@ KEYS = ("pci.display_devices", "pci.nvidia_gpu_count", "pci.nvswitch_count")
 PCI_DEVICES = "/sys/bus/pci/devices"
 NVIDIA = "0x10de"
 VENDORS = {
-    "0x10de": "NVIDIA", "0x1002": "AMD", "0x1022": "AMD", "0x8086": "Intel", "0x1414": "Microsoft",
-    "0x1af4": "Red Hat (virtio)", "0x1234": "QEMU", "0x15ad": "VMware", "0x80ee": "VirtualBox",
-    "0x1a03": "ASPEED", "0x102b": "Matrox", "0x1013": "Cirrus Logic", "0x5143": "Qualcomm",
+    "0x10de": "NVIDIA",
+    "0x1002": "AMD",
+    "0x1022": "AMD",
+    "0x8086": "Intel",
+    "0x1414": "Microsoft",
+    "0x1af4": "Red Hat (virtio)",
+    "0x1234": "QEMU",
+    "0x15ad": "VMware",
+    "0x80ee": "VirtualBox",
+    "0x1a03": "ASPEED",
+    "0x102b": "Matrox",
+    "0x1013": "Cirrus Logic",
+    "0x5143": "Qualcomm",
 }
-DISPLAY_CLASSES = {"0x0300": "VGA compatible controller", "0x0301": "XGA compatible controller",
-                   "0x0302": "3D controller", "0x0380": "Display controller"}
+DISPLAY_CLASSES = {
+    "0x0300": "VGA compatible controller",
+    "0x0301": "XGA compatible controller",
+    "0x0302": "3D controller",
+    "0x0380": "Display controller",
+}
 NVSWITCH_CLASS = "0x0680"  # "bridge: other" from NVIDIA = NVSwitch on HGX/DGX boards
 _BLOCK_END = re.compile(r"\n(?![\t#])")  # the next line that is neither a device nor a comment
 PCI_IDS_FILES = ("/usr/share/misc/pci.ids", "/usr/share/hwdata/pci.ids", "/usr/share/pci.ids")
@@ -55,15 +69,17 @@ def collect(ctx: HostContext, out: dict[str, Any]) -> None:
             nvswitches += 1
         if not class_id.startswith("0x03"):  # base class 0x03: display controller
             continue
-        displays.append({
-            "slot": slot,
-            "vendor_id": vendor_id,
-            "vendor": VENDORS.get(vendor_id, "other"),
-            "device_id": _hex(fs.read_text(f"{base}/device")),
-            "class_id": class_id,
-            "class": DISPLAY_CLASSES.get(class_id[:6], "Display controller"),
-            "driver": bound_driver(fs, base),
-        })
+        displays.append(
+            {
+                "slot": slot,
+                "vendor_id": vendor_id,
+                "vendor": VENDORS.get(vendor_id, "other"),
+                "device_id": _hex(fs.read_text(f"{base}/device")),
+                "class_id": class_id,
+                "class": DISPLAY_CLASSES.get(class_id[:6], "Display controller"),
+                "driver": bound_driver(fs, base),
+            }
+        )
     if displays:
         names = device_names(fs, [(d["vendor_id"], d["device_id"]) for d in displays])
         for d in displays:
@@ -115,7 +131,7 @@ def device_names(fs: FileSystem, ids: list[tuple[str, str | None]]) -> dict[tupl
                 continue
             body = text.find("\n", start + 1)
             end = _BLOCK_END.search(text, body + 1) if body >= 0 else None
-            for line in text[body:end.start() if end else len(text)].splitlines():
+            for line in text[body : end.start() if end else len(text)].splitlines():
                 if line[:1] == "\t" and line[1:5] == device_id[2:] and line[1:2] != "\t":
                     found[(vendor_id, device_id)] = line[5:].strip()
                     break

@@ -16,16 +16,20 @@ KEYS = ("platform.wsl", "platform.wsl_libcuda", "platform.container", "platform.
 
 WSL_LIB = "/usr/lib/wsl/lib"
 # (marker in /proc/1/cgroup, container kind); kubernetes first: its pods also run on docker/containerd.
-_CGROUP_MARKERS = (("kubepods", "kubernetes"), ("libpod", "podman"), ("docker", "docker"),
-                   ("containerd", "containerd"), ("lxc", "lxc"))
+_CGROUP_MARKERS = (
+    ("kubepods", "kubernetes"),
+    ("libpod", "podman"),
+    ("docker", "docker"),
+    ("containerd", "containerd"),
+    ("lxc", "lxc"),
+)
 _SYSTEMD_CONTAINER = {"docker": "docker", "podman": "podman", "lxc": "lxc", "lxc-libvirt": "lxc"}
 
 
 def collect(ctx: HostContext, out: dict[str, Any]) -> None:
     if ctx.linux:
         out["platform.wsl"] = wsl_kind(ctx)
-        out["platform.wsl_libcuda"] = [f"{WSL_LIB}/{n}" for n in ctx.fs.listdir(WSL_LIB)
-                                       if n.startswith("libcuda.so")]
+        out["platform.wsl_libcuda"] = [f"{WSL_LIB}/{n}" for n in ctx.fs.listdir(WSL_LIB) if n.startswith("libcuda.so")]
         out["platform.container"] = container_kind(ctx)
         jetson = read(ctx.fs, "/etc/nv_tegra_release")
         out["platform.jetson"] = first_line(jetson) if isinstance(jetson, str) else jetson

@@ -17,13 +17,19 @@ from typing import Any
 from gpuassist.collect.base import HostContext, first_line, read, strip_or_none
 from gpuassist.facts import NotCollected
 
-KEYS = ("host.os", "host.kernel", "host.distro", "host.machine", "host.cpu_model", "host.cpu_count",
-        "host.ram_bytes")
+KEYS = ("host.os", "host.kernel", "host.distro", "host.machine", "host.cpu_model", "host.cpu_count", "host.ram_bytes")
 
 # cpuinfo field that names the CPU, per architecture (x86: "model name"; arm64: "Model" / "Hardware").
 _CPU_NAME_FIELDS = ("model name", "Model", "Hardware", "cpu model", "cpu")
-_DARWIN_SYSCTL = ["sysctl", "kern.osrelease", "kern.osproductversion", "hw.machine",
-                  "machdep.cpu.brand_string", "hw.logicalcpu", "hw.memsize"]
+_DARWIN_SYSCTL = [
+    "sysctl",
+    "kern.osrelease",
+    "kern.osproductversion",
+    "hw.machine",
+    "machdep.cpu.brand_string",
+    "hw.logicalcpu",
+    "hw.memsize",
+]
 
 
 def collect(ctx: HostContext, out: dict[str, Any]) -> None:
@@ -39,8 +45,7 @@ def collect(ctx: HostContext, out: dict[str, Any]) -> None:
 def _linux(ctx: HostContext, out: dict[str, Any]) -> None:
     kernel = strip_or_none(read(ctx.fs, "/proc/sys/kernel/osrelease"))
     out["host.kernel"] = kernel if kernel is not None else _command_line(ctx, ["uname", "-r"])
-    out["host.distro"] = os_release_name(ctx.fs.read_text("/etc/os-release")
-                                         or ctx.fs.read_text("/usr/lib/os-release"))
+    out["host.distro"] = os_release_name(ctx.fs.read_text("/etc/os-release") or ctx.fs.read_text("/usr/lib/os-release"))
     machine = strip_or_none(read(ctx.fs, "/proc/sys/kernel/arch"))  # kernels >= 6.1
     out["host.machine"] = machine if isinstance(machine, str) else _command_line(ctx, ["uname", "-m"])
     cpuinfo = read(ctx.fs, "/proc/cpuinfo", limit=8 << 20)

@@ -85,8 +85,7 @@ class Context:
             cwd = os.getcwd()
         except OSError:  # the working directory was deleted: no project to find from it
             cwd = home
-        return cls(env=dict(os.environ), home=home, cwd=cwd, executable=own_python(),
-                   windows=os.name == "nt")
+        return cls(env=dict(os.environ), home=home, cwd=cwd, executable=own_python(), windows=os.name == "nt")
 
     def system_path(self, relative: str) -> str:
         return os.path.join(self.root, *relative.split("/"))
@@ -143,9 +142,18 @@ class Candidate:
         return [o.label for o in self.origins if o.kind == KERNEL]
 
     def to_json(self) -> dict[str, Any]:
-        return {"python": self.python, "real": self.real, "kind": self.kind, "prefix": self.prefix,
-                "name": self.name, "exists": self.exists, "origins": [o.to_json() for o in self.origins],
-                "layout_version": self.layout_version, "uv_venv": self.uv_venv, "refused": self.refused}
+        return {
+            "python": self.python,
+            "real": self.real,
+            "kind": self.kind,
+            "prefix": self.prefix,
+            "name": self.name,
+            "exists": self.exists,
+            "origins": [o.to_json() for o in self.origins],
+            "layout_version": self.layout_version,
+            "uv_venv": self.uv_venv,
+            "refused": self.refused,
+        }
 
 
 @dataclass(frozen=True)
@@ -165,9 +173,16 @@ class KernelSpec:
         return self.python is not None and os.path.isfile(self.python)
 
     def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "display_name": self.display_name, "directory": self.directory,
-                "argv": list(self.argv), "python": self.python, "how": self.how, "exists": self.exists,
-                "error": self.error}
+        return {
+            "name": self.name,
+            "display_name": self.display_name,
+            "directory": self.directory,
+            "argv": list(self.argv),
+            "python": self.python,
+            "how": self.how,
+            "exists": self.exists,
+            "error": self.error,
+        }
 
 
 @dataclass(frozen=True)
@@ -229,8 +244,7 @@ def _realpath(path: str) -> str:
 
 def env_python(prefix: str, windows: bool) -> str | None:
     """The interpreter of an environment directory (venv, conda env, pyenv version, uv install)."""
-    names = (("python.exe", "Scripts/python.exe", "bin/python") if windows
-             else ("bin/python", "bin/python3"))
+    names = ("python.exe", "Scripts/python.exe", "bin/python") if windows else ("bin/python", "bin/python3")
     for name in names:
         path = os.path.join(prefix, *name.split("/"))
         if _is_exe(path, windows):
@@ -345,15 +359,19 @@ class _Collector:
             kind = "pipx" if any(_under(root, h) for h in pipx_home) else "venv"
             return Candidate(path, real, key, kind, root, name, exists, [], version, uv_venv)
         bin_dir = os.path.dirname(real)
-        prefix: str | None = bin_dir if ctx.windows and os.path.basename(bin_dir).lower() != "scripts" \
-            else os.path.dirname(bin_dir)
+        prefix: str | None = (
+            bin_dir if ctx.windows and os.path.basename(bin_dir).lower() != "scripts" else os.path.dirname(bin_dir)
+        )
         kind = "system"
         name = f"{os.path.basename(real)} ({os.path.dirname(path)})"
         assert prefix is not None
         if os.path.isdir(os.path.join(prefix, "conda-meta")):
             kind = "conda"
-            name = f"base ({os.path.basename(prefix)})" if _is_conda_install(prefix) \
-                and os.path.basename(os.path.dirname(prefix)) != "envs" else os.path.basename(prefix)
+            name = (
+                f"base ({os.path.basename(prefix)})"
+                if _is_conda_install(prefix) and os.path.basename(os.path.dirname(prefix)) != "envs"
+                else os.path.basename(prefix)
+            )
         elif os.path.basename(os.path.dirname(path)) == "shims":
             kind, name, prefix = "shim", f"{os.path.basename(path)} shim ({os.path.dirname(path)})", None
         elif any(_under(real, r) for r in _pyenv_roots(ctx)):
@@ -371,8 +389,9 @@ class _Collector:
         """The candidates, each found by discovery alone marked ``refused`` when it must not run."""
         out = list(self.by_key.values())
         for cand in out:
-            cand.refused = None if cand.chosen or not cand.exists else \
-                untrusted(cand.python, cand.prefix, self.ctx.trusted_owners)
+            cand.refused = (
+                None if cand.chosen or not cand.exists else untrusted(cand.python, cand.prefix, self.ctx.trusted_owners)
+            )
         return out
 
 
@@ -485,8 +504,11 @@ def _from_home_envs(col: _Collector) -> None:
         for project in _listdir(base):
             for checksum in _listdir(os.path.join(base, project)):
                 for name in _listdir(os.path.join(base, project, checksum)):
-                    col.add_env(os.path.join(base, project, checksum, name), HOME_ENVS,
-                                f"Hatch env '{name}' of project {project}")
+                    col.add_env(
+                        os.path.join(base, project, checksum, name),
+                        HOME_ENVS,
+                        f"Hatch env '{name}' of project {project}",
+                    )
 
 
 def _from_desktop(col: _Collector) -> None:
@@ -618,15 +640,16 @@ def _jupyter_server_python(ctx: Context) -> str | None:
 BARE_PYTHON = re.compile(r"^python(\d+(\.\d+)?)?(\.exe)?$", re.IGNORECASE)
 
 
-def _kernel_python(ctx: Context, argv: list[str], env_prefix: str | None,
-                   conda_envs: Mapping[str, str]) -> tuple[str | None, str]:
+def _kernel_python(
+    ctx: Context, argv: list[str], env_prefix: str | None, conda_envs: Mapping[str, str]
+) -> tuple[str | None, str]:
     """The interpreter a kernel's argv launches, and how that was decided."""
     if not argv:
         return None, "kernel.json has an empty argv"
     program = argv[0]
     base = os.path.basename(program)
     if base in ("conda", "mamba", "micromamba", "conda.exe") and "run" in argv:
-        rest = argv[argv.index("run") + 1:]
+        rest = argv[argv.index("run") + 1 :]
         for flag, value in itertools.pairwise(rest):
             if flag in ("-p", "--prefix"):
                 return env_python(value, ctx.windows), f"`{base} run -p {value}`"
@@ -641,7 +664,8 @@ def _kernel_python(ctx: Context, argv: list[str], env_prefix: str | None,
         # jupyter_client replaces a bare python/python3 with the Python running the Jupyter server
         if env_prefix is not None:
             return env_python(env_prefix, ctx.windows), (
-                f"bare '{program}': the Python of the environment the kernelspec is installed in")
+                f"bare '{program}': the Python of the environment the kernelspec is installed in"
+            )
         server = _jupyter_server_python(ctx)
         if server:
             return server, f"bare '{program}': the Python the `jupyter` command on PATH runs"
@@ -651,8 +675,9 @@ def _kernel_python(ctx: Context, argv: list[str], env_prefix: str | None,
     return (hits[0] if hits else None), f"'{program}' looked up on PATH"
 
 
-def _read_kernel(ctx: Context, spec_dir: str, env_prefix: str | None,
-                 conda_envs: Mapping[str, str]) -> KernelSpec | None:
+def _read_kernel(
+    ctx: Context, spec_dir: str, env_prefix: str | None, conda_envs: Mapping[str, str]
+) -> KernelSpec | None:
     name = os.path.basename(spec_dir)
     path = os.path.join(spec_dir, "kernel.json")
     if not os.path.isfile(path):
@@ -702,8 +727,13 @@ def script_interpreter(script: str, ctx: Context) -> ScriptTarget:
         program, on_path = _shebang_program(words)
         shebang = " ".join(words)
         if not is_python_name(program):  # `#!/usr/bin/perl`: never run (issue 12), and not ours to judge
-            return ScriptTarget(path, shebang, None, f"#!{shebang}: {os.path.basename(program) or 'nothing'} is "
-                                                     "not a Python interpreter, so gpuassist does not run it")
+            return ScriptTarget(
+                path,
+                shebang,
+                None,
+                f"#!{shebang}: {os.path.basename(program) or 'nothing'} is "
+                "not a Python interpreter, so gpuassist does not run it",
+            )
         if not on_path:
             return ScriptTarget(path, shebang, program, f"#!{shebang}")
         hits = which_all(program, ctx.env, ctx.windows) if program else []
@@ -737,8 +767,10 @@ def discover(ctx: Context | None = None, *, script: str | None = None, requested
         if disc.script.python:
             col.add(disc.script.python, SCRIPT, f"script {os.path.basename(disc.script.script)} ({disc.script.how})")
         else:
-            disc.notes.append(f"script {disc.script.script}: {disc.script.how}"
-                              + ("" if "not a Python" in disc.script.how else ", and nothing on PATH answers it"))
+            disc.notes.append(
+                f"script {disc.script.script}: {disc.script.how}"
+                + ("" if "not a Python" in disc.script.how else ", and nothing on PATH answers it")
+            )
         _project_venvs(col, os.path.dirname(disc.script.script), f"next to {os.path.basename(disc.script.script)}")
     _from_path(col)
     _project_venvs(col, ctx.cwd, "working directory")

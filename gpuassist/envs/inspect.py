@@ -60,12 +60,22 @@ class TorchCopy:
     imported: bool
 
     def to_json(self) -> dict[str, Any]:
-        return {"version": self.version, "local_tag": self.local_tag, "location": self.location,
-                "installer": self.installer, "imported": self.imported}
+        return {
+            "version": self.version,
+            "local_tag": self.local_tag,
+            "location": self.location,
+            "installer": self.installer,
+            "imported": self.imported,
+        }
 
 
-def build_flavour(version: str | None, conda_build: str | None = None, conda_packages: Sequence[Any] = (),
-                  platform: str | None = None, machine: str | None = None) -> tuple[str | None, str | None]:
+def build_flavour(
+    version: str | None,
+    conda_build: str | None = None,
+    conda_packages: Sequence[Any] = (),
+    platform: str | None = None,
+    machine: str | None = None,
+) -> tuple[str | None, str | None]:
     """(flavour, build label) of a torch version: flavour is ``cuda``, ``rocm``, ``cpu``, ``xpu``,
     ``jetson``, ``source`` or ``unknown`` (None: no torch); the label is what to show (``cu124``,
     ``cpu``, ``rocm6.2``, the conda build string, ``PyPI default (CUDA)``)."""
@@ -169,33 +179,72 @@ class EnvRow:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "python": self.python, "name": self.name, "kind": self.kind,
-            "origins": [o.to_json() for o in self.origins], "status": self.status, "error": self.error,
-            "seconds": self.seconds, "python_version": self.python_version, "executable": self.executable,
-            "prefix": self.prefix, "env_kind": self.env_kind, "platform": self.platform, "machine": self.machine,
-            "user_site": self.user_site, "torch": [t.to_json() for t in self.torch],
-            "torch_origin": self.torch_origin, "conda_build": self.conda_build,
-            "conda_packages": self.conda_packages, "is_target": self.is_target, "last_used": self.last_used,
+            "python": self.python,
+            "name": self.name,
+            "kind": self.kind,
+            "origins": [o.to_json() for o in self.origins],
+            "status": self.status,
+            "error": self.error,
+            "seconds": self.seconds,
+            "python_version": self.python_version,
+            "executable": self.executable,
+            "prefix": self.prefix,
+            "env_kind": self.env_kind,
+            "platform": self.platform,
+            "machine": self.machine,
+            "user_site": self.user_site,
+            "torch": [t.to_json() for t in self.torch],
+            "torch_origin": self.torch_origin,
+            "conda_build": self.conda_build,
+            "conda_packages": self.conda_packages,
+            "is_target": self.is_target,
+            "last_used": self.last_used,
             # derived, stored so a reopened report (or another tool) need not recompute them
-            "is_self": self.is_self, "is_active": self.is_active, "kernels": self.kernels,
-            "torch_version": self.torch_version, "flavour": self.flavour, "build": self.build,
+            "is_self": self.is_self,
+            "is_active": self.is_active,
+            "kernels": self.kernels,
+            "torch_version": self.torch_version,
+            "flavour": self.flavour,
+            "build": self.build,
             "installer": self.installer,
         }
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> EnvRow:
         return cls(
-            python=str(data.get("python")), name=str(data.get("name")), kind=str(data.get("kind")),
-            origins=[Origin(str(o.get("kind")), str(o.get("label")), str(o.get("path")))
-                     for o in data.get("origins") or [] if isinstance(o, Mapping)],
-            status=str(data.get("status")), error=data.get("error"), seconds=data.get("seconds"),
-            python_version=data.get("python_version"), executable=data.get("executable"),
-            prefix=data.get("prefix"), env_kind=data.get("env_kind"), platform=data.get("platform"),
-            machine=data.get("machine"), user_site=data.get("user_site"),
-            torch=[TorchCopy(str(t.get("version")), t.get("local_tag"), str(t.get("location")), t.get("installer"),
-                             bool(t.get("imported"))) for t in data.get("torch") or [] if isinstance(t, Mapping)],
-            torch_origin=data.get("torch_origin"), conda_build=data.get("conda_build"),
-            conda_packages=list(data.get("conda_packages") or []), is_target=bool(data.get("is_target")),
+            python=str(data.get("python")),
+            name=str(data.get("name")),
+            kind=str(data.get("kind")),
+            origins=[
+                Origin(str(o.get("kind")), str(o.get("label")), str(o.get("path")))
+                for o in data.get("origins") or []
+                if isinstance(o, Mapping)
+            ],
+            status=str(data.get("status")),
+            error=data.get("error"),
+            seconds=data.get("seconds"),
+            python_version=data.get("python_version"),
+            executable=data.get("executable"),
+            prefix=data.get("prefix"),
+            env_kind=data.get("env_kind"),
+            platform=data.get("platform"),
+            machine=data.get("machine"),
+            user_site=data.get("user_site"),
+            torch=[
+                TorchCopy(
+                    str(t.get("version")),
+                    t.get("local_tag"),
+                    str(t.get("location")),
+                    t.get("installer"),
+                    bool(t.get("imported")),
+                )
+                for t in data.get("torch") or []
+                if isinstance(t, Mapping)
+            ],
+            torch_origin=data.get("torch_origin"),
+            conda_build=data.get("conda_build"),
+            conda_packages=list(data.get("conda_packages") or []),
+            is_target=bool(data.get("is_target")),
             last_used=data.get("last_used") if isinstance(data.get("last_used"), (int, float)) else None,
         )
 
@@ -217,8 +266,9 @@ def _torch_copies(dists: Any, origin: str | None) -> list[TorchCopy]:
         if not isinstance(d, Mapping):
             continue
         location = str(d.get("location") or "")
-        imported = bool(origin and not marked and location and not origin.startswith("namespace:")
-                        and _inside(origin, location))
+        imported = bool(
+            origin and not marked and location and not origin.startswith("namespace:") and _inside(origin, location)
+        )
         marked = marked or imported
         copies.append(TorchCopy(str(d.get("version")), d.get("local_tag"), location, d.get("installer"), imported))
     return copies
@@ -227,8 +277,14 @@ def _torch_copies(dists: Any, origin: str | None) -> list[TorchCopy]:
 def row_from_facts(cand: Candidate, facts: Mapping[str, Any], seconds: float | None = None) -> EnvRow:
     """An inventory row from a probe run's facts (``interpreter`` and ``torch_dist`` stages)."""
     outcome = facts.get("probe.outcome")
-    status = {"ok": OK, "interpreter_not_found": MISSING if not cand.exists else ERROR, "timeout": TIMEOUT,
-              "crashed": CRASHED, "cancelled": CANCELLED, "python_too_old": TOO_OLD}.get(str(outcome), ERROR)
+    status = {
+        "ok": OK,
+        "interpreter_not_found": MISSING if not cand.exists else ERROR,
+        "timeout": TIMEOUT,
+        "crashed": CRASHED,
+        "cancelled": CANCELLED,
+        "python_too_old": TOO_OLD,
+    }.get(str(outcome), ERROR)
     error = facts.get("probe.error")
     if status == CRASHED:
         error = f"crashed ({facts.get('probe.signal')}) in stage {facts.get('probe.failed_stage')}"
@@ -238,13 +294,22 @@ def row_from_facts(cand: Candidate, facts: Mapping[str, Any], seconds: float | N
         status, error = ERROR, str(facts["torch.dists"])
     origin = _known(facts.get("torch.spec_origin"))
     return EnvRow(
-        python=cand.python, name=cand.name, kind=cand.kind, origins=list(cand.origins), status=status,
-        error=str(error) if error else None, seconds=seconds,
+        python=cand.python,
+        name=cand.name,
+        kind=cand.kind,
+        origins=list(cand.origins),
+        status=status,
+        error=str(error) if error else None,
+        seconds=seconds,
         python_version=_known(facts.get("python.version")) or cand.layout_version,
-        executable=_known(facts.get("python.executable")), prefix=_known(facts.get("python.prefix")) or cand.prefix,
-        env_kind=_known(facts.get("python.env_kind")), platform=_known(facts.get("python.platform")),
-        machine=_known(facts.get("python.machine")), user_site=_known(facts.get("python.user_site")),
-        torch=_torch_copies(_known(facts.get("torch.dists")), origin), torch_origin=origin,
+        executable=_known(facts.get("python.executable")),
+        prefix=_known(facts.get("python.prefix")) or cand.prefix,
+        env_kind=_known(facts.get("python.env_kind")),
+        platform=_known(facts.get("python.platform")),
+        machine=_known(facts.get("python.machine")),
+        user_site=_known(facts.get("python.user_site")),
+        torch=_torch_copies(_known(facts.get("torch.dists")), origin),
+        torch_origin=origin,
         conda_build=_known(facts.get("torch.conda_build")),
         conda_packages=list(_known(facts.get("torch.conda_packages")) or []),
     )
@@ -253,33 +318,56 @@ def row_from_facts(cand: Candidate, facts: Mapping[str, Any], seconds: float | N
 Runner = Callable[..., Any]
 
 
-def inspect_one(cand: Candidate, *, timeout: float = DEFAULT_TIMEOUT, cancel: threading.Event | None = None,
-                env: Mapping[str, str] | None = None, runner: Runner | None = None) -> EnvRow:
+def inspect_one(
+    cand: Candidate,
+    *,
+    timeout: float = DEFAULT_TIMEOUT,
+    cancel: threading.Event | None = None,
+    env: Mapping[str, str] | None = None,
+    runner: Runner | None = None,
+) -> EnvRow:
     """Run the probe's first stages in one interpreter; never raises, never waits longer than ``timeout``
     (plus the kill grace period)."""
 
     if not cand.exists:
-        return row_from_facts(cand, {"probe.outcome": "interpreter_not_found",
-                                     "probe.error": "it does not exist or is not executable"}, 0.0)
+        return row_from_facts(
+            cand,
+            {"probe.outcome": "interpreter_not_found", "probe.error": "it does not exist or is not executable"},
+            0.0,
+        )
     if cand.refused:
         row = row_from_facts(cand, {"probe.outcome": "refused", "probe.error": f"not run: {cand.refused}"}, 0.0)
         row.status = REFUSED
         return row
-    limits = StageLimits(startup=timeout, stages=dict.fromkeys(STAGES, timeout), between=timeout,
-                         exit=min(2.0, timeout), overall=timeout, grace=0.5)
+    limits = StageLimits(
+        startup=timeout,
+        stages=dict.fromkeys(STAGES, timeout),
+        between=timeout,
+        exit=min(2.0, timeout),
+        overall=timeout,
+        grace=0.5,
+    )
     started = time.monotonic()
     try:
-        result = (runner or run_probe)(cand.python, stages=list(STAGES), device_tests=False, limits=limits,
-                                       cancel=cancel, env=env)
+        result = (runner or run_probe)(
+            cand.python, stages=list(STAGES), device_tests=False, limits=limits, cancel=cancel, env=env
+        )
         facts = result.facts
     except Exception as exc:  # the runner is meant not to raise; one bad interpreter must not end the table
         facts = {"probe.outcome": "failed", "probe.error": f"{type(exc).__name__}: {exc}"}
     return row_from_facts(cand, facts, round(time.monotonic() - started, 3))
 
 
-def inspect_all(candidates: Sequence[Candidate], *, timeout: float = DEFAULT_TIMEOUT, max_workers: int | None = None,
-                cancel: threading.Event | None = None, env: Mapping[str, str] | None = None,
-                on_row: Callable[[EnvRow], None] | None = None, runner: Runner | None = None) -> list[EnvRow]:
+def inspect_all(
+    candidates: Sequence[Candidate],
+    *,
+    timeout: float = DEFAULT_TIMEOUT,
+    max_workers: int | None = None,
+    cancel: threading.Event | None = None,
+    env: Mapping[str, str] | None = None,
+    on_row: Callable[[EnvRow], None] | None = None,
+    runner: Runner | None = None,
+) -> list[EnvRow]:
     """Inspect every candidate in parallel; rows come back in the candidates' order.
 
     ``on_row`` is called as each row is ready, from a worker thread (a GUI must hand it to its own
@@ -326,8 +414,9 @@ class Inventory:
             is_target = key is not None and identity(r.python)[0] == key
             rows.append(EnvRow(**{**r.__dict__, "is_target": is_target}))
             target = r.python if is_target and target is None else target
-        return Inventory(rows, self.kernels, self.script, target or python, self.notes, self.seconds,
-                         self.target_reason)
+        return Inventory(
+            rows, self.kernels, self.script, target or python, self.notes, self.seconds, self.target_reason
+        )
 
     def facts(self) -> dict[str, Any]:
         """The ``envs.*`` facts (docs/facts.md) the rules in ``gpuassist.rules.environments`` read."""
@@ -353,8 +442,7 @@ def merge_shims(rows: list[EnvRow]) -> tuple[list[EnvRow], dict[str, str]]:
     kept: list[EnvRow] = []
     aliases: dict[str, str] = {}
     for r in rows:
-        real = by_key.get(identity(r.executable)[0]) if r.kind == "shim" and r.status == OK and r.executable \
-            else None
+        real = by_key.get(identity(r.executable)[0]) if r.kind == "shim" and r.status == OK and r.executable else None
         if real is None:
             kept.append(r)
             continue
@@ -366,16 +454,26 @@ def merge_shims(rows: list[EnvRow]) -> tuple[list[EnvRow], dict[str, str]]:
     return kept, aliases
 
 
-def default_target(disc: Discovery, requested: str | None = None, ctx: Context | None = None,
-                   script: str | None = None) -> str | None:
+def default_target(
+    disc: Discovery, requested: str | None = None, ctx: Context | None = None, script: str | None = None
+) -> str | None:
     """The interpreter the user's code most likely runs with (:func:`gpuassist.envs.target.choose_target`)."""
     return choose_target(ctx or Context.current(), requested=requested, disc=disc, script=script).python
 
 
-def inventory(ctx: Context | None = None, *, script: str | None = None, target: str | None = None,
-              extra: Iterable[str] = (), timeout: float = DEFAULT_TIMEOUT, max_workers: int | None = None,
-              cancel: threading.Event | None = None, env: Mapping[str, str] | None = None,
-              on_row: Callable[[EnvRow], None] | None = None, runner: Runner | None = None) -> Inventory:
+def inventory(
+    ctx: Context | None = None,
+    *,
+    script: str | None = None,
+    target: str | None = None,
+    extra: Iterable[str] = (),
+    timeout: float = DEFAULT_TIMEOUT,
+    max_workers: int | None = None,
+    cancel: threading.Event | None = None,
+    env: Mapping[str, str] | None = None,
+    on_row: Callable[[EnvRow], None] | None = None,
+    runner: Runner | None = None,
+) -> Inventory:
     """Discover every interpreter, inspect each in parallel, and mark the target (see :func:`default_target`).
 
     ``env`` is the environment the interpreters run with (default: this process's)."""
@@ -384,8 +482,9 @@ def inventory(ctx: Context | None = None, *, script: str | None = None, target: 
     requested = [target] if target else []
     disc = discover(ctx, script=script, requested=[*requested, *extra])
     choice = choose_target(ctx, requested=target, script=script, disc=disc)
-    rows = inspect_all(disc.candidates, timeout=timeout, max_workers=max_workers, cancel=cancel, env=env,
-                       on_row=on_row, runner=runner)
+    rows = inspect_all(
+        disc.candidates, timeout=timeout, max_workers=max_workers, cancel=cancel, env=env, on_row=on_row, runner=runner
+    )
     for cand, row in zip(disc.candidates, rows, strict=True):
         row.last_used = last_used(cand, ctx.home)
     rows, aliases = merge_shims(rows)

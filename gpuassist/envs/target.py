@@ -127,8 +127,11 @@ def own_choice() -> TargetChoice:
     app bundle, which has no Python of its own, the PATH's."""
     own = own_python()
     if own is None:
-        return TargetChoice(fallback_python(), "the Python on PATH (this gpuassist is an app bundle, with no "
-                            "Python of its own)", PATH_FALLBACK)
+        return TargetChoice(
+            fallback_python(),
+            "the Python on PATH (this gpuassist is an app bundle, with no Python of its own)",
+            PATH_FALLBACK,
+        )
     return TargetChoice(own, "gpuassist's own interpreter, which the caller asked for", REQUESTED, own=True)
 
 

@@ -48,10 +48,15 @@ def _is_json(text: str) -> bool:
 
 
 # pip found no torch build to install for this Python / platform.
-NO_TORCH_DIST = re.compile(r"No matching distribution found for (?:py)?torch\b|"
-                           r"Could not find a version that satisfies the requirement (?:py)?torch\b")
-TORCH_INSTALL = re.compile(r"\b(?:pip3?|conda|mamba|micromamba|uv pip)\s+(?:install|create)\b[^\n]*\b(?:py)?torch\b|"
-                           r"^\[(?:pip\d?|conda)\]\s+(?:py)?torch[\s=]", re.IGNORECASE)
+NO_TORCH_DIST = re.compile(
+    r"No matching distribution found for (?:py)?torch\b|"
+    r"Could not find a version that satisfies the requirement (?:py)?torch\b"
+)
+TORCH_INSTALL = re.compile(
+    r"\b(?:pip3?|conda|mamba|micromamba|uv pip)\s+(?:install|create)\b[^\n]*\b(?:py)?torch\b|"
+    r"^\[(?:pip\d?|conda)\]\s+(?:py)?torch[\s=]",
+    re.IGNORECASE,
+)
 
 
 def _torch_not_importable(lines: list[str], parsed: collect_env.CollectEnvParse, facts: Facts) -> list[errors.Match]:
@@ -68,10 +73,14 @@ def _torch_not_importable(lines: list[str], parsed: collect_env.CollectEnvParse,
         return []  # pip found no torch to install: the paste says why it is missing (no_wheel_for_platform)
     installed = bool(facts.value("torch.dists")) or any(TORCH_INSTALL.search(x[:2000]) for x in lines)
     if installed:
-        return [errors.Match("torch_import_error", no, line, False, 0.8),
-                errors.Match("torch_not_installed", no, line, False, 0.3)]
-    return [errors.Match("torch_not_installed", no, line, False, 0.7),
-            errors.Match("torch_import_error", no, line, False, 0.5)]
+        return [
+            errors.Match("torch_import_error", no, line, False, 0.8),
+            errors.Match("torch_not_installed", no, line, False, 0.3),
+        ]
+    return [
+        errors.Match("torch_not_installed", no, line, False, 0.7),
+        errors.Match("torch_import_error", no, line, False, 0.5),
+    ]
 
 
 def _could_not_tell(facts: Facts, kinds: list[kinds_mod.InputKind]) -> list[str]:
@@ -90,8 +99,9 @@ def _could_not_tell(facts: Facts, kinds: list[kinds_mod.InputKind]) -> list[str]
 
 def load_text(text: str, *, label: str = "the input") -> Report:
     if len(text) > MAX_BYTES:  # a paste box has no size limit of its own
-        raise UnreadableInput(f"the input is larger than {MAX_BYTES // (1024 * 1024)} MiB; a report or paste is "
-                              "far smaller")
+        raise UnreadableInput(
+            f"the input is larger than {MAX_BYTES // (1024 * 1024)} MiB; a report or paste is far smaller"
+        )
     if _is_json(text):
         report = parse_report(text)
         report.meta.setdefault("source_label", label)
@@ -109,15 +119,25 @@ def load_text(text: str, *, label: str = "the input") -> Report:
         # machine, into a claimed cause. Prose and torch's warnings around the fields still count.
         matches = [m for m in matches if m.line_no not in parsed.field_lines]
         facts = Facts({**extra, **collect_env.to_facts(parsed)})
-        report = build_report(facts, source="collect_env", meta={
-            "source_label": f"{kinds_mod.describe(kinds)} ({label})",
-            "input_kinds": [k.id for k in kinds],
-            "missing_facts": parsed.missing,
-        }, ran=set())
-        if (facts.value("cuda.available") is False and facts.value("torch.cuda_build")
-                and not report.has_error and not any(m.specific for m in matches)):
-            matches += errors.unavailable_guesses(parsed.fields, _field_line(lines, parsed, "cuda_available"),
-                                                  bool(parsed.gpu_lines))
+        report = build_report(
+            facts,
+            source="collect_env",
+            meta={
+                "source_label": f"{kinds_mod.describe(kinds)} ({label})",
+                "input_kinds": [k.id for k in kinds],
+                "missing_facts": parsed.missing,
+            },
+            ran=set(),
+        )
+        if (
+            facts.value("cuda.available") is False
+            and facts.value("torch.cuda_build")
+            and not report.has_error
+            and not any(m.specific for m in matches)
+        ):
+            matches += errors.unavailable_guesses(
+                parsed.fields, _field_line(lines, parsed, "cuda_available"), bool(parsed.gpu_lines)
+            )
         matches += _torch_not_importable(lines, parsed, facts)
         _add_paste_findings(report, lines, matches, sources)
         return report
@@ -128,12 +148,19 @@ def load_text(text: str, *, label: str = "the input") -> Report:
         )
     template = collect_env.to_facts(parsed) if parsed.recognised else {}
     facts = Facts({**template, **extra, **errors.facts_from_text(lines, matches)})
-    report = build_report(facts, source="error_text", meta={
-        "source_label": f"{kinds_mod.describe(kinds)} ({label})",
-        "input_kinds": [k.id for k in kinds],
-        "missing_facts": [*_could_not_tell(facts, kinds),
-                          "the machine's own facts: run `gpuassist diagnose` on that machine to confirm"],
-    }, ran=set())
+    report = build_report(
+        facts,
+        source="error_text",
+        meta={
+            "source_label": f"{kinds_mod.describe(kinds)} ({label})",
+            "input_kinds": [k.id for k in kinds],
+            "missing_facts": [
+                *_could_not_tell(facts, kinds),
+                "the machine's own facts: run `gpuassist diagnose` on that machine to confirm",
+            ],
+        },
+        ran=set(),
+    )
     _add_paste_findings(report, lines, matches, sources)
     if not report.findings:
         report.meta["inconclusive"] = True
@@ -141,12 +168,15 @@ def load_text(text: str, *, label: str = "the input") -> Report:
     return report
 
 
-def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.Match],
-                        sources: paste_facts.Sources) -> None:
+def _add_paste_findings(
+    report: Report, lines: list[str], matches: list[errors.Match], sources: paste_facts.Sources
+) -> None:
     """Findings only the paste's paths show (the library or torch copy to blame), then the pattern matches;
     every finding a rule drew from facts the paste stated cites the line that stated them."""
-    for found in (paste_causes.library_finding(lines) or paste_causes.dependency_finding(lines),
-                  paste_causes.shadowed_torch_finding(lines)):
+    for found in (
+        paste_causes.library_finding(lines) or paste_causes.dependency_finding(lines),
+        paste_causes.shadowed_torch_finding(lines),
+    ):
         if found is None:
             continue
         same = next((f for f in report.findings if f.id == found.id), None)
@@ -154,10 +184,17 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
             report.findings.remove(same)
         report.findings.append(found)
     matches = _driver_present_matches(lines, report, _macos_matches(lines, report, matches))
-    for inferred in (_jetson_match(lines, report, matches), _visible_devices_match(lines, report),
-                     _container_run_match(lines, report), _container_smi_match(lines, report),
-                     _compose_match(lines, report), _display_devices_match(lines), _cpu_machine_match(lines, matches),
-                     _smi_memory_held_match(lines, matches), _two_interpreters_match(lines)):
+    for inferred in (
+        _jetson_match(lines, report, matches),
+        _visible_devices_match(lines, report),
+        _container_run_match(lines, report),
+        _container_smi_match(lines, report),
+        _compose_match(lines, report),
+        _display_devices_match(lines),
+        _cpu_machine_match(lines, matches),
+        _smi_memory_held_match(lines, matches),
+        _two_interpreters_match(lines),
+    ):
         if inferred is not None:
             matches = [*matches, inferred]
     matches = _in_container_matches(lines, report, matches)
@@ -170,8 +207,11 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
             cited = dict.fromkeys(sources[e.fact] for e in f.evidence if e.fact in sources)
             f.evidence += [Evidence("pasted.line", f"line {no}: {line}") for no, line in cited]
         # A rule's finding that a pattern match also cited (the match merged into it) gets the confirm step too.
-        if any(e.fact == "pasted.line" for e in f.evidence) and report.meta.get("source") == "error_text" and \
-                "To confirm:" not in f.fix:
+        if (
+            any(e.fact == "pasted.line" for e in f.evidence)
+            and report.meta.get("source") == "error_text"
+            and "To confirm:" not in f.fix
+        ):
             f.fix += f"\nTo confirm: {errors.confirm_step(f.id)}"
 
 
@@ -181,26 +221,35 @@ BULLET = re.compile(r"^\s*[-*\u2022]\s*\S")
 def _filled_in_template(lines: list[str], parsed: collect_env.CollectEnvParse, matches: list[errors.Match]) -> bool:
     """An issue template's bullets filled in by hand ("- PyTorch version: 1.4.0", "- OS: Ubuntu18.04") under an
     error: the error is the paste, the bullets only add facts. collect_env's own output has no bullets."""
-    return bool(matches) and not parsed.gpu_lines and not parsed.libraries and all(
-        BULLET.match(lines[no - 1]) for no in parsed.field_lines)
+    return (
+        bool(matches)
+        and not parsed.gpu_lines
+        and not parsed.libraries
+        and all(BULLET.match(lines[no - 1]) for no in parsed.field_lines)
+    )
 
 
 # The text says CUDA does not work ("is_available() returns False", "CPU-only version", "CUDA not available").
-UNAVAILABLE = re.compile(r"is_available(?:\(\))?\)?\s*(?:returns?|returned|is|=+|->|:|gives)?\s*(?:i get\s+)?false|"
-                         r"is_available\b[^\n]{0,24}?\b(?:returns?|returned|gives|gave|shows?|showed|prints?|printed)\s+"
-                         r"(?:me\s+)?[`'\"]?false|"
-                         r"\b(?:returns?|returned|gives|prints?)\s+[`'\"]?false[`'\"]?\W{0,4}(?:torch\.)?(?:cuda\.)?is_available|"
-                         r"CUDA (?:is )?(?:not|un)available|CPU[- ]only (?:version|build|wheel)|"
-                         r"no CUDA GPUs are available|no CUDA-capable device|"
-                         r"is_available(?:\(\))?\s*(?:就是|都是|还是|仍然是|一直是|是|为|返回|显示|输出)\s*false",
-                         re.IGNORECASE)
+UNAVAILABLE = re.compile(
+    r"is_available(?:\(\))?\)?\s*(?:returns?|returned|is|=+|->|:|gives)?\s*(?:i get\s+)?false|"
+    r"is_available\b[^\n]{0,24}?\b(?:returns?|returned|gives|gave|shows?|showed|prints?|printed)\s+"
+    r"(?:me\s+)?[`'\"]?false|"
+    r"\b(?:returns?|returned|gives|prints?)\s+[`'\"]?false[`'\"]?\W{0,4}(?:torch\.)?(?:cuda\.)?is_available|"
+    r"CUDA (?:is )?(?:not|un)available|CPU[- ]only (?:version|build|wheel)|"
+    r"no CUDA GPUs are available|no CUDA-capable device|"
+    r"is_available(?:\(\))?\s*(?:就是|都是|还是|仍然是|一直是|是|为|返回|显示|输出)\s*false",
+    re.IGNORECASE,
+)
 # A `docker run` (or podman) command line that gives the container no GPU.
 CONTAINER_RUN = re.compile(r"\b(?:docker|podman|nerdctl)\s+run\b")
 GPU_FLAGS = re.compile(
     r"--gpus\b|--runtime[= ]nvidia|--device[= ]\S*nvidia\.com/gpu|NVIDIA_VISIBLE_DEVICES|nvidia-docker"
 )
-CONTAINER_IMAGE = re.compile(r"\b(?:docker|podman|container)\s+(?:image|container)\b|\bin (?:the |a |my )?(?:docker|"
-                             r"podman)\b|\b(?:docker|podman) (?:pull|run|exec)\b", re.IGNORECASE)
+CONTAINER_IMAGE = re.compile(
+    r"\b(?:docker|podman|container)\s+(?:image|container)\b|\bin (?:the |a |my )?(?:docker|"
+    r"podman)\b|\b(?:docker|podman) (?:pull|run|exec)\b",
+    re.IGNORECASE,
+)
 VISIBLE_SET = re.compile(r"CUDA_VISIBLE_DEVICES\s*[\"']?\]?\s*=\s*[\"']?(?:-1|\d+(?:,\d+)*|\"\"|'')")
 
 
@@ -225,10 +274,17 @@ def _visible_devices_match(lines: list[str], report: Report) -> errors.Match | N
 def _container_run_match(lines: list[str], report: Report) -> errors.Match | None:
     """The paste shows the container started without a GPU (no --gpus / NVIDIA runtime / CDI device) and CUDA
     unavailable or nvidia-smi missing inside it: the container was never given the GPU."""
-    run = next(((no, line) for no, line in enumerate(lines, start=1)
-                if CONTAINER_RUN.search(line[:2000]) and not GPU_FLAGS.search(line[:2000])), None)
-    if report.facts.value("cuda.available") is True or any(GPU_FLAGS.search(line[:2000]) or
-                                                           COMPOSE_GPU.search(line[:2000]) for line in lines):
+    run = next(
+        (
+            (no, line)
+            for no, line in enumerate(lines, start=1)
+            if CONTAINER_RUN.search(line[:2000]) and not GPU_FLAGS.search(line[:2000])
+        ),
+        None,
+    )
+    if report.facts.value("cuda.available") is True or any(
+        GPU_FLAGS.search(line[:2000]) or COMPOSE_GPU.search(line[:2000]) for line in lines
+    ):
         return None
     if run is None:
         # No run command, only words: "I pulled the official docker image ... is_available() = False". Then the
@@ -237,8 +293,11 @@ def _container_run_match(lines: list[str], report: Report) -> errors.Match | Non
         if said is None or not _says_unavailable(lines):
             return None
         return errors.Match("docker_no_gpu_runtime", said[0], said[1].strip()[:500], False, 0.6)
-    no_gpu = report.facts.value("cuda.available") is False or _says_unavailable(lines) or any(
-        NO_SMI.search(line[:2000]) for line in lines)
+    no_gpu = (
+        report.facts.value("cuda.available") is False
+        or _says_unavailable(lines)
+        or any(NO_SMI.search(line[:2000]) for line in lines)
+    )
     if not no_gpu:
         return None
     return errors.Match("docker_no_gpu_runtime", run[0], run[1].strip()[:500], True, 0.9)
@@ -246,21 +305,35 @@ def _container_run_match(lines: list[str], report: Report) -> errors.Match | Non
 
 # A shell or notebook in a container says nvidia-smi is missing ("nvidia-smi: command not found", "both nvcc and
 # nvidia-smi not found").
-NO_SMI = re.compile(r"nvidia-smi\W{0,3}(?:command )?not found|nvidia-smi\b[^.\n]{0,40}\bnot found|"
-                    r"\bnot found\b[^.\n]{0,30}\bnvidia-smi", re.IGNORECASE)
-CONTAINER_WORDS = re.compile(r"\b(?:docker|container|podman|kubernetes|kubectl|pod|nvidia-docker|compose)\b",
-                             re.IGNORECASE)
+NO_SMI = re.compile(
+    r"nvidia-smi\W{0,3}(?:command )?not found|nvidia-smi\b[^.\n]{0,40}\bnot found|"
+    r"\bnot found\b[^.\n]{0,30}\bnvidia-smi",
+    re.IGNORECASE,
+)
+CONTAINER_WORDS = re.compile(
+    r"\b(?:docker|container|podman|kubernetes|kubectl|pod|nvidia-docker|compose)\b", re.IGNORECASE
+)
 # A Compose / Kubernetes GPU request: the way the container was (meant to be) given the GPU.
-COMPOSE_GPU = re.compile(r"capabilities:\s*\[?\s*['\"]?gpu|\bdriver:\s*['\"]?nvidia\b|\bruntime:\s*nvidia\b|"
-                         r"nvidia\.com/gpu:\s*['\"]?\d", re.IGNORECASE)
-NOT_WORKING = re.compile(r"\b(?:don'?t|doesn'?t|does not|do not|is not|isn'?t|not|never)\s+work|"
-                         r"\bnot (?:detected|visible|found|available|recogni[sz]ed)\b|detection fail|"
-                         r"\bno (?:access to (?:the )?)?gpus?\b", re.IGNORECASE)
+COMPOSE_GPU = re.compile(
+    r"capabilities:\s*\[?\s*['\"]?gpu|\bdriver:\s*['\"]?nvidia\b|\bruntime:\s*nvidia\b|"
+    r"nvidia\.com/gpu:\s*['\"]?\d",
+    re.IGNORECASE,
+)
+NOT_WORKING = re.compile(
+    r"\b(?:don'?t|doesn'?t|does not|do not|is not|isn'?t|not|never)\s+work|"
+    r"\bnot (?:detected|visible|found|available|recogni[sz]ed)\b|detection fail|"
+    r"\bno (?:access to (?:the )?)?gpus?\b",
+    re.IGNORECASE,
+)
 # lspci's display devices: a machine or VM whose only display adapters are not NVIDIA has no NVIDIA GPU to use.
-LSPCI_DISPLAY = re.compile(r"^[`'\s]*(?:[0-9a-f]{4}:)?[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]\s+(?:VGA compatible controller|"
-                           r"3D controller|Display controller)\b[^:]*:\s*(?P<device>.+)", re.IGNORECASE)
-VIRTUAL_DISPLAY = re.compile(r"VMware SVGA|VirtualBox|QXL|Cirrus Logic|Virtio|Hyper-V|bochs|Red Hat, Inc\. Virtio",
-                             re.IGNORECASE)
+LSPCI_DISPLAY = re.compile(
+    r"^[`'\s]*(?:[0-9a-f]{4}:)?[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]\s+(?:VGA compatible controller|"
+    r"3D controller|Display controller)\b[^:]*:\s*(?P<device>.+)",
+    re.IGNORECASE,
+)
+VIRTUAL_DISPLAY = re.compile(
+    r"VMware SVGA|VirtualBox|QXL|Cirrus Logic|Virtio|Hyper-V|bochs|Red Hat, Inc\. Virtio", re.IGNORECASE
+)
 # The user says the machine has no GPU or that they run on the CPU: "Found no NVIDIA driver" then means no GPU.
 CPU_MACHINE = re.compile(
     r"\b(?:i am|i'm|we are|we're|while|when|i was)\s+(?:using|running on|running it on|on)\s+"
@@ -273,8 +346,13 @@ CPU_MACHINE = re.compile(
 
 
 # On a Mac these messages only say that CUDA does not exist there.
-MAC_CUDA_SYMPTOMS = ("cpu_only_build", "source_build_without_cuda", "no_nvidia_driver", "no_nvidia_gpu",
-                     "macos_no_cuda_use_mps")
+MAC_CUDA_SYMPTOMS = (
+    "cpu_only_build",
+    "source_build_without_cuda",
+    "no_nvidia_driver",
+    "no_nvidia_gpu",
+    "macos_no_cuda_use_mps",
+)
 
 
 def _macos_matches(lines: list[str], report: Report, matches: list[errors.Match]) -> list[errors.Match]:
@@ -305,8 +383,12 @@ def _driver_present_matches(lines: list[str], report: Report, matches: list[erro
         return matches
     out = [m for m in matches if not (m.id in NO_DRIVER_GUESSES and not m.specific)]
     if wsl2:
-        out = [errors.Match(m.id, m.line_no, m.line, True, m.weight) if m.id == "wsl_libcuda_problem" and
-               "libcuda" in m.line else m for m in out]
+        out = [
+            errors.Match(m.id, m.line_no, m.line, True, m.weight)
+            if m.id == "wsl_libcuda_problem" and "libcuda" in m.line
+            else m
+            for m in out
+        ]
     return out
 
 
@@ -327,25 +409,27 @@ def _compose_match(lines: list[str], report: Report) -> errors.Match | None:
     if report.facts.value("cuda.available") is True:
         return None
     request = next(((no, line) for no, line in enumerate(lines, start=1) if COMPOSE_GPU.search(line[:2000])), None)
-    if request is None or not any(NOT_WORKING.search(line[:2000]) or UNAVAILABLE.search(line[:2000])
-                                  for line in lines):
+    if request is None or not any(NOT_WORKING.search(line[:2000]) or UNAVAILABLE.search(line[:2000]) for line in lines):
         return None
     return errors.Match("docker_no_gpu_runtime", request[0], request[1].strip()[:500], False, 0.6)
 
 
 # The program runs in a container: Compose's run output, a docker/podman command, "inside the container".
-IN_CONTAINER = re.compile(r"\bdocker[- ]compose\b|\b(?:docker|podman|nerdctl)\s+(?:run|exec|compose)\b|"
-                          r"\bnvidia-docker\b|^Creating \S+_run\b|"
-                          r"\b(?:inside|in|within|from) (?:the |a |my |this )?(?:docker |podman )?container\b",
-                          re.IGNORECASE)
+IN_CONTAINER = re.compile(
+    r"\bdocker[- ]compose\b|\b(?:docker|podman|nerdctl)\s+(?:run|exec|compose)\b|"
+    r"\bnvidia-docker\b|^Creating \S+_run\b|"
+    r"\b(?:inside|in|within|from) (?:the |a |my |this )?(?:docker |podman )?container\b",
+    re.IGNORECASE,
+)
 
 
 def _in_container_matches(lines: list[str], report: Report, matches: list[errors.Match]) -> list[errors.Match]:
-    """"Found no NVIDIA driver" from a program the text shows running in a container: the container not being given
+    """ "Found no NVIDIA driver" from a program the text shows running in a container: the container not being given
     the GPU is the likeliest reading (the host's driver and GPU are hidden from it either way), so it goes first and
     "this machine has no NVIDIA GPU" is not offered; "no driver" stays a guess unless the text shows the driver."""
-    if report.facts.value("cuda.available") is True or any(m.id == "docker_no_gpu_runtime" and m.specific
-                                                             for m in matches):
+    if report.facts.value("cuda.available") is True or any(
+        m.id == "docker_no_gpu_runtime" and m.specific for m in matches
+    ):
         return matches
     guess = next((m for m in matches if m.id == "no_nvidia_driver" and not m.specific), None)
     if guess is None or any(m.id == "no_nvidia_gpu" and m.weight >= 0.8 for m in matches):
@@ -364,13 +448,23 @@ CPU_FALLBACK = re.compile(r"\busing device(?:_type)?\s*[:=]?\s*[`'\"]?cpu\b", re
 def _windows_pip_match(lines: list[str], report: Report, matches: list[errors.Match]) -> errors.Match | None:
     """On Windows, CUDA unavailable (or an app falling back to the CPU) and nothing more specific: PyPI's Windows
     torch is the CPU build, the likeliest cause there. A guess: the build itself is not shown."""
-    if report.facts.value("host.os") != "Windows" or report.facts.value("cuda.available") is True or \
-            report.facts.known("torch.cuda_build") or any(m.specific or m.weight >= 0.8 for m in matches):
+    if (
+        report.facts.value("host.os") != "Windows"
+        or report.facts.value("cuda.available") is True
+        or report.facts.known("torch.cuda_build")
+        or any(m.specific or m.weight >= 0.8 for m in matches)
+    ):
         return None
     said = next(((no, line) for no, line in enumerate(lines, start=1) if CPU_FALLBACK.search(line[:2000])), None)
     if said is None and _says_unavailable(lines):
-        said = next(((no, line) for no, line in enumerate(lines, start=1)
-                     if UNAVAILABLE.search(line[:2000]) or "is_available" in line[:2000]), None)
+        said = next(
+            (
+                (no, line)
+                for no, line in enumerate(lines, start=1)
+                if UNAVAILABLE.search(line[:2000]) or "is_available" in line[:2000]
+            ),
+            None,
+        )
     if said is None or any(CPU_MACHINE.search(line[:2000]) for line in lines):
         return None
     return errors.Match("cpu_only_build", said[0], said[1].strip()[:500], False, 0.6)
@@ -387,11 +481,20 @@ def _smi_memory_held_match(lines: list[str], matches: list[errors.Match]) -> err
     nobody: processes this view cannot see hold it (another container or user, a leftover process). A guess when no
     out-of-memory error is shown; with one, the memory held elsewhere is why it ran out."""
     if not any(SMI_PROCESSES.match(line[:2000]) for line in lines) or any(
-            SMI_PROCESS_ROW.match(line[:2000]) for line in lines):
+        SMI_PROCESS_ROW.match(line[:2000]) for line in lines
+    ):
         return None
-    held = next(((no, line) for no, line in enumerate(lines, start=1)
-                 if (m := SMI_MEMORY.search(line[:2000])) and int(m.group(2)) > 0 and int(m.group(1)) >= 2048
-                 and int(m.group(1)) >= 0.5 * int(m.group(2))), None)
+    held = next(
+        (
+            (no, line)
+            for no, line in enumerate(lines, start=1)
+            if (m := SMI_MEMORY.search(line[:2000]))
+            and int(m.group(2)) > 0
+            and int(m.group(1)) >= 2048
+            and int(m.group(1)) >= 0.5 * int(m.group(2))
+        ),
+        None,
+    )
     if held is None:
         return None
     oom = any(m.id == "cuda_out_of_memory" for m in matches)
@@ -400,9 +503,11 @@ def _smi_memory_held_match(lines: list[str], matches: list[errors.Match]) -> err
 
 # A line that is a Python interpreter's path ("'C:\\...\\envs\\py36\\python.exe'", "/usr/bin/python3"), alone or after
 # sys.executable / `which python`.
-INTERPRETER_LINE = re.compile(r"^\s*(?:[>$%#]\s*)?(?:(?:print\()?sys\.executable\)?\W*|which python3?\W*)?[`'\"]?"
-                              r"((?:[A-Za-z]:)?(?:[\\/]+[^\\/\s'\"`]+)+[\\/]+python(?:\d(?:\.\d+)?)?(?:\.exe)?)[`'\"]?\s*$",
-                              re.IGNORECASE)
+INTERPRETER_LINE = re.compile(
+    r"^\s*(?:[>$%#]\s*)?(?:(?:print\()?sys\.executable\)?\W*|which python3?\W*)?[`'\"]?"
+    r"((?:[A-Za-z]:)?(?:[\\/]+[^\\/\s'\"`]+)+[\\/]+python(?:\d(?:\.\d+)?)?(?:\.exe)?)[`'\"]?\s*$",
+    re.IGNORECASE,
+)
 MODULE_MISSING = re.compile(r"No module named|ModuleNotFoundError|is_available", re.IGNORECASE)
 
 
@@ -432,7 +537,7 @@ def _display_devices_match(lines: list[str]) -> errors.Match | None:
 
 
 def _cpu_machine_match(lines: list[str], matches: list[errors.Match]) -> errors.Match | None:
-    """"Found no NVIDIA driver" and the user says they are on the CPU / have no GPU: no GPU is the likeliest cause."""
+    """ "Found no NVIDIA driver" and the user says they are on the CPU / have no GPU: no GPU is the likeliest cause."""
     if not any(m.id == "no_nvidia_driver" and not m.specific for m in matches):
         return None
     said = next(((no, line) for no, line in enumerate(lines, start=1) if CPU_MACHINE.search(line[:2000])), None)
@@ -450,8 +555,9 @@ def _jetson_torch_line(line: str) -> bool:
     """The line installs torch, or says torch crashed / is unavailable (checked as separate conditions so a long
     line is scanned a fixed number of times)."""
     low = line.lower()
-    return ("torch" in low and (INSTALL_COMMAND.search(line) is not None or TORCH_TROUBLE.search(line) is not None)) \
-        or "illegal instruction" in low
+    return (
+        "torch" in low and (INSTALL_COMMAND.search(line) is not None or TORCH_TROUBLE.search(line) is not None)
+    ) or "illegal instruction" in low
 
 
 def _jetson_match(lines: list[str], report: Report, matches: list[errors.Match]) -> errors.Match | None:
@@ -462,14 +568,19 @@ def _jetson_match(lines: list[str], report: Report, matches: list[errors.Match])
     if not any(re.search(r"torch", line[:2000], re.IGNORECASE) for line in lines):
         return None  # a Jetson question about something else
     says_unavailable = report.facts.value("cuda.available") is False or _says_unavailable(lines)
-    if not says_unavailable and not any(m.id in ("cpu_only_build", "no_nvidia_driver", "no_nvidia_gpu")
-                                        for m in matches) and not any(f.id == "cpu_only_build"
-                                                                      for f in report.findings) \
-            and not any(_jetson_torch_line(line[:2000]) for line in lines):
+    if (
+        not says_unavailable
+        and not any(m.id in ("cpu_only_build", "no_nvidia_driver", "no_nvidia_gpu") for m in matches)
+        and not any(f.id == "cpu_only_build" for f in report.findings)
+        and not any(_jetson_torch_line(line[:2000]) for line in lines)
+    ):
         return None
     no = next((i for i, line in enumerate(lines, start=1) if paste_facts.JETSON_RELEASE.search(line)), 1)
     # A verdict only when the text shows a non-JetPack wheel; otherwise (a container build, a wheel of unknown
     # origin) it is the likeliest of the possible causes.
-    generic = any(m.id == "cpu_only_build" for m in matches) or any(
-        f.id == "cpu_only_build" for f in report.findings) or any(GENERIC_WHEEL.search(line[:2000]) for line in lines)
+    generic = (
+        any(m.id == "cpu_only_build" for m in matches)
+        or any(f.id == "cpu_only_build" for f in report.findings)
+        or any(GENERIC_WHEEL.search(line[:2000]) for line in lines)
+    )
     return errors.Match("jetson_needs_nvidia_wheel", no, lines[no - 1].strip()[:500], generic, 0.6)

@@ -48,8 +48,22 @@ FIELDS: dict[str, str] = {
     "gpu topology": "vllm_topology",
 }
 # Fields that only collect_env prints: one of them makes a text "collect_env output".
-DISTINCTIVE = {"torch_version", "cuda_build", "cuda_available", "gpus", "driver", "cudnn", "rocm_build", "debug",
-               "hip_runtime", "miopen", "cuda_module_loading", "vllm_version", "vllm_neuron", "vllm_build_flags"}
+DISTINCTIVE = {
+    "torch_version",
+    "cuda_build",
+    "cuda_available",
+    "gpus",
+    "driver",
+    "cudnn",
+    "rocm_build",
+    "debug",
+    "hip_runtime",
+    "miopen",
+    "cuda_module_loading",
+    "vllm_version",
+    "vllm_neuron",
+    "vllm_build_flags",
+}
 # Facts worth saying are missing when absent from a paste.
 EXPECTED = {
     "torch_version": "PyTorch version",
@@ -66,8 +80,11 @@ NOT_COLLECTED = {"could not collect", "n/a", "na", "unknown", "", "no cuda"}
 # spaces from each of its positions: minutes for one line of 200,000 spaces).
 LABEL = re.compile(r"^\s*(?:[-*]\s{1,8})?(?P<label>[A-Za-z][A-Za-z0-9_ ./?()-]{0,80}?)\s{0,16}:\s*(?P<value>.*)$")
 # Hand-retyped pastes sometimes drop the colon: "PyTorch version 1.5.0".
-NO_COLON = re.compile(r"^\s*(?P<label>PyTorch version|CUDA used to build PyTorch|Is CUDA available|"
-                      r"Nvidia driver version)\s+(?P<value>\S.*)$", re.IGNORECASE)
+NO_COLON = re.compile(
+    r"^\s*(?P<label>PyTorch version|CUDA used to build PyTorch|Is CUDA available|"
+    r"Nvidia driver version)\s+(?P<value>\S.*)$",
+    re.IGNORECASE,
+)
 # Markdown emphasis and inline-code marks around a line ("**Is CUDA available: Yes", "`Collecting ...`").
 EMPHASIS = re.compile(r"^[*_`]+|[*_`]+$")
 WARNING_LINE = re.compile(
@@ -100,8 +117,9 @@ class CollectEnvParse:
         then labels present whose value collect_env could not collect."""
         have = set(self.fields) | ({"libraries"} if self.libraries else set())
         out = [label for key, label in EXPECTED.items() if key not in have]
-        if self.libraries and not any(re.match(r"^\[(pip\d?\]\s+torch==|conda\]\s+(py)?torch\s)", lib)
-                                      for lib in self.libraries):
+        if self.libraries and not any(
+            re.match(r"^\[(pip\d?\]\s+torch==|conda\]\s+(py)?torch\s)", lib) for lib in self.libraries
+        ):
             out.append("the torch line of 'Versions of relevant libraries' (list cut short or trimmed)")
         for key, label in EXPECTED.items():
             value = self.fields.get(key)
@@ -111,7 +129,7 @@ class CollectEnvParse:
 
 
 def _split_arch(os_text: str) -> tuple[str, str | None]:
-    """"Ubuntu 22.04.4 LTS (x86_64)" → ("Ubuntu 22.04.4 LTS", "x86_64"); by string operations, so a long
+    """ "Ubuntu 22.04.4 LTS (x86_64)" → ("Ubuntu 22.04.4 LTS", "x86_64"); by string operations, so a long
     run of spaces costs one pass."""
     text = os_text.rstrip()
     if text.endswith(")") and "(" in text:
@@ -200,9 +218,7 @@ def to_facts(p: CollectEnvParse) -> dict[str, Any]:
         v = f["cuda_build"].strip()
         if v.lower() in ("none", "could not collect", "n/a"):
             tag = facts.get("torch.version", "").partition("+")[2]
-            facts["torch.cuda_build"] = (
-                f"{tag[2:-1]}.{tag[-1]}" if re.fullmatch(r"cu\d{3,4}", tag) else None
-            )
+            facts["torch.cuda_build"] = f"{tag[2:-1]}.{tag[-1]}" if re.fullmatch(r"cu\d{3,4}", tag) else None
         else:
             facts["torch.cuda_build"] = v
     rocm = f.get("rocm_build", "")
@@ -277,17 +293,34 @@ def to_facts(p: CollectEnvParse) -> dict[str, Any]:
         for lib in p.libraries:
             pipm = re.match(r"^\[pip\d?\]\s+torch==(\S+)", lib)
             if pipm:
-                dists.append({"version": pipm.group(1), "location": None, "installer": "pip",
-                              "local_tag": pipm.group(1).partition("+")[2] or None})
+                dists.append(
+                    {
+                        "version": pipm.group(1),
+                        "location": None,
+                        "installer": "pip",
+                        "local_tag": pipm.group(1).partition("+")[2] or None,
+                    }
+                )
                 continue
             cm = re.match(r"^\[conda\]\s+(pytorch|torch)\s+(\S+)\s+(\S+)(?:\s+(\S+))?", lib)
             # "<pip>" / "pypi_0 pypi" / "dev_0 <develop>" rows are conda listing the pip (or `setup.py
             # develop`) install that the [pip] lines already show: the same copy, not a second one.
-            if cm and cm.group(3) not in ("pypi_0", "<pip>", "<develop>") and \
-                    (cm.group(4) or "") not in ("pypi", "<develop>", "<pip>") and not cm.group(3).startswith("dev_"):
+            if (
+                cm
+                and cm.group(3) not in ("pypi_0", "<pip>", "<develop>")
+                and (cm.group(4) or "") not in ("pypi", "<develop>", "<pip>")
+                and not cm.group(3).startswith("dev_")
+            ):
                 conda_build = cm.group(3)
-                dists.append({"version": cm.group(2), "location": None, "installer": "conda",
-                              "local_tag": None, "build": cm.group(3)})
+                dists.append(
+                    {
+                        "version": cm.group(2),
+                        "location": None,
+                        "installer": "conda",
+                        "local_tag": None,
+                        "build": cm.group(3),
+                    }
+                )
             if re.match(r"^\[conda\]\s+(cpuonly|pytorch-mutex\s+\S+\s+cpu)", lib):
                 conda_build = conda_build or "cpu (cpuonly / pytorch-mutex cpu)"
         facts["torch.dists"] = dists

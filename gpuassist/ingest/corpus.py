@@ -68,13 +68,19 @@ def check(directory: Path, entry: dict[str, Any]) -> Verdict:
         verdict.problems.append(f"first finding is {ids[:3]}, expected {expected}")
     else:
         first = report.findings[0]
-        if not any(e.fact in ("pasted.line", "cuda.init_warnings") or e.fact.startswith(("torch.", "driver.",
-                   "reported.", "cuda.", "host.")) for e in first.evidence):
+        if not any(
+            e.fact in ("pasted.line", "cuda.init_warnings")
+            or e.fact.startswith(("torch.", "driver.", "reported.", "cuda.", "host."))
+            for e in first.evidence
+        ):
             verdict.problems.append("the first finding cites no evidence from the text")
         if not first.fix.strip():
             verdict.problems.append("the first finding has no fix")
-    wrong = [i for i in entry.get("absent", []) if i in ids and
-             next(f for f in report.findings if f.id == i).severity is not Severity.INFO]
+    wrong = [
+        i
+        for i in entry.get("absent", [])
+        if i in ids and next(f for f in report.findings if f.id == i).severity is not Severity.INFO
+    ]
     if wrong:
         verdict.problems.append(f"claims {wrong}, which the thread rules out")
     if entry.get("truncated") and report.meta.get("source") == "collect_env" and not report.meta.get("missing_facts"):

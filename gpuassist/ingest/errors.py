@@ -82,7 +82,7 @@ def _candidates(compiled: _Patterns, text: str, prefilter: bool) -> list[_Patter
         # sharing that position's first three characters.
         for m in compiled.needle_starts.finditer(folded):
             at = m.start()
-            for needle, indices in compiled.by_prefix.get(folded[at:at + 3], ()):
+            for needle, indices in compiled.by_prefix.get(folded[at : at + 3], ()):
                 if folded.startswith(needle, at):
                     chosen.update(indices)
     return [compiled.patterns[i] for i in sorted(chosen)]
@@ -123,7 +123,7 @@ ARCH_IDS = ("gpu_arch_too_new_for_build", "gpu_arch_dropped_from_build")
 
 
 def _weigh_by_gpu_named(lines: list[str], matches: list[Match]) -> list[Match]:
-    """"no kernel image is available" fits a GPU too new *and* one too old for the build. When the text names
+    """ "no kernel image is available" fits a GPU too new *and* one too old for the build. When the text names
     a GPU whose compute capability is known (the user's prose "tesla K80", a log line), make the fitting
     cause the likelier guess. A guess stays a guess: only the weight changes."""
     if not any(m.id in ARCH_IDS and not m.specific for m in matches):
@@ -136,27 +136,42 @@ def _weigh_by_gpu_named(lines: list[str], matches: list[Match]) -> list[Match]:
             caps.append(float(cc))
     if not caps:
         return matches
-    likely = "gpu_arch_dropped_from_build" if min(caps) < 7.0 else \
-        "gpu_arch_too_new_for_build" if max(caps) >= 10.0 else None
+    likely = (
+        "gpu_arch_dropped_from_build"
+        if min(caps) < 7.0
+        else "gpu_arch_too_new_for_build"
+        if max(caps) >= 10.0
+        else None
+    )
     if likely is None:
         return matches
-    return [Match(m.id, m.line_no, m.line, m.specific, m.weight + 0.2) if (m.id == likely and not m.specific) else m
-            for m in matches]
+    return [
+        Match(m.id, m.line_no, m.line, m.specific, m.weight + 0.2) if (m.id == likely and not m.specific) else m
+        for m in matches
+    ]
 
 
-def unavailable_guesses(parsed_fields: dict[str, str], field_line: tuple[int, str] | None,
-                        has_gpu_lines: bool) -> list[Match]:
+def unavailable_guesses(
+    parsed_fields: dict[str, str], field_line: tuple[int, str] | None, has_gpu_lines: bool
+) -> list[Match]:
     """collect_env says a CUDA build cannot use CUDA but no rule could tell why: list the likely causes as
     possibilities (weights from what the paste does say), citing the "Is CUDA available" line."""
     if field_line is None:
         return []
     no, line = field_line
     if has_gpu_lines:  # nvidia-smi saw the GPUs, so a driver is loaded
-        guesses = {"cuda_visible_devices_hides_gpus": 0.4, "uvm_wedged_after_suspend": 0.3,
-                   "driver_library_mismatch": 0.2}
+        guesses = {
+            "cuda_visible_devices_hides_gpus": 0.4,
+            "uvm_wedged_after_suspend": 0.3,
+            "driver_library_mismatch": 0.2,
+        }
     else:  # nvidia-smi gave nothing: no driver, no GPU, or no access to it
-        guesses = {"no_nvidia_driver": 0.5, "no_nvidia_gpu": 0.4, "nvidia_module_not_loaded": 0.3,
-                   "docker_no_gpu_runtime": 0.2}
+        guesses = {
+            "no_nvidia_driver": 0.5,
+            "no_nvidia_gpu": 0.4,
+            "nvidia_module_not_loaded": 0.3,
+            "docker_no_gpu_runtime": 0.2,
+        }
     return [Match(fid, no, line, False, w) for fid, w in guesses.items()]
 
 
@@ -169,10 +184,11 @@ def facts_from_text(lines: list[str], matches: list[Match]) -> dict[str, Any]:
         if v:
             facts["cuda.driver_version"] = int(v.group(1))
         cap = re.search(r" with CUDA capability sm_(\d+)(\d) is not compatible", line)
-        name = line[:cap.start()].rsplit(":", 1)[-1].strip() if cap else ""  # the GPU is named before it
+        name = line[: cap.start()].rsplit(":", 1)[-1].strip() if cap else ""  # the GPU is named before it
         if cap and name:
-            facts["reported.gpus"] = [{"index": 0, "name": name,
-                                       "compute_capability": f"{cap.group(1)}.{cap.group(2)}"}]
+            facts["reported.gpus"] = [
+                {"index": 0, "name": name, "compute_capability": f"{cap.group(1)}.{cap.group(2)}"}
+            ]
         arch = re.search(r"supports CUDA capabilities ((?:sm_\d+a?\s*)+)", line)
         if arch:
             facts["torch.arch_list"] = arch.group(1).split()
@@ -231,9 +247,9 @@ def merge(report: Report, matches: list[Match]) -> None:
     ordered = order_findings(report.findings)
     # Among the guesses a generic message allows, the likeliest (highest pattern weight) goes first.
     weight = {m.id: m.weight for m in matches if not m.specific}
-    guesses = sorted((f for f in ordered if f.id in weight and f.title.startswith("Possible cause")),
-                     key=lambda f: -weight[f.id])
+    guesses = sorted(
+        (f for f in ordered if f.id in weight and f.title.startswith("Possible cause")), key=lambda f: -weight[f.id]
+    )
     it = iter(guesses)
-    report.findings[:] = [next(it) if (f.id in weight and f.title.startswith("Possible cause")) else f
-                          for f in ordered]
+    report.findings[:] = [next(it) if (f.id in weight and f.title.startswith("Possible cause")) else f for f in ordered]
     report.steps[:] = step_summaries(report.findings, set())

@@ -48,7 +48,7 @@ def _lib_failure(line: str) -> _LibFailure | None:
         while start > 0 and (line[start - 1].isalnum() or line[start - 1] in "_.+@-/"):
             start -= 1
         run = line[start:end]
-        run = run[run.rfind("//") + 1:]  # an empty component ends any path before it
+        run = run[run.rfind("//") + 1 :]  # an empty component ends any path before it
         first = run.find("/")
         if first >= 0 and LIB_PATH.fullmatch(run[first:]):
             return _LibFailure(run[first:], m.group("why"))
@@ -82,16 +82,24 @@ def _site_packages(line: str) -> list[str]:
         begin = -1
         colon = floor - 1
         # The path starts with its own slash (or a drive letter and one) before the slash that ends it.
-        if colon >= 1 and colon - 1 >= done and line[colon] == ":" and line[colon - 1].isascii() and \
-                line[colon - 1].isalpha() and floor < m.start() and line[floor] in "/\\":
+        if (
+            colon >= 1
+            and colon - 1 >= done
+            and line[colon] == ":"
+            and line[colon - 1].isascii()
+            and line[colon - 1].isalpha()
+            and floor < m.start()
+            and line[floor] in "/\\"
+        ):
             begin = colon - 1  # a drive letter: "C:\\Users\\...\\site-packages"
         if begin < 0:
             slash = [i for i in (line.find("/", floor, m.start()), line.find("\\", floor, m.start())) if i >= 0]
             begin = min(slash) if slash else -1
         if begin >= 0:
-            out.append(line[begin:m.end()])
+            out.append(line[begin : m.end()])
             done = m.end()
     return out
+
 
 USER_SITE = re.compile(
     r"[/\\]\.local[/\\]lib[/\\]python[\d.]+[/\\]site-packages|"
@@ -263,14 +271,27 @@ def _versioned_symbol(line: str) -> tuple[str, str, str, str] | None:
     return path, lib.group("lib"), m.group("sym"), m.group("dep")
 
 
-CUDA_LIB = re.compile(r"^lib(?:nvJitLink|cudart|cublas|cublasLt|cusparse|cufft|curand|cusolver|cudnn\w*|nccl|nvrtc|"
-                      r"cupti|nvToolsExt|cuda)\.so", re.IGNORECASE)
+CUDA_LIB = re.compile(
+    r"^lib(?:nvJitLink|cudart|cublas|cublasLt|cusparse|cufft|curand|cusolver|cudnn\w*|nccl|nvrtc|"
+    r"cupti|nvToolsExt|cuda)\.so",
+    re.IGNORECASE,
+)
 LDD_LINE = re.compile(r"^\s*(?P<dep>lib[\w+-]+\.so(?:\.\d+)*)\s+=>\s+(?P<path>/\S+)")
 # The nvidia-* wheel that ships each library (the directory to put first).
-WHEEL_PACKAGE = {"libnvjitlink": "nvjitlink", "libcudart": "cuda_runtime", "libcublas": "cublas",
-                 "libcublaslt": "cublas", "libcusparse": "cusparse", "libcufft": "cufft", "libcurand": "curand",
-                 "libcusolver": "cusolver", "libcudnn": "cudnn", "libnccl": "nccl", "libnvrtc": "cuda_nvrtc",
-                 "libcupti": "cuda_cupti"}
+WHEEL_PACKAGE = {
+    "libnvjitlink": "nvjitlink",
+    "libcudart": "cuda_runtime",
+    "libcublas": "cublas",
+    "libcublaslt": "cublas",
+    "libcusparse": "cusparse",
+    "libcufft": "cufft",
+    "libcurand": "curand",
+    "libcusolver": "cusolver",
+    "libcudnn": "cudnn",
+    "libnccl": "nccl",
+    "libnvrtc": "cuda_nvrtc",
+    "libcupti": "cuda_cupti",
+}
 
 
 def _wheel_package(dep: str) -> str | None:
@@ -307,16 +328,23 @@ def dependency_finding(lines: list[str]) -> Finding | None:
     if system:
         kept = [d for d in ld_dirs if d not in system]
         export = f"export LD_LIBRARY_PATH={':'.join(dict.fromkeys(kept))}" if kept else "unset LD_LIBRARY_PATH"
-        evidence += [Evidence("pasted.line", f"line {lno}: {raw.strip()[:500]}") for lno, raw in
-                     enumerate(lines, start=1) if ENV_ECHO.search(raw[:MAX_LINE]) or
-                     ("LD_LIBRARY_PATH" in raw and any(d in raw for d in system))][:2]
+        evidence += [
+            Evidence("pasted.line", f"line {lno}: {raw.strip()[:500]}")
+            for lno, raw in enumerate(lines, start=1)
+            if ENV_ECHO.search(raw[:MAX_LINE]) or ("LD_LIBRARY_PATH" in raw and any(d in raw for d in system))
+        ][:2]
         steps = f"  {export}\n"
     else:
         package = _wheel_package(dep)
-        first = (f'$(python -c "import os, nvidia.{package} as m; print(os.path.join(m.__path__[0], \'lib\'))")'
-                 if package else "<site-packages>/nvidia/<package>/lib")
-        steps = (f"  echo $LD_LIBRARY_PATH    # remove any CUDA directory from it (~/.bashrc, module files), or\n"
-                 f"  export LD_LIBRARY_PATH={first}:$LD_LIBRARY_PATH\n")
+        first = (
+            f"$(python -c \"import os, nvidia.{package} as m; print(os.path.join(m.__path__[0], 'lib'))\")"
+            if package
+            else "<site-packages>/nvidia/<package>/lib"
+        )
+        steps = (
+            f"  echo $LD_LIBRARY_PATH    # remove any CUDA directory from it (~/.bashrc, module files), or\n"
+            f"  export LD_LIBRARY_PATH={first}:$LD_LIBRARY_PATH\n"
+        )
     return finding(
         "ld_library_path_shadowing",
         Severity.ERROR,
@@ -328,8 +356,9 @@ def dependency_finding(lines: list[str]) -> Finding | None:
             "the loader picks: the path does."
         ),
         fix=(
-            "Let the wheel's own CUDA libraries be found first, then retry:\n" + steps +
-            '  python -c "import torch; print(torch.__version__, torch.cuda.is_available())"\n'
+            "Let the wheel's own CUDA libraries be found first, then retry:\n"
+            + steps
+            + '  python -c "import torch; print(torch.__version__, torch.cuda.is_available())"\n'
             "A pip-installed torch needs no CUDA directory on LD_LIBRARY_PATH.\n"
             f"To confirm: `ldd {path} | grep {dep.split('.so')[0]}` must show the copy under site-packages"
         ),
@@ -354,8 +383,10 @@ def torch_import_shown(lines: list[str]) -> bool:
     return any(TORCH_IMPORT_CONTEXT.search(line[:MAX_LINE]) for line in lines)
 
 
-NO_TORCH_DIST = re.compile(r"No matching distribution found for (?:py)?torch\b|"
-                           r"Could not find a version that satisfies the requirement (?:py)?torch\b")
+NO_TORCH_DIST = re.compile(
+    r"No matching distribution found for (?:py)?torch\b|"
+    r"Could not find a version that satisfies the requirement (?:py)?torch\b"
+)
 INSTALLED_TORCH = re.compile(r"Successfully installed .*\btorch-\d")
 OOM_TOTAL = re.compile(r"([\d.]+) ([GMK]i?B) total capacity|total capacity of ([\d.]+) ([GMK]i?B)")
 OOM_OTHER = re.compile(r"Process (\d+) has ([\d.]+) ([GMK]i?B) memory in use")
@@ -399,8 +430,11 @@ def oom_held_by_others(lines: list[str]) -> bool:
     if reserved is not None and _gib(*reserved.groups()) < 0.2 * total and "free" in text:
         return True
     allocated, cached, free = OOM_ALLOCATED.search(text), OOM_CACHED.search(text), OOM_FREE.search(text)
-    held = _gib(*reserved.groups()) if reserved else (
-        _gib(*allocated.groups()) + _gib(*cached.groups()) if allocated and cached else None)
+    held = (
+        _gib(*reserved.groups())
+        if reserved
+        else (_gib(*allocated.groups()) + _gib(*cached.groups()) if allocated and cached else None)
+    )
     # More than half of the card neither in this process's allocator nor free: other processes hold it.
     return held is not None and free is not None and total - held - _gib(*free.groups()) >= 0.5 * total
 
@@ -410,12 +444,20 @@ def adjust_matches(lines: list[str], matches: list[Match]) -> list[Match]:
     CTranslate2 is not a torch problem); out of memory: decide between this job and other processes from the
     message's own numbers."""
     if any(NO_TORCH_DIST.search(line[:MAX_LINE]) for line in lines) and not any(
-            INSTALLED_TORCH.search(line[:MAX_LINE]) for line in lines):
+        INSTALLED_TORCH.search(line[:MAX_LINE]) for line in lines
+    ):
         # pip looked in the CPU index and found nothing: no CPU build was installed.
         matches = [m for m in matches if not (m.id == "cpu_only_build" and "Looking in indexes" in m.line)]
     if not torch_import_shown(lines):
-        matches = [m for m in matches if not (m.id == "torch_import_error" and IMPORT_FAILURE_GENERIC.search(m.line)
-                                              and not TORCH_LIBRARY.search(m.line))]
+        matches = [
+            m
+            for m in matches
+            if not (
+                m.id == "torch_import_error"
+                and IMPORT_FAILURE_GENERIC.search(m.line)
+                and not TORCH_LIBRARY.search(m.line)
+            )
+        ]
     oom = next((m for m in matches if m.id == "cuda_out_of_memory"), None)
     if oom is None:
         return matches

@@ -37,8 +37,9 @@ CONDA_TORCH = re.compile(r"^\s*(?:\+\s*)?pytorch[\s=]+(\d+\.\d+(?:\.\d+)?)[\s=]+
 # conda's package plan: "pytorch            pytorch/win-64::pytorch-1.10.0-py3.6_cpu_0".
 CONDA_PLAN_TORCH = re.compile(r"::pytorch-(\d+\.\d+(?:\.\d+)?)-(\S+)")
 # A conda command that pins the CUDA of the pytorch package it installs ("... pytorch ... cudatoolkit=10.2").
-CONDA_CUDA_PIN = re.compile(r"\bconda\s+(?:install|create)\b[^\n]*?\b(?:cudatoolkit|pytorch-cuda)\s*=+\s*(\d+\.\d+)",
-                            re.IGNORECASE)
+CONDA_CUDA_PIN = re.compile(
+    r"\bconda\s+(?:install|create)\b[^\n]*?\b(?:cudatoolkit|pytorch-cuda)\s*=+\s*(\d+\.\d+)", re.IGNORECASE
+)
 # The text says it runs under WSL ("WSL2", "WSL 2", "Windows Subsystem for Linux"); "WSL 1" / "WSL1" is the old one.
 WSL_TEXT = re.compile(r"\bWSL ?2\b|\bWSL\b|Windows Subsystem for Linux|\bUbuntu Subsystem\b", re.IGNORECASE)
 WSL1_TEXT = re.compile(r"\bWSL ?1\b", re.IGNORECASE)
@@ -70,8 +71,9 @@ MAC_X86 = re.compile(r"macOS-[\d.]+-x86_64|OS: macOS [\d.]+ \(x86_64\)|Darwin\b.
 TORCH_WORD = re.compile(r"\b(?:py)?torch(?!vision|audio|text)\b", re.IGNORECASE)
 PLUS_CPU = re.compile(r"(?<![\w.+])(\d+\.\d+(?:\.\d+)?(?:(?:a|b|rc|\.dev)\d+)?\+cpu)\b")
 # pip's resolver output lists versions that exist, not the one installed.
-RESOLVER_LIST = re.compile(r"from versions:|Could not find a version|No matching distribution|Looking in",
-                           re.IGNORECASE)
+RESOLVER_LIST = re.compile(
+    r"from versions:|Could not find a version|No matching distribution|Looking in", re.IGNORECASE
+)
 # A traceback frame inside the torch package: torch is installed there (its __init__ ran, or failed).
 TORCH_INIT = re.compile(r"File \"(?P<file>[^\"]*?[/\\](?:site|dist)-packages[/\\]torch[/\\]__init__\.py)\"")
 WINDOWS = re.compile(
@@ -81,11 +83,17 @@ WINDOWS = re.compile(
 )
 # The text names Windows in words ("Windows 11", "win10", an issue template's "OS: Windows"): without a Linux, WSL
 # or container word it is the machine's OS. No \b around "win10": CJK text runs into it ("本地win10机器").
-WINDOWS_TEXT = re.compile(r"(?<![A-Za-z])win(?:dows)?\s?(?:7|8(?:\.1)?|10|11)(?![A-Za-z0-9.])|"
-                          r"\bwindows\b(?! subsystem)", re.IGNORECASE)
-NOT_WINDOWS_TEXT = re.compile(r"\blinux\b|\bubuntu\b|\bdebian\b|\bcentos\b|\bfedora\b|/home/|\bwsl\b|\bdocker\b|"
-                              r"\bcontainer\b|\bpodman\b|\bmac ?os\b|\bmacbook|\bvirtual ?box\b|\bvmware\b|"
-                              r"\bdual[- ]boot", re.IGNORECASE)
+WINDOWS_TEXT = re.compile(
+    r"(?<![A-Za-z])win(?:dows)?\s?(?:7|8(?:\.1)?|10|11)(?![A-Za-z0-9.])|"
+    r"\bwindows\b(?! subsystem)",
+    re.IGNORECASE,
+)
+NOT_WINDOWS_TEXT = re.compile(
+    r"\blinux\b|\bubuntu\b|\bdebian\b|\bcentos\b|\bfedora\b|/home/|\bwsl\b|\bdocker\b|"
+    r"\bcontainer\b|\bpodman\b|\bmac ?os\b|\bmacbook|\bvirtual ?box\b|\bvmware\b|"
+    r"\bdual[- ]boot",
+    re.IGNORECASE,
+)
 
 
 Sources = dict[str, tuple[int, str]]
@@ -300,8 +308,9 @@ def platform_facts(lines: list[str], sources: Sources) -> dict[str, Any]:
     if "platform.jetson" in facts:
         facts.setdefault("host.machine", "aarch64")
     if "host.os" not in facts and "platform.jetson" not in facts:
-        named = next(((no, line) for no, line in enumerate(lines, start=1) if WINDOWS_TEXT.search(line[:MAX_LINE])),
-                     None)
+        named = next(
+            ((no, line) for no, line in enumerate(lines, start=1) if WINDOWS_TEXT.search(line[:MAX_LINE])), None
+        )
         if named and not any(NOT_WINDOWS_TEXT.search(line[:MAX_LINE]) for line in lines):
             facts["host.os"] = "Windows"
             _note(sources, ("host.os",), *named)
@@ -313,8 +322,9 @@ def platform_facts(lines: list[str], sources: Sources) -> dict[str, Any]:
     if mac and "host.os" not in facts and not any(LINUX_TEXT.search(line[:MAX_LINE]) for line in lines):
         facts["host.os"] = "Darwin"
         _note(sources, ("host.os",), *mac)
-        chip = next(((no, line) for no, line in enumerate(lines, start=1)
-                     if APPLE_SILICON.search(line[:MAX_LINE])), None)
+        chip = next(
+            ((no, line) for no, line in enumerate(lines, start=1) if APPLE_SILICON.search(line[:MAX_LINE])), None
+        )
         if chip:
             facts["host.machine"] = "arm64"
             _note(sources, ("host.machine",), *chip)

@@ -27,7 +27,7 @@ def parse_report(text: str) -> Report:
         raise UnreadableInput(f"the JSON is a {type(data).__name__}, not a gpuassist report object")
     schema = data.get("schema")
     if not isinstance(schema, str) or not schema.startswith(SCHEMA_PREFIX):
-        raise UnreadableInput(f"the JSON is not a gpuassist report (no \"schema\": \"{SCHEMA}\")")
+        raise UnreadableInput(f'the JSON is not a gpuassist report (no "schema": "{SCHEMA}")')
     if schema != SCHEMA:
         raise UnreadableInput(f"the report uses schema {schema}; this gpuassist reads {SCHEMA} (upgrade gpuassist)")
     try:

@@ -22,8 +22,9 @@ def decode(data: bytes) -> str:
     if not data.strip():
         raise UnreadableInput("the input is empty")
     if len(data) > MAX_BYTES:
-        raise UnreadableInput(f"the input is larger than {MAX_BYTES // (1024 * 1024)} MiB; a report or paste is "
-                              "far smaller")
+        raise UnreadableInput(
+            f"the input is larger than {MAX_BYTES // (1024 * 1024)} MiB; a report or paste is far smaller"
+        )
     for bom, enc in ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16")):
         if data.startswith(bom):
             return data.decode(enc, "replace")
@@ -48,8 +49,19 @@ def decode(data: bytes) -> str:
 QUOTE = re.compile(r"^\s{0,3}(?!>>>(?:\s|$))(?:>\s?)+")
 # Typographic quotes an editor or a CJK input method put into a retyped message ("couldn‘t communicate"): the
 # messages we match were printed with ASCII quotes.
-TYPOGRAPHIC = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201b": "'", "\u2032": "'", "\u201c": '"', "\u201d": '"',
-                             "\u201e": '"', "\u00a0": " ", "\uff1a": ": "})
+TYPOGRAPHIC = str.maketrans(
+    {
+        "\u2018": "'",
+        "\u2019": "'",
+        "\u201b": "'",
+        "\u2032": "'",
+        "\u201c": '"',
+        "\u201d": '"',
+        "\u201e": '"',
+        "\u00a0": " ",
+        "\uff1a": ": ",
+    }
+)
 FENCE = re.compile(r"^\s*(```|~~~)")
 
 

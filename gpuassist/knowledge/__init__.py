@@ -28,7 +28,6 @@ __all__ = [
 ]
 
 
-
 @dataclass(frozen=True)
 class SymptomPattern:
     """A regex for text users paste (errors, logs, collect_env output), tied to one finding id.

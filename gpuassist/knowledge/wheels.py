@@ -340,8 +340,7 @@ def driver_supports_variant(
         return Compat(
             False,
             None,
-            f"CUDA {need_s} wheels predate minor version compatibility: "
-            f"the driver must support {need_s} itself",
+            f"CUDA {need_s} wheels predate minor version compatibility: the driver must support {need_s} itself",
         )
     if driver_cuda // 1000 != need // 1000:
         return Compat(
@@ -806,22 +805,36 @@ def recommend_wheel(
         in_series = [(v, c) for s, v, c in covering if s == series]  # newest CUDA first
         if driver_cuda is None:  # the variant that asks least of the driver
             variant, cuda = in_series[-1]
-            return choose(series, variant, "native",
-                          f"{variant} contains code for {gpus}; it needs a driver of the CUDA {cuda // 1000}.x "
-                          f"family (>= {family_min_driver(variant, os)})")
+            return choose(
+                series,
+                variant,
+                "native",
+                f"{variant} contains code for {gpus}; it needs a driver of the CUDA {cuda // 1000}.x "
+                f"family (>= {family_min_driver(variant, os)})",
+            )
         native = [(v, c) for v, c in in_series if c <= driver_cuda]
         if native:
             variant, cuda = native[0]
-            return choose(series, variant, "native",
-                          f"{variant} contains code for {gpus}; CUDA {cuda_int_to_str(cuda)} <= the driver's "
-                          f"{cuda_int_to_str(driver_cuda)}")
-        by_mvc = [(v, c) for v, c in reversed(in_series)
-                  if driver_supports_variant(driver_cuda, v, driver_version=driver_version, os=os).ok]
+            return choose(
+                series,
+                variant,
+                "native",
+                f"{variant} contains code for {gpus}; CUDA {cuda_int_to_str(cuda)} <= the driver's "
+                f"{cuda_int_to_str(driver_cuda)}",
+            )
+        by_mvc = [
+            (v, c)
+            for v, c in reversed(in_series)
+            if driver_supports_variant(driver_cuda, v, driver_version=driver_version, os=os).ok
+        ]
         if by_mvc:
             variant, cuda = by_mvc[0]
-            return choose(series, variant, "minor_version_compat",
-                          f"{variant} contains code for {gpus}; "
-                          f"{driver_supports_variant(driver_cuda, variant, os=os).reason}")
+            return choose(
+                series,
+                variant,
+                "minor_version_compat",
+                f"{variant} contains code for {gpus}; {driver_supports_variant(driver_cuda, variant, os=os).reason}",
+            )
     oldest = min(covering, key=lambda f: f[2])
     need = family_min_driver(oldest[1], os)
     return _none(
@@ -877,9 +890,14 @@ def recommend_cpu_wheel(
             return WheelChoice("2.2", "cpu", None, "torch==2.2.*", "Intel Macs get wheels only up to 2.2", os)
         newest = macos_arm64_newest_release(macos_version) if macos_version else None
         if newest and (current_release is None or Version(_series(current_release) or "0") > Version(newest)):
-            return WheelChoice(newest, "cpu", None, f"torch=={newest}.*",
-                               f"PyPI's macOS arm64 wheels need macOS 14 from 2.12; {newest} is the newest for "
-                               f"macOS {macos_version}", os)
+            return WheelChoice(
+                newest,
+                "cpu",
+                None,
+                f"torch=={newest}.*",
+                f"PyPI's macOS arm64 wheels need macOS 14 from 2.12; {newest} is the newest for macOS {macos_version}",
+                os,
+            )
         release = current_release
         requirement = f"torch=={current_release}" if current_release else "torch"
         return WheelChoice(release, "cpu", None, requirement, "PyPI's macOS arm64 wheel (CPU + MPS)", os)

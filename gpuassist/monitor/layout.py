@@ -37,12 +37,18 @@ class Band:
     @property
     def legend(self) -> str:
         took = self.end - self.start
-        return (f"{self.tag + ' ' if self.tag else ''}{self.title} {self.start:.1f}–{self.end:.1f} s"
-                + (" (running)" if self.running else f" ({took:.1f} s)"))
+        return f"{self.tag + ' ' if self.tag else ''}{self.title} {self.start:.1f}–{self.end:.1f} s" + (
+            " (running)" if self.running else f" ({took:.1f} s)"
+        )
 
 
-def x_range(t: Sequence[float] | Any, *, min_span: float = MIN_SPAN_S, max_span: float = MAX_SPAN_S,
-            markers: Sequence[Marker] = ()) -> tuple[float, float]:
+def x_range(
+    t: Sequence[float] | Any,
+    *,
+    min_span: float = MIN_SPAN_S,
+    max_span: float = MAX_SPAN_S,
+    markers: Sequence[Marker] = (),
+) -> tuple[float, float]:
     """(x0, x1) to show for sample times ``t`` (and markers, which may start before the first sample)."""
     starts = ([float(t[0])] if len(t) else []) + [m.start for m in markers]
     if not starts:
@@ -65,8 +71,14 @@ def bands(markers: Sequence[Marker], now: float, tags: dict[str, str] | None = N
     return out
 
 
-def band_labels(items: Sequence[Band], seconds_per_px: float, title_px: Sequence[float],
-                tag_px: Sequence[float], x0: float = float("-inf"), pad_px: float = 8.0) -> list[str]:
+def band_labels(
+    items: Sequence[Band],
+    seconds_per_px: float,
+    title_px: Sequence[float],
+    tag_px: Sequence[float],
+    x0: float = float("-inf"),
+    pad_px: float = 8.0,
+) -> list[str]:
     """For each band: ``"title"``, ``"tag"`` or ``""`` — the longest label that fits inside its visible width
     and does not run into the label before it (widths in pixels on screen)."""
     out = []

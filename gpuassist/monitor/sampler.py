@@ -37,7 +37,7 @@ import numpy as np
 
 GPU_FIELDS = ("util", "mem_used_gib", "power_w", "temp_c")
 CSV_NAMES = {"util": "util_percent", "mem_used_gib": "mem_used_gib", "power_w": "power_w", "temp_c": "temp_c"}
-GIB = 1024 ** 3
+GIB = 1024**3
 
 # Plain-words reasons for "no GPU plot", keyed by NvmlSession.status.
 NVML_REASONS = {
@@ -127,8 +127,9 @@ class LiveSource:
             name = session.query("nvmlDeviceGetName", h) if h is not None else None
             mem = session.query("nvmlDeviceGetMemoryInfo", h) if h is not None else None
             total = getattr(mem, "total", None)
-            self.gpus.append(GpuInfo(i, str(name or f"GPU {i}"),
-                                     round(total / GIB, 2) if isinstance(total, (int, float)) else None))
+            self.gpus.append(
+                GpuInfo(i, str(name or f"GPU {i}"), round(total / GIB, 2) if isinstance(total, (int, float)) else None)
+            )
         self._session = session
 
     def read(self, elapsed: float) -> Sample:
@@ -191,7 +192,7 @@ class TraceSource:
             return None
         first_end = markers[first].end
         end = first_end if first_end is not None else markers[first].start
-        for m in markers[first + 1:]:
+        for m in markers[first + 1 :]:
             if m.end is None or m.start - end > 0.05:
                 break
             end = m.end
@@ -220,8 +221,10 @@ class TraceSource:
     def read(self, elapsed: float) -> Sample:
         tr = self._trace
         i = self._index(elapsed)
-        gpus = [(float(tr.gpu[i, g, 0]), float(tr.gpu[i, g, 1]), float(tr.gpu[i, g, 2]), float(tr.gpu[i, g, 3]))
-                for g in range(len(self.gpus))]
+        gpus = [
+            (float(tr.gpu[i, g, 0]), float(tr.gpu[i, g, 1]), float(tr.gpu[i, g, 2]), float(tr.gpu[i, g, 3]))
+            for g in range(len(self.gpus))
+        ]
         return Sample(float(tr.cpu[i]), float(tr.ram[i]), [float(c) for c in tr.cores[i]], gpus)
 
     def close(self) -> None:
@@ -246,8 +249,9 @@ class Trace:
     @classmethod
     def empty(cls, n_cores: int = 0, gpus: list[GpuInfo] | None = None) -> Trace:
         g = gpus or []
-        return cls(np.zeros(0), np.zeros(0), np.zeros(0), np.zeros((0, n_cores)),
-                   np.zeros((0, len(g), len(GPU_FIELDS))), g, [])
+        return cls(
+            np.zeros(0), np.zeros(0), np.zeros(0), np.zeros((0, n_cores)), np.zeros((0, len(g), len(GPU_FIELDS))), g, []
+        )
 
     def __len__(self) -> int:
         return len(self.t)
@@ -268,13 +272,28 @@ class Trace:
         return {
             "label": self.label,
             "interval": self.interval * stride,
-            "t": col(self.t), "cpu": col(self.cpu), "ram": col(self.ram),
+            "t": col(self.t),
+            "cpu": col(self.cpu),
+            "ram": col(self.ram),
             "cores": [col(self.cores[:, c]) for c in range(self.cores.shape[1])],
-            "gpus": [{"index": g.index, "name": g.name, "memory_total_gib": g.memory_total_gib,
-                      **{f: col(self.gpu[:, i, k]) for k, f in enumerate(GPU_FIELDS)}}
-                     for i, g in enumerate(self.gpus)],
-            "markers": [{"step": m.step, "title": m.title, "start": round(m.start, 3),
-                         "end": None if m.end is None else round(m.end, 3)} for m in self.markers],
+            "gpus": [
+                {
+                    "index": g.index,
+                    "name": g.name,
+                    "memory_total_gib": g.memory_total_gib,
+                    **{f: col(self.gpu[:, i, k]) for k, f in enumerate(GPU_FIELDS)},
+                }
+                for i, g in enumerate(self.gpus)
+            ],
+            "markers": [
+                {
+                    "step": m.step,
+                    "title": m.title,
+                    "start": round(m.start, 3),
+                    "end": None if m.end is None else round(m.end, 3),
+                }
+                for m in self.markers
+            ],
             "gpu_reason": self.gpu_reason,
         }
 
@@ -291,18 +310,34 @@ class Trace:
         gpu = np.full((n, len(gpus_data), len(GPU_FIELDS)), math.nan)
         infos = []
         for i, g in enumerate(gpus_data):
-            infos.append(GpuInfo(int(g.get("index", i)), str(g.get("name", f"GPU {i}")),
-                                 g.get("memory_total_gib")))
+            infos.append(GpuInfo(int(g.get("index", i)), str(g.get("name", f"GPU {i}")), g.get("memory_total_gib")))
             for k, f in enumerate(GPU_FIELDS):
                 col = arr(g.get(f))
                 gpu[: len(col), i, k] = col[:n]
         cpu, ram = arr(data.get("cpu")), arr(data.get("ram"))
         if not (len(cpu) == len(ram) == n and cores.shape[0] == n):
             raise ValueError("monitor trace columns have different lengths")
-        markers = [Marker(str(m.get("step")), str(m.get("title", m.get("step"))), float(m.get("start", 0.0)),
-                          None if m.get("end") is None else float(m["end"])) for m in data.get("markers") or []]
-        return cls(t, cpu, ram, cores, gpu, infos, markers, str(data.get("label", "recorded trace")),
-                   data.get("gpu_reason"), float(data.get("interval", 0.1)))
+        markers = [
+            Marker(
+                str(m.get("step")),
+                str(m.get("title", m.get("step"))),
+                float(m.get("start", 0.0)),
+                None if m.get("end") is None else float(m["end"]),
+            )
+            for m in data.get("markers") or []
+        ]
+        return cls(
+            t,
+            cpu,
+            ram,
+            cores,
+            gpu,
+            infos,
+            markers,
+            str(data.get("label", "recorded trace")),
+            data.get("gpu_reason"),
+            float(data.get("interval", 0.1)),
+        )
 
 
 def trace_to_csv(trace: Trace) -> str:
@@ -333,8 +368,14 @@ class Monitor:
     A source that fails to open or read ends sampling with ``error`` set; it never raises into the UI.
     """
 
-    def __init__(self, source: Source | None = None, *, interval: float = 0.1, capacity: int = 6000,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        source: Source | None = None,
+        *,
+        interval: float = 0.1,
+        capacity: int = 6000,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.source: Source = source if source is not None else LiveSource()
         self.interval = interval
         self.capacity = capacity
@@ -472,9 +513,19 @@ class Monitor:
             data = np.roll(self._buf, -start, axis=0)[:n] if start else self._buf[:n].copy()
         nc = src.n_cores
         ng = len(src.gpus)
-        gpu = data[:, 3 + nc:].reshape(n, ng, len(GPU_FIELDS))
-        return Trace(data[:, 0], data[:, 1], data[:, 2], data[:, 3:3 + nc], gpu, list(src.gpus), markers,
-                     src.label, self.gpu_reason, self.interval)
+        gpu = data[:, 3 + nc :].reshape(n, ng, len(GPU_FIELDS))
+        return Trace(
+            data[:, 0],
+            data[:, 1],
+            data[:, 2],
+            data[:, 3 : 3 + nc],
+            gpu,
+            list(src.gpus),
+            markers,
+            src.label,
+            self.gpu_reason,
+            self.interval,
+        )
 
     def export_csv(self, path: str | Path) -> None:
         Path(path).write_text(trace_to_csv(self.snapshot()), encoding="utf-8")

@@ -150,8 +150,9 @@ def _probe_file() -> contextlib.AbstractContextManager[Path]:
     return _script_file("probe_script.py")
 
 
-def build_command(python: str, script: Path, *, limits: StageLimits, stages: Sequence[str] | None,
-                  device_tests: bool, nonce: str) -> list[str]:
+def build_command(
+    python: str, script: Path, *, limits: StageLimits, stages: Sequence[str] | None, device_tests: bool, nonce: str
+) -> list[str]:
     """The command line: as the user would run Python (no -I), with faulthandler on."""
     cmd = [python, "-X", "faulthandler", str(script), "--nonce", nonce]
     if stages:
@@ -209,9 +210,16 @@ class _Stream:
 class _Run:
     """One live probe process: reading, deadlines, killing. Not reusable."""
 
-    def __init__(self, proc: subprocess.Popen[bytes], limits: StageLimits, nonce: str, started: float,
-                 emit: Callable[[Event], None], cancel: threading.Event | None,
-                 defaults: Mapping[str, float] | None = None) -> None:
+    def __init__(
+        self,
+        proc: subprocess.Popen[bytes],
+        limits: StageLimits,
+        nonce: str,
+        started: float,
+        emit: Callable[[Event], None],
+        cancel: threading.Event | None,
+        defaults: Mapping[str, float] | None = None,
+    ) -> None:
         self.proc = proc
         self.limits = limits
         self.defaults = defaults
@@ -261,7 +269,7 @@ class _Run:
 
     @staticmethod
     def _parse(text: str) -> Event | None:
-        for candidate in (text, text[text.find('{"event"'):] if '{"event"' in text else ""):
+        for candidate in (text, text[text.find('{"event"') :] if '{"event"' in text else ""):
             if not candidate:
                 continue
             try:
@@ -313,8 +321,7 @@ class _Run:
             elif now >= self.deadline:
                 overall = now >= self.started + self.limits.overall - 1e-3
                 self._kill("exit_timeout" if self.done else ("overall" if overall else "timeout"), now)
-        elif not self.sigkill_sent and self.kill_sent_at is not None \
-                and now >= self.kill_sent_at + self.limits.grace:
+        elif not self.sigkill_sent and self.kill_sent_at is not None and now >= self.kill_sent_at + self.limits.grace:
             self._signal_group(hard=True)
             self.sigkill_sent = True
 
@@ -333,8 +340,12 @@ class _Run:
         try:
             if os.name == "nt":
                 if hard:
-                    subprocess.run(["taskkill", "/F", "/T", "/PID", str(self.proc.pid)], capture_output=True,
-                                   timeout=10, check=False)
+                    subprocess.run(
+                        ["taskkill", "/F", "/T", "/PID", str(self.proc.pid)],
+                        capture_output=True,
+                        timeout=10,
+                        check=False,
+                    )
                 self.proc.kill()
             else:
                 os.killpg(self.proc.pid, signal.SIGKILL if hard else signal.SIGTERM)
@@ -411,8 +422,10 @@ class _Run:
                 pass
             q.put((name, b""))
 
-        threads = [threading.Thread(target=pump, args=(p, n), daemon=True, name=f"gpuassist-probe-{n}")
-                   for p, n in ((self.proc.stdout, "out"), (self.proc.stderr, "err"))]
+        threads = [
+            threading.Thread(target=pump, args=(p, n), daemon=True, name=f"gpuassist-probe-{n}")
+            for p, n in ((self.proc.stdout, "out"), (self.proc.stderr, "err"))
+        ]
         for t in threads:
             t.start()
         out_stream = _Stream()
@@ -464,8 +477,16 @@ class _Run:
             sig = WINDOWS_CRASH_CODES[rc]
         elif 128 < rc < 160 and ("Fatal Python error" in text or "Segmentation fault" in text):
             sig = _signal_name(rc - 128)  # a wrapper shell reporting its child's death
-        self.emit({"event": "exit", "returncode": rc, "signal": sig, "stderr_tail": text.splitlines()[-200:],
-                   "garbage_lines": self.garbage, "rt": self.rt()})
+        self.emit(
+            {
+                "event": "exit",
+                "returncode": rc,
+                "signal": sig,
+                "stderr_tail": text.splitlines()[-200:],
+                "garbage_lines": self.garbage,
+                "rt": self.rt(),
+            }
+        )
 
 
 def run_probe(
@@ -490,8 +511,16 @@ def run_probe(
     def command(path: str, script: Path, nonce: str) -> list[str]:
         return build_command(path, script, limits=limits, stages=stages, device_tests=device_tests, nonce=nonce)
 
-    return run_script(python, "probe_script.py", command, limits=limits, on_event=on_event, cancel=cancel,
-                      env=env, to_facts=facts_from_events)
+    return run_script(
+        python,
+        "probe_script.py",
+        command,
+        limits=limits,
+        on_event=on_event,
+        cancel=cancel,
+        env=env,
+        to_facts=facts_from_events,
+    )
 
 
 def run_script(
@@ -551,12 +580,25 @@ def run_script(
         else:
             popen_kw["start_new_session"] = True
         try:
-            proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                    stderr=subprocess.PIPE, env=run_env, close_fds=True, cwd=cwd, **popen_kw)
+            proc = subprocess.Popen(
+                cmd,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=run_env,
+                close_fds=True,
+                cwd=cwd,
+                **popen_kw,
+            )
         except OSError as exc:
             why = exc.strerror or str(exc)
-            emit({"event": "not_found", "reason": f"it could not be started ({why})",
-                  "rt": round(time.monotonic() - started, 4)})
+            emit(
+                {
+                    "event": "not_found",
+                    "reason": f"it could not be started ({why})",
+                    "rt": round(time.monotonic() - started, 4),
+                }
+            )
             return ProbeResult(to_facts(events), events)
         run = _Run(proc, limits, nonce, started, emit, cancel, defaults)
         try:
@@ -588,8 +630,14 @@ def python_version_of(python: str, env: Mapping[str, str], timeout: float = 5.0)
     None when it does not answer like a Python within ``timeout``."""
     kw: dict[str, Any] = {"start_new_session": True} if os.name != "nt" else {}
     try:
-        done = subprocess.run([python, "-c", _VERSION_SNIPPET], stdin=subprocess.DEVNULL, capture_output=True,
-                              env=dict(env), timeout=timeout, **kw)
+        done = subprocess.run(
+            [python, "-c", _VERSION_SNIPPET],
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            env=dict(env),
+            timeout=timeout,
+            **kw,
+        )
     except (OSError, subprocess.SubprocessError):
         return None
     text = done.stdout.decode("ascii", "replace").strip()
@@ -597,6 +645,7 @@ def python_version_of(python: str, env: Mapping[str, str], timeout: float = 5.0)
 
 
 # ---- events → facts -----------------------------------------------------------------------------------
+
 
 def parse_fault_traceback(lines: Sequence[str], limit: int = 60) -> str | None:
     """The last faulthandler dump in stderr: from "Fatal Python error" (a crash) or from the thread
@@ -627,15 +676,30 @@ def parse_fault_traceback(lines: Sequence[str], limit: int = 60) -> str | None:
         if line.startswith("Extension modules:"):
             out.append(line[:300] + ("..." if len(line) > 300 else ""))
             continue
-        if out and not line.startswith((" ", "Current thread", "Thread 0x", "Fatal Python", "Python runtime",
-                                         "Stack (", "Extension modules", "<")) and line.strip():
+        if (
+            out
+            and not line.startswith(
+                (
+                    " ",
+                    "Current thread",
+                    "Thread 0x",
+                    "Fatal Python",
+                    "Python runtime",
+                    "Stack (",
+                    "Extension modules",
+                    "<",
+                )
+            )
+            and line.strip()
+        ):
             break  # the dump has ended; later lines are somebody else's
         out.append(line.rstrip())
     return "\n".join(out[:limit]).strip() or None
 
 
-def facts_from_events(events: Sequence[Event], *, prefix: str = "probe",
-                      stage_keys: Mapping[str, Sequence[str]] | None = None) -> dict[str, Any]:
+def facts_from_events(
+    events: Sequence[Event], *, prefix: str = "probe", stage_keys: Mapping[str, Sequence[str]] | None = None
+) -> dict[str, Any]:
     """The facts for a stream of events (live or recorded): the one place outcomes are decided.
 
     ``prefix`` names the outcome keys (``probe.outcome``, ``probe.stages`` ...; a runtime test uses its
@@ -716,8 +780,9 @@ def facts_from_events(events: Sequence[Event], *, prefix: str = "probe",
         facts[f"{prefix}.failed_stage"] = killed.get("stage") or in_progress
         facts[f"{prefix}.limit_seconds"] = killed.get("limit") if outcome == "timeout" else None
         facts[f"{prefix}.fault_traceback"] = parse_fault_traceback(stderr_lines)
-        facts[f"{prefix}.error"] = ("stopped by the user" if outcome == "cancelled"
-                                else f"no progress within {killed.get('limit')} s")
+        facts[f"{prefix}.error"] = (
+            "stopped by the user" if outcome == "cancelled" else f"no progress within {killed.get('limit')} s"
+        )
     elif done:
         outcome = "ok"
     elif sig is not None:
@@ -728,8 +793,10 @@ def facts_from_events(events: Sequence[Event], *, prefix: str = "probe",
     elif not greeted and old_python is not None:
         outcome = "python_too_old"
         facts.setdefault("python.version", old_python)
-        facts[f"{prefix}.error"] = (f"Python {old_python} could not run {what} (it needs Python {MIN_PYTHON} or "
-                                    "newer, as every current PyTorch release does)")
+        facts[f"{prefix}.error"] = (
+            f"Python {old_python} could not run {what} (it needs Python {MIN_PYTHON} or "
+            "newer, as every current PyTorch release does)"
+        )
     elif not greeted:
         outcome = "interpreter_not_found"
         last = next((s.strip() for s in reversed(stderr_lines) if s.strip()), "")
@@ -789,8 +856,9 @@ def facts_from_events(events: Sequence[Event], *, prefix: str = "probe",
     return facts
 
 
-def replay_events(events: Sequence[Event], on_event: OnEvent, *, speed: float = 1.0,
-                  cancel: threading.Event | None = None) -> ProbeResult:
+def replay_events(
+    events: Sequence[Event], on_event: OnEvent, *, speed: float = 1.0, cancel: threading.Event | None = None
+) -> ProbeResult:
     """Feed a recorded stream to ``on_event`` with its original pacing (``speed`` 2.0 = twice as fast,
     0 = no waiting), as a live run would, and return the same result the live run returned."""
     start = time.monotonic()

@@ -20,9 +20,14 @@ from gpuassist.rules.engine import RuleFunc, evaluate
 DIAGNOSE_STEPS = frozenset({"environment", "driver", "wheel"})
 
 
-def build_report(facts: Facts, *, source: str, meta: Mapping[str, Any] | None = None,
-                 ran: set[str] | frozenset[str] | None = None,
-                 rules: Mapping[str, RuleFunc] | None = None) -> Report:
+def build_report(
+    facts: Facts,
+    *,
+    source: str,
+    meta: Mapping[str, Any] | None = None,
+    ran: set[str] | frozenset[str] | None = None,
+    rules: Mapping[str, RuleFunc] | None = None,
+) -> Report:
     """Run the rules (default: the diagnosis's; ``rules``: a rule set of its own) over ``facts`` and wrap
     everything in a Report."""
     run = evaluate(facts, rules)
@@ -35,5 +40,6 @@ def build_report(facts: Facts, *, source: str, meta: Mapping[str, Any] | None = 
     full_meta.update(meta or {})
     if run.errors:
         full_meta["rule_errors"] = run.errors
-    return Report(facts, run.findings, step_summaries(run.findings, ran if ran is not None else DIAGNOSE_STEPS),
-                  {}, full_meta)
+    return Report(
+        facts, run.findings, step_summaries(run.findings, ran if ran is not None else DIAGNOSE_STEPS), {}, full_meta
+    )

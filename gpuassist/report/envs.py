@@ -17,22 +17,29 @@ from gpuassist.findings import Finding
 from gpuassist.report.model import Report, step_summaries
 from gpuassist.rules.environments import environment_findings
 
-MARKS = (("▶", "target: what your code runs"), ("★", "gpuassist's own"), ("●", "active env"),
-         ("K", "a Jupyter kernel launches it"))
+MARKS = (
+    ("▶", "target: what your code runs"),
+    ("★", "gpuassist's own"),
+    ("●", "active env"),
+    ("K", "a Jupyter kernel launches it"),
+)
 
 
-def envs_report(inv: Inventory, host: Mapping[str, Any] | None = None, *,
-                meta: Mapping[str, Any] | None = None) -> Report:
+def envs_report(
+    inv: Inventory, host: Mapping[str, Any] | None = None, *, meta: Mapping[str, Any] | None = None
+) -> Report:
     """A report holding the ``envs.*`` facts (plus host facts, which say whether a GPU exists) and the
     cross-environment findings."""
-
 
     facts = Facts(dict(host or {}))
     facts.update(inv.facts())
     findings = environment_findings(facts)  # only these: the other rules need the full probe
     full_meta: dict[str, Any] = {
         "generated_at": datetime.now(timezone.utc).replace(microsecond=0).isoformat(),
-        "gpuassist_version": __version__, "source": "envs", "simulated": False, "target": inv.target,
+        "gpuassist_version": __version__,
+        "source": "envs",
+        "simulated": False,
+        "target": inv.target,
     }
     full_meta.update(meta or {})
     return Report(facts, findings, step_summaries(findings, {"environment"}), {}, full_meta)
@@ -40,8 +47,9 @@ def envs_report(inv: Inventory, host: Mapping[str, Any] | None = None, *,
 
 def marks_of(row: EnvRow) -> str:
     """The row's marks (see :data:`MARKS`), as the terminal table and the GUI's environment table show them."""
-    return "".join(m for m, on in zip("▶★●K", (row.is_target, row.is_self, row.is_active, bool(row.kernels)),
-                                       strict=True) if on)
+    return "".join(
+        m for m, on in zip("▶★●K", (row.is_target, row.is_self, row.is_active, bool(row.kernels)), strict=True) if on
+    )
 
 
 def torch_cell(row: EnvRow) -> tuple[str, str]:
@@ -86,7 +94,7 @@ def torch_location(row: EnvRow) -> str:
     if not row.torch_origin:
         return ""
     if row.torch_origin.startswith("namespace:"):  # a directory called torch without __init__.py
-        return os.path.dirname(row.torch_origin[len("namespace:"):].split(",")[0])
+        return os.path.dirname(row.torch_origin[len("namespace:") :].split(",")[0])
     return os.path.dirname(os.path.dirname(row.torch_origin))  # .../site-packages/torch/__init__.py
 
 
@@ -105,22 +113,43 @@ def render_text(report: Report, *, colour: bool = False, width: int = 120) -> st
     facts = report.facts
     rows = [EnvRow.from_json(d) for d in facts.value("envs.inventory") or [] if isinstance(d, dict)]
     buf = io.StringIO()
-    console = Console(file=buf, width=width, force_terminal=colour, no_color=not colour, highlight=False,
-                      soft_wrap=False)
+    console = Console(
+        file=buf, width=width, force_terminal=colour, no_color=not colour, highlight=False, soft_wrap=False
+    )
     seconds = facts.value("envs.seconds")
-    console.print(Text(f"Python environments: {len(rows)} found"
-                       + (f" in {seconds:.1f} s" if isinstance(seconds, (int, float)) else ""), style="bold"))
+    console.print(
+        Text(
+            f"Python environments: {len(rows)} found"
+            + (f" in {seconds:.1f} s" if isinstance(seconds, (int, float)) else ""),
+            style="bold",
+        )
+    )
     table = Table(show_edge=False, pad_edge=False, box=None, header_style="bold")
-    for name, kw in (("", {"no_wrap": True}), ("environment", {"overflow": "fold"}), ("python", {"no_wrap": True}),
-                     ("torch", {"overflow": "fold"}), ("build", {"overflow": "fold"}), ("installer", {}),
-                     ("torch location", {"overflow": "fold", "ratio": 2}),
-                     ("found as", {"overflow": "fold", "ratio": 2}), ("interpreter", {"overflow": "fold", "ratio": 2})):
+    for name, kw in (
+        ("", {"no_wrap": True}),
+        ("environment", {"overflow": "fold"}),
+        ("python", {"no_wrap": True}),
+        ("torch", {"overflow": "fold"}),
+        ("build", {"overflow": "fold"}),
+        ("installer", {}),
+        ("torch location", {"overflow": "fold", "ratio": 2}),
+        ("found as", {"overflow": "fold", "ratio": 2}),
+        ("interpreter", {"overflow": "fold", "ratio": 2}),
+    ):
         table.add_column(name, **kw)
     for r in rows:
         torch_text, torch_style = torch_cell(r)
-        table.add_row(marks_of(r), Text(r.name, style="bold" if r.is_target else ""), r.python_version or "?",
-                      Text(torch_text, style=torch_style), r.build or "", r.installer or "",
-                      Text(torch_location(r), style="dim"), found_as(r), r.python)
+        table.add_row(
+            marks_of(r),
+            Text(r.name, style="bold" if r.is_target else ""),
+            r.python_version or "?",
+            Text(torch_text, style=torch_style),
+            r.build or "",
+            r.installer or "",
+            Text(torch_location(r), style="dim"),
+            found_as(r),
+            r.python,
+        )
     console.print(table)
     console.print(Text("  ".join(f"{m} {what}" for m, what in MARKS), style="dim"))
     target, why = facts.value("envs.target"), facts.value("envs.target_reason")
@@ -134,8 +163,10 @@ def render_text(report: Report, *, colour: bool = False, width: int = 120) -> st
             console.print(f"  '{k.get('name')}' (\"{k.get('display_name')}\") → {k.get('python') or '?'}{state}")
     script = facts.value("envs.script")
     if isinstance(script, dict):
-        console.print(Text("\nScript: ", style="bold") + Text(f"{script.get('script')} runs with "
-                                                              f"{script.get('python') or '?'} ({script.get('how')})"))
+        console.print(
+            Text("\nScript: ", style="bold")
+            + Text(f"{script.get('script')} runs with {script.get('python') or '?'} ({script.get('how')})")
+        )
     for note in facts.value("envs.notes") or []:
         console.print(Text(f"note: {note}", style="dim"))
     for r in rows:

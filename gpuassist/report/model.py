@@ -27,7 +27,6 @@ SCHEMA = "gpuassist.report/1"
 SCHEMA_PREFIX = "gpuassist.report/"
 
 
-
 @dataclass
 class Report:
     facts: Facts
@@ -81,6 +80,7 @@ def step_summaries(findings: list[Finding], ran: AbstractSet[str]) -> list[dict[
             status = "ok"
         else:
             status = "not_run"
-        out.append({"id": sid, "title": title, "question": question, "status": status,
-                    "findings": [f.id for f in mine]})
+        out.append(
+            {"id": sid, "title": title, "question": question, "status": status, "findings": [f.id for f in mine]}
+        )
     return out

@@ -46,19 +46,31 @@ TOKEN_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
 # name=value / name: value where the name ends in a secret word (bounded, so linear on any input)
 SECRET_ASSIGNMENT = re.compile(
     r"(?i)((?:key|token|secret|passw(?:or)?d|pwd|auth|credentials?|api_?key|access_?key)s?)"
-    r"(?![A-Za-z0-9])([\"']?\s{0,3}[=:]\s{0,3}[\"']?)(?![\"'<\s])([^\s\"'&,;<>]{1,4096})")
+    r"(?![A-Za-z0-9])([\"']?\s{0,3}[=:]\s{0,3}[\"']?)(?![\"'<\s])([^\s\"'&,;<>]{1,4096})"
+)
 AUTH_SCHEME = re.compile(r"(?i)\b(Bearer|Basic|Token)(\s{1,3})(?!<)([A-Za-z0-9._~+/=-]{8,4096})")
 # A run of URL-safe characters: JWTs are recognised within such runs, found once each (linear).
 _WORDISH = re.compile(r"[A-Za-z0-9_.\-]+")
 ANACONDA_TOKEN = re.compile(r"(anaconda\.(?:org|com)(?::\d+)?/t/)([^/\s\"'<>]{1,4096})")
 FURY_TOKEN = re.compile(r"((?:pypi|repo|npm-proxy|gem)\.fury\.io/)([^/\s\"'<>]{1,4096})")
-INDEX_VARS = frozenset({"PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_FIND_LINKS", "UV_INDEX_URL",
-                        "UV_EXTRA_INDEX_URL"})
-PUBLIC_INDEX_HOSTS = frozenset({"pypi.org", "files.pythonhosted.org", "download.pytorch.org", "pypi.nvidia.com",
-                                "pypi.ngc.nvidia.com", "conda.anaconda.org", "repo.anaconda.com",
-                                "data.pyg.org", "test.pypi.org"})
-INDEX_WORDS = re.compile(r"(?i)simple|whl|wheels?|packages?|pypi|index|nightly|test|stable|repository|api|v\d+|"
-                         r"(?:cu|rocm|cpu|xpu)[\d.]*|torch\w*|latest|main|public|\d+(?:\.\d+)*")
+INDEX_VARS = frozenset({"PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_FIND_LINKS", "UV_INDEX_URL", "UV_EXTRA_INDEX_URL"})
+PUBLIC_INDEX_HOSTS = frozenset(
+    {
+        "pypi.org",
+        "files.pythonhosted.org",
+        "download.pytorch.org",
+        "pypi.nvidia.com",
+        "pypi.ngc.nvidia.com",
+        "conda.anaconda.org",
+        "repo.anaconda.com",
+        "data.pyg.org",
+        "test.pypi.org",
+    }
+)
+INDEX_WORDS = re.compile(
+    r"(?i)simple|whl|wheels?|packages?|pypi|index|nightly|test|stable|repository|api|v\d+|"
+    r"(?:cu|rocm|cpu|xpu)[\d.]*|torch\w*|latest|main|public|\d+(?:\.\d+)*"
+)
 GPU_UUID = re.compile(r"\b(GPU|MIG)-[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}(?:/\d+/\d+)?\b")
 DROPPED_KEYS = {"uuid", "serial", "board_serial"}
 
@@ -131,8 +143,11 @@ class Redactor:
                     segments.append(seg if keep else "<redacted>")
                     self.counts["URL path tokens"] += not keep
                 path = "/".join(segments)
-            words.append(f"{scheme}{sep}{host}" + (f"/{path}" if path or rest.endswith("/") else "")
-                         + ("?<redacted>" if query else ""))
+            words.append(
+                f"{scheme}{sep}{host}"
+                + (f"/{path}" if path or rest.endswith("/") else "")
+                + ("?<redacted>" if query else "")
+            )
         return " ".join(words)
 
     def _homes(self) -> list[str]:
@@ -221,7 +236,9 @@ def redact_report(data: dict[str, Any], *, personal: bool = True, redactor: Reda
     previous = (data.get("meta") or {}).get("redaction") or {}
     applied = Counter({str(k): int(v) for k, v in (previous.get("applied") or {}).items()})
     applied.update({k: n for k, n in r.counts.items() if n})
-    meta["redaction"] = {"personal": personal or bool(previous.get("personal")),
-                         "applied": dict(sorted(applied.items()))}
+    meta["redaction"] = {
+        "personal": personal or bool(previous.get("personal")),
+        "applied": dict(sorted(applied.items())),
+    }
     out["meta"] = meta
     return out

@@ -38,28 +38,40 @@ def verdict(report: Report) -> Verdict:
     """The one sentence a person reads first."""
     problem = tiers(report.findings).problem  # a measurement of gpuassist's own workload is never the verdict
     if problem is not None:
-        return Verdict(problem.severity.icon, problem.severity.colour, problem.title, problem.explanation,
-                       problem.severity.value)
+        return Verdict(
+            problem.severity.icon, problem.severity.colour, problem.title, problem.explanation, problem.severity.value
+        )
     top = report.findings[0] if report.findings else None
     if top is not None and report.meta.get("source") == "error_text" and _gpu_in_use(top.id):
         # A pasted error from a GPU that works (out of memory, a kernel's assert): say what it is.
         return Verdict(top.severity.icon, top.severity.colour, top.title, top.explanation, "info")
     if report.meta.get("inconclusive"):
-        return Verdict(Severity.INFO.icon, Severity.INFO.colour, "The pasted text does not show the cause",
-                       "It is about PyTorch/CUDA/the GPU but has no error message or tool output that names a "
-                       "cause. Paste `python -m torch.utils.collect_env` and the full error, or run `gpuassist "
-                       "diagnose` on that machine.", "info")
+        return Verdict(
+            Severity.INFO.icon,
+            Severity.INFO.colour,
+            "The pasted text does not show the cause",
+            "It is about PyTorch/CUDA/the GPU but has no error message or tool output that names a "
+            "cause. Paste `python -m torch.utils.collect_env` and the full error, or run `gpuassist "
+            "diagnose` on that machine.",
+            "info",
+        )
     top = next((f for f in report.findings if f.severity is Severity.INFO), None)
     facts = report.facts
     if facts.value("cuda.available"):
         names = [str(d.get("name")) for d in facts.value("devices", []) or [] if isinstance(d, dict)]
         counted = {n: names.count(n) for n in dict.fromkeys(names)}  # "2 × NVIDIA A100", not the name twice
         listed = ", ".join(f"{k} × {n}" if k > 1 else n for n, k in counted.items()) or "the GPU"
-        return Verdict(OK_ICON, OK_COLOUR, f"PyTorch can use {listed}",
-                       f"torch {facts.value('torch.version')} initialised CUDA and ran a test on every device.", "ok")
+        return Verdict(
+            OK_ICON,
+            OK_COLOUR,
+            f"PyTorch can use {listed}",
+            f"torch {facts.value('torch.version')} initialised CUDA and ran a test on every device.",
+            "ok",
+        )
     if facts.value("mps.available"):
-        return Verdict(OK_ICON, OK_COLOUR, "PyTorch can use the Apple GPU through MPS",
-                       top.explanation if top else "", "ok")
+        return Verdict(
+            OK_ICON, OK_COLOUR, "PyTorch can use the Apple GPU through MPS", top.explanation if top else "", "ok"
+        )
     failed = _script_failure(facts)
     if failed is not None:  # nothing wrong in what ran, but the run ended early on the script's own error
         return Verdict(Severity.WARNING.icon, Severity.WARNING.colour, failed[0], failed[1], "warning")
@@ -78,14 +90,19 @@ def _script_failure(facts: Any) -> tuple[str, str] | None:
     if not isinstance(exc, dict):
         return None
     site = exc.get("site")
-    at = (f" at {os.path.basename(str(site.get('file')))}:{site.get('line')}"
-          if isinstance(site, dict) and site.get("file") else "")
+    at = (
+        f" at {os.path.basename(str(site.get('file')))}:{site.get('line')}"
+        if isinstance(site, dict) and site.get("file")
+        else ""
+    )
     stop = facts.value("run.stop")
     steps = stop.get("steps") if isinstance(stop, dict) else None
     after = f" after {steps} step{'s' if steps != 1 else ''}" if isinstance(steps, int) else ""
-    return (f"The script stopped with {exc.get('type')}{at}{after}: no GPU problem in what ran",
-            f"{exc.get('type')}: {exc.get('message')}. Fix that error (run it with the same arguments and working "
-            "directory as when you train), then audit the run again to see the training steps.")
+    return (
+        f"The script stopped with {exc.get('type')}{at}{after}: no GPU problem in what ran",
+        f"{exc.get('type')}: {exc.get('message')}. Fix that error (run it with the same arguments and working "
+        "directory as when you train), then audit the run again to see the training steps.",
+    )
 
 
 def format_value(value: Any, limit: int = 2000) -> str:
@@ -129,7 +146,7 @@ def _env() -> Any:
 
 
 def target_line(report: Report) -> str | None:
-    """"Interpreter: PATH — why" for a report about an interpreter on this machine (``meta.target`` and
+    """ "Interpreter: PATH — why" for a report about an interpreter on this machine (``meta.target`` and
     ``meta.target_reason``); None for a simulated machine or a report read from elsewhere without one."""
     target = report.meta.get("target")
     if not target or report.simulated:
@@ -145,8 +162,10 @@ def _context(report: Report, extra: dict[str, Any] | None = None) -> dict[str, A
     facts = report.facts
     extra = dict(extra or {})
     if "sections" not in extra:
-        extra["sections"] = [{"title": title, "findings": items, "demonstrations": [], "blocks": []}
-                             for title, items in findings_by_step(report.findings)]
+        extra["sections"] = [
+            {"title": title, "findings": items, "demonstrations": [], "blocks": []}
+            for title, items in findings_by_step(report.findings)
+        ]
     return {
         "header": [],
         "figure_svg": "",
@@ -163,7 +182,8 @@ def _context(report: Report, extra: dict[str, Any] | None = None) -> dict[str, A
         "steps": report.steps,
         # Offline input (a paste, an error text) ran no step: list only the steps it speaks about.
         "shown_steps": [s for s in report.steps if s.get("status") != "not_run"]
-        if report.meta.get("source") in ("collect_env", "error_text") else report.steps,
+        if report.meta.get("source") in ("collect_env", "error_text")
+        else report.steps,
         "severity": {s.value: s for s in Severity},
         "ok_colour": OK_COLOUR,
         "ok_icon": OK_ICON,
@@ -181,8 +201,14 @@ def to_html(report: Report, **extra: Any) -> str:
     return str(_env().get_template("report.html.j2").render(**_context(report, extra)))
 
 
-def to_text(report: Report, *, width: int | None = None, colour: bool | None = None,
-            fact_label: Any = None, show_value: Any = None) -> str:
+def to_text(
+    report: Report,
+    *,
+    width: int | None = None,
+    colour: bool | None = None,
+    fact_label: Any = None,
+    show_value: Any = None,
+) -> str:
     """Terminal text: verdict first, then each finding with its fix, then the key facts."""
     # Start-up: rich (~40 ms) loads only for the text format, not for --format json or the app.
     from rich.console import Console, Group
@@ -191,13 +217,17 @@ def to_text(report: Report, *, width: int | None = None, colour: bool | None = N
     from rich.text import Text
 
     buf = io.StringIO()
-    console = Console(file=buf, width=width or 100, force_terminal=colour, no_color=colour is False,
-                      highlight=False, soft_wrap=False)
+    console = Console(
+        file=buf, width=width or 100, force_terminal=colour, no_color=colour is False, highlight=False, soft_wrap=False
+    )
     v = verdict(report)
     style = {"error": "bold red", "warning": "bold yellow", "info": "bold blue", "ok": "bold green"}[v.severity]
     if report.simulated:
-        console.print(Text(f" SIMULATED: scenario {report.meta.get('scenario')} — not this machine ",
-                           style="bold black on yellow"))
+        console.print(
+            Text(
+                f" SIMULATED: scenario {report.meta.get('scenario')} — not this machine ", style="bold black on yellow"
+            )
+        )
     source = report.meta.get("source")
     if source and source not in ("live", "simulated"):
         console.print(Text(f"Diagnosed from {report.meta.get('source_label', source)}", style="dim"))
@@ -213,17 +243,21 @@ def to_text(report: Report, *, width: int | None = None, colour: bool | None = N
             ev.add_column()
             for e in f.evidence[:8]:  # in words when the caller gives the words (wizard/export.py)
                 value = show_value(e.fact, e.value) if show_value else format_value(e.value, 160)
-                ev.add_row(fact_label(e.fact) if fact_label else e.fact,
-                           value if len(value) <= 160 else value[:159] + "…")
+                ev.add_row(
+                    fact_label(e.fact) if fact_label else e.fact, value if len(value) <= 160 else value[:159] + "…"
+                )
             body.append(Text("\nEvidence:", style="bold"))
             body.append(ev)
-        console.print(Panel(
-            Group(*body),
-            title=Text(f"{f.severity.icon} {f.title}", style=f.severity.rich_style),
-            subtitle=Text(f"{f.id} · {step_title(f.step)}", style="dim"),
-            title_align="left", subtitle_align="right",
-            border_style=f.severity.rich_style.replace("bold ", ""),
-        ))
+        console.print(
+            Panel(
+                Group(*body),
+                title=Text(f"{f.severity.icon} {f.title}", style=f.severity.rich_style),
+                subtitle=Text(f"{f.id} · {step_title(f.step)}", style="dim"),
+                title_align="left",
+                subtitle_align="right",
+                border_style=f.severity.rich_style.replace("bold ", ""),
+            )
+        )
         # Below the panel and soft-wrapped: a command copied from the terminal stays one line.
         for line in _fix_options(f, Text):
             console.print(line, soft_wrap=True)
@@ -234,8 +268,10 @@ def to_text(report: Report, *, width: int | None = None, colour: bool | None = N
     for key in KEY_FACTS:
         if key in facts:
             value = facts.get(key)
-            table.add_row(fact_label(key) if fact_label else key,
-                          show_value(key, value) if show_value else format_value(value, 120))
+            table.add_row(
+                fact_label(key) if fact_label else key,
+                show_value(key, value) if show_value else format_value(value, 120),
+            )
     console.print(table)
     missing = report.meta.get("missing_facts")
     if missing:
@@ -249,8 +285,9 @@ def option_groups(finding: Finding) -> list[tuple[str, list[Any]]]:
     numbers = sorted({a.option for a in actions})
     out = []
     for i, n in enumerate(numbers):
-        head = f"Option {i + 1} of {len(numbers)}" + (" — or" if i < len(numbers) - 1 else "") \
-            if len(numbers) > 1 else ""
+        head = (
+            f"Option {i + 1} of {len(numbers)}" + (" — or" if i < len(numbers) - 1 else "") if len(numbers) > 1 else ""
+        )
         out.append((head, [a for a in actions if a.option == n]))
     return out
 
@@ -277,9 +314,22 @@ def _fix_options(finding: Finding, text: Any) -> list[Any]:
 
 
 KEY_FACTS = [
-    "python.executable", "python.version", "torch.version", "torch.cuda_build", "torch.arch_list",
-    "cuda.available", "cuda.device_count", "driver.version", "driver.cuda_version", "pci.nvidia_gpu_count",
-    "nvml.status", "host.os", "host.distro", "host.kernel", "platform.container", "platform.wsl",
+    "python.executable",
+    "python.version",
+    "torch.version",
+    "torch.cuda_build",
+    "torch.arch_list",
+    "cuda.available",
+    "cuda.device_count",
+    "driver.version",
+    "driver.cuda_version",
+    "pci.nvidia_gpu_count",
+    "nvml.status",
+    "host.os",
+    "host.distro",
+    "host.kernel",
+    "platform.container",
+    "platform.wsl",
     "probe.outcome",
 ]
 

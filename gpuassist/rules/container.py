@@ -23,9 +23,13 @@ def docker_no_gpu_runtime(facts: Facts) -> Finding | None:
     env = facts.value("env") or {}
     visible = env.get("NVIDIA_VISIBLE_DEVICES") if isinstance(env, dict) else None
     host_driver = facts.value("driver.proc_version")
-    why = ("NVIDIA_VISIBLE_DEVICES is unset" if visible is None
-           else f"NVIDIA_VISIBLE_DEVICES={visible!r} hides every GPU" if str(visible).lower() in HIDDEN
-           else f"NVIDIA_VISIBLE_DEVICES={visible!r} is set, but the NVIDIA runtime did not act on it")
+    why = (
+        "NVIDIA_VISIBLE_DEVICES is unset"
+        if visible is None
+        else f"NVIDIA_VISIBLE_DEVICES={visible!r} hides every GPU"
+        if str(visible).lower() in HIDDEN
+        else f"NVIDIA_VISIBLE_DEVICES={visible!r} is set, but the NVIDIA runtime did not act on it"
+    )
     return finding(
         "docker_no_gpu_runtime",
         Severity.ERROR,
@@ -42,13 +46,21 @@ def docker_no_gpu_runtime(facts: Facts) -> Finding | None:
             "  docker run --gpus all IMAGE ...\n"
             "Docker Compose: deploy.resources.reservations.devices: [{driver: nvidia, count: all, "
             "capabilities: [gpu]}]\n"
-            "If docker says `could not select device driver \"\" with capabilities: [[gpu]]`, install the "
+            'If docker says `could not select device driver "" with capabilities: [[gpu]]`, install the '
             "NVIDIA Container Toolkit on the host and restart Docker:\n"
             "  sudo apt-get install -y nvidia-container-toolkit\n"
             "  sudo nvidia-ctk runtime configure --runtime=docker && sudo systemctl restart docker\n"
             "Kubernetes: request nvidia.com/gpu in the pod's resources.limits (NVIDIA device plugin)."
         ),
-        evidence=view.ev(facts, "platform.container", "pci.nvidia_gpu_count", "dev.nodes", "driver.proc_version",
-                         "driver.userspace_versions", "env", "cuda.init_warnings"),
+        evidence=view.ev(
+            facts,
+            "platform.container",
+            "pci.nvidia_gpu_count",
+            "dev.nodes",
+            "driver.proc_version",
+            "driver.userspace_versions",
+            "env",
+            "cuda.init_warnings",
+        ),
         explains=["no_nvidia_driver", "nvidia_module_not_loaded", "cpu_only_build", "cuda_visible_devices_hides_gpus"],
     )

@@ -61,15 +61,23 @@ def no_nvidia_driver(facts: Facts) -> Finding | None:
     if nouveau:
         explanation += " The open-source nouveau driver is driving the card; CUDA needs NVIDIA's driver."
     if warn:
-        explanation += f" torch says: \"{warn.group(0)}\"."
+        explanation += f' torch says: "{warn.group(0)}".'
     return finding(
         "no_nvidia_driver",
         Severity.ERROR,
         explanation=explanation,
-        fix=fixes.driver_install_command(facts, min_driver, full_driver=full_driver,
-                                         cuda=facts.value("torch.cuda_build")),
-        evidence=view.ev(facts, "pci.display_devices", "driver.proc_version", "kernel.modules",
-                         "driver.userspace_versions", "nvml.status", "cuda.init_warnings"),
+        fix=fixes.driver_install_command(
+            facts, min_driver, full_driver=full_driver, cuda=facts.value("torch.cuda_build")
+        ),
+        evidence=view.ev(
+            facts,
+            "pci.display_devices",
+            "driver.proc_version",
+            "kernel.modules",
+            "driver.userspace_versions",
+            "nvml.status",
+            "cuda.init_warnings",
+        ),
         explains=["cpu_only_build", "cuda_visible_devices_hides_gpus"],
     )
 
@@ -114,12 +122,22 @@ def nvidia_module_not_loaded(facts: Facts) -> Finding | None:
         Severity.ERROR,
         explanation=(
             "The NVIDIA driver's user-space part is installed, but its kernel module is not loaded, so no "
-            "program can reach the GPU. Likely because " + "; ".join(reasons) + "."
-            + (f" nvidia-smi says: \"{smi}\"." if smi else "")
+            "program can reach the GPU. Likely because "
+            + "; ".join(reasons)
+            + "."
+            + (f' nvidia-smi says: "{smi}".' if smi else "")
         ),
         fix="\n".join(steps),
-        evidence=view.ev(facts, "kernel.modules", "driver.proc_version", "driver.userspace_versions",
-                         "kernel.secure_boot", "nvml.status", "smi.message", "host.kernel"),
+        evidence=view.ev(
+            facts,
+            "kernel.modules",
+            "driver.proc_version",
+            "driver.userspace_versions",
+            "kernel.secure_boot",
+            "nvml.status",
+            "smi.message",
+            "host.kernel",
+        ),
         explains=["cpu_only_build", "no_nvidia_driver"],
     )
 
@@ -159,8 +177,15 @@ def driver_library_mismatch(facts: Facts) -> Finding | None:
             "If it persists after a reboot, remove the second driver install (e.g. a .run installer over "
             "distribution packages) and reinstall one driver."
         ),
-        evidence=view.ev(facts, "nvml.status", "nvml.error", "smi.message", "driver.proc_version",
-                         "driver.userspace_versions", "cuda.init_warnings"),
+        evidence=view.ev(
+            facts,
+            "nvml.status",
+            "nvml.error",
+            "smi.message",
+            "driver.proc_version",
+            "driver.userspace_versions",
+            "cuda.init_warnings",
+        ),
         explains=["cpu_only_build", "driver_too_old", "nvidia_module_not_loaded"],
     )
 
@@ -185,8 +210,13 @@ def driver_too_old(facts: Facts) -> Finding | None:
     os_ = view.os_name(facts)
     version = facts.value("driver.version")
     variant = view.cuda_variant(build)
-    compat = (driver_supports_variant(driver_cuda, variant, driver_version=version if isinstance(version, str)
-                                      else None, os=os_) if (driver_cuda and variant) else None)
+    compat = (
+        driver_supports_variant(
+            driver_cuda, variant, driver_version=version if isinstance(version, str) else None, os=os_
+        )
+        if (driver_cuda and variant)
+        else None
+    )
     ptx_only: list[str] = []
     if compat is not None and compat.via == "minor_version_compat":
         arch_list = [str(a) for a in facts.value("torch.arch_list") or []]
@@ -198,10 +228,12 @@ def driver_too_old(facts: Facts) -> Finding | None:
         need = full  # JIT-compiling the toolkit's PTX needs the toolkit's own driver
     wheel_fix, chosen = fixes.cuda_wheel_fix(facts)
     driver_str = f"CUDA {cuda_int_to_str(driver_cuda)}" if driver_cuda else "an older CUDA"
-    driver_desc = (f"driver {version} (supports up to {driver_str})" if version
-                   else f"a driver that supports up to {driver_str}")
+    driver_desc = (
+        f"driver {version} (supports up to {driver_str})" if version else f"a driver that supports up to {driver_str}"
+    )
     fix = "Option 1, update the driver. " + fixes.driver_install_command(
-        facts, need, full_driver=None if ptx_only else full, cuda=str(build) if build else None)
+        facts, need, full_driver=None if ptx_only else full, cuda=str(build) if build else None
+    )
     if chosen:
         fix += "\nOption 2, keep the driver. " + wheel_fix
     if ptx_only:
@@ -214,20 +246,26 @@ def driver_too_old(facts: Facts) -> Finding | None:
                 f"torch was built with CUDA {build}; this machine has {driver_desc}. Minor-version "
                 f"compatibility runs the build's compiled kernels on this driver, but {gpus} has none: its "
                 "kernels come from PTX the driver must JIT-compile, and a driver older than the toolkit "
-                "cannot (\"the provided PTX was compiled with an unsupported toolchain\")."
+                'cannot ("the provided PTX was compiled with an unsupported toolchain").'
             ),
             fix=fix,
             evidence=view.ev(facts, "torch.cuda_build", "torch.arch_list", *keys, "driver.version", "nvml.gpus"),
             explains=["gpu_arch_too_new_for_build"],
         )
     said = f' torch says: "{warn.group(0)}".' if warn else ""
-    why = compat.reason if compat is not None and not compat.ok else (
-        "CUDA can bridge minor versions within one major version, never across major versions")
+    why = (
+        compat.reason
+        if compat is not None and not compat.ok
+        else ("CUDA can bridge minor versions within one major version, never across major versions")
+    )
     return finding(
         "driver_too_old",
         Severity.ERROR,
-        title=(f"The NVIDIA driver is too old for this torch (built with CUDA {build})" if build
-               else "The NVIDIA driver is too old for this torch build"),
+        title=(
+            f"The NVIDIA driver is too old for this torch (built with CUDA {build})"
+            if build
+            else "The NVIDIA driver is too old for this torch build"
+        ),
         explanation=(
             f"torch was built with CUDA {build or 'a newer version'}, but this machine has {driver_desc}: "
             f"{why}, so CUDA initialisation fails.{said}"

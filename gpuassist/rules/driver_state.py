@@ -44,7 +44,7 @@ def uvm_wedged_after_suspend(facts: Facts) -> Finding | None:
     uptime = facts.value("host.uptime_seconds")
     facts_seen = []
     if hit:
-        facts_seen.append(f"CUDA initialisation failed with \"{hit.group(0)}\" (error 999)")
+        facts_seen.append(f'CUDA initialisation failed with "{hit.group(0)}" (error 999)')
     if nvidia_loaded and not uvm_module:
         facts_seen.append("the nvidia module is loaded but nvidia_uvm is not")
     elif nvidia_loaded and not uvm_node:
@@ -62,18 +62,26 @@ def uvm_wedged_after_suspend(facts: Facts) -> Finding | None:
         Severity.ERROR,
         explanation=(
             "CUDA needs the nvidia_uvm kernel module (unified memory) and its device /dev/nvidia-uvm. After a "
-            "suspend/resume, or when the module was never loaded, CUDA initialisation fails with \"CUDA unknown "
-            "error\" (999) and torch reports no devices, although nvidia-smi still works. Here: "
-            + "; ".join(facts_seen) + "."
+            'suspend/resume, or when the module was never loaded, CUDA initialisation fails with "CUDA unknown '
+            'error" (999) and torch reports no devices, although nvidia-smi still works. Here: '
+            + "; ".join(facts_seen)
+            + "."
         ),
         fix=(
             f"Reload the UVM module (or reboot):\n  {reload}\n"
-            "Then check: python -c \"import torch; print(torch.cuda.is_available())\"\n"
+            'Then check: python -c "import torch; print(torch.cuda.is_available())"\n'
             "To stop it recurring on a machine that sleeps: enable NVIDIA's suspend services "
             "(sudo systemctl enable nvidia-suspend nvidia-resume nvidia-hibernate) or do not suspend GPU boxes."
         ),
-        evidence=view.ev(facts, "cuda.init_warnings", "cuda.init_error", "kernel.modules", "dev.nodes",
-                         "kernel.suspend_count", "host.uptime_seconds"),
+        evidence=view.ev(
+            facts,
+            "cuda.init_warnings",
+            "cuda.init_error",
+            "kernel.modules",
+            "dev.nodes",
+            "kernel.suspend_count",
+            "host.uptime_seconds",
+        ),
     )
 
 
@@ -88,8 +96,7 @@ def _compat_in_use(facts: Facts) -> list[str]:
     LD_LIBRARY_PATH."""
     loaded = [str(p) for p in facts.value("libs.loaded", []) or [] if "/compat/libcuda.so" in str(p)]
     dirs = {p.rstrip("/") for p in _ld_path(facts)}
-    listed = [str(p) for p in facts.value("driver.cuda_compat_libs", []) or []
-              if str(p).rsplit("/", 1)[0] in dirs]
+    listed = [str(p) for p in facts.value("driver.cuda_compat_libs", []) or [] if str(p).rsplit("/", 1)[0] in dirs]
     return list(dict.fromkeys(loaded + listed))
 
 
@@ -113,7 +120,7 @@ def forward_compat_unsupported_hw(facts: Facts) -> Finding | None:
     export = f"export LD_LIBRARY_PATH={':'.join(kept)}" if kept else "unset LD_LIBRARY_PATH"
     what = []
     if hit:
-        what.append(f"CUDA initialisation failed with \"{hit.group(0)}\"")
+        what.append(f'CUDA initialisation failed with "{hit.group(0)}"')
     if compat:
         what.append(f"the CUDA forward-compatibility driver library {compat[0]} is on the loader path")
     if consumer:
@@ -132,8 +139,16 @@ def forward_compat_unsupported_hw(facts: Facts) -> Finding | None:
             "Better still: update the host driver to one that supports the image's CUDA natively, or use an image "
             "built for the host driver's CUDA version (nvidia-smi, top right)."
         ),
-        evidence=view.ev(facts, "cuda.init_warnings", "cuda.init_error", "driver.cuda_compat_libs", "libs.loaded",
-                         "env", "nvml.gpus", "driver.version"),
+        evidence=view.ev(
+            facts,
+            "cuda.init_warnings",
+            "cuda.init_error",
+            "driver.cuda_compat_libs",
+            "libs.loaded",
+            "env",
+            "nvml.gpus",
+            "driver.version",
+        ),
         explains=["driver_library_mismatch", "driver_too_old"],
     )
 
@@ -155,20 +170,22 @@ def fabric_manager_missing(facts: Facts) -> Finding | None:
     branch = driver.split(".")[0] if driver else "<driver branch>"
     what = []
     if has_switch:
-        what.append(f"this system has {switches if isinstance(switches, int) and switches else len(switch_nodes)} "
-                    "NVSwitch(es)")
+        what.append(
+            f"this system has {switches if isinstance(switches, int) and switches else len(switch_nodes)} NVSwitch(es)"
+        )
     if isinstance(state, str):
         what.append(f"the nvidia-fabricmanager service is {state}")
     if hit:
-        what.append(f"CUDA initialisation failed with \"{hit.group(0)}\"")
+        what.append(f'CUDA initialisation failed with "{hit.group(0)}"')
     pin = f"={driver}-1" if driver else ""
     return finding(
         "fabric_manager_missing",
         Severity.ERROR,
         explanation=(
-            "On HGX/DGX systems the GPUs are connected through NVSwitches, and CUDA stays \"not yet initialized\" "
+            'On HGX/DGX systems the GPUs are connected through NVSwitches, and CUDA stays "not yet initialized" '
             "(Error 802) until the NVIDIA Fabric Manager service has set up the NVLink fabric. Here: "
-            + "; ".join(what) + ". Its version must match the driver exactly"
+            + "; ".join(what)
+            + ". Its version must match the driver exactly"
             + (f" ({driver})." if driver else ".")
         ),
         fix=(
@@ -179,7 +196,14 @@ def fabric_manager_missing(facts: Facts) -> Finding | None:
             "  systemctl status nvidia-fabricmanager   # must be active; see journalctl -u nvidia-fabricmanager\n"
             "  nvidia-smi -q | grep -A2 -i fabric      # State: Completed"
         ),
-        evidence=view.ev(facts, "pci.nvswitch_count", "dev.nodes", "driver.fabricmanager", "driver.version",
-                         "cuda.init_warnings", "cuda.init_error"),
+        evidence=view.ev(
+            facts,
+            "pci.nvswitch_count",
+            "dev.nodes",
+            "driver.fabricmanager",
+            "driver.version",
+            "cuda.init_warnings",
+            "cuda.init_error",
+        ),
         explains=["uvm_wedged_after_suspend"],
     )

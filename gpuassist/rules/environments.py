@@ -77,10 +77,18 @@ def _describe(row: EnvRow) -> str:
 def _rank(row: EnvRow, target: EnvRow | None) -> tuple[int, int, int, int]:
     """Which alternative to recommend first: the active env, a project venv, one with a single torch copy,
     then the same Python minor version as the target."""
-    same_minor = bool(target and target.python_version and row.python_version
-                      and row.python_version.split(".")[:2] == target.python_version.split(".")[:2])
-    return (0 if row.is_active else 1, 0 if any(o.kind == "project" for o in row.origins) else 1,
-            0 if len(row.torch) == 1 else 1, 0 if same_minor else 1)
+    same_minor = bool(
+        target
+        and target.python_version
+        and row.python_version
+        and row.python_version.split(".")[:2] == target.python_version.split(".")[:2]
+    )
+    return (
+        0 if row.is_active else 1,
+        0 if any(o.kind == "project" for o in row.origins) else 1,
+        0 if len(row.torch) == 1 else 1,
+        0 if same_minor else 1,
+    )
 
 
 def _row_evidence(r: EnvRow) -> dict[str, Any]:
@@ -95,8 +103,10 @@ def switch_fix(better: EnvRow, script: str | None = None) -> str:
     """Every way to run code with ``better``: directly, activated, as a Jupyter kernel, in an IDE."""
     py = fixes.quote(better.python)
     name = _kernel_name(better)
-    lines = [f"Run your code with the interpreter that has the {better.build or 'GPU'} build:",
-             f"  {py} {fixes.quote(script) if script else 'your_script.py'}"]
+    lines = [
+        f"Run your code with the interpreter that has the {better.build or 'GPU'} build:",
+        f"  {py} {fixes.quote(script) if script else 'your_script.py'}",
+    ]
     activate = _activate(better)
     if activate:
         lines += ["or make it the `python` of your shell:", f"  {activate}"]
@@ -105,10 +115,10 @@ def switch_fix(better: EnvRow, script: str | None = None) -> str:
     lines += [
         "Jupyter: register it as a kernel, then pick it in the notebook (Kernel → Change kernel) and restart:",
         f"  {py} -m pip install ipykernel",
-        f"  {py} -m ipykernel install --user --name {name} --display-name \"Python ({name})\"",
-        "VS Code: Ctrl+Shift+P → \"Python: Select Interpreter\" → \"Enter interpreter path…\" → "
+        f'  {py} -m ipykernel install --user --name {name} --display-name "Python ({name})"',
+        'VS Code: Ctrl+Shift+P → "Python: Select Interpreter" → "Enter interpreter path…" → '
         f"{better.python} (PyCharm: Settings → Project → Python Interpreter → Add → Existing).",
-        f"Check: {py} -c \"import torch; print(torch.__version__, torch.cuda.is_available())\"",
+        f'Check: {py} -c "import torch; print(torch.__version__, torch.cuda.is_available())"',
     ]
     return "\n".join(lines)
 
@@ -128,8 +138,9 @@ def target_lacks_gpu_build(facts: Facts) -> Finding | None:
         return None
     if target.torch_version is not None and target.flavour != "cpu":
         return None  # a build gpuassist cannot classify: not evidence of the wrong interpreter
-    better = sorted((r for r in inventory if r is not target and r.status == OK and r.gpu_build),
-                    key=lambda r: _rank(r, target))
+    better = sorted(
+        (r for r in inventory if r is not target and r.status == OK and r.gpu_build), key=lambda r: _rank(r, target)
+    )
     if not better:
         return None
     best = better[0]
@@ -147,14 +158,16 @@ def target_lacks_gpu_build(facts: Facts) -> Finding | None:
     if severity is Severity.INFO:
         explanation += " This machine has no NVIDIA GPU, so switching would not give you one here."
     return finding(
-        "wrong_interpreter_or_kernel", severity,
-        title=f"Your code runs {target.name}, which {_describe(target)}; {best.name} has the "
-              f"{best.build} build",
+        "wrong_interpreter_or_kernel",
+        severity,
+        title=f"Your code runs {target.name}, which {_describe(target)}; {best.name} has the {best.build} build",
         explanation=explanation,
         fix=switch_fix(best, script_path),
-        evidence=[Evidence("envs.target", facts.value("envs.target")),
-                  Evidence("envs.inventory", [_row_evidence(target), *(_row_evidence(r) for r in better[:4])]),
-                  *([Evidence("envs.script", script)] if script else [])],
+        evidence=[
+            Evidence("envs.target", facts.value("envs.target")),
+            Evidence("envs.inventory", [_row_evidence(target), *(_row_evidence(r) for r in better[:4])]),
+            *([Evidence("envs.script", script)] if script else []),
+        ],
         explains=["cpu_only_build", "torch_not_installed"],
     )
 
@@ -162,9 +175,10 @@ def target_lacks_gpu_build(facts: Facts) -> Finding | None:
 def _kernel_row(inventory: Sequence[EnvRow], kernel: dict[str, Any]) -> EnvRow | None:
     label = f"kernel '{kernel.get('name')}'"
     python = kernel.get("python")
-    return next((r for r in inventory if any(o.kind == "kernel" and o.label == label and o.path == python
-                                             for o in r.origins)), None) or \
-        next((r for r in inventory if python and python in (r.python, r.executable)), None)
+    return next(
+        (r for r in inventory if any(o.kind == "kernel" and o.label == label and o.path == python for o in r.origins)),
+        None,
+    ) or next((r for r in inventory if python and python in (r.python, r.executable)), None)
 
 
 @rule("envs_kernel_without_torch")
@@ -199,17 +213,22 @@ def kernel_without_torch(facts: Facts) -> Finding | None:
     if not problems or best is None:
         return None
     fix = switch_fix(best)
-    fix += (f"\nOr point an existing kernel at it: in its kernel.json set \"argv\"[0] to \"{best.python}\" "
-            f"(kernel directories: {', '.join(str(k.get('directory')) for k in bad[:3])}).")
+    fix += (
+        f'\nOr point an existing kernel at it: in its kernel.json set "argv"[0] to "{best.python}" '
+        f"(kernel directories: {', '.join(str(k.get('directory')) for k in bad[:3])})."
+    )
     if removals:
         fix += "\nRemove kernels whose interpreter is gone:\n" + "\n".join(removals)
     return finding(
-        "wrong_interpreter_or_kernel", Severity.WARNING,
+        "wrong_interpreter_or_kernel",
+        Severity.WARNING,
         title=f"Jupyter kernel '{bad[0].get('name')}' launches {bad[0].get('python')}, not the one that has torch"
-              + (f" (and {len(bad) - 1} more)" if len(bad) > 1 else ""),
-        explanation=("A notebook uses the interpreter its kernel launches, not the one in your shell: "
-                     + "; ".join(problems)
-                     + f". {best.name} ({best.python}) has torch {best.torch_version} ({best.build})."),
+        + (f" (and {len(bad) - 1} more)" if len(bad) > 1 else ""),
+        explanation=(
+            "A notebook uses the interpreter its kernel launches, not the one in your shell: "
+            + "; ".join(problems)
+            + f". {best.name} ({best.python}) has torch {best.torch_version} ({best.build})."
+        ),
         fix=fix,
         evidence=[Evidence("envs.kernels", bad), Evidence("envs.inventory", [_row_evidence(best)])],
     )
@@ -233,39 +252,76 @@ def shadowed_torch_in_envs(facts: Facts) -> list[Finding] | None:
     for row in rows(facts):
         if row.status != OK or not row.torch or (probed & {row.python, row.executable or ""}):
             continue
-        row_facts = Facts({
-            "torch.dists": [t.to_json() for t in row.torch], "torch.spec_origin": row.torch_origin,
-            "python.prefix": row.prefix, "python.user_site": row.user_site, "python.executable": row.python,
-            "python.platform": row.platform,
-        })
+        row_facts = Facts(
+            {
+                "torch.dists": [t.to_json() for t in row.torch],
+                "torch.spec_origin": row.torch_origin,
+                "python.prefix": row.prefix,
+                "python.user_site": row.user_site,
+                "python.executable": row.python,
+                "python.platform": row.platform,
+            }
+        )
         base = stale_or_shadowed_torch(row_facts)
         if not isinstance(base, Finding):
             continue
         imported = row.imported
-        newer = [t for t in row.torch if not t.imported and imported is not None
-                 and (_version(t.version) or Version("0")) > (_version(imported.version) or Version("0"))]
-        title = f"{row.name}: " + (f"{len(row.torch)} copies of torch on one path" if len(row.torch) > 1
-                                   else "torch is imported from outside the environment")
+        newer = [
+            t
+            for t in row.torch
+            if not t.imported
+            and imported is not None
+            and (_version(t.version) or Version("0")) > (_version(imported.version) or Version("0"))
+        ]
+        title = f"{row.name}: " + (
+            f"{len(row.torch)} copies of torch on one path"
+            if len(row.torch) > 1
+            else "torch is imported from outside the environment"
+        )
         note = ""
         if imported is not None and newer:
             title += f", the one imported ({imported.version}) is the older"
-            note = (f" The one `import torch` loads is {imported.version} from {imported.location}; "
-                    f"{newer[0].version} in {newer[0].location} is never used.")
+            note = (
+                f" The one `import torch` loads is {imported.version} from {imported.location}; "
+                f"{newer[0].version} in {newer[0].location} is never used."
+            )
             if row.user_site and imported.location.startswith(row.user_site):
-                note += (" The old copy is in your user site-packages (~/.local), which Python searches before "
-                         "the environment's. Quick check without it: "
-                         f"PYTHONNOUSERSITE=1 {fixes.quote(row.python)} -c \"import torch; print(torch.__version__)\"")
+                note += (
+                    " The old copy is in your user site-packages (~/.local), which Python searches before "
+                    "the environment's. Quick check without it: "
+                    f'PYTHONNOUSERSITE=1 {fixes.quote(row.python)} -c "import torch; print(torch.__version__)"'
+                )
         severity = base.severity
-        if imported is not None and newer and not row.gpu_build and any(
-                (t.local_tag or "").startswith(("cu", "rocm")) for t in newer):
+        if (
+            imported is not None
+            and newer
+            and not row.gpu_build
+            and any((t.local_tag or "").startswith(("cu", "rocm")) for t in newer)
+        ):
             severity = Severity.ERROR
-        out.append(Finding(
-            id=base.id, severity=severity, title=title,
-            explanation=f"In {row.python}: {base.explanation}{note}", fix=base.fix,
-            evidence=[Evidence("envs.inventory", [{**_row_evidence(row), "torch": [t.to_json() for t in row.torch],
-                                                   "torch_origin": row.torch_origin}])],
-            step=base.step, explains=list(base.explains),
-        ))
+        out.append(
+            Finding(
+                id=base.id,
+                severity=severity,
+                title=title,
+                explanation=f"In {row.python}: {base.explanation}{note}",
+                fix=base.fix,
+                evidence=[
+                    Evidence(
+                        "envs.inventory",
+                        [
+                            {
+                                **_row_evidence(row),
+                                "torch": [t.to_json() for t in row.torch],
+                                "torch_origin": row.torch_origin,
+                            }
+                        ],
+                    )
+                ],
+                step=base.step,
+                explains=list(base.explains),
+            )
+        )
     return out or None
 
 

@@ -28,13 +28,18 @@ def quote(path: str) -> str:
     quoting."""
     if re.match(r"^[A-Za-z]:[\\/]|^\\\\", path):
         return f'"{path}"' if re.search(r"[\s&()^%!'\"]", path) else path
-    return path if path.replace("/", "").replace(".", "").replace("-", "").replace("_", "").isalnum() \
+    return (
+        path
+        if path.replace("/", "").replace(".", "").replace("-", "").replace("_", "").isalnum()
         else shlex.quote(path)
+    )
 
 
 # gpuassist's own environment is never a fix's target unless the user chose it (issue 11): a fresh one instead.
-OWN_ENV_PIP = {"posix": "python3 -m venv ~/torch-env && ~/torch-env/bin/python -m pip",
-               "windows": "py -m venv %USERPROFILE%\\torch-env && %USERPROFILE%\\torch-env\\Scripts\\python -m pip"}
+OWN_ENV_PIP = {
+    "posix": "python3 -m venv ~/torch-env && ~/torch-env/bin/python -m pip",
+    "windows": "py -m venv %USERPROFILE%\\torch-env && %USERPROFILE%\\torch-env\\Scripts\\python -m pip",
+}
 
 
 def aims_at_own_env(facts: Facts) -> bool:
@@ -63,9 +68,12 @@ def current_release(facts: Facts) -> str | None:
 def _recommend(facts: Facts, gpus: view.GpuView, driver_cuda: int | None) -> WheelChoice | None:
     version = facts.value("driver.version")
     return recommend_wheel(
-        os=view.os_name(facts), machine=view.machine(facts),
-        python_version=str(facts.value("python.version") or "3.11"), driver_cuda=driver_cuda,
-        capabilities=view.capabilities(gpus), current_release=current_release(facts),
+        os=view.os_name(facts),
+        machine=view.machine(facts),
+        python_version=str(facts.value("python.version") or "3.11"),
+        driver_cuda=driver_cuda,
+        capabilities=view.capabilities(gpus),
+        current_release=current_release(facts),
         driver_version=version if isinstance(version, str) else None,
     )
 
@@ -99,8 +107,11 @@ def cuda_wheel_fix(facts: Facts, gpus: view.GpuView | None = None) -> tuple[str,
                 None,
             )
         if choice is not None and choice.blocker == "python":
-            make_env = ("py -3.12 -m venv .venv && .venv\\Scripts\\python -m pip" if view.is_windows(facts)
-                        else "python3.12 -m venv .venv && .venv/bin/python -m pip")
+            make_env = (
+                "py -3.12 -m venv .venv && .venv\\Scripts\\python -m pip"
+                if view.is_windows(facts)
+                else "python3.12 -m venv .venv && .venv/bin/python -m pip"
+            )
             return (
                 f"No PyTorch CUDA wheel in gpuassist's tables fits ({reason}). Create an environment with a "
                 f"Python that current PyTorch supports ({_python_range()}), then install a CUDA build there, "
@@ -126,12 +137,16 @@ def cuda_wheel_fix(facts: Facts, gpus: view.GpuView | None = None) -> tuple[str,
     if driver_cuda:
         basis.append(f"your driver supports CUDA up to {cuda_int_to_str(driver_cuda)}")
         if choice.via == "minor_version_compat":
-            basis.append(f"{choice.variant} runs on it through CUDA minor-version compatibility "
-                         f"(driver {choice.full_driver} or newer gives all of its features)")
+            basis.append(
+                f"{choice.variant} runs on it through CUDA minor-version compatibility "
+                f"(driver {choice.full_driver} or newer gives all of its features)"
+            )
     else:
         need = choice.min_driver or f"one supporting CUDA {variant[2:-1]}.{variant[-1]}"
-        basis.append(f"gpuassist could not read the driver version: this build needs driver {need} or newer; "
-                     "`nvidia-smi` shows yours (top right: CUDA Version)")
+        basis.append(
+            f"gpuassist could not read the driver version: this build needs driver {need} or newer; "
+            "`nvidia-smi` shows yours (top right: CUDA Version)"
+        )
     caps = view.capabilities(gpus)
     if caps:
         basis.append("GPU compute capability " + ", ".join(f"sm_{c.replace('.', '')}" for c in caps))
@@ -140,13 +155,17 @@ def cuda_wheel_fix(facts: Facts, gpus: view.GpuView | None = None) -> tuple[str,
     if choice.companions:
         what += " with " + " and ".join(choice.companions)
     unmatched = [n for n in installed if not any(c.startswith(n + "==") for c in choice.companions)]
-    note = (f"\n{' and '.join(unmatched)} has no release known to match torch {choice.release}: uninstall it "
-            "or install it from the same index after checking its version" if unmatched else "")
+    note = (
+        f"\n{' and '.join(unmatched)} has no release known to match torch {choice.release}: uninstall it "
+        "or install it from the same index after checking its version"
+        if unmatched
+        else ""
+    )
     return (
         f"Install {what}{because}:\n"
         f"  {uninstall}\n  {choice.pip_command(py)}{note}\n"
         "Then check: "
-        f"{quote(py)} -c \"import torch; print(torch.__version__, torch.cuda.is_available())\"",
+        f'{quote(py)} -c "import torch; print(torch.__version__, torch.cuda.is_available())"',
         variant,
     )
 
@@ -168,15 +187,19 @@ def driver_requirement(variant: str | None, os: str) -> tuple[str | None, str | 
     return family_min_driver(variant, os), min_driver_for_variant(variant, os)
 
 
-def driver_install_command(facts: Facts, min_driver: str | None = None, *, full_driver: str | None = None,
-                           cuda: str | None = None) -> str:
+def driver_install_command(
+    facts: Facts, min_driver: str | None = None, *, full_driver: str | None = None, cuda: str | None = None
+) -> str:
     """The distribution's usual way to install the NVIDIA driver, with the version it must reach and, when
     it differs, the version that gives all of the toolkit's features."""
     distro = str(facts.value("host.distro") or "").lower()
     need = f" (version {min_driver} or newer" if min_driver else ""
     if need and full_driver and full_driver != min_driver:
-        need += f"; {full_driver} or newer for all of CUDA {cuda}'s newest features" if cuda else \
-            f"; {full_driver} or newer for the newest features"
+        need += (
+            f"; {full_driver} or newer for all of CUDA {cuda}'s newest features"
+            if cuda
+            else f"; {full_driver} or newer for the newest features"
+        )
     need += ")" if need else ""
     if view.is_windows(facts):
         return f"Install the latest NVIDIA Game Ready/Studio or data-center driver{need} from NVIDIA, then reboot."

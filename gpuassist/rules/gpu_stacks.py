@@ -30,39 +30,61 @@ def rocm_gpu_unsupported_or_no_access(facts: Facts) -> Finding | None:
     nodes_known = facts.known("dev.nodes")
     pip = fixes.pip(facts)
     if nodes_known and not kfd:
-        why = ("/dev/kfd does not exist: the amdgpu kernel driver is not loaded, or this container was started "
-               "without the ROCm devices")
-        fix = ("On the host, load the amdgpu driver (install the ROCm/amdgpu-dkms packages, then reboot):\n"
-               "  sudo modprobe amdgpu && ls -l /dev/kfd /dev/dri/renderD*\n"
-               "In a container, pass the devices: docker run --device=/dev/kfd --device=/dev/dri "
-               "--group-add video --group-add render IMAGE ...")
+        why = (
+            "/dev/kfd does not exist: the amdgpu kernel driver is not loaded, or this container was started "
+            "without the ROCm devices"
+        )
+        fix = (
+            "On the host, load the amdgpu driver (install the ROCm/amdgpu-dkms packages, then reboot):\n"
+            "  sudo modprobe amdgpu && ls -l /dev/kfd /dev/dri/renderD*\n"
+            "In a container, pass the devices: docker run --device=/dev/kfd --device=/dev/dri "
+            "--group-add video --group-add render IMAGE ..."
+        )
     elif [n for n in kfd + render if not (n.get("readable") and n.get("writable"))]:
-        why = (f"{', '.join(n['path'] for n in kfd + render if not (n.get('readable') and n.get('writable')))} "
-               "exist but this user may not open them (not in the render/video groups)")
-        fix = ("Add your user to the render and video groups, then log out and back in:\n"
-               "  sudo usermod -aG render,video $USER\n  groups   # after re-login: must list render and video")
+        why = (
+            f"{', '.join(n['path'] for n in kfd + render if not (n.get('readable') and n.get('writable')))} "
+            "exist but this user may not open them (not in the render/video groups)"
+        )
+        fix = (
+            "Add your user to the render and video groups, then log out and back in:\n"
+            "  sudo usermod -aG render,video $USER\n  groups   # after re-login: must list render and video"
+        )
     else:
-        why = (f"the ROCm runtime found no GPU it supports ({gpu_name}"
-               + (f", with HSA_OVERRIDE_GFX_VERSION={override}" if override else "")
-               + "): its gfx target is not one this ROCm build ships kernels for")
-        fix = ("Check the GPU's target with `rocminfo | grep gfx` against the ROCm compatibility matrix. For an "
-               "unsupported RDNA GPU the unofficial workaround is an override to the nearest supported target, e.g.\n"
-               "  export HSA_OVERRIDE_GFX_VERSION=10.3.0   # RDNA2 (gfx103x); 11.0.0 for RDNA3 (gfx110x)\n"
-               + (f"HSA_OVERRIDE_GFX_VERSION={override} is set: remove it if it does not match the GPU's family.\n"
-                  if override else "")
-               + f"Or install the ROCm wheel for a newer ROCm:\n  {pip} install --force-reinstall torch "
-               "--index-url https://download.pytorch.org/whl/rocm6.4")
+        why = (
+            f"the ROCm runtime found no GPU it supports ({gpu_name}"
+            + (f", with HSA_OVERRIDE_GFX_VERSION={override}" if override else "")
+            + "): its gfx target is not one this ROCm build ships kernels for"
+        )
+        fix = (
+            "Check the GPU's target with `rocminfo | grep gfx` against the ROCm compatibility matrix. For an "
+            "unsupported RDNA GPU the unofficial workaround is an override to the nearest supported target, e.g.\n"
+            "  export HSA_OVERRIDE_GFX_VERSION=10.3.0   # RDNA2 (gfx103x); 11.0.0 for RDNA3 (gfx110x)\n"
+            + (
+                f"HSA_OVERRIDE_GFX_VERSION={override} is set: remove it if it does not match the GPU's family.\n"
+                if override
+                else ""
+            )
+            + f"Or install the ROCm wheel for a newer ROCm:\n  {pip} install --force-reinstall torch "
+            "--index-url https://download.pytorch.org/whl/rocm6.4"
+        )
     return finding(
         "rocm_gpu_unsupported_or_no_access",
         Severity.ERROR,
         explanation=(
             f"This torch is a ROCm build (HIP {hip}) for AMD GPUs, and torch.cuda.is_available() (which means "
-            f"\"HIP is available\" on ROCm) is False: {why}."
-            + (f" torch said: \"{text.group(0)}\"." if text else "")
+            f'"HIP is available" on ROCm) is False: {why}.' + (f' torch said: "{text.group(0)}".' if text else "")
         ),
         fix=fix,
-        evidence=view.ev(facts, "torch.hip_build", "cuda.available", "dev.nodes", "pci.display_devices", "env",
-                         "cuda.init_warnings", "cuda.init_error"),
+        evidence=view.ev(
+            facts,
+            "torch.hip_build",
+            "cuda.available",
+            "dev.nodes",
+            "pci.display_devices",
+            "env",
+            "cuda.init_warnings",
+            "cuda.init_error",
+        ),
         explains=["no_nvidia_gpu", "cpu_only_build"],
     )
 
@@ -116,8 +138,22 @@ def jetson_needs_nvidia_wheel(facts: Facts) -> Finding | None:
             f"  {pip} install --no-cache-dir ./torch-<version>.nv<YY.MM>-cp{py_tag}-cp{py_tag}-linux_aarch64.whl\n"
             "Or use NVIDIA's container: docker run --runtime nvidia -it nvcr.io/nvidia/l4t-pytorch:<tag for your L4T>"
         ),
-        evidence=view.ev(facts, "platform.jetson", "host.kernel", "host.machine", "torch.version", "torch.cuda_build",
-                         "cuda.available"),
-        explains=["cpu_only_build", "no_nvidia_gpu", "no_nvidia_driver", "gpu_arch_too_new_for_build",
-                  "gpu_arch_dropped_from_build", "no_wheel_for_platform", "nvidia_module_not_loaded"],
+        evidence=view.ev(
+            facts,
+            "platform.jetson",
+            "host.kernel",
+            "host.machine",
+            "torch.version",
+            "torch.cuda_build",
+            "cuda.available",
+        ),
+        explains=[
+            "cpu_only_build",
+            "no_nvidia_gpu",
+            "no_nvidia_driver",
+            "gpu_arch_too_new_for_build",
+            "gpu_arch_dropped_from_build",
+            "no_wheel_for_platform",
+            "nvidia_module_not_loaded",
+        ],
     )

@@ -45,22 +45,30 @@ def no_nvidia_gpu(facts: Facts) -> Finding | None:
     displays = facts.value("pci.display_devices") or []
     vendors = sorted({str(d.get("vendor")) for d in displays if d.get("vendor")})
     names = ", ".join(f"{d.get('vendor')} {d.get('device_id', '')}".strip() for d in displays)
-    seen = f"The display devices on the PCI bus are: {names}." if displays else \
-        "There is no display device on the PCI bus at all (typical of a cloud VM or container without a GPU)."
+    seen = (
+        f"The display devices on the PCI bus are: {names}."
+        if displays
+        else "There is no display device on the PCI bus at all (typical of a cloud VM or container without a GPU)."
+    )
     fix = [
         "PyTorch can only use an NVIDIA GPU that is in the machine. Either run on the CPU, or run on a "
         "machine (or cloud instance type) that has an NVIDIA GPU.",
         "Make code portable: device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')",
     ]
     # With a torch already installed, `pip install torch` says "Requirement already satisfied": remove it first.
-    replace = f"{fixes.pip(facts)} uninstall -y torch\n  " if view.torch_imported(facts) or facts.value("torch.dists") \
-        else ""
+    replace = (
+        f"{fixes.pip(facts)} uninstall -y torch\n  " if view.torch_imported(facts) or facts.value("torch.dists") else ""
+    )
     if "AMD" in vendors and view.os_name(facts) == "Linux":
-        fix.append(f"This machine has an AMD GPU: use the ROCm build instead:\n  {replace}{fixes.pip(facts)} install "
-                   f"torch --index-url {ROCM_INDEX}")
+        fix.append(
+            f"This machine has an AMD GPU: use the ROCm build instead:\n  {replace}{fixes.pip(facts)} install "
+            f"torch --index-url {ROCM_INDEX}"
+        )
     if "Intel" in vendors:
-        fix.append(f"Intel GPUs are supported by the XPU build:\n  {replace}{fixes.pip(facts)} install torch "
-                   f"--index-url {XPU_INDEX}")
+        fix.append(
+            f"Intel GPUs are supported by the XPU build:\n  {replace}{fixes.pip(facts)} install torch "
+            f"--index-url {XPU_INDEX}"
+        )
     explains = ["cpu_only_build", "no_nvidia_driver", "nvidia_module_not_loaded"]
     return finding(
         "no_nvidia_gpu",
@@ -71,7 +79,8 @@ def no_nvidia_gpu(facts: Facts) -> Finding | None:
             f"nodes. {seen} No driver or PyTorch build can make CUDA work here."
         ),
         fix="\n".join(fix),
-        evidence=view.ev(facts, "pci.nvidia_gpu_count", "pci.display_devices", "nvml.status", "dev.nodes",
-                         "cuda.available"),
+        evidence=view.ev(
+            facts, "pci.nvidia_gpu_count", "pci.display_devices", "nvml.status", "dev.nodes", "cuda.available"
+        ),
         explains=explains,
     )

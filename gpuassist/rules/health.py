@@ -15,12 +15,16 @@ from gpuassist.findings import Evidence, Finding, Severity
 from gpuassist.rules.make import finding
 from gpuassist.rules.registry import rule
 
-GIB = 1024 ** 3
+GIB = 1024**3
 HELD_FRACTION = 0.75  # three quarters of the memory taken before we start (a shared GPU at 50 % is normal)
 HELD_MIN_BYTES = 2 * GIB  # and at least 2 GiB (a desktop's display uses ~0.5-1.5 GiB)
 # NVML clock-event reasons that mean the hardware is protecting itself; SW power cap (0x4) is normal under load.
-SLOWDOWN_BITS = {0x8: "HW slowdown", 0x20: "SW thermal slowdown", 0x40: "HW thermal slowdown",
-                 0x80: "HW power brake slowdown"}
+SLOWDOWN_BITS = {
+    0x8: "HW slowdown",
+    0x20: "SW thermal slowdown",
+    0x40: "HW thermal slowdown",
+    0x80: "HW power brake slowdown",
+}
 IDLE_UTIL = 20  # %: above this the GPU is busy and clock reasons are not "at idle"
 
 
@@ -49,27 +53,37 @@ def gpu_memory_held_by_others(facts: Facts) -> Finding | None:
     parts = []
     for g in held:
         procs = g.get("processes")
-        who = (", ".join(f"pid {p.get('pid')} {p.get('name') or '?'} ({_gib(p.get('used_memory'))})"
-                         for p in procs[:4]) if isinstance(procs, list) and procs
-               else "processes NVML cannot show (another container or user)")
-        parts.append(f"GPU {g.get('index')} ({g.get('name')}): {_gib(g.get('memory_used'))} of "
-                     f"{_gib(g.get('memory_total'))} in use by {who}")
+        who = (
+            ", ".join(f"pid {p.get('pid')} {p.get('name') or '?'} ({_gib(p.get('used_memory'))})" for p in procs[:4])
+            if isinstance(procs, list) and procs
+            else "processes NVML cannot show (another container or user)"
+        )
+        parts.append(
+            f"GPU {g.get('index')} ({g.get('name')}): {_gib(g.get('memory_used'))} of "
+            f"{_gib(g.get('memory_total'))} in use by {who}"
+        )
     pick = f"  export CUDA_VISIBLE_DEVICES={idle[0].get('index')}   # an idle GPU\n" if idle else ""
     return finding(
         "gpu_memory_held_by_others",
         Severity.WARNING,
         explanation=(
-            "Before anything ran, other processes already held most of the GPU memory: " + "; ".join(parts)
-            + ". Your job gets only what is left and fails with \"CUDA out of memory\" even when it is small."
+            "Before anything ran, other processes already held most of the GPU memory: "
+            + "; ".join(parts)
+            + '. Your job gets only what is left and fails with "CUDA out of memory" even when it is small.'
         ),
         fix=(
             "See who holds it and stop them, or use another GPU:\n"
             "  nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv\n"
-            "  kill <pid>        # your own stale jobs and forgotten notebook kernels\n" + pick
+            "  kill <pid>        # your own stale jobs and forgotten notebook kernels\n"
+            + pick
             + "On a shared machine, ask the owner or wait until it is free."
         ),
-        evidence=[Evidence("nvml.gpus", [{k: g.get(k) for k in ("index", "name", "memory_used", "memory_total",
-                                                                 "processes")} for g in held])],
+        evidence=[
+            Evidence(
+                "nvml.gpus",
+                [{k: g.get(k) for k in ("index", "name", "memory_used", "memory_total", "processes")} for g in held],
+            )
+        ],
     )
 
 
@@ -105,9 +119,26 @@ def thermal_power_throttling_idle(facts: Facts) -> Finding | None:
             "  nvidia-smi -q -d PERFORMANCE,TEMPERATURE,POWER\n"
             "The 'Clocks Event Reasons' section must show HW Slowdown / HW Thermal / HW Power Brake as Not Active."
         ),
-        evidence=[Evidence("nvml.gpus", [{k: h.get(k) for k in ("index", "name", "throttle_reasons", "temperature_c",
-                                                                 "power_w", "power_limit_w", "utilization_gpu")}
-                                         for h, _ in hits])],
+        evidence=[
+            Evidence(
+                "nvml.gpus",
+                [
+                    {
+                        k: h.get(k)
+                        for k in (
+                            "index",
+                            "name",
+                            "throttle_reasons",
+                            "temperature_c",
+                            "power_w",
+                            "power_limit_w",
+                            "utilization_gpu",
+                        )
+                    }
+                    for h, _ in hits
+                ],
+            )
+        ],
     )
 
 
@@ -141,7 +172,23 @@ def pcie_link_degraded_idle(facts: Facts) -> Finding | None:
             "  nvidia-smi -q -d PCIE     # Link Width: Current must equal Max\n"
             "Measure copies with: gpuassist placement"
         ),
-        evidence=[Evidence("nvml.gpus", [{k: n.get(k) for k in ("index", "name", "pcie_gen_current", "pcie_gen_max",
-                                                                 "pcie_width_current", "pcie_width_max")}
-                                         for n in narrow])],
+        evidence=[
+            Evidence(
+                "nvml.gpus",
+                [
+                    {
+                        k: n.get(k)
+                        for k in (
+                            "index",
+                            "name",
+                            "pcie_gen_current",
+                            "pcie_gen_max",
+                            "pcie_width_current",
+                            "pcie_width_max",
+                        )
+                    }
+                    for n in narrow
+                ],
+            )
+        ],
     )

@@ -39,8 +39,11 @@ def wrong_interpreter_or_kernel(facts: Facts) -> Finding | None:
     env = facts.value("env") or {}
     if not isinstance(env, dict):
         return None
-    active, kind = (env.get("VIRTUAL_ENV"), "virtualenv") if env.get("VIRTUAL_ENV") else \
-        (env.get("CONDA_PREFIX"), "conda environment")
+    active, kind = (
+        (env.get("VIRTUAL_ENV"), "virtualenv")
+        if env.get("VIRTUAL_ENV")
+        else (env.get("CONDA_PREFIX"), "conda environment")
+    )
     executable = str(facts.value("python.executable") or "")
     prefix = str(facts.value("python.prefix") or "")
     if not active or not executable or not prefix or not _target_has_problem(facts):
@@ -101,36 +104,59 @@ def no_wheel_for_platform(facts: Facts) -> Finding | None:
     reasons: list[str] = []
     fix: list[str] = []
     if py and not installed and (py < lo or py > hi):
-        reasons.append(f"Python {version} is outside every PyTorch 2.x release's supported range "
-                       f"({lo[0]}.{lo[1]} to {hi[0]}.{hi[1]}), so pip finds no torch wheel for it")
-        fix.append("Create an environment with a supported Python and install torch there:\n"
-                   + ("  py -3.12 -m venv .venv && .venv\\Scripts\\python -m pip install torch ..."
-                      if view.is_windows(facts) else
-                      "  python3.12 -m venv .venv && .venv/bin/python -m pip install torch ...   "
-                      "# conda: conda create -n torch python=3.12")
-                   + "\n  (use the --index-url gpuassist recommends for your GPU once the environment exists)")
+        reasons.append(
+            f"Python {version} is outside every PyTorch 2.x release's supported range "
+            f"({lo[0]}.{lo[1]} to {hi[0]}.{hi[1]}), so pip finds no torch wheel for it"
+        )
+        fix.append(
+            "Create an environment with a supported Python and install torch there:\n"
+            + (
+                "  py -3.12 -m venv .venv && .venv\\Scripts\\python -m pip install torch ..."
+                if view.is_windows(facts)
+                else "  python3.12 -m venv .venv && .venv/bin/python -m pip install torch ...   "
+                "# conda: conda create -n torch python=3.12"
+            )
+            + "\n  (use the --index-url gpuassist recommends for your GPU once the environment exists)"
+        )
     # An Intel Mac only when the machine is known (a paste that just says "Mac" does not say which).
     known_machine = bool(facts.value("python.machine") or facts.value("host.machine"))
     if view.is_macos(facts) and machine == "x86_64" and not installed and known_machine:
-        reasons.append("PyTorch stopped publishing macOS x86_64 (Intel Mac) wheels after 2.2, so current torch "
-                       "cannot be installed on this Python")
-        fix.append(f"On an Intel Mac pin the last release: {fixes.pip(facts)} install \"torch==2.2.2\"   "
-                   "(CPU only: Intel Macs have no MPS or CUDA support)")
+        reasons.append(
+            "PyTorch stopped publishing macOS x86_64 (Intel Mac) wheels after 2.2, so current torch "
+            "cannot be installed on this Python"
+        )
+        fix.append(
+            f'On an Intel Mac pin the last release: {fixes.pip(facts)} install "torch==2.2.2"   '
+            "(CPU only: Intel Macs have no MPS or CUDA support)"
+        )
     if _free_threaded(facts) and not installed:
-        reasons.append("this is a free-threaded (no-GIL, `3.13t`) Python: PyTorch publishes cp313t wheels only for "
-                       "some releases and platforms, experimentally")
-        fix.append("Use a regular CPython build of the same version (python3.13, not python3.13t), or check "
-                   "https://download.pytorch.org/whl/ for a cp313t wheel for your platform")
-    if machine in ("aarch64", "arm64") and view.os_name(facts) == "Linux" and installed \
-            and not facts.value("torch.cuda_build") and not facts.value("torch.hip_build"):
+        reasons.append(
+            "this is a free-threaded (no-GIL, `3.13t`) Python: PyTorch publishes cp313t wheels only for "
+            "some releases and platforms, experimentally"
+        )
+        fix.append(
+            "Use a regular CPython build of the same version (python3.13, not python3.13t), or check "
+            "https://download.pytorch.org/whl/ for a cp313t wheel for your platform"
+        )
+    if (
+        machine in ("aarch64", "arm64")
+        and view.os_name(facts) == "Linux"
+        and installed
+        and not facts.value("torch.cuda_build")
+        and not facts.value("torch.hip_build")
+    ):
         gpus = view.nvidia_gpus(facts)
         if gpus.count:
             wheel_fix, variant = fixes.cuda_wheel_fix(facts, gpus)
             if variant is None:
-                reasons.append("this is an ARM64 (SBSA) Linux server; PyTorch's aarch64 CUDA wheels cover only some "
-                               "GPUs and CUDA versions, and none fits this GPU and driver")
-                fix.append(wheel_fix + "\nAlternatively use NVIDIA's NGC container nvcr.io/nvidia/pytorch, "
-                           "which is built for ARM64 servers.")
+                reasons.append(
+                    "this is an ARM64 (SBSA) Linux server; PyTorch's aarch64 CUDA wheels cover only some "
+                    "GPUs and CUDA versions, and none fits this GPU and driver"
+                )
+                fix.append(
+                    wheel_fix + "\nAlternatively use NVIDIA's NGC container nvcr.io/nvidia/pytorch, "
+                    "which is built for ARM64 servers."
+                )
     if not reasons:
         return None
     return finding(
@@ -138,8 +164,16 @@ def no_wheel_for_platform(facts: Facts) -> Finding | None:
         Severity.ERROR,
         explanation="There is no PyTorch wheel that fits this platform: " + "; ".join(reasons) + ".",
         fix="\n".join(fix),
-        evidence=view.ev(facts, "python.version", "python.machine", "host.os", "python.sys_path", "torch.dists",
-                         "torch.version", "torch.cuda_build"),
+        evidence=view.ev(
+            facts,
+            "python.version",
+            "python.machine",
+            "host.os",
+            "python.sys_path",
+            "torch.dists",
+            "torch.version",
+            "torch.cuda_build",
+        ),
         explains=["torch_not_installed", "cpu_only_build", "macos_no_cuda_use_mps"],
     )
 
@@ -161,12 +195,16 @@ def source_build_without_cuda(facts: Facts) -> Finding | None:
         return None
     arch_spec = ";".join(caps) or "8.6"
     if not cuda:
-        what = ("was compiled without CUDA (torch.version.cuda is None): the build did not find a CUDA toolkit, "
-                "or USE_CUDA was off")
+        what = (
+            "was compiled without CUDA (torch.version.cuda is None): the build did not find a CUDA toolkit, "
+            "or USE_CUDA was off"
+        )
     else:
-        what = (f"was compiled with CUDA {cuda} but only for {', '.join(arch_list)}, which does not include this "
-                f"GPU (compute capability {', '.join(missing)}); TORCH_CUDA_ARCH_LIST did not name it, or the GPU "
-                "was not visible when it was built")
+        what = (
+            f"was compiled with CUDA {cuda} but only for {', '.join(arch_list)}, which does not include this "
+            f"GPU (compute capability {', '.join(missing)}); TORCH_CUDA_ARCH_LIST did not name it, or the GPU "
+            "was not visible when it was built"
+        )
     wheel_fix, _variant = fixes.cuda_wheel_fix(facts, gpus)
     return finding(
         "source_build_without_cuda",
@@ -176,12 +214,13 @@ def source_build_without_cuda(facts: Facts) -> Finding | None:
         fix=(
             "Rebuild from the PyTorch source tree with the CUDA toolkit found and this GPU's architecture:\n"
             "  export CUDA_HOME=/usr/local/cuda PATH=/usr/local/cuda/bin:$PATH\n"
-            f"  export USE_CUDA=1 TORCH_CUDA_ARCH_LIST=\"{arch_spec}\"\n"
+            f'  export USE_CUDA=1 TORCH_CUDA_ARCH_LIST="{arch_spec}"\n'
             f"  {fixes.pip(facts)} install -v --no-build-isolation -e .   # in the pytorch checkout; "
             "the CMake summary must say USE_CUDA : ON\n"
             "Or use a prebuilt wheel instead:\n" + wheel_fix
         ),
-        evidence=view.ev(facts, "torch.version", "torch.git_version", "torch.cuda_build", "torch.arch_list",
-                         *gpus.evidence_keys),
+        evidence=view.ev(
+            facts, "torch.version", "torch.git_version", "torch.cuda_build", "torch.arch_list", *gpus.evidence_keys
+        ),
         explains=["cpu_only_build", "gpu_arch_too_new_for_build", "gpu_arch_dropped_from_build"],
     )

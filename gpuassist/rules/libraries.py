@@ -12,8 +12,23 @@ from gpuassist.rules import fixes, view
 from gpuassist.rules.make import finding
 from gpuassist.rules.registry import rule
 
-FAMILIES = ("libcublasLt", "libcublas", "libcudnn", "libcudart", "libnccl", "libcusparse", "libcufft",
-            "libcurand", "libcusolver", "libnvJitLink", "libnvrtc", "libgomp", "libcupti", "libcufile", "libnvToolsExt")
+FAMILIES = (
+    "libcublasLt",
+    "libcublas",
+    "libcudnn",
+    "libcudart",
+    "libnccl",
+    "libcusparse",
+    "libcufft",
+    "libcurand",
+    "libcusolver",
+    "libnvJitLink",
+    "libnvrtc",
+    "libgomp",
+    "libcupti",
+    "libcufile",
+    "libnvToolsExt",
+)
 SYSTEM_CUDA_DIR = re.compile(r"/cuda[\w.\-]*/(lib64|lib|targets)|cudnn|/nvidia/lib|TensorRT", re.IGNORECASE)
 
 
@@ -23,8 +38,11 @@ def _family(path: str) -> str | None:
 
 
 def _bundled(path: str, prefix: str) -> bool:
-    return ("site-packages/" in path or "dist-packages/" in path
-            or bool(prefix and path.startswith(prefix.rstrip("/") + "/")))
+    return (
+        "site-packages/" in path
+        or "dist-packages/" in path
+        or bool(prefix and path.startswith(prefix.rstrip("/") + "/"))
+    )
 
 
 def ld_library_path(facts: Facts) -> list[str]:
@@ -105,29 +123,44 @@ def ld_library_path_shadowing(facts: Facts) -> Finding | None:
     ld_dirs = ld_library_path(facts)
     remove = [d for d in ld_dirs if d in cuda_dirs or any(_under(path, d) for path, _ in blamed)]
     remove += [d for _, d in blamed if d not in remove and d not in ld_dirs]
-    export = export_without(facts, [d for d in remove if d in ld_dirs]) if any(d in ld_dirs for d in remove) \
+    export = (
+        export_without(facts, [d for d in remove if d in ld_dirs])
+        if any(d in ld_dirs for d in remove)
         else "unset LD_LIBRARY_PATH"
+    )
     what = []
     if blamed:
         shown = "; ".join(f"{path} (from {d})" for path, d in blamed[:3]) + (" …" if len(blamed) > 3 else "")
-        what.append(("`import torch` fails on " if import_failed else "torch would load ")
-                    + shown + " instead of the wheel's own copy")
+        what.append(
+            ("`import torch` fails on " if import_failed else "torch would load ")
+            + shown
+            + " instead of the wheel's own copy"
+        )
     if foreign and not blamed:
-        what.append("torch loaded " + ", ".join(foreign[:3]) + (" …" if len(foreign) > 3 else "")
-                    + " from outside its environment, next to the wheel's own copies in site-packages/nvidia")
+        what.append(
+            "torch loaded "
+            + ", ".join(foreign[:3])
+            + (" …" if len(foreign) > 3 else "")
+            + " from outside its environment, next to the wheel's own copies in site-packages/nvidia"
+        )
     if cuda_dirs:
         what.append(f"LD_LIBRARY_PATH puts {', '.join(cuda_dirs)} ahead of the libraries torch ships")
     if undefined:
-        what.append(f"`import torch` fails with \"{undefined.group(0).strip()}\"")
+        what.append(f'`import torch` fails with "{undefined.group(0).strip()}"')
     py = view.python_executable(facts)
     foreign_cuda = [p for p in foreign if _family(p) != "libgomp"]
-    error = bool(undefined) or (import_failed and bool(blamed)) or (
-        facts.value("cuda.available") is False and bool(foreign_cuda or cuda_dirs))
+    error = (
+        bool(undefined)
+        or (import_failed and bool(blamed))
+        or (facts.value("cuda.available") is False and bool(foreign_cuda or cuda_dirs))
+    )
     title = None
     if blamed:
         path, where = blamed[0]
-        title = (f"{path.rsplit('/', 1)[-1]} {'fails to load' if import_failed else 'is loaded'} from {where} "
-                 f"({'LD_LIBRARY_PATH' if where in ld_dirs else 'a system CUDA'}), not from the torch wheel")
+        title = (
+            f"{path.rsplit('/', 1)[-1]} {'fails to load' if import_failed else 'is loaded'} from {where} "
+            f"({'LD_LIBRARY_PATH' if where in ld_dirs else 'a system CUDA'}), not from the torch wheel"
+        )
     return finding(
         "ld_library_path_shadowing",
         Severity.ERROR if error else Severity.WARNING,
@@ -137,12 +170,13 @@ def ld_library_path_shadowing(facts: Facts) -> Finding | None:
             "match. A copy on the loader path (LD_LIBRARY_PATH is searched before the wheel's own directories) "
             "is found first, so torch mixes versions: undefined symbols at import, cuBLAS/cuDNN errors, or "
             "wrong results. Reinstalling torch does not change this: the path is the culprit. Here: "
-            + "; ".join(what) + "."
+            + "; ".join(what)
+            + "."
         ),
         fix=(
             "Take those directories off LD_LIBRARY_PATH for this environment:\n"
             f"  {export}\n"
-            f"  {fixes.quote(py)} -c \"import torch; print(torch.cuda.is_available())\"\n"
+            f'  {fixes.quote(py)} -c "import torch; print(torch.cuda.is_available())"\n'
             "Then remove the line that sets it (~/.bashrc, the module file, the Dockerfile ENV, the job script). "
             "Nothing in a pip-installed torch needs LD_LIBRARY_PATH."
         ),

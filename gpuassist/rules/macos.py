@@ -38,9 +38,13 @@ def macos_no_cuda_use_mps(facts: Facts) -> Finding | None:
         )
     if facts.value("torch.version") is None and not facts.known("mps.available"):
         return None
-    why = "this torch was built without MPS" if facts.value("mps.built") is False else (
-        f"MPS needs Apple silicon and a recent macOS (this is {mac_ver or 'unknown'}); PyTorch's MPS support "
-        "targets macOS 14 (Sonoma) or later"
+    why = (
+        "this torch was built without MPS"
+        if facts.value("mps.built") is False
+        else (
+            f"MPS needs Apple silicon and a recent macOS (this is {mac_ver or 'unknown'}); PyTorch's MPS support "
+            "targets macOS 14 (Sonoma) or later"
+        )
     )
     arm = str(facts.value("python.machine") or "").lower() == "arm64"
     newest = macos_arm64_newest_release(str(facts.value("python.mac_ver") or "")) if arm else None
@@ -52,9 +56,12 @@ def macos_no_cuda_use_mps(facts: Facts) -> Finding | None:
         fix=(
             "On Apple silicon: update macOS to 14 or later and use a native arm64 Python, then\n"
             f"  {fixes.pip(facts)} install --upgrade torch\n"
-            + (f"Until macOS is updated, torch {newest} is the newest release with a wheel for macOS {mac_ver} "
-               f"(PyPI's arm64 wheels need macOS 14 from 2.12): {fixes.pip(facts)} install \"torch=={newest}.*\"\n"
-               if newest else "")
+            + (
+                f"Until macOS is updated, torch {newest} is the newest release with a wheel for macOS {mac_ver} "
+                f'(PyPI\'s arm64 wheels need macOS 14 from 2.12): {fixes.pip(facts)} install "torch=={newest}.*"\n'
+                if newest
+                else ""
+            )
             + "Intel Macs cannot use the GPU with current PyTorch; use the CPU or a Linux/Windows machine "
             "with an NVIDIA GPU."
         ),
@@ -76,7 +83,7 @@ def macos_rosetta_x86_python(facts: Facts) -> Finding | None:
         fix=(
             "Install a native arm64 Python (python.org universal2 installer, Homebrew in /opt/homebrew, or "
             "Miniforge arm64), create the environment again and reinstall torch there. Check with:\n"
-            "  python -c \"import platform; print(platform.machine())\"   # must print arm64"
+            '  python -c "import platform; print(platform.machine())"   # must print arm64'
         ),
         evidence=view.ev(facts, "platform.rosetta", "python.machine", "host.machine"),
         explains=["macos_no_cuda_use_mps"],

@@ -17,8 +17,7 @@ STAGE_CAUSES: dict[str, tuple[str, str, str]] = {
         "starting the interpreter",
         "the interpreter itself dies before running any code: a broken Python build, an incompatible "
         "LD_PRELOAD, or the path is a wrapper script that crashes",
-        "the program at that path never ran the probe: it is not a Python, waits for input, or a wrapper "
-        "script blocks",
+        "the program at that path never ran the probe: it is not a Python, waits for input, or a wrapper script blocks",
     ),
     "interpreter": (
         "reading interpreter facts",
@@ -35,8 +34,7 @@ STAGE_CAUSES: dict[str, tuple[str, str, str]] = {
         "a native library conflict at load time: mismatched CUDA/cuDNN/NCCL libraries picked up through "
         "LD_LIBRARY_PATH or LD_PRELOAD, an OpenMP/libstdc++ clash with another package, or a CPU without "
         "the instruction set the build needs",
-        "a slow file system or antivirus scanning thousands of files, or a library constructor waiting "
-        "on a lock",
+        "a slow file system or antivirus scanning thousands of files, or a library constructor waiting on a lock",
     ),
     "build": ("reading torch's build configuration", "a broken torch extension", "a broken torch extension"),
     "accel_init": (
@@ -91,9 +89,11 @@ def _no_torch(facts: Facts) -> bool:
     err = facts.value("torch.import_error")
     if not isinstance(err, dict):
         return False
-    return err.get("type") == "ModuleNotFoundError" and re.search(
-        r"No module named '?torch'?($|\W)", str(err.get("message", ""))
-    ) is not None and not (facts.value("torch.dists") or [])
+    return (
+        err.get("type") == "ModuleNotFoundError"
+        and re.search(r"No module named '?torch'?($|\W)", str(err.get("message", ""))) is not None
+        and not (facts.value("torch.dists") or [])
+    )
 
 
 @rule("torch_not_installed")
@@ -197,11 +197,13 @@ def torch_import_error(facts: Facts) -> Finding | None:
     blamed = libraries.blamed_paths(facts)
     if blamed:
         # The library that fails comes from LD_LIBRARY_PATH / a system CUDA: reinstalling torch changes nothing.
-        meaning = (f"the library that fails, {blamed[0][0]}, is not torch's own: it comes from {blamed[0][1]} on "
-                   "the loader path (see ld_library_path_shadowing)")
+        meaning = (
+            f"the library that fails, {blamed[0][0]}, is not torch's own: it comes from {blamed[0][1]} on "
+            "the loader path (see ld_library_path_shadowing)"
+        )
         dirs = [d for _, d in blamed]
         py = fixes.quote(view.python_executable(facts))
-        fix = f"{libraries.export_without(facts, dirs)}\n{py} -c \"import torch\"   # reinstalling torch would not help"
+        fix = f'{libraries.export_without(facts, dirs)}\n{py} -c "import torch"   # reinstalling torch would not help'
     return finding(
         "torch_import_error",
         Severity.ERROR,
@@ -219,22 +221,31 @@ def probe_crashed(facts: Facts) -> Finding | None:
     stage = str(facts.value("probe.failed_stage") or "startup")
     what, why, _ = _stage_text(stage)
     sig = facts.value("probe.signal") or f"exit status {facts.value('probe.returncode')}"
-    fix_lines = [f"Reproduce outside gpuassist: {view.python_executable(facts)} -X faulthandler -c \"import torch; "
-                 "print(torch.cuda.is_available())\""]
+    fix_lines = [
+        f'Reproduce outside gpuassist: {view.python_executable(facts)} -X faulthandler -c "import torch; '
+        'print(torch.cuda.is_available())"'
+    ]
     if stage in ("accel_init", "devices", "smoke"):
         fix_lines.append("Check the kernel log for NVIDIA Xid errors: sudo dmesg | grep -i -E 'NVRM|Xid'")
         fix_lines.append("Reboot after a driver update; make sure LD_LIBRARY_PATH does not point at another libcuda")
     elif stage == "import_torch":
-        fix_lines.append("Try with a clean library path: "
-                         "env -u LD_LIBRARY_PATH -u LD_PRELOAD <python> -c 'import torch'")
+        fix_lines.append(
+            "Try with a clean library path: env -u LD_LIBRARY_PATH -u LD_PRELOAD <python> -c 'import torch'"
+        )
     return finding(
         "probe_crashed",
         Severity.ERROR,
         title=f"Python crashed ({sig}) during {what}",
         explanation=f"The probe process died with {sig} while {what} was running. Usually: {why}.",
         fix="\n".join(fix_lines),
-        evidence=view.ev(facts, "probe.failed_stage", "probe.signal", "probe.returncode", "probe.fault_traceback",
-                         "probe.stderr_tail"),
+        evidence=view.ev(
+            facts,
+            "probe.failed_stage",
+            "probe.signal",
+            "probe.returncode",
+            "probe.fault_traceback",
+            "probe.stderr_tail",
+        ),
     )
 
 
@@ -257,8 +268,10 @@ def probe_timeout(facts: Facts) -> Finding | None:
     elif stage == "startup":
         fix_lines.append("Check that the path is a Python interpreter: <path> -c 'import sys; print(sys.executable)'")
     else:
-        fix_lines.append(f"Reproduce it: {view.python_executable(facts)} -X faulthandler -c 'import torch' and "
-                         "press Ctrl+\\ (SIGQUIT) while it hangs to see where")
+        fix_lines.append(
+            f"Reproduce it: {view.python_executable(facts)} -X faulthandler -c 'import torch' and "
+            "press Ctrl+\\ (SIGQUIT) while it hangs to see where"
+        )
     return finding(
         "probe_timeout",
         Severity.ERROR,
@@ -267,4 +280,3 @@ def probe_timeout(facts: Facts) -> Finding | None:
         fix="\n".join(fix_lines),
         evidence=view.ev(facts, "probe.failed_stage", "probe.limit_seconds", "probe.stderr_tail"),
     )
-

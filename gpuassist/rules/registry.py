@@ -17,8 +17,9 @@ _RULES: dict[str, RuleFunc] = {}
 _SUPERSEDES: dict[str, tuple[str, ...]] = {}
 
 
-def rule(name: str, *, supersedes: tuple[str, ...] = (),
-         registry: dict[str, RuleFunc] | None = None) -> Callable[[RuleFunc], RuleFunc]:
+def rule(
+    name: str, *, supersedes: tuple[str, ...] = (), registry: dict[str, RuleFunc] | None = None
+) -> Callable[[RuleFunc], RuleFunc]:
     """Register a rule under ``name`` (usually the catalogue id it detects). ``supersedes``: names of rules
     whose same-id findings this rule's findings replace (see the module docstring). ``registry``: a rule
     set of its own (e.g. the audit run's, judged apart from a diagnosis) instead of the diagnosis's."""

@@ -42,8 +42,9 @@ def mig_multiple_instances(facts: Facts) -> Finding | None:
     if value is None:
         setting = "CUDA_VISIBLE_DEVICES is not set"
     elif len(entries) > 1 and all(e.startswith("MIG-") for e in entries):
-        setting = (f"CUDA_VISIBLE_DEVICES lists {len(entries)} MIG devices, but one CUDA process can use only one "
-                   "(the first)")
+        setting = (
+            f"CUDA_VISIBLE_DEVICES lists {len(entries)} MIG devices, but one CUDA process can use only one (the first)"
+        )
     else:
         setting = f"CUDA_VISIBLE_DEVICES={value!r} is not a MIG device UUID"
     seen = f" torch sees {count} device(s)." if isinstance(count, int) else ""
@@ -53,7 +54,7 @@ def mig_multiple_instances(facts: Facts) -> Finding | None:
         explanation=(
             f"MIG (Multi-Instance GPU) is enabled on {names}: the GPU is split into instances, and a CUDA process "
             f"can enumerate only one of them, chosen by its MIG UUID. {setting}, so CUDA sees no usable device, a "
-            f"different slice than intended, or fails with \"INTERNAL ASSERT FAILED\" in device enumeration.{seen}"
+            f'different slice than intended, or fails with "INTERNAL ASSERT FAILED" in device enumeration.{seen}'
         ),
         fix=(
             "List the MIG devices and pick one per process by UUID:\n"
@@ -62,42 +63,54 @@ def mig_multiple_instances(facts: Facts) -> Finding | None:
             "For multi-GPU training on the whole GPU, an admin disables MIG instead (no GPU processes running):\n"
             "  sudo nvidia-smi -i 0 -mig 0 && sudo nvidia-smi -i 0 -r"
         ),
-        evidence=[*view.ev(facts, "cuda.visible_devices", "cuda.device_count", "cuda.init_warnings"),
-                  Evidence("nvml.gpus", [_brief(g, "mig_mode", "uuid") for g in mig])],
+        evidence=[
+            *view.ev(facts, "cuda.visible_devices", "cuda.device_count", "cuda.init_warnings"),
+            Evidence("nvml.gpus", [_brief(g, "mig_mode", "uuid") for g in mig]),
+        ],
         explains=["cuda_visible_devices_hides_gpus"],
     )
 
 
 @rule("compute_mode_exclusive_or_prohibited")
 def compute_mode_exclusive_or_prohibited(facts: Facts) -> Finding | None:
-    smoke_errors = [str(part.get("error")) for entry in facts.value("smoke", []) or [] if isinstance(entry, dict)
-                    for part in entry.values() if isinstance(part, dict) and part.get("error")]
+    smoke_errors = [
+        str(part.get("error"))
+        for entry in facts.value("smoke", []) or []
+        if isinstance(entry, dict)
+        for part in entry.values()
+        if isinstance(part, dict) and part.get("error")
+    ]
     busy_text = view.first_match(view.warnings_text(facts) + smoke_errors, BUSY)
     gpus = _nvml_gpus(facts)
     prohibited = [g for g in gpus if g.get("compute_mode") == "prohibited"]
     taken = [g for g in gpus if g.get("compute_mode") in EXCLUSIVE and g.get("processes")]
     if not (prohibited or taken or busy_text):
         return None
-    severity = Severity.ERROR if (busy_text or prohibited or facts.value("cuda.available") is False) \
-        else Severity.WARNING
+    severity = (
+        Severity.ERROR if (busy_text or prohibited or facts.value("cuda.available") is False) else Severity.WARNING
+    )
     parts = []
     for g in prohibited:
         parts.append(f"GPU {g.get('index')} ({g.get('name')}) is in compute mode Prohibited: no process may use it")
     for g in taken:
         owners = ", ".join(f"pid {p.get('pid')} ({p.get('name') or '?'})" for p in g.get("processes") or [])
-        parts.append(f"GPU {g.get('index')} ({g.get('name')}) is in compute mode Exclusive Process and already "
-                     f"owned by {owners}")
+        parts.append(
+            f"GPU {g.get('index')} ({g.get('name')}) is in compute mode Exclusive Process and already owned by {owners}"
+        )
     if busy_text:
-        parts.append(f"CUDA said \"{busy_text.group(0)}\" (error 46)")
-    free = [g for g in gpus if g.get("compute_mode") == "default"
-            or (g.get("compute_mode") in EXCLUSIVE and not g.get("processes"))]
-    pick = (f"  export CUDA_VISIBLE_DEVICES={free[0].get('index')}   # a GPU nobody holds\n" if free else "")
+        parts.append(f'CUDA said "{busy_text.group(0)}" (error 46)')
+    free = [
+        g
+        for g in gpus
+        if g.get("compute_mode") == "default" or (g.get("compute_mode") in EXCLUSIVE and not g.get("processes"))
+    ]
+    pick = f"  export CUDA_VISIBLE_DEVICES={free[0].get('index')}   # a GPU nobody holds\n" if free else ""
     return finding(
         "compute_mode_exclusive_or_prohibited",
         severity,
         explanation=(
             "A GPU's compute mode decides how many processes may use it. " + "; ".join(parts) + ". A second "
-            "process then gets \"all CUDA-capable devices are busy or unavailable\"."
+            'process then gets "all CUDA-capable devices are busy or unavailable".'
         ),
         fix=(
             "See who holds the GPU, then wait for it, stop it, or use another GPU:\n"
@@ -105,8 +118,10 @@ def compute_mode_exclusive_or_prohibited(facts: Facts) -> Finding | None:
             + pick
             + "An administrator can allow shared use again:\n  sudo nvidia-smi -i <index> -c DEFAULT"
         ),
-        evidence=[*view.ev(facts, "cuda.available", "cuda.init_warnings", "cuda.init_error", "smoke"),
-                  Evidence("nvml.gpus", [_brief(g, "compute_mode", "processes") for g in gpus])],
+        evidence=[
+            *view.ev(facts, "cuda.available", "cuda.init_warnings", "cuda.init_error", "smoke"),
+            Evidence("nvml.gpus", [_brief(g, "compute_mode", "processes") for g in gpus]),
+        ],
         explains=["gpu_memory_held_by_others"],
     )
 
@@ -132,14 +147,16 @@ def scheduler_no_gpu_allocated(facts: Facts) -> Finding | None:
         return None  # the PCI bus is not hidden by the job's cgroup: a node with no GPU at all (no_nvidia_gpu)
     nodes = view.dev_nodes(facts, "/dev/nvidia")
     value = visible_devices(facts)
-    seen = ("CUDA_VISIBLE_DEVICES is unset" if value is None else f"CUDA_VISIBLE_DEVICES={value!r}")
+    seen = "CUDA_VISIBLE_DEVICES is unset" if value is None else f"CUDA_VISIBLE_DEVICES={value!r}"
     node_txt = "no /dev/nvidia* devices are visible" if not nodes else "the GPU devices are not in the job's cgroup"
     request = {
-        "slurm": ("  #SBATCH --gres=gpu:1            # or --gpus=1; in a GPU partition: #SBATCH --partition=<gpu>\n"
-                  "  srun --gres=gpu:1 --pty bash     # interactive\n"
-                  f"  scontrol show job {job} | grep -i tres   # what the job got"),
+        "slurm": (
+            "  #SBATCH --gres=gpu:1            # or --gpus=1; in a GPU partition: #SBATCH --partition=<gpu>\n"
+            "  srun --gres=gpu:1 --pty bash     # interactive\n"
+            f"  scontrol show job {job} | grep -i tres   # what the job got"
+        ),
         "pbs": "  #PBS -l select=1:ngpus=1\n  qstat -f $PBS_JOBID | grep -i gpu",
-        "lsf": "  bsub -gpu \"num=1\" ...",
+        "lsf": '  bsub -gpu "num=1" ...',
         "sge": "  qsub -l gpu=1 ...   # the resource name is site-specific (qconf -sc | grep -i gpu)",
     }.get(str(kind), "request a GPU in the job submission")
     return finding(
@@ -152,10 +169,15 @@ def scheduler_no_gpu_allocated(facts: Facts) -> Finding | None:
             f"{seen}, and {node_txt}. The scheduler hides every GPU the job did not request, so torch finds none "
             "even on a GPU node."
         ),
-        fix=(
-            "Request GPUs when submitting the job (and do not set CUDA_VISIBLE_DEVICES yourself):\n" + request
+        fix=("Request GPUs when submitting the job (and do not set CUDA_VISIBLE_DEVICES yourself):\n" + request),
+        evidence=view.ev(
+            facts,
+            "scheduler.kind",
+            "scheduler.job_id",
+            "scheduler.gpus",
+            "cuda.visible_devices",
+            "dev.nodes",
+            "cuda.available",
         ),
-        evidence=view.ev(facts, "scheduler.kind", "scheduler.job_id", "scheduler.gpus", "cuda.visible_devices",
-                         "dev.nodes", "cuda.available"),
         explains=["cuda_visible_devices_hides_gpus", "no_nvidia_gpu", "no_nvidia_driver", "nvidia_module_not_loaded"],
     )

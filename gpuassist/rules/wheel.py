@@ -57,29 +57,41 @@ def cpu_only_build(facts: Facts) -> Finding | None:
                 "machine with an NVIDIA GPU you would need a CUDA build."
             ),
             fix="Nothing to do on this machine. On a GPU machine install the CUDA build that "
-                "`gpuassist diagnose` recommends there.",
+            "`gpuassist diagnose` recommends there.",
             evidence=view.ev(facts, "torch.version", "torch.cuda_build", "torch.conda_build"),
         )
     wheel_fix, _ = fixes.cuda_wheel_fix(facts, gpus)
     fix = wheel_fix
     if conda_build and "cpu" in str(conda_build):
-        conda_companions = [p.get("name") for p in facts.value("torch.conda_packages", []) or []
-                            if isinstance(p, dict) and p.get("name") in view.COMPANIONS]
-        conda_companions += [n for n in view.COMPANIONS if n not in conda_companions and any(
-            str(line).startswith(f"[conda] {n} ") for line in facts.value("reported.libraries", []) or [])]
+        conda_companions = [
+            p.get("name")
+            for p in facts.value("torch.conda_packages", []) or []
+            if isinstance(p, dict) and p.get("name") in view.COMPANIONS
+        ]
+        conda_companions += [
+            n
+            for n in view.COMPANIONS
+            if n not in conda_companions
+            and any(str(line).startswith(f"[conda] {n} ") for line in facts.value("reported.libraries", []) or [])
+        ]
         remove = " ".join(["pytorch", *map(str, conda_companions), "cpuonly", "pytorch-mutex"])
-        fix = ("This is a conda environment with the CPU-only PyTorch package. Remove it (and the `cpuonly` "
-               f"package that pins it) first:\n  conda remove --force {remove}\n") + wheel_fix
+        fix = (
+            "This is a conda environment with the CPU-only PyTorch package. Remove it (and the `cpuonly` "
+            f"package that pins it) first:\n  conda remove --force {remove}\n"
+        ) + wheel_fix
     elif source_build:
-        fix = ("Rebuild with CUDA visible (USE_CUDA=1, CUDA toolkit on PATH, TORCH_CUDA_ARCH_LIST covering your "
-               "GPU), or install a prebuilt wheel instead:\n") + wheel_fix
+        fix = (
+            "Rebuild with CUDA visible (USE_CUDA=1, CUDA toolkit on PATH, TORCH_CUDA_ARCH_LIST covering your "
+            "GPU), or install a prebuilt wheel instead:\n"
+        ) + wheel_fix
     elif view.is_windows(facts) and _local_tag(facts) in (None, "cpu"):
         fix = "On Windows, `pip install torch` from PyPI gives the CPU build. " + wheel_fix
     elif _pypi_aarch64_cpu(facts):
-        fix = ("On Linux aarch64, PyPI's torch up to 2.10 is a CPU-only build (from 2.11 `pip install torch` gives a "
-               "CUDA 13 build). " + wheel_fix)
-    where = (f" although {', '.join(g.name for g in gpus.gpus) or 'an NVIDIA GPU'} is present"
-             if gpus.count else "")
+        fix = (
+            "On Linux aarch64, PyPI's torch up to 2.10 is a CPU-only build (from 2.11 `pip install torch` gives a "
+            "CUDA 13 build). " + wheel_fix
+        )
+    where = f" although {', '.join(g.name for g in gpus.gpus) or 'an NVIDIA GPU'} is present" if gpus.count else ""
     return finding(
         "cpu_only_build",
         Severity.ERROR,
@@ -87,11 +99,12 @@ def cpu_only_build(facts: Facts) -> Finding | None:
         explanation=(
             f"This interpreter has {how} of torch (torch.version.cuda is None), so "
             "torch.cuda.is_available() is always False and `.to('cuda')` raises \"Torch not compiled with "
-            "CUDA enabled\", whatever the driver and GPU."
+            'CUDA enabled", whatever the driver and GPU.'
         ),
         fix=fix,
-        evidence=view.ev(facts, "torch.version", "torch.cuda_build", "torch.hip_build", "torch.conda_build",
-                         *gpus.evidence_keys),
+        evidence=view.ev(
+            facts, "torch.version", "torch.cuda_build", "torch.hip_build", "torch.conda_build", *gpus.evidence_keys
+        ),
     )
 
 
@@ -152,9 +165,11 @@ def _arch_problem(facts: Facts) -> tuple[list[view.Gpu], list[view.Gpu], list[st
 
 def _contains(facts: Facts, arch_list: list[str], source: str | None) -> str:
     if source == "the tables":
-        return (f"The published {view.cuda_variant(facts.value('torch.cuda_build')) or 'CUDA'} wheel of "
-                f"{_torch_name(facts)} contains code for {' '.join(arch_list)} (gpuassist's table of the "
-                "published wheels; the pasted text does not list the build's architectures)")
+        return (
+            f"The published {view.cuda_variant(facts.value('torch.cuda_build')) or 'CUDA'} wheel of "
+            f"{_torch_name(facts)} contains code for {' '.join(arch_list)} (gpuassist's table of the "
+            "published wheels; the pasted text does not list the build's architectures)"
+        )
     return f"This torch build contains code for {' '.join(arch_list)}"
 
 
@@ -186,12 +201,20 @@ def gpu_arch_too_new_for_build(facts: Facts) -> Finding | None:
         title=f"{_torch_name(facts)} has no kernels for {_gpu_desc(too_new)}",
         explanation=(
             f"{_contains(facts, arch_list, source)}, and {_gpu_desc(too_new)} is newer than "
-            "all of them. CUDA reports the GPU, but every kernel launch fails with \"no kernel image is "
-            "available for execution on the device\"." + (f' torch warns: "{warning}"' if warning else "")
+            'all of them. CUDA reports the GPU, but every kernel launch fails with "no kernel image is '
+            'available for execution on the device".' + (f' torch warns: "{warning}"' if warning else "")
         ),
         fix=wheel_fix,
-        evidence=view.ev(facts, "torch.version", "torch.cuda_build", "torch.arch_list", "nvml.gpus", "devices",
-                         "reported.gpus", "cuda.init_warnings"),
+        evidence=view.ev(
+            facts,
+            "torch.version",
+            "torch.cuda_build",
+            "torch.arch_list",
+            "nvml.gpus",
+            "devices",
+            "reported.gpus",
+            "cuda.init_warnings",
+        ),
     )
 
 
@@ -214,8 +237,16 @@ def gpu_arch_dropped_from_build(facts: Facts) -> Finding | None:
             "Kepler needs torch 2.7 or older with cu118."
         ),
         fix=wheel_fix,
-        evidence=view.ev(facts, "torch.version", "torch.cuda_build", "torch.arch_list", "nvml.gpus", "devices",
-                         "reported.gpus", "cuda.init_warnings"),
+        evidence=view.ev(
+            facts,
+            "torch.version",
+            "torch.cuda_build",
+            "torch.arch_list",
+            "nvml.gpus",
+            "devices",
+            "reported.gpus",
+            "cuda.init_warnings",
+        ),
     )
 
 
@@ -263,8 +294,10 @@ def stale_or_shadowed_torch(facts: Facts) -> Finding | None:
         versions = {str(d.get("version")) for d in dists}
         # A source build's metadata lacks the +git local part its __version__ carries: not a stale copy.
         base_versions = {v.split("+")[0] for v in versions}
-        if len(dists) == 1 and str(imported_version) not in versions and not (
-            str(imported_version).split("+")[0] in base_versions and "+" not in next(iter(versions))
+        if (
+            len(dists) == 1
+            and str(imported_version) not in versions
+            and not (str(imported_version).split("+")[0] in base_versions and "+" not in next(iter(versions)))
         ):
             problems.append(
                 f"the package metadata says torch {dists[0].get('version')} but the module that imports reports "
@@ -274,8 +307,11 @@ def stale_or_shadowed_torch(facts: Facts) -> Finding | None:
     prefix = str(facts.value("python.prefix") or "")
     user_site = str(facts.value("python.user_site") or "")
     if imported_file and prefix and not _inside(imported_file, prefix):
-        where = "your user site-packages (~/.local)" if user_site and _inside(imported_file, user_site) \
+        where = (
+            "your user site-packages (~/.local)"
+            if user_site and _inside(imported_file, user_site)
             else _pathmod(imported_file).dirname(_pathmod(imported_file).dirname(imported_file))
+        )
         problems.append(f"torch is imported from {where}, outside this environment ({prefix})")
     if not problems:
         return None
@@ -284,7 +320,7 @@ def stale_or_shadowed_torch(facts: Facts) -> Finding | None:
     fix = (
         "Remove every copy, then install one:\n"
         f"  {pip} uninstall -y torch   # repeat until the next line fails\n"
-        f"  {py} -c \"import torch\"\n"
+        f'  {py} -c "import torch"\n'
         "then install the build you want, e.g. the one gpuassist recommends for this machine, with "
         "--force-reinstall. To ignore ~/.local packages run Python with -s (or export PYTHONNOUSERSITE=1); "
         "check PYTHONPATH for stray directories."
@@ -294,7 +330,8 @@ def stale_or_shadowed_torch(facts: Facts) -> Finding | None:
         severity,
         explanation="; ".join(problems) + ". What you install is then not what your script runs.",
         fix=fix,
-        evidence=view.ev(facts, "torch.dists", "torch.file", "torch.version", "python.prefix", "python.user_site",
-                         "env"),
+        evidence=view.ev(
+            facts, "torch.dists", "torch.file", "torch.version", "python.prefix", "python.user_site", "env"
+        ),
         explains=["cpu_only_build", "gpu_arch_too_new_for_build"],
     )

@@ -20,11 +20,17 @@ def wsl_libcuda_problem(facts: Facts) -> Finding | None:
     kind = facts.value("platform.wsl")
     if not kind or facts.value("cuda.available") is True:
         return None
-    evidence = ["platform.wsl", "platform.wsl_libcuda", "driver.userspace_versions", "libs.loaded",
-                "cuda.init_warnings"]
+    evidence = [
+        "platform.wsl",
+        "platform.wsl_libcuda",
+        "driver.userspace_versions",
+        "libs.loaded",
+        "cuda.init_warnings",
+    ]
     if kind == "wsl1":
         return finding(
-            "wsl_libcuda_problem", Severity.ERROR,
+            "wsl_libcuda_problem",
+            Severity.ERROR,
             title="WSL 1 cannot use the GPU",
             explanation="This Linux runs under WSL 1, which has no GPU support; CUDA in WSL needs WSL 2.",
             fix="In Windows PowerShell: wsl --set-version <distro> 2   (wsl -l -v lists the distributions)",
@@ -53,7 +59,8 @@ def wsl_libcuda_problem(facts: Facts) -> Finding | None:
     else:
         return None
     return finding(
-        "wsl_libcuda_problem", Severity.ERROR,
+        "wsl_libcuda_problem",
+        Severity.ERROR,
         explanation=(
             "In WSL 2 the GPU is driven by the Windows NVIDIA driver through /usr/lib/wsl/lib/libcuda.so.1, "
             f"but {what}. "

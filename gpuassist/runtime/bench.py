@@ -18,8 +18,17 @@ from gpuassist.probe.runner import Event
 from gpuassist.runtime.common import OnEvent, RuntimeResult, run_runtime, runtime_facts_from_events
 
 LOADED_STAGES = ("scaling", "accelerators", "profile")
-SAMPLE_FIELDS = ("index", "pci_bus_id", "throttle_reasons", "temperature_c", "power_w", "power_limit_w",
-                 "utilization_gpu", "pcie_gen_current", "pcie_width_current")
+SAMPLE_FIELDS = (
+    "index",
+    "pci_bus_id",
+    "throttle_reasons",
+    "temperature_c",
+    "power_w",
+    "power_limit_w",
+    "utilization_gpu",
+    "pcie_gen_current",
+    "pcie_width_current",
+)
 
 
 class GpuSampler:
@@ -75,8 +84,9 @@ def run_bench(
             on_event(event)
 
     try:
-        result = run_runtime("bench", python, device=device, size=size, sizes=sizes, on_event=both,
-                             cancel=cancel, env=env)
+        result = run_runtime(
+            "bench", python, device=device, size=size, sizes=sizes, on_event=both, cancel=cancel, env=env
+        )
     finally:
         sampler.close()
     if not sampler.samples:

@@ -68,15 +68,25 @@ def runtime_facts_from_events(test: str, events: Sequence[Event]) -> dict[str, A
     """Facts of a runtime test's event stream, live or recorded: runner outcome keys under the test's
     prefix, the script's facts, and host NVML samples (``bench.gpu_samples``) when there are any."""
     facts = facts_from_events(events, prefix=test, stage_keys=runtime_script.STAGE_KEYS[test])
-    samples = [{"stage": e.get("stage"), "rt": e.get("rt"), "gpus": from_jsonable(e.get("gpus") or [])}
-               for e in events if e.get("event") == "host_sample"]
+    samples = [
+        {"stage": e.get("stage"), "rt": e.get("rt"), "gpus": from_jsonable(e.get("gpus") or [])}
+        for e in events
+        if e.get("event") == "host_sample"
+    ]
     if samples:
         facts[f"{test}.gpu_samples"] = samples
     return facts
 
 
-def build_command(test: str, *, device: Sequence[str] | None, size: str, sizes: Mapping[str, Any] | None,
-                  mode: str | None, limits: StageLimits) -> Callable[[str, Path, str], list[str]]:
+def build_command(
+    test: str,
+    *,
+    device: Sequence[str] | None,
+    size: str,
+    sizes: Mapping[str, Any] | None,
+    mode: str | None,
+    limits: StageLimits,
+) -> Callable[[str, Path, str], list[str]]:
     def command(python: str, script: Path, nonce: str) -> list[str]:
         cmd = [python, "-X", "faulthandler", str(script), "--test", test, "--nonce", nonce, "--size", size]
         if device:
@@ -115,9 +125,17 @@ def run_runtime(
     preset = size_preset(size, env)
     limits = limits or StageLimits(startup=30.0, between=30.0, overall=OVERALL[test])
     command = build_command(test, device=devices, size=preset, sizes=sizes, mode=mode, limits=limits)
-    result = run_script(python, "runtime_script.py", command, limits=limits, defaults=runtime_script.DEFAULT_LIMITS,
-                        on_event=on_event, cancel=cancel, env=env,
-                        to_facts=lambda evs: runtime_facts_from_events(test, evs))
+    result = run_script(
+        python,
+        "runtime_script.py",
+        command,
+        limits=limits,
+        defaults=runtime_script.DEFAULT_LIMITS,
+        on_event=on_event,
+        cancel=cancel,
+        env=env,
+        to_facts=lambda evs: runtime_facts_from_events(test, evs),
+    )
     return RuntimeResult(test, result.facts, result.events)
 
 
@@ -135,8 +153,13 @@ def load_recording(path: str | os.PathLike[str]) -> tuple[dict[str, Any], list[R
     return host, results
 
 
-def runtime_report(results: Sequence[RuntimeResult], host_facts: Mapping[str, Any] | None = None, *,
-                   source: str = "live", meta: Mapping[str, Any] | None = None) -> Report:
+def runtime_report(
+    results: Sequence[RuntimeResult],
+    host_facts: Mapping[str, Any] | None = None,
+    *,
+    source: str = "live",
+    meta: Mapping[str, Any] | None = None,
+) -> Report:
     """A Report (facts + findings + steps) for runtime results; only the steps that ran are judged, so
     host-level findings (no GPU, driver...) stay with ``gpuassist diagnose``."""
 

@@ -25,5 +25,6 @@ def run_placement(
     env: Mapping[str, str] | None = None,
 ) -> RuntimeResult:
     """Run the placement test in ``python``; facts ``placement.*`` and ``bandwidth.*``."""
-    return run_runtime("placement", python, device=device, size=size, sizes=sizes, on_event=on_event,
-                       cancel=cancel, env=env)
+    return run_runtime(
+        "placement", python, device=device, size=size, sizes=sizes, on_event=on_event, cancel=cancel, env=env
+    )

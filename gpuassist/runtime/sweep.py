@@ -28,5 +28,6 @@ def run_sweep(
     """Run the DataLoader sweep in ``python``; facts ``sweep.*``. ``mode``: adaptive, grid or both."""
     if mode not in MODES:
         raise ValueError(f"unknown sweep mode {mode!r}")
-    return run_runtime("sweep", python, device=device, size=size, sizes=sizes, mode=mode, on_event=on_event,
-                       cancel=cancel, env=env)
+    return run_runtime(
+        "sweep", python, device=device, size=size, sizes=sizes, mode=mode, on_event=on_event, cancel=cancel, env=env
+    )

@@ -75,8 +75,18 @@ from gpuassist.report.model import Report
 from gpuassist.sim.streams import probe_events, runtime_stream
 from gpuassist.sim.traces import diagnosis_part, expand_monitor
 
-__all__ = ["Scenario", "UnknownScenario", "expand_monitor", "list_scenarios", "load_scenario", "probe_events",
-           "runtime_events", "runtime_tests", "scenario_facts", "simulate"]
+__all__ = [
+    "Scenario",
+    "UnknownScenario",
+    "expand_monitor",
+    "list_scenarios",
+    "load_scenario",
+    "probe_events",
+    "runtime_events",
+    "runtime_tests",
+    "scenario_facts",
+    "simulate",
+]
 
 SCENARIO_DIR = "scenarios"
 
@@ -176,13 +186,15 @@ def scenario_facts(scenario: Scenario) -> Facts:
     def present(section: str) -> dict[str, Any]:  # null = "this machine does not have what the base has"
         return {k: v for k, v in (host.get(section) or {}).items() if v is not None}
 
-    facts = Facts(collect_host(
-        DictFS(present("files")),
-        RecordedRunner(present("commands")),
-        present("env"),
-        RecordedNvml(host.get("nvml") or {"init_error": "NVML_ERROR_LIBRARY_NOT_FOUND"}),
-        os_name=host.get("os", "Linux"),
-    ))
+    facts = Facts(
+        collect_host(
+            DictFS(present("files")),
+            RecordedRunner(present("commands")),
+            present("env"),
+            RecordedNvml(host.get("nvml") or {"init_error": "NVML_ERROR_LIBRARY_NOT_FOUND"}),
+            os_name=host.get("os", "Linux"),
+        )
+    )
     facts.update(facts_from_events(probe_events(scenario.data.get("probe") or {})))
     facts.update(scenario.data.get("facts") or {})
     return facts
@@ -192,10 +204,14 @@ def simulate(name: str) -> Report:
 
     scenario = load_scenario(name)
     facts = scenario_facts(scenario)
-    report = build_report(facts, source="simulated", meta={
-        "scenario": name,
-        "scenario_description": scenario.description,
-        "target": (scenario.data.get("probe") or {}).get("python"),
-    })
+    report = build_report(
+        facts,
+        source="simulated",
+        meta={
+            "scenario": name,
+            "scenario_description": scenario.description,
+            "target": (scenario.data.get("probe") or {}).get("python"),
+        },
+    )
     report.monitor = copy.deepcopy(diagnosis_part(scenario.data["monitor"]))
     return report

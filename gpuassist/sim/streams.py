@@ -18,8 +18,14 @@ def probe_events(probe: dict[str, Any]) -> list[dict[str, Any]]:
     lines plus the runner's launch/killed/exit events, with timings): exactly what a live run records."""
 
     limits = StageLimits()
-    return _stream(probe, str(probe.get("python", "/usr/bin/python3")), stage_names=list(STAGES),
-                   limit_for=limits.for_stage, startup_limit=limits.startup, default_startup=0.03)
+    return _stream(
+        probe,
+        str(probe.get("python", "/usr/bin/python3")),
+        stage_names=list(STAGES),
+        limit_for=limits.for_stage,
+        startup_limit=limits.startup,
+        default_startup=0.03,
+    )
 
 
 def runtime_stream(data: dict[str, Any], test: str) -> list[dict[str, Any]] | None:
@@ -31,13 +37,29 @@ def runtime_stream(data: dict[str, Any], test: str) -> list[dict[str, Any]] | No
     if not isinstance(spec, dict):
         return None
     python = str((data.get("probe") or {}).get("python", "/usr/bin/python3"))
-    return _stream(spec, python, stage_names=list(TESTS[test]), limit_for=lambda s: DEFAULT_LIMITS.get(s, 60.0),
-                   startup_limit=30.0, default_startup=0.35, hello={"test": test}, facts_last=True)
+    return _stream(
+        spec,
+        python,
+        stage_names=list(TESTS[test]),
+        limit_for=lambda s: DEFAULT_LIMITS.get(s, 60.0),
+        startup_limit=30.0,
+        default_startup=0.35,
+        hello={"test": test},
+        facts_last=True,
+    )
 
 
-def _stream(spec: dict[str, Any], python: str, *, stage_names: list[str], limit_for: Callable[[str], float],
-            startup_limit: float, default_startup: float, hello: dict[str, Any] | None = None,
-            facts_last: bool = False) -> list[dict[str, Any]]:
+def _stream(
+    spec: dict[str, Any],
+    python: str,
+    *,
+    stage_names: list[str],
+    limit_for: Callable[[str], float],
+    startup_limit: float,
+    default_startup: float,
+    hello: dict[str, Any] | None = None,
+    facts_last: bool = False,
+) -> list[dict[str, Any]]:
     """A compact stream description (``stages`` of ``{stage, seconds, facts, status, error, progress,
     samples}`` and an ``end``) as timed protocol events. ``facts_last``: facts arrive at the end of their
     stage, after its progress lines (runtime tests measure first, then report); the probe sends them at
@@ -55,8 +77,18 @@ def _stream(spec: dict[str, Any], python: str, *, stage_names: list[str], limit_
     if end.get("stage") == "startup":
         stages = []
     else:
-        events.append({"event": "hello", "protocol": 1, "nonce": "simulated", "pid": 0, "stages": stage_names,
-                       **(hello or {}), "t": 0.0, "rt": startup})
+        events.append(
+            {
+                "event": "hello",
+                "protocol": 1,
+                "nonce": "simulated",
+                "pid": 0,
+                "stages": stage_names,
+                **(hello or {}),
+                "t": 0.0,
+                "rt": startup,
+            }
+        )
 
     def at(seconds: float) -> dict[str, float]:
         return {"t": round(seconds, 4), "rt": round(startup + seconds, 4)}
@@ -64,25 +96,44 @@ def _stream(spec: dict[str, Any], python: str, *, stage_names: list[str], limit_
     for i, s in enumerate(stages):
         name = s["stage"]
         if s.get("status") == "skipped":  # the script sends only this line for a stage it skips
-            events.append({"event": "stage", "stage": name, "status": "skipped",
-                           "reason": s.get("reason", "import torch failed"), **at(t)})
+            events.append(
+                {
+                    "event": "stage",
+                    "stage": name,
+                    "status": "skipped",
+                    "reason": s.get("reason", "import torch failed"),
+                    **at(t),
+                }
+            )
             continue
         events.append({"event": "stage", "stage": name, "status": "start", "limit": limit_for(name), **at(t)})
         seconds = float(s.get("seconds", 0.005))
-        facts = [{"event": "fact", "key": key, "value": value, "rt": round(startup + (t + seconds if facts_last
-                                                                                        else t), 4)}
-                 for key, value in (s.get("facts") or {}).items()]
+        facts = [
+            {"event": "fact", "key": key, "value": value, "rt": round(startup + (t + seconds if facts_last else t), 4)}
+            for key, value in (s.get("facts") or {}).items()
+        ]
         if not facts_last:
             events += facts
         progress = s.get("progress") or []
-        messages = [f"{name} {k + 1}/{progress}" for k in range(progress)] if isinstance(progress, int) \
+        messages = (
+            [f"{name} {k + 1}/{progress}" for k in range(progress)]
+            if isinstance(progress, int)
             else [str(m) for m in progress]
-        timed = [(t + seconds * (k + 1) / (len(messages) + 1),
-                  {"event": "progress", "stage": name, "done": k, "total": len(messages), "message": m})
-                 for k, m in enumerate(messages)]
-        timed += [(t + seconds * float(x.get("at", 0.5)), {"event": "host_sample", "stage": name,
-                                                            "gpus": x.get("gpus") or []})
-                  for x in s.get("samples") or []]
+        )
+        timed = [
+            (
+                t + seconds * (k + 1) / (len(messages) + 1),
+                {"event": "progress", "stage": name, "done": k, "total": len(messages), "message": m},
+            )
+            for k, m in enumerate(messages)
+        ]
+        timed += [
+            (
+                t + seconds * float(x.get("at", 0.5)),
+                {"event": "host_sample", "stage": name, "gpus": x.get("gpus") or []},
+            )
+            for x in s.get("samples") or []
+        ]
         for when, ev in sorted(timed, key=lambda p: p[0]):
             ev.update(at(when) if ev["event"] == "progress" else {"rt": round(startup + when, 4)})
             events.append(ev)
@@ -99,19 +150,43 @@ def _stream(spec: dict[str, Any], python: str, *, stage_names: list[str], limit_
     rt = round(startup + t, 4)
     if status == "ok":
         events.append({"event": "done", **at(t)})
-        events.append({"event": "exit", "returncode": 0, "signal": None, "stderr_tail": stderr_tail,
-                       "garbage_lines": 0, "rt": rt + 0.005})
+        events.append(
+            {
+                "event": "exit",
+                "returncode": 0,
+                "signal": None,
+                "stderr_tail": stderr_tail,
+                "garbage_lines": 0,
+                "rt": rt + 0.005,
+            }
+        )
     elif status == "timeout":
         stage = stages[-1]["stage"] if stages else "startup"
         limit = float(end.get("limit", limit_for(stage) if stages else startup_limit))
         events.append({"event": "killed", "reason": "timeout", "stage": stage, "limit": limit, "rt": rt + limit})
-        events.append({"event": "exit", "returncode": -15, "signal": "SIGTERM", "stderr_tail": stderr_tail,
-                       "garbage_lines": 0, "rt": rt + limit + 0.05})
+        events.append(
+            {
+                "event": "exit",
+                "returncode": -15,
+                "signal": "SIGTERM",
+                "stderr_tail": stderr_tail,
+                "garbage_lines": 0,
+                "rt": rt + limit + 0.05,
+            }
+        )
     elif status == "crashed":
         sig = str(end.get("signal", "SIGSEGV"))
         num = int(getattr(signal, sig, 11))
-        events.append({"event": "exit", "returncode": -num, "signal": sig, "stderr_tail": stderr_tail,
-                       "garbage_lines": 0, "rt": rt})
+        events.append(
+            {
+                "event": "exit",
+                "returncode": -num,
+                "signal": sig,
+                "stderr_tail": stderr_tail,
+                "garbage_lines": 0,
+                "rt": rt,
+            }
+        )
     else:
         raise ValueError(f"unknown stream end status {status!r}")
     return events

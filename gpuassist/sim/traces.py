@@ -31,7 +31,7 @@ from gpuassist.monitor.sampler import NVML_REASONS
 from gpuassist.sim.streams import runtime_stream
 from gpuassist.step_table import title as step_title
 
-GIB = 1024 ** 3
+GIB = 1024**3
 DRIVER_STEP_SECONDS = 0.3  # host collection (files, NVML) between the environment and wheel steps
 RUNTIME_GAP_S = 0.4  # judging one test and starting the next process
 IDLE_TAIL_S = 3.0  # samples at rest after the last step
@@ -91,8 +91,10 @@ def _cpu_facts(data: dict[str, Any]) -> tuple[int, float | None]:
 
 # --- the diagnosis -----------------------------------------------------------------------------------------
 
-def diagnosis_markers(data: dict[str, Any]) -> tuple[list[dict[str, Any]], tuple[float, float] | None,
-                                                     tuple[float, float]]:
+
+def diagnosis_markers(
+    data: dict[str, Any],
+) -> tuple[list[dict[str, Any]], tuple[float, float] | None, tuple[float, float]]:
     """Wizard-step markers from the probe's stage timings, the (start, end) of the smoke stage, and of
     ``import torch``."""
 
@@ -117,22 +119,35 @@ def diagnosis_markers(data: dict[str, Any]) -> tuple[list[dict[str, Any]], tuple
         smoke = spans["smoke"]
     markers = [{"step": "environment", "title": step_title("environment"), "start": 0.0, "end": round(env_end, 3)}]
     driver_end = env_end + DRIVER_STEP_SECONDS
-    markers.append({"step": "driver", "title": step_title("driver"), "start": round(env_end, 3),
-                    "end": round(driver_end, 3)})
+    markers.append(
+        {"step": "driver", "title": step_title("driver"), "start": round(env_end, 3), "end": round(driver_end, 3)}
+    )
     if rest:
         wheel_seconds = sum(b - a for a, b in rest)
-        markers.append({"step": "wheel", "title": step_title("wheel"), "start": round(driver_end, 3),
-                        "end": round(driver_end + wheel_seconds, 3)})
+        markers.append(
+            {
+                "step": "wheel",
+                "title": step_title("wheel"),
+                "start": round(driver_end, 3),
+                "end": round(driver_end + wheel_seconds, 3),
+            }
+        )
         if smoke:  # the wheel stages run after the driver step on the monitor's clock
             shift = driver_end - min(a for a, _ in rest)
             smoke = (smoke[0] + shift, smoke[1] + shift)
-    import_seconds = float(next((s.get("seconds", 0.0) for s in probe.get("stages") or []
-                                 if s.get("stage") == "import_torch"), 0.0))
+    import_seconds = float(
+        next((s.get("seconds", 0.0) for s in probe.get("stages") or [] if s.get("stage") == "import_torch"), 0.0)
+    )
     return markers, smoke, (max(0.0, env_end - import_seconds), env_end)
 
 
-def _diagnosis_segment(data: dict[str, Any], markers: list[dict[str, Any]], smoke: tuple[float, float] | None,
-                       importing: tuple[float, float], load_util: float) -> Segment:
+def _diagnosis_segment(
+    data: dict[str, Any],
+    markers: list[dict[str, Any]],
+    smoke: tuple[float, float] | None,
+    importing: tuple[float, float],
+    load_util: float,
+) -> Segment:
     cuda_ok = _probe_fact(data, "cuda.available") is True
     wheel = next((m for m in markers if m["step"] == "wheel"), None)
 
@@ -149,6 +164,7 @@ def _diagnosis_segment(data: dict[str, Any], markers: list[dict[str, Any]], smok
 
 
 # --- the runtime tests -------------------------------------------------------------------------------------
+
 
 def _stage_spans(events: list[dict[str, Any]]) -> tuple[dict[str, tuple[float, float]], list[tuple[float, str]]]:
     spans: dict[str, tuple[float, float]] = {}
@@ -181,8 +197,11 @@ def _runtime_load(test: str, events: list[dict[str, Any]], threads: int) -> Call
     """The load during one recorded runtime test, ``t`` in seconds since its launch."""
     spans, progress = _stage_spans(events)
     facts = _facts(events)
-    accel = bool(facts.get("placement.cuda_available") or facts.get("bench.speedup")
-                 or str((facts.get("sweep.config") or {}).get("device", "cpu")) != "cpu")
+    accel = bool(
+        facts.get("placement.cuda_available")
+        or facts.get("bench.speedup")
+        or str((facts.get("sweep.config") or {}).get("device", "cpu")) != "cpu"
+    )
     trials: list[tuple[float, float, Load]] = []
     if test == "sweep" and "search" in spans:
         trials = _trial_slots(facts, spans["search"], accel)
@@ -245,8 +264,9 @@ def _trial_slots(facts: dict[str, Any], span: tuple[float, float], accel: bool) 
         share = rate * compute / batch if compute else 0.0
         workers = int(trial.get("num_workers") or 0)
         util = min(97.0, 100.0 * share) if accel else 0.0
-        out.append((t0, t0 + seconds, Load(0 if accel else None, util, max(1, workers + (1 if workers else 0)),
-                                           accel, 0.12)))
+        out.append(
+            (t0, t0 + seconds, Load(0 if accel else None, util, max(1, workers + (1 if workers else 0)), accel, 0.12))
+        )
         t0 += seconds
     return out
 
@@ -275,6 +295,7 @@ def runtime_segments(data: dict[str, Any], start: float) -> tuple[list[dict[str,
 
 
 # --- the trace ---------------------------------------------------------------------------------------------
+
 
 def expand_monitor(name: str, data: dict[str, Any]) -> dict[str, Any]:
     """The scenario's monitor trace in the monitor's format: a full trace is checked and kept, a
@@ -336,8 +357,17 @@ def _generate(name: str, data: dict[str, Any], gen: dict[str, Any]) -> dict[str,
         reason = NVML_REASONS.get(INIT_STATUS.get(err, ""), f"NVML is not usable ({err})" if err else "no NVIDIA GPU")
         if host.get("os") == "Darwin":
             reason = "macOS has no NVML (no NVIDIA GPU plot)"
-    return {"label": f"scenario {name} (SIMULATED)", "interval": interval, "t": times, "cpu": cpu, "ram": ram,
-            "cores": cores, "gpus": gpus, "markers": markers, "gpu_reason": reason}
+    return {
+        "label": f"scenario {name} (SIMULATED)",
+        "interval": interval,
+        "t": times,
+        "cpu": cpu,
+        "ram": ram,
+        "cores": cores,
+        "gpus": gpus,
+        "markers": markers,
+        "gpu_reason": reason,
+    }
 
 
 def _under_load(data: dict[str, Any], index: int) -> dict[str, Any]:
@@ -350,8 +380,9 @@ def _under_load(data: dict[str, Any], index: int) -> dict[str, Any]:
     return {}
 
 
-def _gpu_series(data: dict[str, Any], gen: dict[str, Any], times: list[float], loads: list[Load],
-                rng: random.Random) -> list[dict[str, Any]]:
+def _gpu_series(
+    data: dict[str, Any], gen: dict[str, Any], times: list[float], loads: list[Load], rng: random.Random
+) -> list[dict[str, Any]]:
     host = data.get("host") or {}
     nvml = host.get("nvml") or {"init_error": "NVML_ERROR_LIBRARY_NOT_FOUND"}
     devices = [d for d in nvml.get("devices") or [] if isinstance(d, dict)] if not nvml.get("init_error") else []
@@ -382,8 +413,9 @@ def _gpu_series(data: dict[str, Any], gen: dict[str, Any], times: list[float], l
             mine = ld.gpu == i and cuda_ok
             util = max(float(util0), ld.util) if mine else float(util0)
             series["util"].append(round(max(0.0, min(100.0, util + rng.gauss(0, 1.0 if mine else 0.5))), 1))
-            held = (CUDA_CONTEXT_GIB if ld.context and cuda_ok and (i == 0 or mine) else 0.0) + \
-                (ld.extra_gib if mine else 0.0)
+            held = (CUDA_CONTEXT_GIB if ld.context and cuda_ok and (i == 0 or mine) else 0.0) + (
+                ld.extra_gib if mine else 0.0
+            )
             series["mem_used_gib"].append(round(mem0 + held, 3))
             busy = (util - float(util0)) / 100 if mine else 0.0
             if power0 is not None:
@@ -397,8 +429,14 @@ def _gpu_series(data: dict[str, Any], gen: dict[str, Any], times: list[float], l
                 series["temp_c"].append(round(temp, 1))
             else:
                 series["temp_c"].append(None)
-        gpus.append({"index": i, "name": str(d.get("name") or f"GPU {i}"),
-                     "memory_total_gib": round(mem_total / GIB, 2) if mem_total else None, **series})
+        gpus.append(
+            {
+                "index": i,
+                "name": str(d.get("name") or f"GPU {i}"),
+                "memory_total_gib": round(mem_total / GIB, 2) if mem_total else None,
+                **series,
+            }
+        )
     return gpus
 
 
@@ -410,7 +448,13 @@ def diagnosis_part(trace: dict[str, Any]) -> dict[str, Any]:
         return trace
     until = max(float(m.get("end") or m.get("start") or 0.0) for m in diag) + 1.0
     n = sum(1 for t in trace["t"] if t <= until)
-    out = dict(trace, t=trace["t"][:n], cpu=trace["cpu"][:n], ram=trace["ram"][:n],
-               cores=[c[:n] for c in trace.get("cores") or []], markers=diag)
+    out = dict(
+        trace,
+        t=trace["t"][:n],
+        cpu=trace["cpu"][:n],
+        ram=trace["ram"][:n],
+        cores=[c[:n] for c in trace.get("cores") or []],
+        markers=diag,
+    )
     out["gpus"] = [dict(g, **{f: (g.get(f) or [])[:n] for f in GPU_SERIES}) for g in trace.get("gpus") or []]
     return out

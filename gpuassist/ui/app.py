@@ -30,9 +30,13 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="gpuassist-gui", description="Why is PyTorch not using my GPU?")
     src = p.add_mutually_exclusive_group()
     src.add_argument("--simulate", metavar="NAME", help="run the app on a simulated machine (gpuassist scenarios)")
-    src.add_argument("--python", metavar="PATH", help="interpreter to diagnose (default: the one chosen before on "
-                     "this machine, else the active env, the project's env or python on PATH; never this app's "
-                     "own while another exists)")
+    src.add_argument(
+        "--python",
+        metavar="PATH",
+        help="interpreter to diagnose (default: the one chosen before on "
+        "this machine, else the active env, the project's env or python on PATH; never this app's "
+        "own while another exists)",
+    )
     src.add_argument("--report", metavar="FILE", help="open a gpuassist JSON report, collect_env output or error log")
     p.add_argument("--fleet", metavar="DIR", help="open a folder of nodes' reports as a fleet view (gpuassist fleet)")
     p.add_argument("--run", action="store_true", help="start Run all right away")
@@ -50,8 +54,9 @@ def setup_logging() -> Path | None:
     path = _log_file()
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        logging.basicConfig(filename=str(path), level=logging.INFO,
-                            format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+        logging.basicConfig(
+            filename=str(path), level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+        )
         return path
     except OSError:
         logging.basicConfig(level=logging.WARNING)
@@ -91,8 +96,9 @@ def make_monitor(scenario: Any, speed: float = 1.0) -> Any:
     data = scenario.data.get("monitor") if scenario is not None else None
     if data:
         try:
-            return Monitor(TraceSource(data, label=f"recorded trace of scenario {scenario.name} (SIMULATED)",
-                                       speed=speed))
+            return Monitor(
+                TraceSource(data, label=f"recorded trace of scenario {scenario.name} (SIMULATED)", speed=speed)
+            )
         except (ValueError, KeyError, TypeError) as exc:
             log.warning("scenario %s: unusable monitor trace (%s); showing this machine", scenario.name, exc)
     return Monitor(LiveSource(label="this machine" if scenario is None else "this machine, not the simulated one"))
@@ -141,8 +147,9 @@ def main(argv: Sequence[str]) -> int:
     except SystemExit as exc:
         return int(exc.code or 0)
     if args.python is not None and not args.python.strip():
-        print("gpuassist: --python needs the path of a Python interpreter (it was given an empty string)",
-              file=sys.stderr)
+        print(
+            "gpuassist: --python needs the path of a Python interpreter (it was given an empty string)", file=sys.stderr
+        )
         return 2
     if args.python and not os.path.exists(args.python):
         print(f"gpuassist: --python {args.python}: no such file", file=sys.stderr)
@@ -187,6 +194,7 @@ def main(argv: Sequence[str]) -> int:
     ticker.timeout.connect(lambda: None)  # Python runs signal handlers only when it gets control back
     ticker.start(200)
     if os.environ.get(STARTUP_ENV):
+
         def shown() -> None:
             print(f"window-shown {time.perf_counter() - t0:.4f} torch={'torch' in sys.modules}", flush=True)
             window.close()

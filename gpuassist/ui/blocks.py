@@ -148,8 +148,16 @@ def series(block: Series) -> QFrame:
         colour = SERIES_COLOURS[i % len(SERIES_COLOURS)]
         xs = [p[0] for p in points]
         ys = [p[1] for p in points]
-        item.plot(xs, ys, pen=pg.mkPen(colour, width=2), symbol="o", symbolSize=6, symbolBrush=colour,
-                  symbolPen=None, name=name)
+        item.plot(
+            xs,
+            ys,
+            pen=pg.mkPen(colour, width=2),
+            symbol="o",
+            symbolSize=6,
+            symbolBrush=colour,
+            symbolPen=None,
+            name=name,
+        )
     legend.setLabelTextColor("#1f2933")
     lay.addWidget(plot)
     return box

@@ -107,15 +107,18 @@ class FindingCard(QFrame):
     """One finding. ``compact`` (summary page, secondary findings) starts with the evidence collapsed and
     leaves out nothing else: the fix is the point of a card."""
 
-    def __init__(self, finding: Finding, parent: QWidget | None = None, *, embedded: bool = False,
-                 fix_first: bool = False) -> None:
+    def __init__(
+        self, finding: Finding, parent: QWidget | None = None, *, embedded: bool = False, fix_first: bool = False
+    ) -> None:
         super().__init__(parent)
         self.finding = finding
         self.setObjectName("embeddedCard" if embedded else "card")
         colour = finding.severity.colour
         if not embedded:
-            self.setStyleSheet(f"QFrame#card {{ border: 1px solid {BORDER}; border-left: 5px solid {colour}; "
-                               f"border-radius: 6px; background: white; }}")
+            self.setStyleSheet(
+                f"QFrame#card {{ border: 1px solid {BORDER}; border-left: 5px solid {colour}; "
+                f"border-radius: 6px; background: white; }}"
+            )
         outer = QVBoxLayout(self)
         if embedded:
             outer.setContentsMargins(0, 4, 0, 0)
@@ -154,8 +157,9 @@ class FindingCard(QFrame):
             options = sorted({a.option for a in actions})
             for n in options:
                 if len(options) > 1:
-                    head = QLabel(f"Option {options.index(n) + 1} of {len(options)}"
-                                  + ("" if n == options[-1] else " — or"))
+                    head = QLabel(
+                        f"Option {options.index(n) + 1} of {len(options)}" + ("" if n == options[-1] else " — or")
+                    )
                     head.setObjectName("optionLabel")
                     outer.addWidget(head)
                 for action in (a for a in actions if a.option == n):

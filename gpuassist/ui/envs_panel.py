@@ -28,8 +28,12 @@ from gpuassist.ui.cards import FindingCard, ScrollBody, clear_layout, plain_tip
 from gpuassist.ui.style import MUTED
 from gpuassist.wizard.environments import COLUMNS, LEGEND, TORCH_COLUMN, Environments, TableRow
 
-TONE_COLOURS = {"gpu": OK_COLOUR, "cpu": Severity.WARNING.colour, "copies": Severity.WARNING.colour,
-                "error": Severity.ERROR.colour}
+TONE_COLOURS = {
+    "gpu": OK_COLOUR,
+    "cpu": Severity.WARNING.colour,
+    "copies": Severity.WARNING.colour,
+    "error": Severity.ERROR.colour,
+}
 
 
 class EnvironmentsPanel(QFrame):
@@ -55,8 +59,10 @@ class EnvironmentsPanel(QFrame):
         self.ask_label.setObjectName("askTarget")
         self.ask_label.setWordWrap(True)
         self.ask_label.setTextFormat(Qt.TextFormat.PlainText)
-        self.ask_label.setStyleSheet("QLabel#askTarget { background: #fff8e1; color: #5d4200; padding: 4px 8px; "
-                                     "border: 1px solid #f0d890; border-radius: 4px; }")
+        self.ask_label.setStyleSheet(
+            "QLabel#askTarget { background: #fff8e1; color: #5d4200; padding: 4px 8px; "
+            "border: 1px solid #f0d890; border-radius: 4px; }"
+        )
         self.ask_label.setVisible(False)
         lay.addWidget(self.ask_label)
         head = QHBoxLayout()
@@ -127,8 +133,10 @@ class EnvironmentsPanel(QFrame):
     # -- states -----------------------------------------------------------------------------------------
     def show_scanning(self, answered: int = 0) -> None:
         self.scanning = True
-        self.status.setText("Looking for interpreters and asking each one about its torch…"
-                            + (f" {answered} answered so far" if answered else ""))
+        self.status.setText(
+            "Looking for interpreters and asking each one about its torch…"
+            + (f" {answered} answered so far" if answered else "")
+        )
         self._update_buttons()
 
     def show_message(self, text: str) -> None:
@@ -216,7 +224,12 @@ class EnvironmentsPanel(QFrame):
             self._pick(row)
 
     def _pick(self, row: int) -> None:
-        if self.scanning or self.running or not self.pickable or not (0 <= row < len(self.rows)) \
-                or not self.rows[row].usable:
+        if (
+            self.scanning
+            or self.running
+            or not self.pickable
+            or not (0 <= row < len(self.rows))
+            or not self.rows[row].usable
+        ):
             return
         self.target_picked.emit(self.rows[row].python)

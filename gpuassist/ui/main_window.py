@@ -72,17 +72,24 @@ log = logging.getLogger(__name__)
 CLOSE_BUDGET_S = 1.6  # of the 2 s the user waits after closing mid-run (docs/architecture.md §6)
 NO_ENV_TABLE = "This report has no environment table (`gpuassist envs --format json` writes one)."
 ENVS_TIP = "Every Python environment on this machine and its torch; pick the one your code runs"
-ENVS_TIP_SIMULATED = ("The environment table lists this machine's interpreters: not shown for a simulated "
-                      "machine")
-EXPORT_FILTERS = {"html": "HTML report (*.html)", "markdown": "Markdown (*.md)", "json": "JSON report (*.json)",
-                  "csv": "Monitor traces (*.csv)"}
+ENVS_TIP_SIMULATED = "The environment table lists this machine's interpreters: not shown for a simulated machine"
+EXPORT_FILTERS = {
+    "html": "HTML report (*.html)",
+    "markdown": "Markdown (*.md)",
+    "json": "JSON report (*.json)",
+    "csv": "Monitor traces (*.csv)",
+}
 EXPORT_SUFFIX = {"html": ".html", "markdown": ".md", "json": ".json", "csv": ".csv"}
 ASK_DELAY_MS = 300  # the question opens once the window has been shown and drawn
 PICKED_REASON = "your choice in gpuassist (remembered on this machine)"
-ASK_GUESS = ("Which Python does your code run? {count} environments have torch; gpuassist picked {name}, the one "
-             "used most recently. Click the one your code runs with to diagnose it instead.")
-ASK_NONE = ("Which Python does your code run? None of the environments found has torch; gpuassist picked {name}. "
-            "Click the one your code runs with to diagnose it instead.")
+ASK_GUESS = (
+    "Which Python does your code run? {count} environments have torch; gpuassist picked {name}, the one "
+    "used most recently. Click the one your code runs with to diagnose it instead."
+)
+ASK_NONE = (
+    "Which Python does your code run? None of the environments found has torch; gpuassist picked {name}. "
+    "Click the one your code runs with to diagnose it instead."
+)
 
 
 def remembered_key() -> str:
@@ -98,8 +105,12 @@ class PasteDialog(QDialog):
         self.setWindowTitle("Paste collect_env output")
         self.resize(760, 520)
         lay = QVBoxLayout(self)
-        lay.addWidget(QLabel("Paste the output of  python -m torch.utils.collect_env  (any torch version), or an "
-                             "error message or traceback:"))
+        lay.addWidget(
+            QLabel(
+                "Paste the output of  python -m torch.utils.collect_env  (any torch version), or an "
+                "error message or traceback:"
+            )
+        )
         self.text = QPlainTextEdit()
         self.text.setFont(style.mono_font())
         lay.addWidget(self.text, 1)
@@ -179,8 +190,14 @@ class MainWindow(QMainWindow):
                 page.run_offered_requested.connect(lambda: self.run(self.flow.offered() or None))
                 page.redact_changed.connect(self._on_redact)
             else:
-                page = StepPage(step.id, step.title, step.explanation, n, total,
-                                progress=ScriptProgress() if step.id == "script" else None)
+                page = StepPage(
+                    step.id,
+                    step.title,
+                    step.explanation,
+                    n,
+                    total,
+                    progress=ScriptProgress() if step.id == "script" else None,
+                )
                 page.run_requested.connect(self.run_step)
                 page.next_requested.connect(self.go_next)
             page.back_requested.connect(self.go_back)
@@ -299,8 +316,7 @@ class MainWindow(QMainWindow):
         self.target_combo.activated.connect(self._on_target_activated)
         lay.addWidget(self.target_combo, 1)
         self.browse_button = QPushButton("Browse…")
-        self.browse_button.setToolTip("Choose another interpreter file (the python your script, notebook or IDE "
-                                      "runs)")
+        self.browse_button.setToolTip("Choose another interpreter file (the python your script, notebook or IDE runs)")
         self.browse_button.clicked.connect(self.browse_target)
         lay.addWidget(self.browse_button)
         self.envs_button = QPushButton("Environments")
@@ -323,15 +339,20 @@ class MainWindow(QMainWindow):
         self.export_button = QToolButton()
         self.export_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         menu = QMenu(self.export_button)
-        for fmt, text in (("html", "HTML report (with plots)…"), ("markdown", "Markdown…"), ("json", "JSON…"),
-                          ("csv", "Monitor traces (CSV)…")):
+        for fmt, text in (
+            ("html", "HTML report (with plots)…"),
+            ("markdown", "Markdown…"),
+            ("json", "JSON…"),
+            ("csv", "Monitor traces (CSV)…"),
+        ):
             menu.addAction(text, functools.partial(self.export_dialog, fmt))
         self.export_button.setMenu(menu)
         # a support engineer's way in: someone else's report, or the collect_env output they pasted
         self.open_button = QToolButton()
         self.open_button.setText("Open  ▾")
-        self.open_button.setToolTip("Read someone else's report: a gpuassist JSON report, collect_env output "
-                                    "or an error log")
+        self.open_button.setToolTip(
+            "Read someone else's report: a gpuassist JSON report, collect_env output or an error log"
+        )
         self.open_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         reports = QMenu(self.open_button)
         self.open_action = reports.addAction("Open report…", self.open_report_dialog)
@@ -362,8 +383,9 @@ class MainWindow(QMainWindow):
         remembered = str(self.settings.value(remembered_key(), "") or "") or None
         choice = choose_target(Context.current(), remembered=remembered)  # file reads only: milliseconds
         self.target_choice = choice
-        found = [c.python for c in (choice.discovery.candidates if choice.discovery else [])
-                 if c.exists and not c.refused]
+        found = [
+            c.python for c in (choice.discovery.candidates if choice.discovery else []) if c.exists and not c.refused
+        ]
         seen: list[str] = []
         for p in [*([choice.python] if choice.python else []), *found, *self._recent_targets()]:
             if p not in seen and (p == own_python() or os.path.exists(p)):
@@ -444,16 +466,19 @@ class MainWindow(QMainWindow):
             item.setText(f"{row + 1}   {st.step.title}")
             item.setIcon(status_icon(status))
             item.setForeground(QColor("#5f6b7a" if status is StepStatus.PENDING else "#1f2933"))
-            item.setData(Qt.ItemDataRole.ToolTipRole, f"{st.step.title}: {status.label}"
-                         + (f" — {st.reason}" if st.reason else ""))
+            item.setData(
+                Qt.ItemDataRole.ToolTipRole,
+                f"{st.step.title}: {status.label}" + (f" — {st.reason}" if st.reason else ""),
+            )
             item.setData(Qt.ItemDataRole.UserRole, status.value)
             page = self.pages[st.step.id]
             if isinstance(page, StepPage) and status is not StepStatus.RUNNING:
                 # while a run goes on, only the page in view is redrawn (tables and plots cost the UI
                 # thread tens of ms); the others are drawn when shown, or when the run ends
                 if page.needs_render(st, self.flow.interactive) and (not busy or page is self.current_page):
-                    page.show_state(st, busy=busy, interactive=self.flow.interactive,
-                                    blocks=self.flow.details(st.step.id))
+                    page.show_state(
+                        st, busy=busy, interactive=self.flow.interactive, blocks=self.flow.details(st.step.id)
+                    )
                 else:
                     page.update_buttons(busy=busy, interactive=self.flow.interactive)
         if not busy or self.current_page is self.summary:
@@ -499,17 +524,23 @@ class MainWindow(QMainWindow):
 
     def _update_banner(self) -> None:
         if self.flow.context.simulated:
-            self.banner.setText(f"SIMULATED — scenario {self.flow.context.scenario}"
-                                + (f": {self.scenario_label}" if self.scenario_label else "")
-                                + ". Nothing shown here was measured on this machine.")
+            self.banner.setText(
+                f"SIMULATED — scenario {self.flow.context.scenario}"
+                + (f": {self.scenario_label}" if self.scenario_label else "")
+                + ". Nothing shown here was measured on this machine."
+            )
             self.banner.setStyleSheet(f"background: {style.SIMULATED_BG}; color: {style.SIMULATED_FG};")
             self.banner.setVisible(True)
         elif self.flow.source == "report":
-            label = (self.flow.loaded_report.meta.get("reopened_from") or
-                     self.flow.loaded_report.meta.get("source_label")) if self.flow.loaded_report else ""
+            label = (
+                (self.flow.loaded_report.meta.get("reopened_from") or self.flow.loaded_report.meta.get("source_label"))
+                if self.flow.loaded_report
+                else ""
+            )
             sim = " (a SIMULATED machine)" if self.flow.loaded_report and self.flow.loaded_report.simulated else ""
-            self.banner.setText(f"Reading {label}{sim} — not this machine. Press Close report to go back to "
-                                "this machine's session.")
+            self.banner.setText(
+                f"Reading {label}{sim} — not this machine. Press Close report to go back to this machine's session."
+            )
             colour = style.SIMULATED_BG if sim else style.REPORT_BG
             self.banner.setStyleSheet(f"background: {colour}; color: #0d2b4e;")
             self.banner.setVisible(True)
@@ -533,8 +564,9 @@ class MainWindow(QMainWindow):
         def work(emit: Any, cancel: Any) -> list[str]:
             return flow.execute(step_ids, emit, cancel)
 
-        self.worker = start_worker(work, on_progress=self._on_event, on_errored=self._on_worker_error,
-                                   on_done=self._on_done)
+        self.worker = start_worker(
+            work, on_progress=self._on_event, on_errored=self._on_worker_error, on_done=self._on_done
+        )
         self.refresh()
         return True
 
@@ -599,8 +631,7 @@ class MainWindow(QMainWindow):
             self.refresh()
             worst = self.flow.summary_status()
             offered = self.flow.offered()
-            more = (f" {len(offered)} benchmark(s) offered, not run: they would measure the CPU only."
-                    if offered else "")
+            more = f" {len(offered)} benchmark(s) offered, not run: they would measure the CPU only." if offered else ""
             self.statusBar().showMessage(f"Done in {seconds:.1f} s — {worst.label}.{more}")
             if getattr(self, "_run_all", False):
                 self.monitor_view.freeze_on_run(self.monitor_view.run_origin)  # the plots stay on the run
@@ -620,15 +651,22 @@ class MainWindow(QMainWindow):
             return
         self.target_reason.setVisible(True)
         self.target_reason.setText(f"Diagnosing {ctx.target}: {ctx.target_reason or 'your choice'}")
-        self.target_reason.setToolTip("Why this interpreter. Change it in the selector, with Browse…, or in the "
-                                      "Environments table; your choice is remembered on this machine.")
+        self.target_reason.setToolTip(
+            "Why this interpreter. Change it in the selector, with Browse…, or in the "
+            "Environments table; your choice is remembered on this machine."
+        )
 
     def ask_for_target(self) -> None:
         """The default is a guess (several environments have torch, or none has): open the environment table
         with the guess selected, and let one click on a row change it."""
         choice = self.target_choice
-        if choice is None or not choice.ask or self._closing or self.flow.context.simulated \
-                or self.flow.source == "report":
+        if (
+            choice is None
+            or not choice.ask
+            or self._closing
+            or self.flow.context.simulated
+            or self.flow.source == "report"
+        ):
             return  # the user chose meanwhile (--python, the selector), or there is nothing to ask about
         self.asking = True
         self.show_environments_panel(True)
@@ -642,7 +680,7 @@ class MainWindow(QMainWindow):
         self.envs_panel.set_asking(text.format(name=choice.name or choice.python, count=len(choice.with_torch)))
 
     def _diagnose_offered(self, path: str) -> None:
-        """"Diagnose this one" on a finding card: that interpreter becomes the target (and is remembered)."""
+        """ "Diagnose this one" on a finding card: that interpreter becomes the target (and is remembered)."""
         if self._closing or not self.flow.interactive:
             return
         if self.busy:
@@ -676,8 +714,11 @@ class MainWindow(QMainWindow):
             self.run(rerun)
 
     def browse_target(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Choose the Python interpreter to diagnose",
-                                              os.path.dirname(self.flow.context.target or fallback_python()))
+        path, _ = QFileDialog.getOpenFileName(
+            self,
+            "Choose the Python interpreter to diagnose",
+            os.path.dirname(self.flow.context.target or fallback_python()),
+        )
         if path:
             self.set_target(path)
 
@@ -702,14 +743,18 @@ class MainWindow(QMainWindow):
         panel = ScriptRunPanel()
         steps = str(self.settings.value("script_run_steps", "") or "")
         seconds = str(self.settings.value("script_run_seconds", "") or "")
-        panel.restore(str(self.settings.value("script_run_args", "") or ""),
-                      int(steps) if steps.isdigit() else None if steps == "none" else DEFAULT_STEPS,
-                      float(seconds) if seconds.isdigit() else DEFAULT_SECONDS)
+        panel.restore(
+            str(self.settings.value("script_run_args", "") or ""),
+            int(steps) if steps.isdigit() else None if steps == "none" else DEFAULT_STEPS,
+            float(seconds) if seconds.isdigit() else DEFAULT_SECONDS,
+        )
         panel.changed.connect(self._on_script_run_changed)
         page.header_slot.addWidget(panel)
         self.script_run_panel = panel
-        page.pending_hint = ("Optional. Choose the training script or notebook your code runs: Run all leaves "
-                             "this step out until you do.")
+        page.pending_hint = (
+            "Optional. Choose the training script or notebook your code runs: Run all leaves "
+            "this step out until you do."
+        )
         last = str(self.settings.value("script", "") or "")
         if last and os.path.isfile(last):
             self.set_script(last, run=False)
@@ -727,8 +772,9 @@ class MainWindow(QMainWindow):
         self.settings.setValue("script_run_seconds", str(panel.seconds.value()))
         page = self.pages["script"]
         assert isinstance(page, StepPage)
-        page.run_words = ("Read and run it", "Read and run it again") if panel.request() else \
-            ("Run this step", "Run again")
+        page.run_words = (
+            ("Read and run it", "Read and run it again") if panel.request() else ("Run this step", "Run again")
+        )
         page.run.setText(page.run_text(self.flow.state("script").status))
 
     def _update_script_run_panel(self) -> None:
@@ -739,10 +785,12 @@ class MainWindow(QMainWindow):
 
         path = self.flow.context.script
         panel.setVisible(self.flow.interactive)  # a report read here has nothing to run
-        why = "this is a report from elsewhere" if not self.flow.interactive else \
-            run_unavailable(self.flow.context, path)
-        panel.set_context(python=target_python(self.flow.context), folder=working_dir(path) if path else None,
-                          why_not=why)
+        why = (
+            "this is a report from elsewhere" if not self.flow.interactive else run_unavailable(self.flow.context, path)
+        )
+        panel.set_context(
+            python=target_python(self.flow.context), folder=working_dir(path) if path else None, why_not=why
+        )
         panel.set_busy(self.busy)
         if (panel.request() is None) != (self.flow.context.script_run is None):
             self._on_script_run_changed()
@@ -750,8 +798,12 @@ class MainWindow(QMainWindow):
     def choose_script(self) -> None:
 
         start = str(self.flow.context.script or self.settings.value("script", "") or Path.home())
-        path, _ = QFileDialog.getOpenFileName(self, "Choose the training script or notebook to audit", start,
-                                              "Python scripts and notebooks (*.py *.ipynb);;All files (*)")
+        path, _ = QFileDialog.getOpenFileName(
+            self,
+            "Choose the training script or notebook to audit",
+            start,
+            "Python scripts and notebooks (*.py *.ipynb);;All files (*)",
+        )
         if path:
             self.set_script(path)
 
@@ -856,8 +908,9 @@ class MainWindow(QMainWindow):
             self.envs_worker = None
 
         self.envs_panel.show_scanning()
-        self.envs_worker = start_worker(work, on_progress=progress, on_returned=returned, on_errored=errored,
-                                        on_done=done)
+        self.envs_worker = start_worker(
+            work, on_progress=progress, on_returned=returned, on_errored=errored, on_done=done
+        )
         return True
 
     def _refresh_environment_findings(self) -> None:
@@ -876,8 +929,12 @@ class MainWindow(QMainWindow):
 
     # -- reports in -------------------------------------------------------------------------------------------
     def open_report_dialog(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Open a gpuassist report, collect_env output or error log",
-                                              str(Path.home()), "Reports (*.json *.txt *.log);;All files (*)")
+        path, _ = QFileDialog.getOpenFileName(
+            self,
+            "Open a gpuassist report, collect_env output or error log",
+            str(Path.home()),
+            "Reports (*.json *.txt *.log);;All files (*)",
+        )
         if path:
             self.open_report_file(path)
 
@@ -904,8 +961,9 @@ class MainWindow(QMainWindow):
         return self._load_in_background(parse)
 
     def open_fleet_dialog(self) -> None:
-        folder = QFileDialog.getExistingDirectory(self, "Open a folder of nodes' reports (gpuassist fleet)",
-                                                  str(Path.home()))
+        folder = QFileDialog.getExistingDirectory(
+            self, "Open a folder of nodes' reports (gpuassist fleet)", str(Path.home())
+        )
         if folder:
             self.open_fleet(folder)
 
@@ -956,9 +1014,12 @@ class MainWindow(QMainWindow):
         outcome: list[Report | str] = []
         loop = QEventLoop(self)
         self.statusBar().showMessage("Reading…")
-        self.reader_worker = start_worker(lambda _emit, _cancel: parse(), on_returned=outcome.append,
-                                          on_errored=lambda message: outcome.append(f"Cannot read it: {message}"),
-                                          on_done=loop.quit)
+        self.reader_worker = start_worker(
+            lambda _emit, _cancel: parse(),
+            on_returned=outcome.append,
+            on_errored=lambda message: outcome.append(f"Cannot read it: {message}"),
+            on_done=loop.quit,
+        )
         if self.reader_worker.running:
             loop.exec()
         self.reader_worker = None

@@ -47,8 +47,14 @@ class MonitorView(QWidget):
     export_csv_requested = Signal()
     collapsed_changed = Signal(bool)  # the user folded or unfolded the plots (the window remembers it)
 
-    def __init__(self, monitor: Monitor, parent: QWidget | None = None, *, simulated: bool = False,
-                 tags: dict[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        monitor: Monitor,
+        parent: QWidget | None = None,
+        *,
+        simulated: bool = False,
+        tags: dict[str, str] | None = None,
+    ) -> None:
         super().__init__(parent)
         self.monitor = monitor
         self.simulated = simulated
@@ -148,8 +154,9 @@ class MonitorView(QWidget):
             if self.static is not None:
                 self.static = None
                 self._reset_plots()
-            self.title.setText(f"Live monitor — {self.monitor.label}"
-                               + (f" ({source} has no recorded trace)" if source else ""))
+            self.title.setText(
+                f"Live monitor — {self.monitor.label}" + (f" ({source} has no recorded trace)" if source else "")
+            )
             self.timer.start()
             return
         self.static = trace
@@ -159,8 +166,7 @@ class MonitorView(QWidget):
 
     def _plot(self, key: str, title: str, yrange: tuple[float, float] | None) -> pg.PlotItem:
         column = len(self.plots)
-        p = self.graphics.addPlot(row=0, col=column,
-                                  title=f"<span style='font-size:9pt'>{html.escape(title)}</span>")
+        p = self.graphics.addPlot(row=0, col=column, title=f"<span style='font-size:9pt'>{html.escape(title)}</span>")
         self.graphics.ci.layout.setColumnStretchFactor(column, WIDE if key in LABELLED else 1)
         p.hideButtons()
         p.setMenuEnabled(False)
@@ -246,22 +252,28 @@ class MonitorView(QWidget):
             if self.static is not None:
                 text = f"No GPU plot: the recorded trace has no GPU readings ({reason})"
             elif self.simulated and "recorded" not in trace.label:
-                text = (f"No GPU plot: the simulated machine has no recorded monitor trace, and this machine "
-                        f"has no GPU to show instead ({reason})")
+                text = (
+                    f"No GPU plot: the simulated machine has no recorded monitor trace, and this machine "
+                    f"has no GPU to show instead ({reason})"
+                )
             else:
                 text = f"No NVIDIA GPU plot: {reason}"
             self.gpu_note.setText(f"{text}. CPU and RAM are shown.")
             self.gpu_note.setObjectName("gpuNote")
-            self.gpu_note.setStyleSheet("color: #8a5300; background: #fff4e0; border: 1px solid #f3d9a4; "
-                                        "border-radius: 4px; padding: 2px 8px;")
+            self.gpu_note.setStyleSheet(
+                "color: #8a5300; background: #fff4e0; border: 1px solid #f3d9a4; border-radius: 4px; padding: 2px 8px;"
+            )
             self.gpu_note.setVisible(not self.collapsed)
             return
         self.gpu_note.setVisible(False)
         names = ", ".join(f"GPU{g.index} {g.name}" for g in trace.gpus)
         self.gpu_note.setText(names)
         self.gpu_note.setObjectName("monitorInfo")
-        specs = [("mem_used_gib", "GPU memory GiB", None), ("power_w", "GPU power W", None),
-                 ("temp_c", "GPU temp °C", None)]
+        specs = [
+            ("mem_used_gib", "GPU memory GiB", None),
+            ("power_w", "GPU power W", None),
+            ("temp_c", "GPU temp °C", None),
+        ]
         for field, title, yr in specs:
             p = self._plot(field, title, yr)
             if field == "mem_used_gib":
@@ -285,7 +297,6 @@ class MonitorView(QWidget):
         try:
             self._redraw()
         except Exception:  # a drawing glitch must not become an error dialog every 200 ms
-
             logging.getLogger(__name__).exception("monitor redraw failed")
             self.timer.stop()
 
@@ -372,8 +383,12 @@ class MonitorView(QWidget):
             if key not in self.regions:
                 items = []
                 for p in self.plots.values():
-                    region = pg.LinearRegionItem((band.start, band.end), movable=False, brush=_region_brush(colour),
-                                                 pen=pg.mkPen(QColor(colour), width=1))
+                    region = pg.LinearRegionItem(
+                        (band.start, band.end),
+                        movable=False,
+                        brush=_region_brush(colour),
+                        pen=pg.mkPen(QColor(colour), width=1),
+                    )
                     region.setZValue(-10)
                     p.addItem(region)
                     items.append(region)
@@ -413,13 +428,16 @@ class MonitorView(QWidget):
         legend_html = "&nbsp;&nbsp;&nbsp; ".join(
             f"<span style='color:{STEP_COLOURS[b.colour % len(STEP_COLOURS)]}'>■</span>&nbsp;"
             + (f"<b>{html.escape(b.tag)}</b>&nbsp;" if b.tag else "")
-            + html.escape(b.legend[len(b.tag) + 1 if b.tag else 0:])
-            for b in self.band_list)
+            + html.escape(b.legend[len(b.tag) + 1 if b.tag else 0 :])
+            for b in self.band_list
+        )
         axis = "s since Run all" if self.run_origin is not None else "s since gpuassist started"
-        text = (f"<span style='color:#5f6b7a'>Time axis: {axis}. Steps:</span>&nbsp;&nbsp; {legend_html}"
-                if legend_html else
-                "<span style='color:#5f6b7a'>Shaded bands mark the wizard steps on this time axis once they "
-                "run.</span>")
+        text = (
+            f"<span style='color:#5f6b7a'>Time axis: {axis}. Steps:</span>&nbsp;&nbsp; {legend_html}"
+            if legend_html
+            else "<span style='color:#5f6b7a'>Shaded bands mark the wizard steps on this time axis once they "
+            "run.</span>"
+        )
         if text != self.legend.text():  # a relayout every 200 ms would cost the UI thread for nothing
             self.legend.setText(text)
 
@@ -431,5 +449,3 @@ class MonitorView(QWidget):
 
     def stop(self) -> None:
         self.timer.stop()
-
-

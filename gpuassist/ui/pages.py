@@ -204,8 +204,7 @@ class Progress(QWidget):
                 self._show()
         elif kind in ("done", "exit"):
             self._set_fraction(len(self.stages))
-            self._set_text("Judging the measurements…" if self.runtime else
-                               "Checking the host and applying the rules…")
+            self._set_text("Judging the measurements…" if self.runtime else "Checking the host and applying the rules…")
         elif kind == "killed":
             self._set_text(f"Stopping the {'test' if self.runtime else 'probe'} ({ev.get('reason')})…")
 
@@ -242,8 +241,9 @@ class StepPage(QWidget):
     back_requested = Signal()
     next_requested = Signal()
 
-    def __init__(self, step_id: str, title: str, explanation: str, number: int, total: int, *,
-                 progress: Progress | None = None) -> None:
+    def __init__(
+        self, step_id: str, title: str, explanation: str, number: int, total: int, *, progress: Progress | None = None
+    ) -> None:
         super().__init__()
         self.step_id = step_id
         self.run_words = ("Run this step", "Run again")  # the run button before and after a run
@@ -378,11 +378,11 @@ class StepPage(QWidget):
         self.progress.reset()
         self.progress.setVisible(True)
         if shared_with:
-            self.content.addWidget(note_box(f"Runs together with {shared_with}: one probe of the target "
-                                            "interpreter answers all three."))
+            self.content.addWidget(
+                note_box(f"Runs together with {shared_with}: one probe of the target interpreter answers all three.")
+            )
 
-    def show_state(self, state: StepState, *, busy: bool, interactive: bool,
-                   blocks: list[Block] | None = None) -> None:
+    def show_state(self, state: StepState, *, busy: bool, interactive: bool, blocks: list[Block] | None = None) -> None:
         """Render a finished (or pending) step; ``busy`` = some step is running (buttons disabled)."""
         if state.status is StepStatus.RUNNING:
             return
@@ -481,8 +481,10 @@ class SummaryPage(QWidget):
         bar_lay.addStretch(1)
         self.redact = QCheckBox("Redact names")
         self.redact.setChecked(True)
-        self.redact.setToolTip("Hide home directory, user and host names in exported reports. Secrets, tokens and "
-                               "GPU serials are always removed.")
+        self.redact.setToolTip(
+            "Hide home directory, user and host names in exported reports. Secrets, tokens and "
+            "GPU serials are always removed."
+        )
         self.redact.toggled.connect(self.redact_changed.emit)
         bar_lay.addWidget(self.redact)
         bar_lay.addSpacing(6)
@@ -509,8 +511,12 @@ class SummaryPage(QWidget):
             b.setEnabled(report is not None)
         if report is None:
             self.verdict_headline = ""
-            self.content.addWidget(note_box("Nothing has been diagnosed yet. Press Run all ▶ at the top, or open "
-                                            "a report or paste collect_env output to read someone else's."))
+            self.content.addWidget(
+                note_box(
+                    "Nothing has been diagnosed yet. Press Run all ▶ at the top, or open "
+                    "a report or paste collect_env output to read someone else's."
+                )
+            )
             return
         from gpuassist.report.render import verdict  # start-up: not needed before there is a report
         from gpuassist.report.tiers import tiers
@@ -563,14 +569,17 @@ class SummaryPage(QWidget):
             self.content.addWidget(self._offer(offered))
         measured = [f for f in tier.measured if f.step in MEASURED_STEPS]
         others = [f for f in tier.measured if f.step not in MEASURED_STEPS]
-        for title, items in (("Worth fixing on this machine (measured)" if top is not None
-                              else "Measured on this machine", measured), ("Also found", others)):
+        for title, items in (
+            ("Worth fixing on this machine (measured)" if top is not None else "Measured on this machine", measured),
+            ("Also found", others),
+        ):
             if items:
                 self.content.addWidget(self._section(title))
                 add_finding_cards(self.content, self.cards, items)
         if tier.tips:
-            self.content.addWidget(self._collapsed(f"Tips ({len(tier.tips)}) — general advice, not checked "
-                                                   "against your code", tier.tips))
+            self.content.addWidget(
+                self._collapsed(f"Tips ({len(tier.tips)}) — general advice, not checked against your code", tier.tips)
+            )
         self._steps_overview(states)
 
     def set_compact(self, compact: bool) -> None:
@@ -583,8 +592,13 @@ class SummaryPage(QWidget):
         lay = QHBoxLayout(box)
         lay.setContentsMargins(14, 8, 14, 8)
         names = ", ".join(st.step.title for st in offered)
-        lay.addWidget(wrap_label(f"Not run: {names}. The verdict above already answers the question; these "
-                                 "would measure the CPU only.", "explanation"), 1)
+        lay.addWidget(
+            wrap_label(
+                f"Not run: {names}. The verdict above already answers the question; these would measure the CPU only.",
+                "explanation",
+            ),
+            1,
+        )
         self.offer_button = QPushButton("Run them anyway")
         self.offer_button.clicked.connect(self.run_offered_requested.emit)
         lay.addWidget(self.offer_button, 0, Qt.AlignmentFlag.AlignVCenter)

@@ -38,6 +38,8 @@ def unsound_bindings_message() -> str | None:
     if not leaking:
         return None
 
-    return (f"PySide6 {PySide6.__version__} loses references to {' and '.join(leaking)} and would crash Python "
-            f"{sys.version_info.major}.{sys.version_info.minor}; install another release: "
-            "python -m pip install 'PySide6-Essentials!=6.12.0'")
+    return (
+        f"PySide6 {PySide6.__version__} loses references to {' and '.join(leaking)} and would crash Python "
+        f"{sys.version_info.major}.{sys.version_info.minor}; install another release: "
+        "python -m pip install 'PySide6-Essentials!=6.12.0'"
+    )

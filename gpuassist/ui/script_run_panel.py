@@ -48,8 +48,10 @@ class ScriptRunPanel(QFrame):
         lay.setSpacing(8)
         self.enabled = QCheckBox("Also run it, to measure what it really does")
         self.enabled.setObjectName("runToggle")
-        self.enabled.setToolTip("Runs the script for a few steps with gpuassist's instruments: operators per "
-                                "device, copies, lines that wait for the GPU, data loading vs compute")
+        self.enabled.setToolTip(
+            "Runs the script for a few steps with gpuassist's instruments: operators per "
+            "device, copies, lines that wait for the GPU, data loading vs compute"
+        )
         lay.addWidget(self.enabled)
         self.warning = wrap_label("", "runWarning")
         self.warning.setStyleSheet(f"color: {WARNING.colour};")
@@ -66,8 +68,9 @@ class ScriptRunPanel(QFrame):
         args_label = QLabel("Arguments")
         args_label.setObjectName("evidenceKey")
         self.args = QLineEdit()
-        self.args.setPlaceholderText("what follows the script's name on the command line, e.g. --epochs 1 "
-                                     "--batch-size 64")
+        self.args.setPlaceholderText(
+            "what follows the script's name on the command line, e.g. --epochs 1 --batch-size 64"
+        )
         self.args.setClearButtonEnabled(True)
         self.args_error = wrap_label("", "argsError", selectable=False)
         self.args_error.setStyleSheet(f"color: {Severity.ERROR.colour};")
@@ -100,8 +103,16 @@ class ScriptRunPanel(QFrame):
         grid.addLayout(limits, 2, 1)
         grid.setColumnStretch(1, 1)
         lay.addWidget(self.options)
-        self.inputs = [args_label, self.args, stop_label, self.use_steps, self.steps, self.steps_label,
-                       self.seconds, self.seconds_label]
+        self.inputs = [
+            args_label,
+            self.args,
+            stop_label,
+            self.use_steps,
+            self.steps,
+            self.steps_label,
+            self.seconds,
+            self.seconds_label,
+        ]
 
         self.enabled.toggled.connect(self._on_change)
         self.args.textChanged.connect(self._on_change)
@@ -117,8 +128,9 @@ class ScriptRunPanel(QFrame):
         """The run asked for, or None (not ticked, or this script cannot be run here)."""
         if not self.enabled.isChecked() or self._why_not:
             return None
-        return RunRequest(self.args.text(), self.steps.value() if self.use_steps.isChecked() else None,
-                          float(self.seconds.value()))
+        return RunRequest(
+            self.args.text(), self.steps.value() if self.use_steps.isChecked() else None, float(self.seconds.value())
+        )
 
     def restore(self, args: str, steps: int | None, seconds: float) -> None:
         """The last arguments and limits (never the opt-in itself: running is asked for anew each time)."""
@@ -137,7 +149,8 @@ class ScriptRunPanel(QFrame):
             self.warning.setText(
                 f"⚠  This executes your script — your own code — with the target interpreter {python}, in the "
                 f"script's folder {folder}, and stops it at the limit below. Reading it (above) never runs "
-                "anything; it only runs when this box is ticked.")
+                "anything; it only runs when this box is ticked."
+            )
         self.unavailable.setVisible(bool(self._why_not))
         self.warning.setVisible(not self._why_not)
         self.options.setVisible(not self._why_not)
@@ -153,8 +166,9 @@ class ScriptRunPanel(QFrame):
         for w in self.inputs:
             w.setEnabled(can and self.enabled.isChecked())
         self.steps.setEnabled(can and self.enabled.isChecked() and self.use_steps.isChecked())
-        self.steps_label.setText("optimizer steps, or after" if self.use_steps.isChecked() else "optimizer steps: "
-                                 "no step limit, stop after")
+        self.steps_label.setText(
+            "optimizer steps, or after" if self.use_steps.isChecked() else "optimizer steps: no step limit, stop after"
+        )
 
     def _on_change(self) -> None:
         try:

@@ -103,9 +103,15 @@ class _Relay(QObject):
     """Lives on the UI thread: worker signals connected to its slots are queued to the UI thread (a plain
     lambda has no thread affinity and could run on the worker thread)."""
 
-    def __init__(self, thread: QThread, worker: Worker, on_progress: Callable[[dict[str, Any]], None] | None,
-                 on_returned: Callable[[Any], None] | None, on_errored: Callable[[str], None] | None,
-                 on_done: Callable[[], None] | None) -> None:
+    def __init__(
+        self,
+        thread: QThread,
+        worker: Worker,
+        on_progress: Callable[[dict[str, Any]], None] | None,
+        on_returned: Callable[[Any], None] | None,
+        on_errored: Callable[[str], None] | None,
+        on_done: Callable[[], None] | None,
+    ) -> None:
         super().__init__()
         self.qthread = thread
         self.worker = worker
@@ -141,9 +147,14 @@ class _Relay(QObject):
             self.cbs[3]()
 
 
-def start_worker(fn: WorkFn, *, on_progress: Callable[[dict[str, Any]], None] | None = None,
-                 on_returned: Callable[[Any], None] | None = None, on_errored: Callable[[str], None] | None = None,
-                 on_done: Callable[[], None] | None = None) -> WorkerHandle:
+def start_worker(
+    fn: WorkFn,
+    *,
+    on_progress: Callable[[dict[str, Any]], None] | None = None,
+    on_returned: Callable[[Any], None] | None = None,
+    on_errored: Callable[[str], None] | None = None,
+    on_done: Callable[[], None] | None = None,
+) -> WorkerHandle:
     """Start ``fn`` on a new QThread; callbacks run on the calling (UI) thread, ``on_done`` last."""
     thread = QThread()
     thread.setObjectName("gpuassist-worker")

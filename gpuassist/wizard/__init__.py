@@ -10,6 +10,15 @@ from gpuassist.wizard.model import Step, StepContext, StepResult, StepStatus
 from gpuassist.wizard.steps import build_flow, build_steps, run_diagnosis
 
 __all__ = [
-    "SUMMARY", "Flow", "Step", "StepContext", "StepResult", "StepState", "StepStatus", "build_flow", "build_steps",
-    "run_diagnosis", "split_report",
+    "SUMMARY",
+    "Flow",
+    "Step",
+    "StepContext",
+    "StepResult",
+    "StepState",
+    "StepStatus",
+    "build_flow",
+    "build_steps",
+    "run_diagnosis",
+    "split_report",
 ]

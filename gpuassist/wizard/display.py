@@ -90,15 +90,19 @@ def _times(value: Any) -> str:
 
 
 def _bound(value: Any) -> str:
-    return {"loader": "loader-bound: the model waits for data",
-            "compute": "compute-bound: data arrives as fast as the model can use it"}.get(str(value), _plain(value))
+    return {
+        "loader": "loader-bound: the model waits for data",
+        "compute": "compute-bound: data arrives as fast as the model can use it",
+    }.get(str(value), _plain(value))
 
 
 # -- a script run's evidence (run.* facts on a finding card): the numbers in words
 
+
 def _of_dict(words: Callable[[dict[str, Any]], str]) -> Callable[[Any], str]:
     """A formatter of a fact whose value is a dict; any other value (could not collect, an older layout) is
     shown in plain words."""
+
     def show_value(value: Any) -> str:
         return words(value) if isinstance(value, dict) else _plain(value)
 
@@ -120,17 +124,23 @@ def _by_device(value: Any) -> str:
     if not isinstance(value, dict) or not value:
         return _plain(value)
     total = sum(float(as_number(v) or 0) for v in value.values())
-    return ", ".join(f"{d} {fmt_num(n, 0)}" + (f" ({100 * float(as_number(n) or 0) / total:.0f} %)" if total else "")
-                     for d, n in sorted(value.items(), key=lambda kv: -float(as_number(kv[1]) or 0)))
+    return ", ".join(
+        f"{d} {fmt_num(n, 0)}" + (f" ({100 * float(as_number(n) or 0) / total:.0f} %)" if total else "")
+        for d, n in sorted(value.items(), key=lambda kv: -float(as_number(kv[1]) or 0))
+    )
 
 
 @_of_dict
 def _first_forward(value: dict[str, Any]) -> str:
     params = ", ".join(f"{d} ({fmt_num(n, 0)} values)" for d, n in (value.get("param_devices") or {}).items())
-    inputs = "; ".join(f"{i.get('device')} {'×'.join(map(str, i.get('shape') or []))} {i.get('dtype')}"
-                       for i in _rows(value.get("inputs")))
-    return (f"{value.get('module')} at {_site_with_code(value.get('site'))}: parameters on {params or 'none'}; "
-            f"inputs {inputs or 'none'}")
+    inputs = "; ".join(
+        f"{i.get('device')} {'×'.join(map(str, i.get('shape') or []))} {i.get('dtype')}"
+        for i in _rows(value.get("inputs"))
+    )
+    return (
+        f"{value.get('module')} at {_site_with_code(value.get('site'))}: parameters on {params or 'none'}; "
+        f"inputs {inputs or 'none'}"
+    )
 
 
 @_of_dict
@@ -141,38 +151,53 @@ def _exception(value: dict[str, Any]) -> str:
 
 def _syncs(value: Any) -> str:
 
-    return "; ".join(f"{_site(s.get('site'))} {SYNC_WORDS.get(str(s.get('kind')), s.get('kind'))} on "
-                     f"{s.get('device')}: {fmt_num(s.get('count'), 0)} times in {fmt_num(s.get('steps'), 0)} steps"
-                     for s in _rows(value)) or "none"
+    return (
+        "; ".join(
+            f"{_site(s.get('site'))} {SYNC_WORDS.get(str(s.get('kind')), s.get('kind'))} on "
+            f"{s.get('device')}: {fmt_num(s.get('count'), 0)} times in {fmt_num(s.get('steps'), 0)} steps"
+            for s in _rows(value)
+        )
+        or "none"
+    )
 
 
 @_of_dict
 def _loader(value: dict[str, Any]) -> str:
-    return (f"{_site(value.get('site'))}: batch {value.get('batch_size')}, num_workers={value.get('num_workers')}, "
-            f"pin_memory={value.get('pin_memory')}; waited {fmt_seconds(value.get('wait_seconds'))} in all, first "
-            f"batch {fmt_seconds(value.get('startup_seconds'))}")
+    return (
+        f"{_site(value.get('site'))}: batch {value.get('batch_size')}, num_workers={value.get('num_workers')}, "
+        f"pin_memory={value.get('pin_memory')}; waited {fmt_seconds(value.get('wait_seconds'))} in all, first "
+        f"batch {fmt_seconds(value.get('startup_seconds'))}"
+    )
 
 
 @_of_dict
 def _steady(value: dict[str, Any]) -> str:
-    return (f"{fmt_num(value.get('steps'), 0)} steps took {fmt_seconds(value.get('step_seconds'))}: "
-            f"{fmt_seconds(value.get('wait_seconds'))} waiting for data, "
-            f"{fmt_seconds(value.get('instrumentation_seconds'))} gpuassist's instruments")
+    return (
+        f"{fmt_num(value.get('steps'), 0)} steps took {fmt_seconds(value.get('step_seconds'))}: "
+        f"{fmt_seconds(value.get('wait_seconds'))} waiting for data, "
+        f"{fmt_seconds(value.get('instrumentation_seconds'))} gpuassist's instruments"
+    )
 
 
 @_of_dict
 def _per_step(value: dict[str, Any]) -> str:
-    return (f"{fmt_seconds(value.get('seconds'))} per step, {fmt_seconds(value.get('data_wait'))} of it waiting for "
-            f"data; {fmt_num(value.get('ops'), 0)} operators ({fmt_num(value.get('accel_ops'), 0)} on a GPU); "
-            f"{fmt_num(value.get('h2d'), 0)} copies to the device ({fmt_bytes(value.get('h2d_bytes'))}), "
-            f"{fmt_num(value.get('d2h'), 0)} back; {fmt_num(value.get('syncs'), 0)} host waits; first step "
-            f"{fmt_seconds(value.get('first_step_seconds'))}")
+    return (
+        f"{fmt_seconds(value.get('seconds'))} per step, {fmt_seconds(value.get('data_wait'))} of it waiting for "
+        f"data; {fmt_num(value.get('ops'), 0)} operators ({fmt_num(value.get('accel_ops'), 0)} on a GPU); "
+        f"{fmt_num(value.get('h2d'), 0)} copies to the device ({fmt_bytes(value.get('h2d_bytes'))}), "
+        f"{fmt_num(value.get('d2h'), 0)} back; {fmt_num(value.get('syncs'), 0)} host waits; first step "
+        f"{fmt_seconds(value.get('first_step_seconds'))}"
+    )
 
 
 def _compute(value: Any) -> str:
     rows = [value] if isinstance(value, dict) else _rows(value)  # one operator, or the list of them
-    return "; ".join(f"{c.get('op')} {c.get('dtype')} on {c.get('device')}: {fmt_num(c.get('count'), 0)} calls"
-                     for c in rows) or "none"
+    return (
+        "; ".join(
+            f"{c.get('op')} {c.get('dtype')} on {c.get('device')}: {fmt_num(c.get('count'), 0)} calls" for c in rows
+        )
+        or "none"
+    )
 
 
 def _torch_import(value: Any) -> str:
@@ -184,9 +209,11 @@ def _torch_import(value: Any) -> str:
 
 @_of_dict
 def _run_settings(value: dict[str, Any]) -> str:
-    text = (f"cudnn.benchmark {fmt_bool(value.get('cudnn_benchmark'))}, float32 matmul precision "
-            f"{value.get('float32_matmul_precision')}, TF32 matmul {fmt_bool(value.get('cuda_matmul_allow_tf32'))} / "
-            f"cuDNN {fmt_bool(value.get('cudnn_allow_tf32'))}, autocast {fmt_bool(value.get('autocast_seen'))}")
+    text = (
+        f"cudnn.benchmark {fmt_bool(value.get('cudnn_benchmark'))}, float32 matmul precision "
+        f"{value.get('float32_matmul_precision')}, TF32 matmul {fmt_bool(value.get('cuda_matmul_allow_tf32'))} / "
+        f"cuDNN {fmt_bool(value.get('cudnn_allow_tf32'))}, autocast {fmt_bool(value.get('autocast_seen'))}"
+    )
     if isinstance(value.get("compile"), dict):
         text += ", torch.compile used"
     return text
@@ -271,11 +298,30 @@ FACT_LABELS: dict[str, str] = {
     "bandwidth.rows": "Copy bandwidth",
 }
 _PREFIX_WORDS = {
-    "pci": "PCI", "nvml": "NVML", "dev": "/dev", "smi": "nvidia-smi", "torch": "torch", "cuda": "CUDA",
-    "driver": "driver", "host": "host", "kernel": "kernel", "sweep": "DataLoader sweep", "bench": "CNN benchmark",
-    "placement": "device placement", "python": "Python", "platform": "platform", "env": "environment",
-    "run": "your script's run", "audit": "your script", "probe": "probe", "mps": "Apple MPS", "envs": "environments",
-    "bandwidth": "copy bandwidth", "scheduler": "job scheduler", "container": "container", "wsl": "WSL",
+    "pci": "PCI",
+    "nvml": "NVML",
+    "dev": "/dev",
+    "smi": "nvidia-smi",
+    "torch": "torch",
+    "cuda": "CUDA",
+    "driver": "driver",
+    "host": "host",
+    "kernel": "kernel",
+    "sweep": "DataLoader sweep",
+    "bench": "CNN benchmark",
+    "placement": "device placement",
+    "python": "Python",
+    "platform": "platform",
+    "env": "environment",
+    "run": "your script's run",
+    "audit": "your script",
+    "probe": "probe",
+    "mps": "Apple MPS",
+    "envs": "environments",
+    "bandwidth": "copy bandwidth",
+    "scheduler": "job scheduler",
+    "container": "container",
+    "wsl": "WSL",
 }
 
 
@@ -325,8 +371,12 @@ def _outcome_block(facts: Mapping[str, Any], test: str) -> list[Block]:
         how = _get(facts, f"{test}.signal") or f"exit status {_get(facts, f'{test}.returncode')}"
         words = f"crashed ({how} in stage {_get(facts, f'{test}.failed_stage')})"
     rows = [("Outcome", words)]
-    for label, key in (("Failed at stage", "failed_stage"), ("Error", "error"), ("Import error", "import_error"),
-                       ("Time limit (s)", "limit_seconds")):
+    for label, key in (
+        ("Failed at stage", "failed_stage"),
+        ("Error", "error"),
+        ("Import error", "import_error"),
+        ("Time limit (s)", "limit_seconds"),
+    ):
         v = _get(facts, f"{test}.{key}")
         if v not in (None, "", []) and not isinstance(v, NotCollected):
             rows.append((label, _plain(v)))
@@ -334,7 +384,7 @@ def _outcome_block(facts: Mapping[str, Any], test: str) -> list[Block]:
 
 
 def _norm_bus(bus: Any) -> str:
-    """"00000000:01:00.0" (NVML) and "0000:01:00.0" (torch) name the same device."""
+    """ "00000000:01:00.0" (NVML) and "0000:01:00.0" (torch) name the same device."""
     if not isinstance(bus, str) or ":" not in bus:
         return ""
     domain, rest = bus.lower().split(":", 1)
@@ -372,23 +422,43 @@ def placement_blocks(facts: Mapping[str, Any]) -> list[Block]:
         return f"{mark} on {c.get('device', '?')}" + (f", max error {err:.1g}" if err is not None else "")
 
     if checks:
-        rows = [[str(c.get("device")), check(c.get("tensor")), check(c.get("model")), str(c.get("param_device") or "—"),
-                 fmt_num((as_number(c.get("seconds")) or 0) * 1000, 1), "✔ correct" if c.get("ok") else
-                 f"✖ {c.get('error') or 'wrong result'}"] for c in checks]
-        out.append(Table("Correctness on each device", ["Device", "Matrix multiply", "Small conv model",
-                                                       "Model parameters on", "Time (ms)", "Result"], rows,
-                         numeric=(4,), note="Each result is compared with the CPU's (tolerance 1 % relative)."))
+        rows = [
+            [
+                str(c.get("device")),
+                check(c.get("tensor")),
+                check(c.get("model")),
+                str(c.get("param_device") or "—"),
+                fmt_num((as_number(c.get("seconds")) or 0) * 1000, 1),
+                "✔ correct" if c.get("ok") else f"✖ {c.get('error') or 'wrong result'}",
+            ]
+            for c in checks
+        ]
+        out.append(
+            Table(
+                "Correctness on each device",
+                ["Device", "Matrix multiply", "Small conv model", "Model parameters on", "Time (ms)", "Result"],
+                rows,
+                numeric=(4,),
+                note="Each result is compared with the CPU's (tolerance 1 % relative).",
+            )
+        )
     elif "placement.checks" in facts:
         out.append(Absent("Correctness on each device", show("placement.checks", facts["placement.checks"])))
     default = _get(facts, "placement.default_device")
     if isinstance(default, dict):
         accel = default.get("accelerators") or []
-        out.append(KeyValues("Where new tensors land by default", [
-            ("torch.ones(2)", str(default.get("tensor_device") or "—")),
-            ("new nn.Linear parameters", str(default.get("model_param_device") or "—")),
-            ("torch default device", str(default.get("default_device") or "—")),
-            ("accelerators torch offers", ", ".join(map(str, accel)) if accel else "none"),
-        ], note="Nothing moves to a GPU by itself: code must call .to(device)." if accel else ""))
+        out.append(
+            KeyValues(
+                "Where new tensors land by default",
+                [
+                    ("torch.ones(2)", str(default.get("tensor_device") or "—")),
+                    ("new nn.Linear parameters", str(default.get("model_param_device") or "—")),
+                    ("torch default device", str(default.get("default_device") or "—")),
+                    ("accelerators torch offers", ", ".join(map(str, accel)) if accel else "none"),
+                ],
+                note="Nothing moves to a GPU by itself: code must call .to(device)." if accel else "",
+            )
+        )
 
     rows_bw = _rows(_get(facts, "bandwidth.rows"))
     theo = theoretical_gbps(facts)
@@ -397,7 +467,8 @@ def placement_blocks(facts: Mapping[str, Any]) -> list[Block]:
         cells: dict[tuple[str, int], dict[tuple[str, str], dict[str, Any]]] = {}
         for r in rows_bw:
             cells.setdefault((str(r.get("device")), int(as_number(r.get("bytes")) or 0)), {})[
-                (str(r.get("direction")), str(r.get("memory")))] = r
+                (str(r.get("direction")), str(r.get("memory")))
+            ] = r
         table_rows = []
         for (dev, size), by in cells.items():
             rate = theo.get(dev)
@@ -413,15 +484,30 @@ def placement_blocks(facts: Mapping[str, Any]) -> list[Block]:
                     row.append(fmt_num(gbps, 1) + (f"  ({100 * gbps / rate[0]:.0f} %)" if rate and gbps else ""))
             table_rows.append(row)
         links = "; ".join(f"{dev}: {name} = {rate:.1f} GB/s per direction" for dev, (rate, name) in theo.items())
-        note = "GB/s, best of repeats" + (f"; (%) of the theoretical link rate — {links}." if links else
-                                          "; theoretical rate unknown: NVML did not report the PCIe link.")
+        note = "GB/s, best of repeats" + (
+            f"; (%) of the theoretical link rate — {links}."
+            if links
+            else "; theoretical rate unknown: NVML did not report the PCIe link."
+        )
         memcpy = as_number(_get(facts, "bandwidth.host_memcpy_gbps"))
         if memcpy is not None:
             note += f" Host memcpy (CPU → CPU) for reference: {memcpy:.1f} GB/s."
-        out.append(Table("Host ↔ device copy bandwidth (GB/s)",
-                         ["Device", "Size", "host → device pageable", "host → device pinned",
-                          "device → host pageable", "device → host pinned"],
-                         table_rows, numeric=(1, 2, 3, 4, 5), note=note))
+        out.append(
+            Table(
+                "Host ↔ device copy bandwidth (GB/s)",
+                [
+                    "Device",
+                    "Size",
+                    "host → device pageable",
+                    "host → device pinned",
+                    "device → host pageable",
+                    "device → host pinned",
+                ],
+                table_rows,
+                numeric=(1, 2, 3, 4, 5),
+                note=note,
+            )
+        )
     elif "bandwidth.rows" in facts or "bandwidth.skipped" in facts:
         why = _get(facts, "bandwidth.skipped") or "no accelerator was tested"
         memcpy = as_number(_get(facts, "bandwidth.host_memcpy_gbps"))
@@ -432,28 +518,59 @@ def placement_blocks(facts: Mapping[str, Any]) -> list[Block]:
 
     transfer = _get(facts, "placement.transfer")
     if isinstance(transfer, list) and _rows(transfer):
-        rows = [[str(t.get("device")), "×".join(map(str, t.get("batch_shape") or [])) or "—",
-                 fmt_bytes(t.get("batch_bytes")), fmt_num(t.get("resident_ms"), 2), fmt_num(t.get("pageable_ms"), 2),
-                 fmt_num(t.get("pinned_ms"), 2), fmt_num(t.get("pinned_non_blocking_ms"), 2),
-                 fmt_num(t.get("move_overhead_pct"), 0, "%")] for t in _rows(transfer)]
-        out.append(Table("Cost of copying each batch (ms per forward step)",
-                         ["Device", "Batch", "Size", "Already on device", "Pageable copy", "Pinned copy",
-                          "Pinned, non_blocking", "Copy overhead"], rows, numeric=(2, 3, 4, 5, 6, 7)))
+        rows = [
+            [
+                str(t.get("device")),
+                "×".join(map(str, t.get("batch_shape") or [])) or "—",
+                fmt_bytes(t.get("batch_bytes")),
+                fmt_num(t.get("resident_ms"), 2),
+                fmt_num(t.get("pageable_ms"), 2),
+                fmt_num(t.get("pinned_ms"), 2),
+                fmt_num(t.get("pinned_non_blocking_ms"), 2),
+                fmt_num(t.get("move_overhead_pct"), 0, "%"),
+            ]
+            for t in _rows(transfer)
+        ]
+        out.append(
+            Table(
+                "Cost of copying each batch (ms per forward step)",
+                [
+                    "Device",
+                    "Batch",
+                    "Size",
+                    "Already on device",
+                    "Pageable copy",
+                    "Pinned copy",
+                    "Pinned, non_blocking",
+                    "Copy overhead",
+                ],
+                rows,
+                numeric=(2, 3, 4, 5, 6, 7),
+            )
+        )
     elif isinstance(transfer, NotCollected):
         out.append(Absent("Cost of copying each batch", f"Not measured: {transfer.reason}."))
 
     mismatch = _get(facts, "placement.mismatch")
     if isinstance(mismatch, dict):
-        mm: list[tuple[str, str]] = [("What was run", str(mismatch.get("operation") or "—")),
-                                       ("Reproduced", fmt_bool(mismatch.get("reproduced")))]
+        mm: list[tuple[str, str]] = [
+            ("What was run", str(mismatch.get("operation") or "—")),
+            ("Reproduced", fmt_bool(mismatch.get("reproduced"))),
+        ]
         if mismatch.get("error_text"):
             mm.append(("Error raised here", f"{mismatch.get('error_type') or 'Error'}: {mismatch['error_text']}"))
         if mismatch.get("typical_text"):
             mm.append(("What it looks like on a GPU", str(mismatch["typical_text"])))
         if mismatch.get("after_fix_device"):
             mm.append(("After the fix, the output is on", str(mismatch["after_fix_device"])))
-        note = ("No accelerator here: PyTorch's 'meta' device stood in for the GPU, so the error text differs "
-                "from what a GPU machine shows.") if mismatch.get("stand_in") else ""
+        note = (
+            (
+                "No accelerator here: PyTorch's 'meta' device stood in for the GPU, so the error text differs "
+                "from what a GPU machine shows."
+            )
+            if mismatch.get("stand_in")
+            else ""
+        )
         out.append(KeyValues("The device-mismatch error, reproduced on purpose", mm, note=note))
         # its fix (with Copy) is on the tensors_on_different_devices finding card above
     return out
@@ -484,8 +601,10 @@ def sweep_blocks(facts: Mapping[str, Any]) -> list[Block]:
     if isinstance(line, str) and line:
         bits = []
         if speedup is not None:
-            bits.append(f"{speedup:.2f}× the default DataLoader (num_workers=0)" +
-                        (": the default is already the fastest here" if speedup < 1.05 else ""))
+            bits.append(
+                f"{speedup:.2f}× the default DataLoader (num_workers=0)"
+                + (": the default is already the fastest here" if speedup < 1.05 else "")
+            )
         if bound in ("loader", "compute"):
             bits.append(_bound(bound))
         note = "; ".join(bits)
@@ -522,14 +641,18 @@ def sweep_blocks(facts: Mapping[str, Any]) -> list[Block]:
             rate = as_number(r.get("samples_per_s"))
             approx = "≈ " if r.get("aborted") else ""
             pf = r.get("prefetch_factor")
-            rows.append([
-                str(r.get("num_workers")), fmt_bool(r.get("pin_memory")), fmt_bool(r.get("persistent_workers")),
-                "—" if pf is None else str(pf),
-                approx + (fmt_num(rate / batch, 1) if rate is not None and batch else "—"),
-                approx + fmt_num(rate, 0),
-                _ms(r.get("first_batch_s")),
-                f"{rate / base:.2f}×" if rate is not None and base else "—",
-            ])
+            rows.append(
+                [
+                    str(r.get("num_workers")),
+                    fmt_bool(r.get("pin_memory")),
+                    fmt_bool(r.get("persistent_workers")),
+                    "—" if pf is None else str(pf),
+                    approx + (fmt_num(rate / batch, 1) if rate is not None and batch else "—"),
+                    approx + fmt_num(rate, 0),
+                    _ms(r.get("first_batch_s")),
+                    f"{rate / base:.2f}×" if rate is not None and base else "—",
+                ]
+            )
             if highlight is None and same(r, best):
                 highlight = i
         note = "The highlighted row is the setting chosen (the fastest complete trial)."
@@ -538,29 +661,66 @@ def sweep_blocks(facts: Mapping[str, Any]) -> list[Block]:
         search = _get(facts, "sweep.search")
         if isinstance(search, dict) and search.get("mode") == "adaptive" and isinstance(search.get("adaptive"), dict):
             a = search["adaptive"]
-            note += (f" Adaptive search: {a.get('trials')} of {search.get('grid_size')} settings tried in "
-                     f"{fmt_num(a.get('seconds'), 2)} s.")
-        out.append(Table("Settings tried", ["num_workers", "pin_memory", "persistent_workers", "prefetch_factor",
-                                            "batches/s", "samples/s", "first batch", "vs default"],
-                         rows, highlight=highlight, numeric=(0, 3, 4, 5, 6, 7), note=note))
+            note += (
+                f" Adaptive search: {a.get('trials')} of {search.get('grid_size')} settings tried in "
+                f"{fmt_num(a.get('seconds'), 2)} s."
+            )
+        out.append(
+            Table(
+                "Settings tried",
+                [
+                    "num_workers",
+                    "pin_memory",
+                    "persistent_workers",
+                    "prefetch_factor",
+                    "batches/s",
+                    "samples/s",
+                    "first batch",
+                    "vs default",
+                ],
+                rows,
+                highlight=highlight,
+                numeric=(0, 3, 4, 5, 6, 7),
+                note=note,
+            )
+        )
     elif "sweep.trials" in facts:
-        out.append(Absent("Settings tried", show("sweep.trials", facts["sweep.trials"])
-                          if isinstance(_get(facts, "sweep.trials"), NotCollected) else "No trial finished."))
+        out.append(
+            Absent(
+                "Settings tried",
+                show("sweep.trials", facts["sweep.trials"])
+                if isinstance(_get(facts, "sweep.trials"), NotCollected)
+                else "No trial finished.",
+            )
+        )
     if config:
         shape = config.get("sample_shape")
-        out.append(KeyValues("How it was measured", [
-            ("Device", str(config.get("device") or "—")),
-            ("Dataset", f"{config.get('samples')} samples of shape {'×'.join(map(str, shape or [])) or '—'}, "
-                        f"batch size {config.get('batch_size')}"),
-            ("CPU cores / workers tried up to", f"{config.get('cpu_count')} / {config.get('max_workers')}"),
-            ("Worker start method", str(config.get("start_method") or "—")),
-        ]))
+        out.append(
+            KeyValues(
+                "How it was measured",
+                [
+                    ("Device", str(config.get("device") or "—")),
+                    (
+                        "Dataset",
+                        f"{config.get('samples')} samples of shape {'×'.join(map(str, shape or [])) or '—'}, "
+                        f"batch size {config.get('batch_size')}",
+                    ),
+                    ("CPU cores / workers tried up to", f"{config.get('cpu_count')} / {config.get('max_workers')}"),
+                    ("Worker start method", str(config.get("start_method") or "—")),
+                ],
+            )
+        )
     return out
 
 
 def _variant_name(v: Any) -> str:
-    return {"fp32": "fp32", "channels_last": "channels_last", "amp": "AMP (fp16 autocast)",
-            "cudnn_benchmark": "cudnn.benchmark", "sync_each_step": "loss.item() every step"}.get(str(v), str(v))
+    return {
+        "fp32": "fp32",
+        "channels_last": "channels_last",
+        "amp": "AMP (fp16 autocast)",
+        "cudnn_benchmark": "cudnn.benchmark",
+        "sync_each_step": "loss.item() every step",
+    }.get(str(v), str(v))
 
 
 def bench_blocks(facts: Mapping[str, Any]) -> list[Block]:
@@ -579,36 +739,65 @@ def bench_blocks(facts: Mapping[str, Any]) -> list[Block]:
         vs_cpu = bool(variants)
         for r in rows_all:
             rate = as_number(r.get("images_per_s"))
-            rows.append([str(r.get("device")), _variant_name(r.get("variant", "fp32")), str(r.get("batch_size")),
-                         fmt_num(rate, 0), fmt_num(r.get("step_ms"), 2), f"± {fmt_num(r.get('spread_pct'), 0)} %"]
-                        + ([f"{rate / cpu_rate:.2f}×" if rate is not None and cpu_rate else "—"] if vs_cpu else []))
-        note = ("Median of block means after warm-up, with the device synchronised; the highlighted row is the "
-                "fastest.")
-        out.append(Table("Training step, per device and variant", ["Device", "Variant", "Batch", "images/s",
-                                                                   "ms per step", "spread"]
-                         + (["vs CPU"] if vs_cpu else []),
-                         rows, highlight=fastest if len(rows) > 1 else None, numeric=(2, 3, 4, 5, 6), note=note))
+            rows.append(
+                [
+                    str(r.get("device")),
+                    _variant_name(r.get("variant", "fp32")),
+                    str(r.get("batch_size")),
+                    fmt_num(rate, 0),
+                    fmt_num(r.get("step_ms"), 2),
+                    f"± {fmt_num(r.get('spread_pct'), 0)} %",
+                ]
+                + ([f"{rate / cpu_rate:.2f}×" if rate is not None and cpu_rate else "—"] if vs_cpu else [])
+            )
+        note = "Median of block means after warm-up, with the device synchronised; the highlighted row is the fastest."
+        out.append(
+            Table(
+                "Training step, per device and variant",
+                ["Device", "Variant", "Batch", "images/s", "ms per step", "spread"] + (["vs CPU"] if vs_cpu else []),
+                rows,
+                highlight=fastest if len(rows) > 1 else None,
+                numeric=(2, 3, 4, 5, 6),
+                note=note,
+            )
+        )
     elif "bench.results" in facts:
         out.append(Absent("Training step", "No measurement finished."))
 
     speedup = _get(facts, "bench.speedup")
-    why = ("no accelerator was tested (devices: " + (", ".join(devices) or "cpu") + ")") if not accelerators \
+    why = (
+        ("no accelerator was tested (devices: " + (", ".join(devices) or "cpu") + ")")
+        if not accelerators
         else "the accelerator run did not finish"
+    )
     measured = "bench.speedup" in facts or "bench.results" in facts
     if isinstance(speedup, dict) and speedup:
-        out.append(KeyValues("Accelerator vs CPU (fp32, same batch)",
-                             [(str(dev),
-                               f"{x:.1f}× the CPU's images/s" if (x := as_number(v)) is not None else _plain(v))
-                              for dev, v in speedup.items()]))
+        out.append(
+            KeyValues(
+                "Accelerator vs CPU (fp32, same batch)",
+                [
+                    (str(dev), f"{x:.1f}× the CPU's images/s" if (x := as_number(v)) is not None else _plain(v))
+                    for dev, v in speedup.items()
+                ],
+            )
+        )
     elif measured and not variants:
-        out.append(Absent("Accelerator vs CPU, and the variants",
-                          f"Not measured: {why}. The speed-up over the CPU and the variants (channels_last, AMP, "
-                          "cudnn.benchmark, loss.item() every step) are measured on accelerators only."))
+        out.append(
+            Absent(
+                "Accelerator vs CPU, and the variants",
+                f"Not measured: {why}. The speed-up over the CPU and the variants (channels_last, AMP, "
+                "cudnn.benchmark, loss.item() every step) are measured on accelerators only.",
+            )
+        )
     elif measured:
         out.append(Absent("Accelerator vs CPU", f"Not measured: {why}."))
     if not variants and isinstance(speedup, dict) and speedup:
-        out.append(Absent("Variants (channels_last, AMP, cudnn.benchmark, loss.item() every step)",
-                          "Not measured: the accelerator's variant runs did not finish."))
+        out.append(
+            Absent(
+                "Variants (channels_last, AMP, cudnn.benchmark, loss.item() every step)",
+                "Not measured: the accelerator's variant runs did not finish.",
+            )
+        )
 
     scaling = _rows(_get(facts, "bench.scaling"))
     if scaling:
@@ -623,9 +812,10 @@ def bench_blocks(facts: Mapping[str, Any]) -> list[Block]:
                 row += [fmt_num(cr.get("images_per_s"), 0), fmt_num(cr.get("step_ms"), 2)] if cr else ["—", "—"]
             rows.append(row)
         columns = ["Batch size"] + [c for d in devs for c in (f"{d} images/s", f"{d} ms/step")]
-        lines = {d: [(float(b), float(as_number(cell[(d, b)].get("images_per_s")) or 0))
-                     for b in sizes if (d, b) in cell]
-                 for d in devs}
+        lines = {
+            d: [(float(b), float(as_number(cell[(d, b)].get("images_per_s")) or 0)) for b in sizes if (d, b) in cell]
+            for d in devs
+        }
         out.append(Series("Batch-size scaling", "batch size", "images/s", lines, log_x=len(sizes) > 2))
         out.append(Table("Batch-size scaling", columns, rows, numeric=tuple(range(len(columns)))))
     elif "bench.scaling" in facts:
@@ -635,18 +825,28 @@ def bench_blocks(facts: Mapping[str, Any]) -> list[Block]:
     if isinstance(profile, dict) and _rows(profile.get("top_cpu_ops")):
         dev = str(profile.get("device") or "?")
         on_accel = dev != "cpu"
-        rows = [[str(o.get("name")), str(o.get("count")), fmt_num(o.get("self_cpu_ms"), 2)]
-                + ([fmt_num(o.get("self_device_ms"), 2)] if on_accel else [])
-                for o in _rows(profile.get("top_cpu_ops"))]
+        rows = [
+            [str(o.get("name")), str(o.get("count")), fmt_num(o.get("self_cpu_ms"), 2)]
+            + ([fmt_num(o.get("self_device_ms"), 2)] if on_accel else [])
+            for o in _rows(profile.get("top_cpu_ops"))
+        ]
         cpu_only = [str(x) for x in profile.get("cpu_only_ops") or []]
         syncs = _rows(profile.get("sync_ops"))
-        notes = [f"torch.profiler over {profile.get('steps')} step(s) of batch {profile.get('batch_size')}; "
-                 f"total self CPU time {fmt_num(profile.get('self_cpu_ms_total'), 2)} ms."]
+        notes = [
+            f"torch.profiler over {profile.get('steps')} step(s) of batch {profile.get('batch_size')}; "
+            f"total self CPU time {fmt_num(profile.get('self_cpu_ms_total'), 2)} ms."
+        ]
         if on_accel:
-            notes.append("Compute operators that launched no device kernel: " + (", ".join(cpu_only) if cpu_only
-                                                                                 else "none") + ".")
-            notes.append("Synchronising calls per step: " + (", ".join(
-                f"{s.get('name')} ×{fmt_num(s.get('per_step'), 1)}" for s in syncs) if syncs else "none") + ".")
+            notes.append(
+                "Compute operators that launched no device kernel: "
+                + (", ".join(cpu_only) if cpu_only else "none")
+                + "."
+            )
+            notes.append(
+                "Synchronising calls per step: "
+                + (", ".join(f"{s.get('name')} ×{fmt_num(s.get('per_step'), 1)}" for s in syncs) if syncs else "none")
+                + "."
+            )
         else:
             notes.append("No accelerator: profiled on the CPU, so there is no device time to compare.")
         title = f"CPU operators during the {dev} run" if on_accel else "CPU operators (profiled on the CPU)"
@@ -657,22 +857,43 @@ def bench_blocks(facts: Mapping[str, Any]) -> list[Block]:
 
     settings = _rows(_get(facts, "bench.settings"))
     if settings:
-        rows = [[str(s.get("device")), fmt_bool(s.get("cudnn_benchmark")), fmt_bool(s.get("cuda_matmul_allow_tf32")),
-                 fmt_bool(s.get("cudnn_allow_tf32")), str(s.get("float32_matmul_precision") or "—")]
-                for s in settings]
-        out.append(Table("Settings your code would start with", ["Device", "cudnn.benchmark", "TF32 matmul",
-                                                                 "TF32 cuDNN", "float32 matmul precision"], rows))
+        rows = [
+            [
+                str(s.get("device")),
+                fmt_bool(s.get("cudnn_benchmark")),
+                fmt_bool(s.get("cuda_matmul_allow_tf32")),
+                fmt_bool(s.get("cudnn_allow_tf32")),
+                str(s.get("float32_matmul_precision") or "—"),
+            ]
+            for s in settings
+        ]
+        out.append(
+            Table(
+                "Settings your code would start with",
+                ["Device", "cudnn.benchmark", "TF32 matmul", "TF32 cuDNN", "float32 matmul precision"],
+                rows,
+            )
+        )
     if config:
         shape = "×".join(map(str, config.get("input") or []))
         how = []
         if config.get("model"):
-            how.append(("Model", f"{config['model']}, {fmt_num(config.get('parameters'), 0)} parameters"
-                                 + (f", input {shape}" if shape else "")))
+            how.append(
+                (
+                    "Model",
+                    f"{config['model']}, {fmt_num(config.get('parameters'), 0)} parameters"
+                    + (f", input {shape}" if shape else ""),
+                )
+            )
         if config.get("optimizer") or config.get("batch_size"):
             how.append(("Optimizer / batch", f"{config.get('optimizer') or '—'}, batch {config.get('batch_size')}"))
         if config.get("warmup") is not None:
-            how.append(("Warm-up / minimum time", f"{config.get('warmup')} step(s) / "
-                                                  f"{fmt_num(config.get('min_seconds'), 2)} s per measurement"))
+            how.append(
+                (
+                    "Warm-up / minimum time",
+                    f"{config.get('warmup')} step(s) / {fmt_num(config.get('min_seconds'), 2)} s per measurement",
+                )
+            )
         if config.get("cpu_threads") is not None:
             how.append(("CPU threads", str(config.get("cpu_threads"))))
         if how:
@@ -686,8 +907,11 @@ def script_blocks(facts: Mapping[str, Any]) -> list[Block]:
     out: list[Block] = []
     summary = _get(facts, "audit.summary")
     for f in _rows(_get(facts, "audit.files")):
-        rows = [("File", str(f.get("path"))), ("Kind", "notebook" if f.get("kind") == "notebook" else "script"),
-                ("Audited", "yes" if f.get("audited", True) else "no: " + "; ".join(map(str, f.get("notes") or [])))]
+        rows = [
+            ("File", str(f.get("path"))),
+            ("Kind", "notebook" if f.get("kind") == "notebook" else "script"),
+            ("Audited", "yes" if f.get("audited", True) else "no: " + "; ".join(map(str, f.get("notes") or []))),
+        ]
         skipped = [c for c in f.get("skipped_cells") or [] if isinstance(c, dict)]
         if skipped:
             rows.append(("Cells not read", "; ".join(f"cell {c.get('cell')}: {c.get('reason')}" for c in skipped)))
@@ -697,8 +921,11 @@ def script_blocks(facts: Mapping[str, Any]) -> list[Block]:
         if isinstance(summary, dict):
             found = [f"{n} {sev}" for sev, n in summary.items() if n]
             rows.append(("Found by reading it", ", ".join(found) if found else "nothing that keeps work off the GPU"))
-        note = ("Read, not run: the audit follows models, loaders, batches and devices through the code."
-                if "run.command" not in facts else "Read first (the code itself); then run: what it did is below.")
+        note = (
+            "Read, not run: the audit follows models, loaders, batches and devices through the code."
+            if "run.command" not in facts
+            else "Read first (the code itself); then run: what it did is below."
+        )
         out.append(KeyValues("What was read", rows, note=note))
 
     return out + run_blocks(facts)

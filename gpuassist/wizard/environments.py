@@ -43,8 +43,10 @@ class TableRow:
 
 
 TONES = {"green": "gpu", "yellow": "cpu", "bold yellow": "copies", "red": "error"}
+
+
 def ago(when: float | None, now: float | None = None) -> str:
-    """"today", "yesterday", "5 days ago", or the date; "" when unknown."""
+    """ "today", "yesterday", "5 days ago", or the date; "" when unknown."""
     if when is None:
         return ""
     now = time.time() if now is None else now
@@ -76,14 +78,29 @@ def table_rows(rows: list[EnvRow]) -> list[TableRow]:
         if r.error:
             tip.append(r.error)
         if len(r.torch) > 1:
-            tip += [f"torch {t.version} in {t.location}" + (" (the one imported)" if t.imported else "")
-                    for t in r.torch]
-        out.append(TableRow(
-            python=r.python,
-            cells=[marks_of(r), r.name, r.python_version or "?", text, r.build or "", r.installer or "",
-                   ago(r.last_used), torch_location(r), found_as(r)],
-            tone=TONES.get(style, "plain"), tooltip="\n".join(tip), is_target=r.is_target,
-            usable=r.status == OK))
+            tip += [
+                f"torch {t.version} in {t.location}" + (" (the one imported)" if t.imported else "") for t in r.torch
+            ]
+        out.append(
+            TableRow(
+                python=r.python,
+                cells=[
+                    marks_of(r),
+                    r.name,
+                    r.python_version or "?",
+                    text,
+                    r.build or "",
+                    r.installer or "",
+                    ago(r.last_used),
+                    torch_location(r),
+                    found_as(r),
+                ],
+                tone=TONES.get(style, "plain"),
+                tooltip="\n".join(tip),
+                is_target=r.is_target,
+                usable=r.status == OK,
+            )
+        )
     return out
 
 

@@ -24,8 +24,10 @@ from gpuassist.wizard.model import Event, OnEvent, Step, StepContext, StepResult
 log = logging.getLogger(__name__)
 
 # Why Run all does not run the benchmarks after a blocking diagnosis (the step's "Run this step" runs it).
-OFFER_NOTE = ("not run: the diagnosis already answered the question ({cause}), so this would measure the CPU "
-              "only. Press Run this step to measure it anyway")
+OFFER_NOTE = (
+    "not run: the diagnosis already answered the question ({cause}), so this would measure the CPU "
+    "only. Press Run this step to measure it anyway"
+)
 EARLY_NOTE = "the diagnosis already found this from the GPU's readings at rest; run the step to measure it"
 
 
@@ -143,9 +145,12 @@ class Flow:
             for d in step.depends_on:
                 st = self._states[d]
                 if st.status.failed:
-                    verb = {StepStatus.ERROR: "found a problem", StepStatus.SKIPPED: "was skipped",
-                            StepStatus.UNAVAILABLE: "is not available",
-                            StepStatus.CANCELLED: "was stopped"}[st.status]
+                    verb = {
+                        StepStatus.ERROR: "found a problem",
+                        StepStatus.SKIPPED: "was skipped",
+                        StepStatus.UNAVAILABLE: "is not available",
+                        StepStatus.CANCELLED: "was stopped",
+                    }[st.status]
                     return StepStatus.SKIPPED, f"skipped because {st.step.title} {verb}"
         why = step.available(self.context)
         if why:
@@ -235,11 +240,11 @@ class Flow:
                     st = self._states[other.id]
                     if other.group != step.group and st.status is StepStatus.PENDING:
                         early = [f for f in result.report.findings if f.step == other.id]
-                        self._states[other.id] = StepState(
-                            other, note=EARLY_NOTE if early else st.note, findings=early)
+                        self._states[other.id] = StepState(other, note=EARLY_NOTE if early else st.note, findings=early)
 
-    def execute(self, step_ids: Iterable[str] | None, on_event: OnEvent | None = None,
-                cancel: threading.Event | None = None) -> list[str]:
+    def execute(
+        self, step_ids: Iterable[str] | None, on_event: OnEvent | None = None, cancel: threading.Event | None = None
+    ) -> list[str]:
         """Run a plan (see :meth:`plan`) on the calling thread; returns the ids that ran or were decided.
 
         Emits ``{"event": "step", "step": id, "status": "start" | <final status>}`` around each step and
@@ -282,8 +287,9 @@ class Flow:
                 result = step.run(self.context, forward, cancel)
             except Exception as exc:  # a broken step is a result on its page, never a crash
                 log.exception("step %s failed", sid)
-                result = StepResult(StepStatus.ERROR, reason=f"this step failed unexpectedly: "
-                                                             f"{type(exc).__name__}: {exc}")
+                result = StepResult(
+                    StepStatus.ERROR, reason=f"this step failed unexpectedly: {type(exc).__name__}: {exc}"
+                )
             if result.seconds is None:
                 result = replace(result, seconds=round(time.perf_counter() - started, 3))
             # a step that says itself it was stopped keeps what it measured until then (the script's run)
@@ -299,8 +305,9 @@ class Flow:
         with self._lock:
             for sid, st in list(self._states.items()):
                 if st.status is StepStatus.RUNNING:
-                    self._states[sid] = StepState(st.step, StepStatus.CANCELLED,
-                                                  StepResult(StepStatus.CANCELLED, reason="stopped"))
+                    self._states[sid] = StepState(
+                        st.step, StepStatus.CANCELLED, StepResult(StepStatus.CANCELLED, reason="stopped")
+                    )
         return done
 
     def blocking_cause(self) -> Finding | None:
@@ -310,8 +317,7 @@ class Flow:
         if report is None or report.facts.value("cuda.available") or report.facts.value("mps.available"):
             return None
         diagnosis_steps = {s.id for s in self.steps if s.group}
-        return next((f for f in report.findings if f.severity is Severity.ERROR and f.step in diagnosis_steps),
-                    None)
+        return next((f for f in report.findings if f.severity is Severity.ERROR and f.step in diagnosis_steps), None)
 
     def offered(self) -> list[str]:
         """The steps Run all offered instead of running (see :meth:`blocking_cause`)."""
@@ -338,8 +344,11 @@ class Flow:
             envs = self.context.envs_facts
             key = (*states, self.context.diagnosis, envs)
             cached = self._report_cache
-            if cached is not None and len(cached[0]) == len(key) and all(
-                    a is b for a, b in zip(cached[0], key, strict=True)):
+            if (
+                cached is not None
+                and len(cached[0]) == len(key)
+                and all(a is b for a, b in zip(cached[0], key, strict=True))
+            ):
                 return cached[1]
         report = self._build_report(states, envs)
         with self._lock:
@@ -353,11 +362,17 @@ class Flow:
         if base is None and not any(st.findings for st in states if st.status.finished):
             return None
         known = set(REPORT_STEP_IDS)
-        ran = {st.step.id for st in states if st.step.id in known and st.status.finished
-               and st.status not in (StepStatus.SKIPPED, StepStatus.UNAVAILABLE, StepStatus.CANCELLED)}
+        ran = {
+            st.step.id
+            for st in states
+            if st.step.id in known
+            and st.status.finished
+            and st.status not in (StepStatus.SKIPPED, StepStatus.UNAVAILABLE, StepStatus.CANCELLED)
+        }
         shared_ids = {s.id for s in self.steps if s.group}
-        measured = [st for st in states if st.result is not None and st.step.id not in shared_ids
-                    and st.status.finished]
+        measured = [
+            st for st in states if st.result is not None and st.step.id not in shared_ids and st.status.finished
+        ]
         facts = Facts(dict(base.facts.items()) if base else {})
         meta: dict[str, Any] = dict(base.meta) if base else {}
         for st in measured:
@@ -384,8 +399,12 @@ class Flow:
         steps = step_summaries(findings, ran)
         for entry in steps:
             known_state = self._states.get(entry["id"])
-            if known_state is not None and known_state.status in (StepStatus.SKIPPED, StepStatus.UNAVAILABLE,
-                                                                  StepStatus.CANCELLED, StepStatus.OFFERED):
+            if known_state is not None and known_state.status in (
+                StepStatus.SKIPPED,
+                StepStatus.UNAVAILABLE,
+                StepStatus.CANCELLED,
+                StepStatus.OFFERED,
+            ):
                 entry["note"] = known_state.reason
                 if known_state.status is StepStatus.OFFERED:
                     entry["status"] = "offered"
@@ -452,9 +471,13 @@ class Flow:
                 status = StepStatus.OK  # nothing wrong in what the input says about it (a paste's driver)
             else:
                 status = StepStatus.UNAVAILABLE
-            reason = "" if status is not StepStatus.UNAVAILABLE else str(
-                entry.get("note") or "this step is not in the report (it was not run, or the input could "
-                                     "not tell)")
+            reason = (
+                ""
+                if status is not StepStatus.UNAVAILABLE
+                else str(
+                    entry.get("note") or "this step is not in the report (it was not run, or the input could not tell)"
+                )
+            )
             self._set(s.id, status, StepResult(status, mine, reason=reason))
         if SUMMARY in self._states:
             self._set(SUMMARY, self.summary_status(), StepResult(self.summary_status(), report=None))

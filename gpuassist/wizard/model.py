@@ -53,8 +53,15 @@ class StepStatus(str, Enum):
     def icon(self) -> str:
         if self.value in ("error", "warning", "info"):
             return Severity(self.value).icon
-        return {"ok": OK_ICON, "pending": "–", "running": "…", "skipped": "⤼", "unavailable": "○",
-                "cancelled": "■", "offered": "▷"}[self.value]
+        return {
+            "ok": OK_ICON,
+            "pending": "–",
+            "running": "…",
+            "skipped": "⤼",
+            "unavailable": "○",
+            "cancelled": "■",
+            "offered": "▷",
+        }[self.value]
 
     @property
     def colour(self) -> str:
@@ -65,10 +72,18 @@ class StepStatus(str, Enum):
 
     @property
     def label(self) -> str:
-        return {"pending": "not run yet", "running": "running", "ok": "passed", "info": "passed (notes)",
-                "warning": "warning", "error": "problem found", "skipped": "skipped",
-                "unavailable": "not available", "cancelled": "stopped",
-                "offered": "not run (offered)"}[self.value]
+        return {
+            "pending": "not run yet",
+            "running": "running",
+            "ok": "passed",
+            "info": "passed (notes)",
+            "warning": "warning",
+            "error": "problem found",
+            "skipped": "skipped",
+            "unavailable": "not available",
+            "cancelled": "stopped",
+            "offered": "not run (offered)",
+        }[self.value]
 
     @classmethod
     def from_findings(cls, findings: list[Finding]) -> StepStatus:

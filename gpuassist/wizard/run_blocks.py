@@ -64,8 +64,12 @@ def run_blocks(facts: Mapping[str, Any]) -> list[Block]:
     if measured:
         out += measured
     else:
-        out.append(Absent("Measurements", "Nothing was measured: the script did not get to run any torch code "
-                                          "(how it ended is above)."))
+        out.append(
+            Absent(
+                "Measurements",
+                "Nothing was measured: the script did not get to run any torch code (how it ended is above).",
+            )
+        )
     out += output(f)
     return out
 
@@ -79,27 +83,43 @@ def how_it_ran(facts: Facts) -> KeyValues:
     python = inst.get("python") or command.get("resolved") or command.get("python")
     args = " ".join(str(a) for a in command.get("args") or []) or "none"
     steps, seconds = bound.get("steps"), bound.get("seconds")
-    limit = (f"{steps:,} optimizer steps or {seconds:g} s, whichever comes first" if steps
-             else f"{seconds:g} s" if isinstance(seconds, (int, float)) else "—")
-    rows = [("Script", os.path.basename(str(command.get("script") or "")) or "—"), ("Arguments", args),
-            ("Interpreter", str(python or "—")), ("Working folder", str(command.get("cwd") or "—")),
-            ("Stop after", limit)]
+    limit = (
+        f"{steps:,} optimizer steps or {seconds:g} s, whichever comes first"
+        if steps
+        else f"{seconds:g} s"
+        if isinstance(seconds, (int, float))
+        else "—"
+    )
+    rows = [
+        ("Script", os.path.basename(str(command.get("script") or "")) or "—"),
+        ("Arguments", args),
+        ("Interpreter", str(python or "—")),
+        ("Working folder", str(command.get("cwd") or "—")),
+        ("Stop after", limit),
+    ]
     ending = [line.strip().removeprefix("ended: ") for line in ending_lines(facts)]
     if ending:
         rows.append(("How it ended", "\n".join(ending)))
     if torch.get("version"):
         rows.append(("torch", str(torch["version"])))
         accels = accelerators(facts)
-        rows.append(("GPUs offered to the script", ", ".join(accels) if accels else
-                     "none: torch.cuda.is_available() is False in this interpreter"))
+        rows.append(
+            (
+                "GPUs offered to the script",
+                ", ".join(accels) if accels else "none: torch.cuda.is_available() is False in this interpreter",
+            )
+        )
     broken = {k: v for k, v in (inst.get("installed") or {}).items() if v != "ok"}
     if broken:
-        rows.append(("Not measured", "; ".join(f"{k} (the instrument could not be installed: {v})"
-                                              for k, v in broken.items())))
+        rows.append(
+            ("Not measured", "; ".join(f"{k} (the instrument could not be installed: {v})" for k, v in broken.items()))
+        )
     note = ""
     if torch.get("version") and not accelerators(facts):
-        note = ("No GPU was usable by the script, so nothing below is blamed on its code: the numbers say where "
-                "the work ran. The Driver and Wheel type steps say why there is no GPU.")
+        note = (
+            "No GPU was usable by the script, so nothing below is blamed on its code: the numbers say where "
+            "the work ran. The Driver and Wheel type steps say why there is no GPU."
+        )
     return KeyValues("How it ran", rows, note=note)
 
 
@@ -113,25 +133,46 @@ def operators(facts: Facts) -> list[Block]:
     out: list[Block] = []
     if by_device or data:
         devices = sorted(set(by_device) | set(data), key=lambda d: -float(by_device.get(d) or 0))
-        rows = [[d, _count(by_device.get(d, 0)), _share(float(by_device.get(d) or 0), total),
-                 _count(data.get(d, 0))] for d in devices]
-        out.append(Table("Where the operators ran", ["Device", "Operators", "Share", "Inside DataLoader"], rows,
-                         numeric=(1, 2, 3), note="Every torch operator the script ran, by the device it ran on; "
-                                                 "those run while fetching batches from a DataLoader are counted "
-                                                 "apart."))
+        rows = [
+            [d, _count(by_device.get(d, 0)), _share(float(by_device.get(d) or 0), total), _count(data.get(d, 0))]
+            for d in devices
+        ]
+        out.append(
+            Table(
+                "Where the operators ran",
+                ["Device", "Operators", "Share", "Inside DataLoader"],
+                rows,
+                numeric=(1, 2, 3),
+                note="Every torch operator the script ran, by the device it ran on; "
+                "those run while fetching batches from a DataLoader are counted "
+                "apart.",
+            )
+        )
     else:
         out.append(Absent("Where the operators ran", "The script ran no torch operator."))
     compute = _rows(ops.get("compute"))
     if compute:
-        out.append(Table("Matrix multiplications, convolutions, attention",
-                         ["Operator", "Device", "dtype", "Calls"],
-                         [[str(c.get("op")), str(c.get("device")), str(c.get("dtype")), _count(c.get("count"))]
-                          for c in compute], numeric=(3,)))
+        out.append(
+            Table(
+                "Matrix multiplications, convolutions, attention",
+                ["Operator", "Device", "dtype", "Calls"],
+                [
+                    [str(c.get("op")), str(c.get("device")), str(c.get("dtype")), _count(c.get("count"))]
+                    for c in compute
+                ],
+                numeric=(3,),
+            )
+        )
     top = _rows(ops.get("top"))[:TOP_OPERATORS]
     if top:
-        out.append(Table("Most frequent operators", ["Operator", "Device", "Calls"],
-                         [[str(t.get("op")), str(t.get("device")), _count(t.get("count"))] for t in top],
-                         numeric=(2,)))
+        out.append(
+            Table(
+                "Most frequent operators",
+                ["Operator", "Device", "Calls"],
+                [[str(t.get("op")), str(t.get("device")), _count(t.get("count"))] for t in top],
+                numeric=(2,),
+            )
+        )
     return out
 
 
@@ -146,25 +187,54 @@ def copies(facts: Facts) -> list[Block]:
     for key, name in COPY_NAMES.items():
         c = found.get(key)
         if isinstance(c, dict) and c.get("count"):
-            rows.append([name, _count(c.get("count")), fmt_bytes(c.get("bytes")),
-                         _count(c.get("pinned")) if key == "h2d" else "—", _count(c.get("non_blocking"))])
+            rows.append(
+                [
+                    name,
+                    _count(c.get("count")),
+                    fmt_bytes(c.get("bytes")),
+                    _count(c.get("pinned")) if key == "h2d" else "—",
+                    _count(c.get("non_blocking")),
+                ]
+            )
     if not rows:
         return [Absent("Copies between devices", "None: no tensor crossed between the host and a device.")]
     per_step = _dict(facts, "run.steps").get("per_step") or {}
     note = ""
     if per_step:
-        note = (f"Per step (median): {fmt_num(per_step.get('h2d'), 0)} cop{'y' if per_step.get('h2d') == 1 else 'ies'} "
-                f"to the device ({fmt_bytes(per_step.get('h2d_bytes'))}), {fmt_num(per_step.get('d2h'), 0)} back "
-                f"({fmt_bytes(per_step.get('d2h_bytes'))}).")
-    out: list[Block] = [Table("Copies between devices", ["Direction", "Copies", "Size", "From pinned memory",
-                                                         "non_blocking"], rows, numeric=(1, 2, 3, 4), note=note)]
+        note = (
+            f"Per step (median): {fmt_num(per_step.get('h2d'), 0)} cop{'y' if per_step.get('h2d') == 1 else 'ies'} "
+            f"to the device ({fmt_bytes(per_step.get('h2d_bytes'))}), {fmt_num(per_step.get('d2h'), 0)} back "
+            f"({fmt_bytes(per_step.get('d2h_bytes'))})."
+        )
+    out: list[Block] = [
+        Table(
+            "Copies between devices",
+            ["Direction", "Copies", "Size", "From pinned memory", "non_blocking"],
+            rows,
+            numeric=(1, 2, 3, 4),
+            note=note,
+        )
+    ]
     sites = _rows(found.get("sites"))
     if sites:
-        out.append(Table("Where the copies are made",
-                         ["Line", "Direction", "Copies", "In steps", "Size", "Code"],
-                         [[line_of(s.get("site"), facts), COPY_NAMES.get(str(s.get("kind")), str(s.get("kind"))),
-                           _count(s.get("count")), _count(s.get("steps")), fmt_bytes(s.get("bytes")),
-                           code_of(s.get("site"))] for s in sites], numeric=(2, 3, 4)))
+        out.append(
+            Table(
+                "Where the copies are made",
+                ["Line", "Direction", "Copies", "In steps", "Size", "Code"],
+                [
+                    [
+                        line_of(s.get("site"), facts),
+                        COPY_NAMES.get(str(s.get("kind")), str(s.get("kind"))),
+                        _count(s.get("count")),
+                        _count(s.get("steps")),
+                        fmt_bytes(s.get("bytes")),
+                        code_of(s.get("site")),
+                    ]
+                    for s in sites
+                ],
+                numeric=(2, 3, 4),
+            )
+        )
     return out
 
 
@@ -175,21 +245,35 @@ def host_waits(facts: Facts) -> list[Block]:
         return []
     rows = _rows(syncs)
     if not rows:
-        return [Absent("Lines that make the host wait for the device", "None: no line read a tensor's value on "
-                                                                        "the host.")]
+        return [
+            Absent("Lines that make the host wait for the device", "None: no line read a tensor's value on the host.")
+        ]
     total_steps = int(_dict(facts, "run.steps").get("count") or 0)
     table = []
     for s in rows:
         waits = is_accel(s.get("device")) or s.get("kind") == "synchronize"
-        table.append([line_of(s.get("site"), facts), SYNC_WORDS.get(str(s.get("kind")), str(s.get("kind"))),
-                      str(s.get("device") or "—"), _count(s.get("count")),
-                      f"{_count(s.get('steps'))} of {total_steps:,}", "yes" if waits else "no (a CPU tensor)",
-                      code_of(s.get("site"))])
-    return [Table("Lines that make the host wait for the device",
-                  ["Line", "What it does", "Tensor on", "Times", "In steps", "Waits", "Code"], table,
-                  numeric=(3, 4), note="Reading a GPU tensor's value on the host (.item(), printing it, "
-                                       "nonzero(), …) waits until the GPU has finished everything queued before "
-                                       "it; on a CPU tensor it is a plain read.")]
+        table.append(
+            [
+                line_of(s.get("site"), facts),
+                SYNC_WORDS.get(str(s.get("kind")), str(s.get("kind"))),
+                str(s.get("device") or "—"),
+                _count(s.get("count")),
+                f"{_count(s.get('steps'))} of {total_steps:,}",
+                "yes" if waits else "no (a CPU tensor)",
+                code_of(s.get("site")),
+            ]
+        )
+    return [
+        Table(
+            "Lines that make the host wait for the device",
+            ["Line", "What it does", "Tensor on", "Times", "In steps", "Waits", "Code"],
+            table,
+            numeric=(3, 4),
+            note="Reading a GPU tensor's value on the host (.item(), printing it, "
+            "nonzero(), …) waits until the GPU has finished everything queued before "
+            "it; on a CPU tensor it is a plain read.",
+        )
+    ]
 
 
 def steps(facts: Facts) -> list[Block]:
@@ -201,8 +285,11 @@ def steps(facts: Facts) -> list[Block]:
         return [Absent("Steps", "The script completed no optimizer step and no forward pass of a model.")]
     per = found.get("per_step") or {}
     optimizers = ", ".join(f"{k}" + (f" ×{v}" if v != 1 else "") for k, v in (found.get("optimizers") or {}).items())
-    kind = "forward passes of the model (no optimizer)" if found.get("kind") == "forward" else \
-        f"optimizer steps ({optimizers or 'optimizer'})"
+    kind = (
+        "forward passes of the model (no optimizer)"
+        if found.get("kind") == "forward"
+        else f"optimizer steps ({optimizers or 'optimizer'})"
+    )
     rows = [("Steps done", f"{_count(found.get('count'))} {kind}")]
     out: list[Block] = []
     if per:
@@ -211,25 +298,46 @@ def steps(facts: Facts) -> list[Block]:
         wait_s = float(per.get("data_wait") or 0.0)
         overhead = float(per.get("ops") or 0.0) * float(inst.get("per_op_seconds") or 0.0)
         compute = max(0.0, step_s - wait_s - overhead)
-        rows += [("First step (start-up)", fmt_seconds(per.get("first_step_seconds"))),
-                 ("Each later step (median)", fmt_seconds(step_s)),
-                 ("… waiting for the next batch", fmt_seconds(wait_s)),
-                 ("… computing", fmt_seconds(compute)),
-                 ("… gpuassist's instruments (estimate)", fmt_seconds(overhead))]
+        rows += [
+            ("First step (start-up)", fmt_seconds(per.get("first_step_seconds"))),
+            ("Each later step (median)", fmt_seconds(step_s)),
+            ("… waiting for the next batch", fmt_seconds(wait_s)),
+            ("… computing", fmt_seconds(compute)),
+            ("… gpuassist's instruments (estimate)", fmt_seconds(overhead)),
+        ]
         share = wait_share(facts)
         if share is not None:
             rows.append(("Share of a step spent waiting for data", f"{100 * share:.0f} %"))
-    out.append(KeyValues("Steps: waiting for data vs computing", rows,
-                         note="Medians over the steps after the first, which includes start-up (workers, "
-                              "cuDNN autotuning, the first allocations)."))
+    out.append(
+        KeyValues(
+            "Steps: waiting for data vs computing",
+            rows,
+            note="Medians over the steps after the first, which includes start-up (workers, "
+            "cuDNN autotuning, the first allocations).",
+        )
+    )
     loaders = _rows(_dict(facts, "run.data").get("loaders"))
     if loaders:
-        out.append(Table("DataLoaders", ["Line", "Dataset", "Batch", "num_workers", "pin_memory", "Batches",
-                                         "Waited in all", "First batch"],
-                         [[line_of(d.get("site"), facts), str(d.get("dataset") or "—"), str(d.get("batch_size")),
-                           str(d.get("num_workers")), fmt_bool(d.get("pin_memory")), _count(d.get("batches")),
-                           fmt_seconds(d.get("wait_seconds")), fmt_seconds(d.get("startup_seconds"))]
-                          for d in loaders], numeric=(2, 3, 5, 6, 7)))
+        out.append(
+            Table(
+                "DataLoaders",
+                ["Line", "Dataset", "Batch", "num_workers", "pin_memory", "Batches", "Waited in all", "First batch"],
+                [
+                    [
+                        line_of(d.get("site"), facts),
+                        str(d.get("dataset") or "—"),
+                        str(d.get("batch_size")),
+                        str(d.get("num_workers")),
+                        fmt_bool(d.get("pin_memory")),
+                        _count(d.get("batches")),
+                        fmt_seconds(d.get("wait_seconds")),
+                        fmt_seconds(d.get("startup_seconds")),
+                    ]
+                    for d in loaders
+                ],
+                numeric=(2, 3, 5, 6, 7),
+            )
+        )
     return out
 
 
@@ -238,27 +346,43 @@ def first_forward(facts: Facts) -> list[Block]:
     if not ff:
         return []
     params = ", ".join(f"{d} ({fmt_num(n, 0)} values)" for d, n in (ff.get("param_devices") or {}).items())
-    inputs = "; ".join(f"{i.get('device')}, shape {'×'.join(map(str, i.get('shape') or [])) or 'scalar'}, "
-                       f"{i.get('dtype')}" for i in _rows(ff.get("inputs")))
-    rows = [("Model", str(ff.get("module") or "—")),
-            ("Called at", line_of(ff.get("site"), facts) + (f"   {code_of(ff.get('site'))}" if code_of(ff.get("site"))
-                                                             else "")),
-            ("Parameters on", params or "none (a module without parameters)"),
-            ("Inputs", inputs or "none that are tensors"),
-            ("Autocast (mixed precision)", "on" if ff.get("autocast") else "off")]
-    return [KeyValues("First forward pass", rows, note="Where the model and its first batch were when the model "
-                                                       "first ran: both must be on the GPU for the work to be.")]
+    inputs = "; ".join(
+        f"{i.get('device')}, shape {'×'.join(map(str, i.get('shape') or [])) or 'scalar'}, {i.get('dtype')}"
+        for i in _rows(ff.get("inputs"))
+    )
+    rows = [
+        ("Model", str(ff.get("module") or "—")),
+        (
+            "Called at",
+            line_of(ff.get("site"), facts) + (f"   {code_of(ff.get('site'))}" if code_of(ff.get("site")) else ""),
+        ),
+        ("Parameters on", params or "none (a module without parameters)"),
+        ("Inputs", inputs or "none that are tensors"),
+        ("Autocast (mixed precision)", "on" if ff.get("autocast") else "off"),
+    ]
+    return [
+        KeyValues(
+            "First forward pass",
+            rows,
+            note="Where the model and its first batch were when the model "
+            "first ran: both must be on the GPU for the work to be.",
+        )
+    ]
 
 
 def settings(facts: Facts) -> list[Block]:
     st = _dict(facts, "run.settings")
     if not st:
         return []
-    rows = [("cudnn.benchmark", fmt_bool(st.get("cudnn_benchmark"))),
-            ("float32 matmul precision", str(st.get("float32_matmul_precision") or "—")),
-            ("TF32 matmul / cuDNN",
-             f"{fmt_bool(st.get('cuda_matmul_allow_tf32'))} / {fmt_bool(st.get('cudnn_allow_tf32'))}"),
-            ("Autocast used", fmt_bool(st.get("autocast_seen")))]
+    rows = [
+        ("cudnn.benchmark", fmt_bool(st.get("cudnn_benchmark"))),
+        ("float32 matmul precision", str(st.get("float32_matmul_precision") or "—")),
+        (
+            "TF32 matmul / cuDNN",
+            f"{fmt_bool(st.get('cuda_matmul_allow_tf32'))} / {fmt_bool(st.get('cudnn_allow_tf32'))}",
+        ),
+        ("Autocast used", fmt_bool(st.get("autocast_seen"))),
+    ]
     if "compile" in st:
         rows.append(("torch.compile", compiled(st.get("compile"), facts)))
     return [KeyValues("Settings at the end of the run", rows)]
@@ -275,8 +399,10 @@ def compiled(value: Any, facts: Facts) -> str:
     if isinstance(graphs, int):
         text += f"; {graphs:,} graph{'s' if graphs != 1 else ''} compiled"
     if value.get("compiles_under_audit") is False:
-        text += ("; this torch runs compiled code uncompiled while gpuassist's instruments are on, so these "
-                 "numbers are those of the uncompiled model")
+        text += (
+            "; this torch runs compiled code uncompiled while gpuassist's instruments are on, so these "
+            "numbers are those of the uncompiled model"
+        )
     return text
 
 
@@ -287,5 +413,10 @@ def output(facts: Facts) -> list[Block]:
     lines = [line.removeprefix("  | ") for line in output_lines(facts, OUTPUT_LINES)[2:]]
     if not lines:
         return []
-    return [Code("What the script printed (last lines)", "\n".join(lines),
-                 note="Its standard output and error, as it ran under gpuassist.")]
+    return [
+        Code(
+            "What the script printed (last lines)",
+            "\n".join(lines),
+            note="Its standard output and error, as it ran under gpuassist.",
+        )
+    ]

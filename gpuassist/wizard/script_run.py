@@ -32,13 +32,14 @@ def run_unavailable(ctx: StepContext, path: str | None) -> str | None:
     """Why ``path`` cannot be run from here (None: it can). A simulated machine has nothing to run it on,
     and a notebook is not a script."""
     if ctx.simulated:
-        return ("not on a simulated machine: your script would run on this computer, not on the simulated "
-                "one")
+        return "not on a simulated machine: your script would run on this computer, not on the simulated one"
     if not path:
         return "choose a script first"
     if path.lower().endswith(".ipynb"):
-        return ("a notebook is only read: to run it, export it as a script (jupyter nbconvert --to script) "
-                "and choose the .py file")
+        return (
+            "a notebook is only read: to run it, export it as a script (jupyter nbconvert --to script) "
+            "and choose the .py file"
+        )
     if not os.path.isfile(path):
         return f"{path} does not exist"
     return None
@@ -97,8 +98,9 @@ class RunOutcome:
     failure: str = ""  # the script's own failure (its exception, a non-zero exit status), in words
 
 
-def run_script(ctx: StepContext, path: str, request: RunRequest, static: Any, on_event: OnEvent,
-               cancel: threading.Event) -> RunOutcome:
+def run_script(
+    ctx: StepContext, path: str, request: RunRequest, static: Any, on_event: OnEvent, cancel: threading.Event
+) -> RunOutcome:
     """Run ``path`` as ``request`` asks, in the target interpreter and the script's folder, and merge its
     findings with the static audit ``static`` (an ``AuditResult`` or None) as ``gpuassist audit --run`` does.
     Raises :class:`RunRequestError` for a request that cannot run; never for anything the script does."""
@@ -111,8 +113,16 @@ def run_script(ctx: StepContext, path: str, request: RunRequest, static: Any, on
         command = parse_command([os.path.abspath(path), *args], python=target_python(ctx), cwd=cwd)
     except RunUsageError as exc:
         raise RunRequestError(str(exc)) from None
-    on_event({"event": "script_run", "script": os.path.basename(path), "python": command.python, "cwd": cwd,
-              "bound": bound.to_json(), "display": command.display()})
+    on_event(
+        {
+            "event": "script_run",
+            "script": os.path.basename(path),
+            "python": command.python,
+            "cwd": cwd,
+            "bound": bound.to_json(),
+            "display": command.display(),
+        }
+    )
     monitor = ctx.monitor
     marks = RunMarks(monitor, RUN_STEP, f"Running {os.path.basename(path)}") if monitor is not None else None
     try:
@@ -135,6 +145,7 @@ def run_script(ctx: StepContext, path: str, request: RunRequest, static: Any, on
 
 
 # ---- the progress line ------------------------------------------------------------------------------------
+
 
 class RunProgress:
     """What the script step's progress bar and line say, from its events: reading the file, starting the

@@ -32,6 +32,7 @@ RUNTIME_TESTS = {"placement": "placement", "dataloader": "sweep", "benchmark": "
 
 # -- the shared diagnosis ----------------------------------------------------------------------------------
 
+
 def run_diagnosis(ctx: StepContext, on_event: OnEvent, cancel: threading.Event) -> Report | None:
     """One probe run + host collection for the target (or a scenario replay); None when cancelled."""
     if ctx.scenario is not None:
@@ -39,8 +40,7 @@ def run_diagnosis(ctx: StepContext, on_event: OnEvent, cancel: threading.Event) 
         from gpuassist.sim import load_scenario, probe_events, simulate
 
         scenario = load_scenario(ctx.scenario)
-        replay_events(probe_events(scenario.data.get("probe") or {}), on_event, speed=ctx.replay_speed,
-                      cancel=cancel)
+        replay_events(probe_events(scenario.data.get("probe") or {}), on_event, speed=ctx.replay_speed, cancel=cancel)
         return None if cancel.is_set() else simulate(ctx.scenario)
     from gpuassist.diagnose import diagnose_live
     from gpuassist.envs.target import described
@@ -65,14 +65,17 @@ def diagnosis_step(step_id: str) -> Callable[[StepContext, OnEvent, threading.Ev
 
 # -- the runtime tests -------------------------------------------------------------------------------------
 
+
 def runtime_available(step_id: str) -> Callable[[StepContext], str | None]:
     def available(ctx: StepContext) -> str | None:
         if ctx.scenario is not None:
             from gpuassist.sim import runtime_tests
 
             if RUNTIME_TESTS[step_id] not in runtime_tests(ctx.scenario):
-                return (f"not recorded for this simulated machine: scenario {ctx.scenario} holds its diagnosis but "
-                        f"no {BY_ID[step_id].title if step_id in BY_ID else step_id} run")
+                return (
+                    f"not recorded for this simulated machine: scenario {ctx.scenario} holds its diagnosis but "
+                    f"no {BY_ID[step_id].title if step_id in BY_ID else step_id} run"
+                )
         return None
 
     return available
@@ -98,8 +101,9 @@ def runtime_step(step_id: str) -> Callable[[StepContext, OnEvent, threading.Even
     def run(ctx: StepContext, on_event: OnEvent, cancel: threading.Event) -> StepResult:
         from gpuassist import runtime
 
-        measure = {"placement": runtime.run_placement, "dataloader": runtime.run_sweep,
-                   "benchmark": runtime.run_bench}[step_id]
+        measure = {"placement": runtime.run_placement, "dataloader": runtime.run_sweep, "benchmark": runtime.run_bench}[
+            step_id
+        ]
         if ctx.scenario is not None:
             measured = replay_runtime(ctx, step_id, on_event, cancel)
         else:
@@ -118,14 +122,16 @@ def runtime_step(step_id: str) -> Callable[[StepContext, OnEvent, threading.Even
             # a crash or hang is also an error finding, rules/runtime_outcome.py)
             error = str(result.facts.get(f"{test}.error") or "").strip()
             result.status = StepStatus.ERROR
-            result.reason = f"the test did not complete ({str(outcome).replace('_', ' ')})" + \
-                (f": {error}" if error else "")
+            result.reason = f"the test did not complete ({str(outcome).replace('_', ' ')})" + (
+                f": {error}" if error else ""
+            )
         return result
 
     return run
 
 
 # -- the user's script (static audit, gpuassist.audit; optionally its instrumented run) ---------------------
+
 
 def script_available(ctx: StepContext) -> str | None:
     if not ctx.script:
@@ -171,8 +177,13 @@ def run_script_audit(ctx: StepContext, on_event: OnEvent, cancel: threading.Even
         findings = run.findings
         facts.update(run.facts)
         if cancel.is_set():  # what it measured until the stop is kept (the CLI's Ctrl+C does the same)
-            return StepResult(StepStatus.CANCELLED, _short_titles(findings, path), facts, used_target=True,
-                              reason="you stopped the run of the script; what it measured until then is below")
+            return StepResult(
+                StepStatus.CANCELLED,
+                _short_titles(findings, path),
+                facts,
+                used_target=True,
+                reason="you stopped the run of the script; what it measured until then is below",
+            )
         notes.insert(0, f"ran it: {run.ending}" if run.ending else "ran it")
         explained = any(f.severity is Severity.ERROR for f in findings)
         if run.outcome != "ok" and not explained:
@@ -192,14 +203,15 @@ def run_script_audit(ctx: StepContext, on_event: OnEvent, cancel: threading.Even
 
 
 def _short_titles(findings: list[Finding], path: str) -> list[Finding]:
-    """"train.py:24:9: ..." reads better on a card than the whole path (it is in the facts)."""
+    """ "train.py:24:9: ..." reads better on a card than the whole path (it is in the facts)."""
     for f in findings:
         if f.title.startswith(path + ":"):
-            f.title = os.path.basename(path) + f.title[len(path):]
+            f.title = os.path.basename(path) + f.title[len(path) :]
     return findings
 
 
 # -- the summary --------------------------------------------------------------------------------------------
+
 
 def run_summary(ctx: StepContext, on_event: OnEvent, cancel: threading.Event) -> StepResult:
     status = ctx.summary_status() if ctx.summary_status is not None else StepStatus.PENDING
@@ -216,19 +228,36 @@ def _words(step_id: str) -> tuple[str, str]:
 
 def build_steps() -> list[Step]:
     steps = [
-        Step("environment", *_words("environment"), diagnosis_step("environment"),
-             group="diagnosis"),
-        Step("driver", *_words("driver"), diagnosis_step("driver"),
-             group="diagnosis", uses_target=False),
+        Step("environment", *_words("environment"), diagnosis_step("environment"), group="diagnosis"),
+        Step("driver", *_words("driver"), diagnosis_step("driver"), group="diagnosis", uses_target=False),
         Step("wheel", *_words("wheel"), diagnosis_step("wheel"), group="diagnosis"),
-        Step("placement", *_words("placement"), runtime_step("placement"),
-             depends_on=("environment", "wheel"), available=runtime_available("placement"), measures_gpu=True),
-        Step("dataloader", *_words("dataloader"), runtime_step("dataloader"),
-             depends_on=("environment",), available=runtime_available("dataloader"), measures_gpu=True),
-        Step("benchmark", *_words("benchmark"), runtime_step("benchmark"),
-             depends_on=("placement",), available=runtime_available("benchmark"), measures_gpu=True),
-        Step("script", *_words("script"), run_script_audit, uses_target=False,
-             available=script_available, optional=True),
+        Step(
+            "placement",
+            *_words("placement"),
+            runtime_step("placement"),
+            depends_on=("environment", "wheel"),
+            available=runtime_available("placement"),
+            measures_gpu=True,
+        ),
+        Step(
+            "dataloader",
+            *_words("dataloader"),
+            runtime_step("dataloader"),
+            depends_on=("environment",),
+            available=runtime_available("dataloader"),
+            measures_gpu=True,
+        ),
+        Step(
+            "benchmark",
+            *_words("benchmark"),
+            runtime_step("benchmark"),
+            depends_on=("placement",),
+            available=runtime_available("benchmark"),
+            measures_gpu=True,
+        ),
+        Step(
+            "script", *_words("script"), run_script_audit, uses_target=False, available=script_available, optional=True
+        ),
         Step(SUMMARY, *_words(SUMMARY), run_summary, uses_target=False),
     ]
     return steps

@@ -28,8 +28,7 @@ def open_panel(qtbot: Any, window: Any) -> None:
     qtbot.waitUntil(lambda: window.environments is not None and window.envs_worker is None, timeout=30_000)
 
 
-def test_the_table_lists_this_machines_interpreters_and_a_pick_becomes_the_target(qtbot: Any,
-                                                                                 make_window: Any) -> None:
+def test_the_table_lists_this_machines_interpreters_and_a_pick_becomes_the_target(qtbot: Any, make_window: Any) -> None:
     window = make_window()
     panel = window.envs_panel
     assert not panel.isVisible()
@@ -78,22 +77,50 @@ def test_a_pick_while_steps_run_waits_and_simulated_machines_have_no_table(qtbot
 def sample_inventory() -> Inventory:
     def row(name: str, version: str | None, **kw: Any) -> EnvRow:
         prefix = f"/home/u/{name}"
-        torch = [TorchCopy(version, version.split("+")[1] if "+" in version else None,
-                           f"{prefix}/lib/python3.11/site-packages", "pip", True)] if version else []
-        return EnvRow(python=f"{prefix}/bin/python", name=name, kind="venv", status="ok",
-                      origins=[Origin("path", "PATH python", f"{prefix}/bin/python")], python_version="3.11.7",
-                      prefix=prefix, platform="linux", machine="x86_64", torch=torch,
-                      torch_origin=f"{prefix}/lib/python3.11/site-packages/torch/__init__.py" if version else None,
-                      **kw)
+        torch = (
+            [
+                TorchCopy(
+                    version,
+                    version.split("+")[1] if "+" in version else None,
+                    f"{prefix}/lib/python3.11/site-packages",
+                    "pip",
+                    True,
+                )
+            ]
+            if version
+            else []
+        )
+        return EnvRow(
+            python=f"{prefix}/bin/python",
+            name=name,
+            kind="venv",
+            status="ok",
+            origins=[Origin("path", "PATH python", f"{prefix}/bin/python")],
+            python_version="3.11.7",
+            prefix=prefix,
+            platform="linux",
+            machine="x86_64",
+            torch=torch,
+            torch_origin=f"{prefix}/lib/python3.11/site-packages/torch/__init__.py" if version else None,
+            **kw,
+        )
 
-    return Inventory([row("app", "2.5.1+cpu", is_target=True), row("gpu", "2.5.1+cu124")],
-                     target="/home/u/app/bin/python", seconds=0.4)
+    return Inventory(
+        [row("app", "2.5.1+cpu", is_target=True), row("gpu", "2.5.1+cu124")],
+        target="/home/u/app/bin/python",
+        seconds=0.4,
+    )
 
 
-def test_a_report_with_an_environment_table_shows_it_read_only(qtbot: Any, make_window: Any,
-                                                                tmp_path: Path) -> None:
-    report = envs_report(sample_inventory(), {"pci.nvidia_gpu_count": 1, "nvml.status": "ok",
-                                              "nvml.gpus": [{"index": 0, "name": "NVIDIA GeForce RTX 4090"}]})
+def test_a_report_with_an_environment_table_shows_it_read_only(qtbot: Any, make_window: Any, tmp_path: Path) -> None:
+    report = envs_report(
+        sample_inventory(),
+        {
+            "pci.nvidia_gpu_count": 1,
+            "nvml.status": "ok",
+            "nvml.gpus": [{"index": 0, "name": "NVIDIA GeForce RTX 4090"}],
+        },
+    )
     path = tmp_path / "envs.json"
     path.write_text(json.dumps(report.to_json()))
     window = make_window()

@@ -107,13 +107,29 @@ def test_scenario_pages_show_no_raw_data(qtbot: Any, make_window: Any) -> None:
 def synthetic_trace(markers: list[dict[str, Any]], seconds: float = 100.0, gpus: bool = False) -> Trace:
     n = int(seconds * 2) + 1
     t = [i / 2 for i in range(n)]
-    data: dict[str, Any] = {"label": "recorded on a workstation", "interval": 0.5, "t": t, "cpu": [50.0] * n,
-                            "ram": [30.0] * n, "cores": [[40.0] * n, [60.0] * n], "markers": markers,
-                            "gpus": [], "gpu_reason": "no NVIDIA driver"}
+    data: dict[str, Any] = {
+        "label": "recorded on a workstation",
+        "interval": 0.5,
+        "t": t,
+        "cpu": [50.0] * n,
+        "ram": [30.0] * n,
+        "cores": [[40.0] * n, [60.0] * n],
+        "markers": markers,
+        "gpus": [],
+        "gpu_reason": "no NVIDIA driver",
+    }
     if gpus:
-        data["gpus"] = [{"index": 0, "name": "NVIDIA GeForce RTX 4090", "memory_total_gib": 24.0,
-                         "util": [90.0] * n, "mem_used_gib": [6.0] * n, "power_w": [300.0] * n,
-                         "temp_c": [70.0] * n}]
+        data["gpus"] = [
+            {
+                "index": 0,
+                "name": "NVIDIA GeForce RTX 4090",
+                "memory_total_gib": 24.0,
+                "util": [90.0] * n,
+                "mem_used_gib": [6.0] * n,
+                "power_w": [300.0] * n,
+                "temp_c": [70.0] * n,
+            }
+        ]
         data["gpu_reason"] = None
     return Trace.from_dict(data)
 
@@ -122,17 +138,20 @@ def test_bands_carry_their_title_or_step_number_as_wide_as_they_are(qtbot: Any, 
     window = make_window()
     window.resize(2400, 900)
     view = window.monitor_view
-    trace = synthetic_trace([
-        {"step": "environment", "title": "Diagnosis", "start": 1.0, "end": 1.5},
-        {"step": "placement", "title": "Device placement", "start": 2.0, "end": 8.0},
-        {"step": "dataloader", "title": "DataLoader sweep", "start": 8.0, "end": 90.0}], gpus=True)
+    trace = synthetic_trace(
+        [
+            {"step": "environment", "title": "Diagnosis", "start": 1.0, "end": 1.5},
+            {"step": "placement", "title": "Device placement", "start": 2.0, "end": 8.0},
+            {"step": "dataloader", "title": "DataLoader sweep", "start": 8.0, "end": 90.0},
+        ],
+        gpus=True,
+    )
     view.show_trace(trace)
     qtbot.waitUntil(lambda: view.cpu_plot.getViewBox().width() > 300, timeout=3000)
     view.redraw()
     # 100 s over the CPU plot's ~500 px: 0.5 s is a sliver, 6 s takes the step number "4", 82 s the title
     assert view.label_shown == {"Diagnosis": "", "Device placement": "tag", "DataLoader sweep": "title"}
-    shown = [lb.textItem.toPlainText() for items, labels in view.regions.values() for lb in labels
-             if lb.isVisible()]
+    shown = [lb.textItem.toPlainText() for items, labels in view.regions.values() for lb in labels if lb.isVisible()]
     assert shown.count("4") == 2 and shown.count("DataLoader sweep") == 2  # on the CPU and GPU-util plots
     assert "Device placement 2.0–8.0 s" in view.legend.text() and "<b>4</b>" in view.legend.text()
     assert {"util", "mem_used_gib", "power_w", "temp_c"} <= set(view.plots)  # GPU plots from the trace
@@ -145,8 +164,9 @@ def test_an_opened_report_shows_its_monitor_trace(qtbot: Any, make_window: Any, 
     name = "healthy-linux-rtx4090"
     assert name in {s.name for s in list_scenarios()}, f"scenario {name} is missing"
     data = simulate(name).to_json()
-    data["monitor"] = synthetic_trace([{"step": "benchmark", "title": "CNN benchmark", "start": 10.0,
-                                        "end": 60.0}], gpus=True).to_dict()
+    data["monitor"] = synthetic_trace(
+        [{"step": "benchmark", "title": "CNN benchmark", "start": 10.0, "end": 60.0}], gpus=True
+    ).to_dict()
     path = tmp_path / "report.json"
     path.write_text(json.dumps(data))
     window = make_window()

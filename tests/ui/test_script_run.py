@@ -70,12 +70,16 @@ def test_before_it_runs_the_page_says_it_executes_the_users_code_and_where(make_
     assert window.pages["script"].run.text() == "Run this step"
 
 
-@pytest.mark.parametrize(("argv", "script", "why"), [
-    (("--simulate", "healthy-linux-rtx4090", "--replay-speed", "0"), TRAIN, "not on a simulated machine"),
-    ((), DATA / "audit" / "broken_notebook.ipynb", "a notebook is only read"),
-])
-def test_a_script_that_cannot_run_here_says_why(make_window: Any, argv: tuple[str, ...], script: Path,
-                                                why: str) -> None:
+@pytest.mark.parametrize(
+    ("argv", "script", "why"),
+    [
+        (("--simulate", "healthy-linux-rtx4090", "--replay-speed", "0"), TRAIN, "not on a simulated machine"),
+        ((), DATA / "audit" / "broken_notebook.ipynb", "a notebook is only read"),
+    ],
+)
+def test_a_script_that_cannot_run_here_says_why(
+    make_window: Any, argv: tuple[str, ...], script: Path, why: str
+) -> None:
     window = make_window(*argv)
     window.set_script(str(script), run=False)
     panel = window.script_run_panel
@@ -84,8 +88,9 @@ def test_a_script_that_cannot_run_here_says_why(make_window: Any, argv: tuple[st
     assert not panel.warning.isVisibleTo(panel) and not panel.options.isVisibleTo(panel)
 
 
-def test_a_reopened_audit_run_report_shows_the_runs_findings_and_numbers(qtbot: Any, make_window: Any,
-                                                                       tmp_path: Path) -> None:
+def test_a_reopened_audit_run_report_shows_the_runs_findings_and_numbers(
+    qtbot: Any, make_window: Any, tmp_path: Path
+) -> None:
     from gpuassist.audit.run import load_recording, run_report
 
     report = run_report(load_recording(DATA / "audit_run" / "cuda_sync_every_step.json"))
@@ -101,16 +106,18 @@ def test_a_reopened_audit_run_report_shows_the_runs_findings_and_numbers(qtbot: 
     card.set_evidence_visible(True)
     evidence = shown_texts(card.evidence_box)
     assert "/home/alice/proj/train.py:52" in evidence
-    assert any(t.startswith("/home/alice/proj/train.py:52 calls nonzero() on cuda:0: 100 times in 50 steps")
-               for t in evidence)
+    assert any(
+        t.startswith("/home/alice/proj/train.py:52 calls nonzero() on cuda:0: 100 times in 50 steps") for t in evidence
+    )
     texts = shown_texts(page)
     assert "Where the operators ran" in texts and "Copies between devices" in texts
     assert "train.py:52" in texts and "calls nonzero()" in texts
     assert not [t for t in texts if looks_raw(t)]
 
 
-def test_a_run_shows_progress_findings_numbers_and_the_monitor_band(qtbot: Any, make_window: Any,
-                                                                    settings: Any) -> None:
+def test_a_run_shows_progress_findings_numbers_and_the_monitor_band(
+    qtbot: Any, make_window: Any, settings: Any
+) -> None:
     window = make_window()
     panel = ask_for_a_run(window, TRAIN, args="--epochs 1", steps=3)
     page = window.pages["script"]
@@ -129,8 +136,13 @@ def test_a_run_shows_progress_findings_numbers_and_the_monitor_band(qtbot: Any, 
     assert st.status is StepStatus.WARNING and page.status is StepStatus.WARNING
     assert [c.finding.id for c in page.cards] == ["workload_left_on_cpu"]
     texts = shown_texts(page)
-    for title in ("How it ran", "Where the operators ran", "Lines that make the host wait for the device",
-                  "Steps: waiting for data vs computing", "First forward pass"):
+    for title in (
+        "How it ran",
+        "Where the operators ran",
+        "Lines that make the host wait for the device",
+        "Steps: waiting for data vs computing",
+        "First forward pass",
+    ):
         assert title in texts
     assert "Ran it: stopped after 3 steps, as asked" in texts
     assert not [t for t in texts if looks_raw(t)]

@@ -260,8 +260,9 @@ def test_changing_target_reruns_what_depended_on_it(qtbot: Any, make_window: Any
     assert window.flow.state(SUMMARY).status is StepStatus.ERROR
 
 
-def test_your_script_step_audits_the_chosen_file_and_the_export_carries_it(qtbot: Any, make_window: Any,
-                                                                          settings: Any, tmp_path: Path) -> None:
+def test_your_script_step_audits_the_chosen_file_and_the_export_carries_it(
+    qtbot: Any, make_window: Any, settings: Any, tmp_path: Path
+) -> None:
     script = DATA / "audit" / "broken_batches_on_cpu.py"
     window = make_window("--simulate", "healthy-linux-rtx4090", "--replay-speed", "0")
     page = window.pages["script"]
