@@ -163,6 +163,7 @@ def actions_from_fix(fix: str) -> list[Action]:
     out: list[Action] = []
     option = 1
     title = ""
+    title_introduces = False  # the title ended with ":": the commands that follow are its block
     notes: list[str] = []
     commands: list[str] = []
     code: list[str] = []
@@ -262,8 +263,11 @@ def actions_from_fix(fix: str) -> list[Action]:
             add_line(command)
             flush()
             continue
+        if title and not title_introduces:
+            flush()  # a prose line that introduced no commands stands on its own, not as the next block's title
         if not title:
             title = line.rstrip(":")
+            title_introduces = line.endswith(":")
         else:
             notes.append(line)
     flush()

@@ -107,8 +107,24 @@ def test_parser_keeps_prose_out_and_reads_inline_commands() -> None:
     )
     assert actions[0].commands == ("sudo modprobe nvidia_uvm   # then",)
     assert actions[1].title == "Then check" and actions[1].commands == ('python -c "import torch"',)
-    assert actions[2].title == "Nothing else to do."
-    assert len(actions) == 3 and "kill <pid>" in actions[2].note  # a template is prose, not a block
+    assert actions[2].title == "Nothing else to do." and not actions[2].commands  # prose on its own
+    assert actions[3].title == "See who holds it" and not actions[3].commands
+    assert len(actions) == 4 and "kill <pid>" in actions[3].note  # a template is prose, not a block
+
+
+def test_a_prose_line_is_not_the_title_of_the_next_lines_commands() -> None:
+    actions = actions_from_fix(
+        "Start it with the GPU:\n  docker run --gpus all IMAGE\n"
+        "Compose: deploy.resources.reservations.devices: [...]\n"
+        "If docker says it cannot select the driver, install the toolkit:\n"
+        "  sudo apt-get install -y nvidia-container-toolkit\n"
+    )
+    assert [a.title for a in actions] == [
+        "Start it with the GPU",
+        "Compose: deploy.resources.reservations.devices: [...]",
+        "If docker says it cannot select the driver, install the toolkit",
+    ]
+    assert actions[1].commands == () and actions[2].commands == ("sudo apt-get install -y nvidia-container-toolkit",)
 
 
 @pytest.mark.parametrize("path", sorted((DATA / "audit").glob("*.py")), ids=lambda p: p.name)
