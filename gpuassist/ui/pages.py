@@ -341,33 +341,9 @@ class StepPage(QWidget):
         add_finding_cards(self.content, self.cards, sorted(findings, key=lambda f: f.severity.rank))
 
     def _demonstrations(self, demos: list[Any]) -> QWidget:
-        holder = QWidget()
-        lay = QVBoxLayout(holder)
-        lay.setContentsMargins(0, 0, 0, 0)
-        toggle = QToolButton()
-        toggle.setObjectName("sectionToggle")
-        toggle.setText("What this error looks like (reproduced on purpose, not a fault of this machine)")
-        toggle.setCheckable(True)
-        toggle.setAutoRaise(True)
-        toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-        toggle.setArrowType(Qt.ArrowType.RightArrow)
-        inner = QWidget()
-        inner_lay = QVBoxLayout(inner)
-        inner_lay.setContentsMargins(0, 0, 0, 0)
-        for f in demos:
-            card = FindingCard(f)
-            self.cards.append(card)
-            inner_lay.addWidget(card)
-        inner.setVisible(False)
-
-        def flip(on: bool) -> None:
-            inner.setVisible(on)
-            toggle.setArrowType(Qt.ArrowType.DownArrow if on else Qt.ArrowType.RightArrow)
-
-        toggle.toggled.connect(flip)
-        lay.addWidget(toggle, 0, Qt.AlignmentFlag.AlignLeft)
-        lay.addWidget(inner)
-        self.demo_toggle = toggle
+        holder, self.demo_toggle = collapsed_cards(
+            "What this error looks like (reproduced on purpose, not a fault of this machine)", demos, self.cards
+        )
         return holder
 
     def show_running(self, shared_with: str | None = None) -> None:
@@ -606,35 +582,7 @@ class SummaryPage(QWidget):
 
     def _collapsed(self, title: str, findings: list[Any]) -> QWidget:
         """A section that starts closed (tips): one click shows its cards."""
-        holder = QWidget()
-        lay = QVBoxLayout(holder)
-        lay.setContentsMargins(0, 0, 0, 0)
-        lay.setSpacing(8)
-        toggle = QToolButton()
-        toggle.setObjectName("sectionToggle")
-        toggle.setText(title)
-        toggle.setCheckable(True)
-        toggle.setAutoRaise(True)
-        toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-        toggle.setArrowType(Qt.ArrowType.RightArrow)
-        inner = QWidget()
-        inner_lay = QVBoxLayout(inner)
-        inner_lay.setContentsMargins(0, 0, 0, 0)
-        inner_lay.setSpacing(8)
-        for f in findings:
-            card = FindingCard(f)
-            self.cards.append(card)
-            inner_lay.addWidget(card)
-        inner.setVisible(False)
-
-        def flip(on: bool) -> None:
-            inner.setVisible(on)
-            toggle.setArrowType(Qt.ArrowType.DownArrow if on else Qt.ArrowType.RightArrow)
-
-        toggle.toggled.connect(flip)
-        lay.addWidget(toggle, 0, Qt.AlignmentFlag.AlignLeft)
-        lay.addWidget(inner)
-        self.tips_toggle = toggle
+        holder, self.tips_toggle = collapsed_cards(title, findings, self.cards)
         return holder
 
     def _steps_overview(self, states: list[StepState]) -> None:
@@ -670,3 +618,37 @@ class SummaryPage(QWidget):
         label = QLabel(text)
         label.setObjectName("sectionTitle")
         return label
+
+
+def collapsed_cards(title: str, findings: list[Any], cards: list[FindingCard]) -> tuple[QWidget, QToolButton]:
+    """A section of finding cards that starts closed behind a toggle titled ``title`` (tips,
+    demonstrations); the cards are appended to ``cards`` as the page's others are."""
+    holder = QWidget()
+    lay = QVBoxLayout(holder)
+    lay.setContentsMargins(0, 0, 0, 0)
+    lay.setSpacing(8)
+    toggle = QToolButton()
+    toggle.setObjectName("sectionToggle")
+    toggle.setText(title)
+    toggle.setCheckable(True)
+    toggle.setAutoRaise(True)
+    toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+    toggle.setArrowType(Qt.ArrowType.RightArrow)
+    inner = QWidget()
+    inner_lay = QVBoxLayout(inner)
+    inner_lay.setContentsMargins(0, 0, 0, 0)
+    inner_lay.setSpacing(8)
+    for f in findings:
+        card = FindingCard(f)
+        cards.append(card)
+        inner_lay.addWidget(card)
+    inner.setVisible(False)
+
+    def flip(on: bool) -> None:
+        inner.setVisible(on)
+        toggle.setArrowType(Qt.ArrowType.DownArrow if on else Qt.ArrowType.RightArrow)
+
+    toggle.toggled.connect(flip)
+    lay.addWidget(toggle, 0, Qt.AlignmentFlag.AlignLeft)
+    lay.addWidget(inner)
+    return holder, toggle
