@@ -16,6 +16,11 @@ from pathlib import Path
 import grimp
 import pytest
 
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib
+
 PACKAGE = Path(__file__).resolve().parents[1] / "gpuassist"
 IN_TARGET = {"probe_script.py", "runtime_script.py", "audit_script.py", "channel.py"}  # run in the user's Python
 
@@ -173,3 +178,17 @@ def test_the_window_starts_with_a_known_set_of_modules_and_no_torch(tmp_path: Pa
     assert "MODULES" in out, p.stderr
     assert set(ast.literal_eval(out["MODULES"])) == GUI_START_UP
     assert ast.literal_eval(out["HEAVY"]) == []
+
+
+def test_every_package_and_module_is_in_the_layer_contract() -> None:
+    """A new top-level module or package must take its place in the layers (pyproject.toml), or import-linter
+    would not check it at all."""
+    config = tomllib.loads((PACKAGE.parent / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["importlinter"]
+    layers = next(c for c in config["contracts"] if c["type"] == "layers")["layers"]
+    placed = {name.strip() for row in layers for name in row.replace(":", "|").split("|")}
+    present = {
+        f"gpuassist.{p.stem if p.suffix == '.py' else p.name}"
+        for p in PACKAGE.iterdir()
+        if (p.suffix == ".py" and p.stem != "__init__") or (p.is_dir() and (p / "__init__.py").exists())
+    }
+    assert present - placed == set()
