@@ -380,3 +380,11 @@ def test_a_stopped_fabric_manager_and_a_lost_gpu_stand_out_in_an_hgx_fleet(tmp_p
     assert outliers["driver.fabricmanager"]["majority"] == {"value": "active", "count": 3}
     assert outliers["driver.fabricmanager"]["others"] == [{"value": "inactive", "count": 1, "nodes": ["hgx4"]}]
     assert outliers["gpu.count"]["others"] == [{"value": "7 (driver) / 8 (PCI bus)", "count": 1, "nodes": ["hgx2"]}]
+
+
+def test_the_shared_fix_in_text_is_blocks_a_copied_command_stays_one_line(tmp_path: Path) -> None:
+    write_fleet(tmp_path / "r", homogeneous_fleet())
+    text = render(merge(iter_entries([str(tmp_path / "r")])), "text", width=80)
+    commands = [line.strip() for line in text.splitlines() if line.strip().startswith("$ ")]
+    assert any('pip install --force-reinstall "torch==2.5.1"' in c and c.endswith("/whl/cu124") for c in commands)
+    assert "Shared fix:" in text

@@ -12,8 +12,9 @@ import re
 from functools import lru_cache
 from typing import Any
 
-from gpuassist.findings import OK_COLOUR, OK_ICON, Severity
+from gpuassist.findings import OK_COLOUR, OK_ICON, Severity, actions_from_fix
 from gpuassist.fleet.merge import FleetResult, Group
+from gpuassist.report.render import fix_lines
 from gpuassist.step_table import title as step_title
 
 FORMATS = ("text", "json", "markdown", "html")
@@ -163,16 +164,14 @@ def to_text(result: FleetResult, *, width: int | None = None, colour: bool | Non
         console.print(Text(" SIMULATED: some reports describe simulated machines ", style="bold black on yellow"))
     for g in root_groups(result):
         body: list[Any] = [Text(f"{len(g.nodes)} node{'s' if len(g.nodes) != 1 else ''}: {names(g.nodes)}")]
-        if g.fix:
-            body += [Text("\nShared fix:", style="bold"), Text(g.fix, style="cyan")]
-            if g.fix_variants:
-                body.append(
-                    Text(
-                        f"({g.fix_variants} node-specific variant{'s' if g.fix_variants != 1 else ''} "
-                        "of this fix: see each node's report)",
-                        style="dim",
-                    )
+        if g.fix and g.fix_variants:
+            body.append(
+                Text(
+                    f"({g.fix_variants} node-specific variant{'s' if g.fix_variants != 1 else ''} "
+                    "of the shared fix below: see each node's report)",
+                    style="dim",
                 )
+            )
         sev = Severity(g.severity)
         console.print(
             Panel(
@@ -184,6 +183,9 @@ def to_text(result: FleetResult, *, width: int | None = None, colour: bool | Non
                 border_style=sev.rich_style.replace("bold ", ""),
             )
         )
+        # below the panel and soft-wrapped, as in a node's report: a copied command stays one line
+        for fix_line in fix_lines(actions_from_fix(g.fix), Text, heading="Shared fix:") if g.fix else []:
+            console.print(fix_line, soft_wrap=True)
     if result.outliers:
         table = Table(
             title="Outliers: where nodes differ from the majority", title_justify="left", show_lines=False, expand=False

@@ -281,7 +281,11 @@ def to_text(
 
 def option_groups(finding: Finding) -> list[tuple[str, list[Any]]]:
     """The fix's alternatives in order, each with its heading ("Option 1 of 2 — or") and its blocks."""
-    actions = finding.actions
+    return action_groups(list(finding.actions))
+
+
+def action_groups(actions: list[Any]) -> list[tuple[str, list[Any]]]:
+    """Actions grouped by option, each group with its heading ("Option 1 of 2 — or")."""
     numbers = sorted({a.option for a in actions})
     out = []
     for i, n in enumerate(numbers):
@@ -294,11 +298,17 @@ def option_groups(finding: Finding) -> list[tuple[str, list[Any]]]:
 
 def _fix_options(finding: Finding, text: Any) -> list[Any]:
     """The fix in a terminal: each option's blocks, commands prefixed by "$ " so prose never looks like one."""
+    return fix_lines(list(finding.actions), text)
+
+
+def fix_lines(actions: list[Any], text: Any, heading: str = "Fix:") -> list[Any]:
+    """Terminal lines for ``actions``: each option's blocks, commands prefixed by "$ " so prose never looks
+    like one (print them soft-wrapped: a copied command must stay one line)."""
     out: list[Any] = []
-    groups = option_groups(finding)
+    groups = action_groups(actions)
     if not groups:
         return out
-    out.append(text("Fix:", style="bold"))
+    out.append(text(heading, style="bold"))
     for head, actions in groups:
         if head:
             out.append(text(head, style="bold"))
