@@ -388,3 +388,15 @@ def test_the_shared_fix_in_text_is_blocks_a_copied_command_stays_one_line(tmp_pa
     commands = [line.strip() for line in text.splitlines() if line.strip().startswith("$ ")]
     assert any('pip install --force-reinstall "torch==2.5.1"' in c and c.endswith("/whl/cu124") for c in commands)
     assert "Shared fix:" in text
+
+
+def test_the_shared_fix_in_markdown_and_html_is_one_block_per_step_a_reboot_alone(tmp_path: Path) -> None:
+    nodes = {"a": scenario("driver-too-old-r570-cu130", "a"), "b": scenario("driver-too-old-r570-cu130", "b")}
+    write_fleet(tmp_path / "r", nodes)
+    result = merge(iter_entries([str(tmp_path / "r")]))
+    md_text = render(result, "markdown")
+    blocks = md_text.split("```")[1::2]
+    assert any(b.strip() == "sudo reboot" for b in blocks)  # the reboot is its own last block
+    assert not any("pip install" in b and "ubuntu-drivers" in b for b in blocks)  # options never share a block
+    html_text = render(result, "html")
+    assert "<pre>sudo reboot</pre>" in html_text

@@ -14,7 +14,7 @@ from typing import Any
 
 from gpuassist.findings import OK_COLOUR, OK_ICON, Severity, actions_from_fix
 from gpuassist.fleet.merge import FleetResult, Group
-from gpuassist.report.render import fix_lines
+from gpuassist.report.render import action_groups, fix_lines
 from gpuassist.step_table import title as step_title
 
 FORMATS = ("text", "json", "markdown", "html")
@@ -108,7 +108,14 @@ def _env() -> Any:
     env.filters["md"] = md
     env.filters["fence"] = fence
     env.filters["icon"] = _icon
+    env.filters["fix_groups"] = fix_groups
     return env
+
+
+def fix_groups(fix: str) -> list[tuple[str, list[Any]]]:
+    """A shared fix as the report's option blocks: each runnable block on its own, prose outside them, a
+    reboot its own last block (never one block to paste with both options in it)."""
+    return action_groups(actions_from_fix(fix))
 
 
 def _context(result: FleetResult) -> dict[str, Any]:
