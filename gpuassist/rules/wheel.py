@@ -187,6 +187,18 @@ def _gpu_desc(gpus: list[view.Gpu]) -> str:
     return ", ".join(f"{g.name} (sm_{(g.capability or '?').replace('.', '')})" for g in gpus)
 
 
+#: What both architecture findings rest on: the build's architectures and the GPUs seen.
+ARCH_EVIDENCE = (
+    "torch.version",
+    "torch.cuda_build",
+    "torch.arch_list",
+    "nvml.gpus",
+    "devices",
+    "reported.gpus",
+    "cuda.init_warnings",
+)
+
+
 @rule("gpu_arch_too_new_for_build")
 def gpu_arch_too_new_for_build(facts: Facts) -> Finding | None:
     problem = _arch_problem(facts)
@@ -205,16 +217,7 @@ def gpu_arch_too_new_for_build(facts: Facts) -> Finding | None:
             'available for execution on the device".' + (f' torch warns: "{warning}"' if warning else "")
         ),
         fix=wheel_fix,
-        evidence=view.ev(
-            facts,
-            "torch.version",
-            "torch.cuda_build",
-            "torch.arch_list",
-            "nvml.gpus",
-            "devices",
-            "reported.gpus",
-            "cuda.init_warnings",
-        ),
+        evidence=view.ev(facts, *ARCH_EVIDENCE),
     )
 
 
@@ -237,16 +240,7 @@ def gpu_arch_dropped_from_build(facts: Facts) -> Finding | None:
             "Kepler needs torch 2.7 or older with cu118."
         ),
         fix=wheel_fix,
-        evidence=view.ev(
-            facts,
-            "torch.version",
-            "torch.cuda_build",
-            "torch.arch_list",
-            "nvml.gpus",
-            "devices",
-            "reported.gpus",
-            "cuda.init_warnings",
-        ),
+        evidence=view.ev(facts, *ARCH_EVIDENCE),
     )
 
 

@@ -247,20 +247,8 @@ class StepPage(QWidget):
         super().__init__()
         self.step_id = step_id
         self.run_words = ("Run this step", "Run again")  # the run button before and after a run
-        outer = QVBoxLayout(self)
-        outer.setContentsMargins(0, 0, 0, 0)
+        outer, self.body = scrolling_body(self)
         outer.setSpacing(0)
-        scroll = QScrollArea()
-        scroll.setObjectName("pageScroll")
-        scroll.setWidgetResizable(True)
-        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        body = ScrollBody()
-        body.setObjectName("pageBody")
-        self.body = QVBoxLayout(body)
-        self.body.setContentsMargins(24, 18, 24, 18)
-        self.body.setSpacing(10)
-        scroll.setWidget(body)
-        outer.addWidget(scroll, 1)
 
         head = QHBoxLayout()
         self.title = QLabel(title)
@@ -420,19 +408,7 @@ class SummaryPage(QWidget):
     def __init__(self, number: int, total: int) -> None:
         super().__init__()
         self.step_id = "summary"
-        outer = QVBoxLayout(self)
-        outer.setContentsMargins(0, 0, 0, 0)
-        scroll = QScrollArea()
-        scroll.setObjectName("pageScroll")
-        scroll.setWidgetResizable(True)
-        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        body = ScrollBody()
-        body.setObjectName("pageBody")
-        self.body = QVBoxLayout(body)
-        self.body.setContentsMargins(24, 18, 24, 18)
-        self.body.setSpacing(10)
-        scroll.setWidget(body)
-        outer.addWidget(scroll, 1)
+        outer, self.body = scrolling_body(self)
 
         head = QHBoxLayout()
         title = QLabel("Summary")
@@ -652,3 +628,22 @@ def collapsed_cards(title: str, findings: list[Any], cards: list[FindingCard]) -
     lay.addWidget(toggle, 0, Qt.AlignmentFlag.AlignLeft)
     lay.addWidget(inner)
     return holder, toggle
+
+
+def scrolling_body(page: QWidget) -> tuple[QVBoxLayout, QVBoxLayout]:
+    """``page``'s outer layout (the scroll area first; a caller adds its bar below) and the layout of its
+    content inside the scroll area (step pages and Summary alike): text wraps, only the height scrolls."""
+    outer = QVBoxLayout(page)
+    outer.setContentsMargins(0, 0, 0, 0)
+    scroll = QScrollArea()
+    scroll.setObjectName("pageScroll")
+    scroll.setWidgetResizable(True)
+    scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+    body = ScrollBody()
+    body.setObjectName("pageBody")
+    layout = QVBoxLayout(body)
+    layout.setContentsMargins(24, 18, 24, 18)
+    layout.setSpacing(10)
+    scroll.setWidget(body)
+    outer.addWidget(scroll, 1)
+    return outer, layout
