@@ -17,7 +17,7 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-from gpuassist.ingest.corpus import check, entries
+from gpuassist.ingest.corpus import check, entries, held_out_scores
 
 ROOT = Path(__file__).resolve().parents[1]
 KINDS = ("scenarios", "pastes", "errors")
@@ -77,21 +77,33 @@ def _print_breakdown(title: str, rows: list[tuple[str, bool]]) -> None:
         print(f"  {'all':24} {right:>4}/{n:<4} {100 * right / n:5.1f} %")
 
 
-def _print_held_out(index: Path) -> None:
+def _print_held_out() -> None:
     """The score each held-out batch got when it was collected, before any rule was changed because of it (recorded
-    in the index at that moment; today's score of the same batch is in the tables above and is no longer held out)."""
-    import json
-
-    recorded = json.loads(index.read_text(encoding="utf-8")).get("held_out_scores", {})
+    in the corpus indexes at that moment; today's score of the same batch is in the tables above and is no longer
+    held out). Per kind of input too, over all batches, since the goal is per kind."""
+    recorded = {
+        **held_out_scores(ROOT / "tests" / "data" / "pastes"),
+        **held_out_scores(ROOT / "tests" / "data" / "errors"),
+    }
     if not recorded:
         return
     print("\nheld-out batches, scored when collected (before any change made because of them):")
+    per_kind: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     right = total = 0
     for batch, scores in sorted(recorded.items(), key=lambda kv: int(kv[0].rsplit("-", 1)[-1])):
-        r, n = str(scores["before_fixes"]["all"]).split()[0].split("/")
-        right, total = right + int(r), total + int(n)
-        print(f"  {batch:24} {r:>4}/{n:<4}")
+        for kind, cell in scores["before_fixes"].items():
+            r, n = (int(x) for x in str(cell).split()[0].split("/"))
+            if kind == "all":
+                right, total = right + r, total + n
+                print(f"  {batch:24} {r:>4}/{n:<4} {100 * r / n:5.1f} %")
+            else:
+                per_kind[kind][0] += r
+                per_kind[kind][1] += n
     print(f"  {'all':24} {right:>4}/{total:<4} {100 * right / total:5.1f} %")
+    print("\nheld-out, by kind of input (all batches, scored when collected):")
+    for kind in sorted(per_kind):
+        r, n = per_kind[kind]
+        print(f"  {kind:24} {r:>4}/{n:<4} {100 * r / n:5.1f} %")
 
 
 def main(argv: list[str]) -> int:
@@ -126,7 +138,7 @@ def main(argv: list[str]) -> int:
     _print_breakdown("real texts by collection batch:", [(b, ok) for _, b, ok in CORPUS_ROWS])
     for batch in sorted({b for _, b, _ in CORPUS_ROWS} - {"before-rules"}):
         _print_breakdown(f"batch {batch} by kind of input:", [(k, ok) for k, b, ok in CORPUS_ROWS if b == batch])
-    _print_held_out(ROOT / "tests" / "data" / "errors" / "index.json")
+    _print_held_out()
     misses = [(kind, note) for kind, rows in results.items() for _, ok, note in rows if not ok]
     if misses:
         print("\nmisses:")

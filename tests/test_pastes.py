@@ -3,12 +3,13 @@ each checked against the verdict its thread established (index.json)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from gpuassist.ingest import load
-from gpuassist.ingest.corpus import check, entries
+from gpuassist.ingest.corpus import check, entries, held_out_scores
 
 DATA = Path(__file__).parent / "data"
 PASTES = DATA / "pastes"
@@ -144,3 +145,19 @@ def test_generic_no_kernel_image_prefers_the_gpu_named() -> None:
     ids = [f.id for f in report.findings]
     assert ids[0] == "gpu_arch_dropped_from_build" and "gpu_arch_too_new_for_build" in ids
     assert all(f.severity.value == "warning" for f in report.findings)  # a guess, not a verdict
+
+
+def test_corpus_index_fragments_merge(tmp_path: Path) -> None:
+    """Batches collected in parallel each write their own ``index.d/*.json``; entries and held-out scores merge."""
+    (tmp_path / "index.json").write_text(json.dumps({"entries": [{"file": "a.txt"}], "held_out_scores": {"b-1": {}}}))
+    (tmp_path / "index.d").mkdir()
+    fragment = {"entries": [{"file": "b.txt"}], "held_out_scores": {"b-2": {"before_fixes": {"all": "1/1"}}}}
+    (tmp_path / "index.d" / "b-2.json").write_text(json.dumps(fragment))
+    assert [e["file"] for e in entries(tmp_path)] == ["a.txt", "b.txt"]
+    assert set(held_out_scores(tmp_path)) == {"b-1", "b-2"}
+    (tmp_path / "index.d" / "c.json").write_text(json.dumps({"entries": [], "held_out_scores": {"b-2": {}}}))
+    with pytest.raises(ValueError, match="recorded twice"):
+        held_out_scores(tmp_path)
+    (tmp_path / "index.d" / "d.json").write_text(json.dumps({"files": []}))
+    with pytest.raises(ValueError, match="entries"):
+        entries(tmp_path)

@@ -36,9 +36,32 @@ class Verdict:
     known_rule_bug: str | None = None
 
 
+def _index_files(directory: Path) -> list[Path]:
+    """``index.json``, then one file per later batch in ``index.d/`` (sorted): batches collected in parallel each
+    get their own file, so no two collectors edit the same JSON."""
+    return [directory / "index.json", *sorted((directory / "index.d").glob("*.json"))]
+
+
+def _read_index(path: Path) -> dict[str, Any]:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    if not isinstance(data, dict) or not isinstance(data.get("entries"), list):
+        raise ValueError(f"{path}: a corpus index needs an 'entries' list")
+    return data
+
+
 def entries(directory: Path) -> list[dict[str, Any]]:
-    data = json.loads((directory / "index.json").read_text(encoding="utf-8"))
-    return list(data["entries"])
+    return [e for path in _index_files(directory) for e in _read_index(path)["entries"]]
+
+
+def held_out_scores(directory: Path) -> dict[str, dict[str, Any]]:
+    """Per held-out batch, the scores recorded when it was collected (and after the fixes made from it)."""
+    scores: dict[str, dict[str, Any]] = {}
+    for path in _index_files(directory):
+        for batch, recorded in _read_index(path).get("held_out_scores", {}).items():
+            if batch in scores:
+                raise ValueError(f"{path}: held-out batch {batch!r} is recorded twice")
+            scores[batch] = recorded
+    return scores
 
 
 def check(directory: Path, entry: dict[str, Any]) -> Verdict:
