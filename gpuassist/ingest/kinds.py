@@ -60,7 +60,8 @@ KIND_PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
         (
             "jetson",
             "Jetson / L4T output",
-            r"tegrastats|GR3D_FREQ|# R\d+ \(release\), REVISION|\bL4T\b|JetPack|nvidia-l4t|-tegra\b|\bJetson\b",
+            r"tegrastats|GR3D_FREQ|# R\d+ \(release\), REVISION|\bL4T\b|JetPack|nvidia-l4t|-tegra\b|\bJetson\b|"
+            r"\bOrin\b|\bXavier[ -]NX\b|\bAGX[ -]Xavier\b",
         ),
         (
             "install",

@@ -45,7 +45,9 @@ WSL_TEXT = re.compile(r"\bWSL ?2\b|\bWSL\b|Windows Subsystem for Linux|\bUbuntu 
 WSL1_TEXT = re.compile(r"\bWSL ?1\b", re.IGNORECASE)
 JETSON_RELEASE = re.compile(
     r"# R(\d+) \(release\), REVISION: ([\d.]+)|\bL4T\s+R?(\d+\.\d+(?:\.\d+)?)|-tegra\b|"
-    r"tegrastats|GR3D_FREQ|\bJetson\b|(?<![A-Za-z])JetPack\s*[<>=]*\s*\d",  # no \\b: CJK text runs into "JETPACK5"
+    r"tegrastats|GR3D_FREQ|\bJetson\b|(?<![A-Za-z])JetPack\s*[<>=]*\s*\d|"  # no \\b: CJK text runs into "JETPACK5"
+    # The modules by name (Orin, Xavier NX / AGX Xavier) and NVIDIA's L4T container images (l4t-pytorch, l4t-base).
+    r"\bOrin\b|\bXavier[ -]NX\b|\bAGX[ -]Xavier\b|\bl4t-(?:base|pytorch|ml|jetpack|tensorflow|cuda|r\d)",
     re.IGNORECASE,
 )
 # The text says it is a Mac: its words (MacBook, macOS, OS X, M1 Pro, Apple silicon, "I'm on a Mac") or a macOS home
@@ -206,10 +208,23 @@ def _local_build(facts: dict[str, Any]) -> None:
         facts.setdefault("torch.cuda_build", f"{tag[2:-1]}.{tag[-1]}")
 
 
+# The banner a new interpreter prints: "Python 3.8.10 (default, Mar 15 2022, 12:22:08)".
+REPL_BANNER = re.compile(r"^\s*Python \d+\.\d+\.\d+\S* \(")
+
+
 def repl_facts(lines: list[str], sources: Sources) -> dict[str, Any]:
-    """`>>> torch.__version__` and friends, with the line(s) the interpreter printed after them."""
+    """`>>> torch.__version__` and friends, with the line(s) the interpreter printed after them.
+
+    A paste can hold several sessions (each starts with the interpreter's banner): the one where CUDA fails next to
+    one where it works ("in the other container it is True"). The failing one is the problem asked about, so its
+    facts stand; without a failing session, later sessions override earlier ones (a re-run after a change)."""
+    sessions: list[tuple[dict[str, Any], Sources]] = []
     facts: dict[str, Any] = {}
+    said: Sources = {}
     for i, raw in enumerate(lines):
+        if REPL_BANNER.match(raw[:MAX_LINE]) and facts:
+            sessions.append((facts, said))
+            facts, said = {}, {}
         m = REPL_IN.match(raw[:MAX_LINE])
         if not m:
             continue
@@ -233,13 +248,21 @@ def repl_facts(lines: list[str], sources: Sources) -> dict[str, Any]:
         new = [k for k in facts if k not in before]
         if new:
             _note(
-                sources,
+                said,
                 [*new, "torch.cuda_build"] if "torch.version" in new else new,
                 i + 1,
                 f"{raw.strip()}  ->  {out.strip()}",
             )
-    _local_build(facts)
-    return facts
+    sessions.append((facts, said))
+    failing = [s for s in sessions if s[0].get("cuda.available") is False]
+    chosen = failing[-1:] if failing else sessions
+    merged: dict[str, Any] = {}
+    for session_facts, session_sources in chosen:
+        merged.update(session_facts)
+        for key, where in session_sources.items():
+            _note(sources, (key,), *where)
+    _local_build(merged)
+    return merged
 
 
 def install_facts(lines: list[str], sources: Sources) -> dict[str, Any]:
