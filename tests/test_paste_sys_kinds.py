@@ -210,3 +210,58 @@ def test_a_cpu_build_in_a_container_is_the_build_not_the_container() -> None:
     report = load_text(text)
     assert report.findings[0].id == "cpu_only_build"
     assert "docker_no_gpu_runtime" not in _ids(report)
+
+
+# --- batch after-rules-22: WSL's driver path, Windows' nvidia-smi, a Jetson log without torch ------------------------
+
+SMI_FAILED = (
+    "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the latest NVIDIA "
+    "driver is installed and running.\n"
+)
+
+
+def test_nvidia_smi_failing_inside_wsl_is_wsls_gpu_path_not_a_kernel_module() -> None:
+    report = load_text("Running Ubuntu 22.04 under WSL on Windows 11:\n$ nvidia-smi\n" + SMI_FAILED)
+    assert report.findings[0].id == "wsl_libcuda_problem"
+    assert "nvidia_module_not_loaded" not in _ids(report)
+
+
+def test_the_same_failure_on_a_linux_host_is_the_kernel_module() -> None:
+    report = load_text("Ubuntu 22.04 server:\n$ nvidia-smi\n" + SMI_FAILED)
+    assert report.findings[0].id == "nvidia_module_not_loaded"
+
+
+WINDOWS_SMI = (
+    "+-----------------------------------------------------------------------------------------+\n"
+    "| NVIDIA-SMI 560.94                 Driver Version: 560.94         CUDA Version: 12.6     |\n"
+    "|-----------------------------------------+------------------------+----------------------+\n"
+    "| GPU  Name                  Driver-Model | Bus-Id          Disp.A | Volatile Uncorr. ECC |\n"
+    "|=========================================+========================+======================|\n"
+    "|   0  NVIDIA GeForce RTX 4060      WDDM  |   00000000:01:00.0  On |                  N/A |\n"
+    "+-----------------------------------------+------------------------+----------------------+\n"
+    ">>> import torch\n"
+    ">>> torch.cuda.is_available()\n"
+    "False\n"
+)
+
+
+def test_windows_nvidia_smi_names_the_os_and_the_gpu() -> None:
+    report = load_text(WINDOWS_SMI)
+    assert report.facts.value("host.os") == "Windows"
+    assert [g["name"] for g in report.facts.value("reported.gpus")] == ["NVIDIA GeForce RTX 4060"]
+    assert report.findings[0].id == "cpu_only_build"  # PyPI's Windows torch is the CPU build: the likeliest reading
+
+
+def test_a_linux_nvidia_smi_table_does_not_say_windows() -> None:
+    report = load_text(WINDOWS_SMI.replace("WDDM ", " Off ").replace("Driver-Model", "Persistence-M"))
+    assert report.facts.value("host.os") != "Windows"
+
+
+def test_a_jetson_log_without_torch_claims_no_wheel_problem() -> None:
+    text = "agent: kernel 5.15.148-tegra, GPU Orin (nvgpu) usage 0, temperature 0\n"
+    assert "jetson_needs_nvidia_wheel" not in _claimed(load_text(text))
+
+
+def test_a_jetson_with_torch_failing_still_gets_the_wheel_reading() -> None:
+    text = "kernel 5.15.148-tegra\n>>> import torch\n>>> torch.cuda.is_available()\nFalse\n"
+    assert load_text(text).findings[0].id == "jetson_needs_nvidia_wheel"

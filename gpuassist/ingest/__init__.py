@@ -184,6 +184,7 @@ def _add_paste_findings(
             report.findings.remove(same)
         report.findings.append(found)
     matches = _driver_present_matches(lines, report, _macos_matches(lines, report, matches))
+    matches = _wsl_driver_matches(report, _jetson_without_torch(lines, matches))
     for inferred in (
         _jetson_match(lines, report, matches),
         _visible_devices_match(lines, report),
@@ -426,6 +427,37 @@ def _driver_present_matches(lines: list[str], report: Report, matches: list[erro
             for m in out
         ]
     return out
+
+
+# Readings of an NVIDIA-driver failure that assume a Linux kernel module, which WSL does not have.
+KERNEL_MODULE_READINGS = ("nvidia_module_not_loaded",)
+
+
+def _wsl_driver_matches(report: Report, matches: list[errors.Match]) -> list[errors.Match]:
+    """Inside WSL there is no NVIDIA kernel module to load: the GPU is reached through the Windows driver (/dev/dxg
+    and /usr/lib/wsl/lib). nvidia-smi failing to "communicate with the NVIDIA driver" there means WSL's GPU path is
+    broken (WSL 1, a Windows build or driver without WSL GPU support, a Linux driver installed inside WSL), so
+    the kernel-module reading of that line becomes WSL's."""
+    if report.facts.value("platform.wsl") is None:
+        return matches
+    out = []
+    for m in matches:
+        if m.id in KERNEL_MODULE_READINGS:
+            out.append(errors.Match("wsl_libcuda_problem", m.line_no, m.line, m.specific, m.weight))
+        else:
+            out.append(m)
+    return out
+
+
+def _jetson_without_torch(lines: list[str], matches: list[errors.Match]) -> list[errors.Match]:
+    """A Tegra kernel name alone (a monitoring log, a kernel banner) says the machine is a Jetson, not that torch
+    is the wrong build there: the JetPack-wheel guess needs torch to be in the text at all."""
+    if any(TORCH_NAMED.search(line[:2000]) for line in lines):
+        return matches
+    return [m for m in matches if not (m.id == "jetson_needs_nvidia_wheel" and not m.specific)]
+
+
+TORCH_NAMED = re.compile(r"torch|cuda", re.IGNORECASE)
 
 
 def _container_smi_match(lines: list[str], report: Report) -> errors.Match | None:

@@ -17,7 +17,11 @@ SMI_HEADER = re.compile(r"Driver Version:\s*(\d{3,}\.\d+(?:\.\d+)?)(?:.*?CUDA Ve
 SMI_Q_DRIVER = re.compile(r"^\s*Driver Version\s*:\s*(\d{3,}\.\d+(?:\.\d+)?)\s*$")
 SMI_Q_CUDA = re.compile(r"^\s*CUDA Version\s*:\s*(\d+)\.(\d+)\s*$")
 SMI_Q_PRODUCT = re.compile(r"^\s*Product Name\s*:\s*(.+?)\s*$")
-SMI_ROW = re.compile(r"^\|\s+(\d+)\s+(.+?)\s+(?:On|Off)\s+\|\s+[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:")
+# A GPU row of nvidia-smi's table; the column after the name is Persistence-M (On/Off) on Linux and the driver
+# model (WDDM/TCC) on Windows.
+SMI_ROW = re.compile(r"^\|\s+(\d+)\s+(.+?)\s+(?:On|Off|WDDM|TCC)\s+\|\s+[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:")
+# Only Windows' nvidia-smi shows a driver model: the "TCC/WDDM" header, or WDDM/TCC in a GPU row.
+SMI_WINDOWS = re.compile(r"\bTCC/WDDM\b|^\|\s+\d+\s+.+?\s+(?:WDDM|TCC)\s+\|")
 SMI_LIST = re.compile(r"^GPU (\d+): (.+?) \(UUID: GPU-")
 FORK_TORCH = re.compile(r"PyTorch version \((?:GPU|accelerator)\?\)\s*:\s*(\S+)\s*\((\w+)\)", re.IGNORECASE)
 FORK_GPU = re.compile(r"^\s*-\s*GPU type\s*:\s*(.+?)\s*$", re.IGNORECASE)
@@ -321,7 +325,7 @@ def platform_facts(lines: list[str], sources: Sources) -> dict[str, Any]:
     facts: dict[str, Any] = {}
     for no, raw in enumerate(lines, start=1):
         line = raw[:MAX_LINE]
-        if "host.os" not in facts and WINDOWS.search(line):
+        if "host.os" not in facts and (WINDOWS.search(line) or SMI_WINDOWS.search(line)):
             facts["host.os"] = "Windows"
             _note(sources, ("host.os",), no, line)
         j = JETSON_RELEASE.search(line)
