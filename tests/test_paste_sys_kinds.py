@@ -265,3 +265,17 @@ def test_a_jetson_log_without_torch_claims_no_wheel_problem() -> None:
 def test_a_jetson_with_torch_failing_still_gets_the_wheel_reading() -> None:
     text = "kernel 5.15.148-tegra\n>>> import torch\n>>> torch.cuda.is_available()\nFalse\n"
     assert load_text(text).findings[0].id == "jetson_needs_nvidia_wheel"
+
+
+def test_a_message_split_over_prefixed_kern_log_lines_is_read_whole() -> None:
+    text = (
+        "Mar  3 10:12:55 node4 kernel: [ 5.311902] NVRM: API mismatch: the client 'Xorg' (pid 1204)\n"
+        "Mar  3 10:12:55 node4 kernel: [ 5.311905] NVRM: has the version 580.95.05, but this kernel module has\n"
+        "Mar  3 10:12:55 node4 kernel: [ 5.311906] NVRM: the version 580.82.07.  Please make sure that this\n"
+        "Mar  3 10:12:55 node4 kernel: [ 5.311907] NVRM: kernel module and all NVIDIA driver components\n"
+        "Mar  3 10:12:55 node4 kernel: [ 5.311908] NVRM: have the same version.\n"
+        "Mar  3 10:12:56 node4 kernel: [ 5.400001] NVRM: GPU at PCI:0000:65:00: GPU-1f2e\n"
+    )
+    joined = wrapped_messages(text.splitlines())
+    assert [no for no, _ in joined] == [1]  # the GPU line after the finished sentence is a message of its own
+    assert load_text(text).findings[0].id == "driver_library_mismatch"

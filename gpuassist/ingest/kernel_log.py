@@ -7,7 +7,9 @@ terminal keeps just the ``NVRM:`` of each. A pattern tried line by line sees hal
 message is also offered whole: the first line's text after ``NVRM:`` and every continuation line's, joined.
 
 A continuation line is one whose text starts with ``NVRM:`` (after blanks) and carries no log prefix of its
-own; a line with its own timestamp or ``kernel:`` starts a new message. syslog's escaped newlines
+own; a line with its own timestamp or ``kernel:`` starts a new message, unless what follows its ``NVRM:`` carries
+on the sentence before it (kern.log and syslog files repeat the whole prefix on every line of one message): it
+starts in lower case or indented, after a line that did not end a sentence. syslog's escaped newlines
 (``#012NVRM:``) are the same wrapping inside one line.
 """
 
@@ -25,6 +27,18 @@ SPACES = re.compile(r"\s+")
 
 def _payload(text: str) -> str:
     return SPACES.sub(" ", ESCAPED_NEWLINE.sub(" ", text)).strip()
+
+
+def _carries_on(previous: str, raw_payload: str) -> bool:
+    """The text after this line's ``NVRM:`` continues the previous line's sentence: it is indented or starts in
+    lower case, and the previous line did not end one."""
+    stripped = raw_payload.lstrip()
+    return (
+        bool(previous)
+        and previous[-1] not in ".!?:"
+        and bool(stripped)
+        and (stripped[0].islower() or raw_payload.startswith("  "))
+    )
 
 
 def wrapped_messages(lines: list[str]) -> list[tuple[int, str]]:
@@ -45,10 +59,13 @@ def wrapped_messages(lines: list[str]) -> list[tuple[int, str]]:
             flush()
             parts = []
             continue
-        continuation = bool(parts) and not line[:at].strip() and len(parts) < MAX_PARTS
+        rest = line[at + len(NVRM) :]
+        continuation = (
+            bool(parts) and len(parts) < MAX_PARTS and (not line[:at].strip() or _carries_on(parts[-1], rest))
+        )
         if not continuation:
             flush()
             start, parts = no, []
-        parts.append(_payload(line[at + len(NVRM) :]))
+        parts.append(_payload(rest))
     flush()
     return out
