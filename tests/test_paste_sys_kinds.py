@@ -279,3 +279,16 @@ def test_a_message_split_over_prefixed_kern_log_lines_is_read_whole() -> None:
     joined = wrapped_messages(text.splitlines())
     assert [no for no, _ in joined] == [1]  # the GPU line after the finished sentence is a message of its own
     assert load_text(text).findings[0].id == "driver_library_mismatch"
+
+
+def test_nvidia_smi_q_driver_model_says_windows() -> None:
+    text = (
+        "==============NVSMI LOG==============\n"
+        "Driver Version                            : 560.94\n"
+        "CUDA Version                              : 12.6\n"
+        "    Product Name                          : NVIDIA GeForce RTX 3060\n"
+        "    Driver Model\n"
+        "        Current                           : WDDM\n"
+        "        Pending                           : WDDM\n"
+    )
+    assert load_text(text).facts.value("host.os") == "Windows"

@@ -20,8 +20,11 @@ SMI_Q_PRODUCT = re.compile(r"^\s*Product Name\s*:\s*(.+?)\s*$")
 # A GPU row of nvidia-smi's table; the column after the name is Persistence-M (On/Off) on Linux and the driver
 # model (WDDM/TCC) on Windows.
 SMI_ROW = re.compile(r"^\|\s+(\d+)\s+(.+?)\s+(?:On|Off|WDDM|TCC)\s+\|\s+[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:")
-# Only Windows' nvidia-smi shows a driver model: the "TCC/WDDM" header, or WDDM/TCC in a GPU row.
-SMI_WINDOWS = re.compile(r"\bTCC/WDDM\b|^\|\s+\d+\s+.+?\s+(?:WDDM|TCC)\s+\|")
+# Only Windows' nvidia-smi shows a driver model: the "TCC/WDDM" header, WDDM/TCC in a GPU row, or `nvidia-smi -q`'s
+# "Driver Model" section ("Current : WDDM").
+SMI_WINDOWS = re.compile(
+    r"\bTCC/WDDM\b|^\|\s+\d+\s+.+?\s+(?:WDDM|TCC)\s+\||^\s*(?:Current|Pending)\s*:\s*(?:WDDM|TCC)\s*$"
+)
 SMI_LIST = re.compile(r"^GPU (\d+): (.+?) \(UUID: GPU-")
 FORK_TORCH = re.compile(r"PyTorch version \((?:GPU|accelerator)\?\)\s*:\s*(\S+)\s*\((\w+)\)", re.IGNORECASE)
 FORK_GPU = re.compile(r"^\s*-\s*GPU type\s*:\s*(.+?)\s*$", re.IGNORECASE)
