@@ -292,3 +292,15 @@ def test_nvidia_smi_q_driver_model_says_windows() -> None:
         "        Pending                           : WDDM\n"
     )
     assert load_text(text).facts.value("host.os") == "Windows"
+
+
+def test_a_macs_hardware_list_is_left_to_the_mac_reading() -> None:
+    text = (
+        "AssertionError: Torch not compiled with CUDA enabled\n"
+        "Model: MacBook Pro (14-inch, 2023)\n"
+        "Chip: Apple M2 Pro\n"
+        "Graphics: Apple M2 Pro\n"
+    )
+    report = load_text(text)
+    assert report.findings[0].id == "macos_no_cuda_use_mps"
+    assert "no_nvidia_gpu" not in _claimed(report)

@@ -630,7 +630,11 @@ def _stated_graphics_match(lines: list[str], report: Report) -> errors.Match | N
     """The user's own hardware list states the machine's graphics, it names only an Intel / AMD / Apple adapter, and
     nothing in the text names an NVIDIA GPU (no model, no nvidia-smi, no driver version): there is no NVIDIA GPU to
     use, which explains every CUDA or container GPU error after it."""
-    if report.facts.known("driver.version") or report.facts.known("reported.gpus"):
+    if (
+        report.facts.known("driver.version")
+        or report.facts.known("reported.gpus")
+        or report.facts.value("host.os") == "Darwin"  # a Mac's answer is MPS, its own finding
+    ):
         return None
     stated = [
         (no, line)
