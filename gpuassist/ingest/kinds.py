@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from gpuassist.ingest.paste_facts import ENV_REPORT_MARK
+
 # Words that make a text about PyTorch/CUDA/the GPU at all; a text with none of them is refused.
 TOPIC = re.compile(
     r"python|torch|cuda|cudnn|nvidia|nvcc|nvml|nccl|\bgpus?\b|geforce|quadro|tesla|rocm|\bhip\b|\bmps\b|"
@@ -31,10 +33,12 @@ KIND_PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
     for kid, label, rx in (
         (
             "env_fork",
-            "an environment report of accelerate / transformers / diffusers / ultralytics",
+            "an environment report (accelerate, transformers, diffusers, ultralytics, detectron2, mmcv, xformers, a "
+            "web UI's sysinfo)",
             r"^\s*-\s*`?(accelerate|transformers|diffusers|huggingface_hub|peft|trl)`?\s+version\s*:|"
             r"PyTorch version \((GPU|accelerator)\?\)\s*:|^Ultralytics\b.*\btorch-\S+\s+(CUDA|CPU|MPS)|"
-            r"^\*\s+(CUDA|Packages|System)\s*:\s*$",
+            # then detectron2 / mmcv collect_env, mmengine dicts, get_env_info() JSON, xformers.info
+            r"^\*\s+(CUDA|Packages|System)\s*:\s*$|" + ENV_REPORT_MARK,
         ),
         (
             "kernel_log",
