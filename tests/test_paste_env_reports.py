@@ -170,3 +170,13 @@ def test_lightning_report_of_working_gpus() -> None:
     assert report.facts.value("torch.cuda_build") == "12.1"
     assert [g["name"] for g in report.facts.value("reported.gpus")] == ["NVIDIA A100-SXM4-40GB"] * 2
     assert not report.has_error
+
+
+def test_collect_envs_header_is_not_a_pip_session() -> None:
+    """collect_env prints "Collecting environment information..." first; pip prints "Collecting <package>"."""
+    text = (
+        "Collecting environment information...\nPyTorch version: 2.2.1+cu121\nIs debug build: False\n"
+        "CUDA used to build PyTorch: 12.1\nIs CUDA available: True\nGPU models and configuration: GPU 0: Tesla T4\n"
+    )
+    assert load_text(text).meta["input_kinds"] == ["collect_env"]
+    assert "install" in load_text("Collecting torch==2.2.1\n  Downloading torch-2.2.1-cp310.whl\n").meta["input_kinds"]

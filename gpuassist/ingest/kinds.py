@@ -69,8 +69,10 @@ KIND_PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
         (
             "install",
             "a pip / conda / mamba install session",
+            # pip's "Collecting torch==..." (collect_env's own first line is "Collecting environment information...")
             r"^\s*(\S*[$#>]\s*)?(pip3?|python\d*(\.\d+)?\s+-m\s+pip|uv\s+pip|conda|mamba|micromamba)\s+install\b|"
-            r"^\s*Collecting \S|^\s*Successfully installed\s|^\s*Requirement already satisfied:|"
+            r"^\s*Collecting (?!environment information)\S|^\s*Successfully installed\s|"
+            r"^\s*Requirement already satisfied:|"
             r"^\s*Looking in (indexes|links):|^\s*Downloading \S+\.whl|The following NEW packages will be INSTALLED|"
             r"^\s*Solving environment|^\s*## Package Plan ##|No matching distribution found|"
             r"Could not find a version that satisfies the requirement",
