@@ -180,3 +180,45 @@ def test_collect_envs_header_is_not_a_pip_session() -> None:
     )
     assert load_text(text).meta["input_kinds"] == ["collect_env"]
     assert "install" in load_text("Collecting torch==2.2.1\n  Downloading torch-2.2.1-cp310.whl\n").meta["input_kinds"]
+
+
+def test_mmcv_collect_env_printed_as_a_dict() -> None:
+    """mmcv's issue template: print(collect_env()) (one line) or pprint of it (a key a line)."""
+    one_line = (
+        "{'sys.platform': 'linux', 'Python': '3.8.10', 'CUDA available': False, 'GCC': 'gcc 9.4.0', "
+        "'PyTorch': '1.12.1+cpu', 'TorchVision': '0.13.1+cpu', 'MMCV': '1.7.0'}\n"
+    )
+    report = load_text(one_line)
+    assert report.meta["input_kinds"] == ["env_fork"]
+    assert report.findings[0].id == "cpu_only_build"
+    pprinted = "{'CUDA available': True,\n 'GPU 0,1,2,3': 'Tesla V100-SXM2-32GB',\n 'PyTorch': '1.10.0+cu113',\n}\n"
+    facts = _facts(pprinted)
+    assert facts["cuda.available"] is True
+    assert len(facts["reported.gpus"]) == 4
+
+
+def test_a_rule_of_dashes_in_a_log_is_not_a_notebook() -> None:
+    """mmengine frames its environment with a rule of dashes; IPython's traceback header has one too, but only
+    IPython's is followed by "XxxError   Traceback (most recent call last)"."""
+    log = (
+        "2024/05/02 10:00:00 - mmengine - INFO - \n" + "-" * 60 + "\nSystem environment:\n"
+        "    sys.platform: linux\n    CUDA available: True\n    GPU 0: NVIDIA L4\n    PyTorch: 2.1.0+cu121\n"
+    )
+    report = load_text(log)
+    assert report.meta["input_kinds"] == ["env_fork"]
+    assert not report.has_error
+
+
+def test_xformers_import_warning_names_the_torch_it_found() -> None:
+    text = (
+        "WARNING[XFORMERS]: xFormers can't load C++/CUDA extensions. xFormers was built for:\n"
+        "    PyTorch 2.3.1+cu121 with CUDA 1201 (you have 2.3.1+cu118)\n"
+        "    Python  3.11.9 (you have 3.11.9)\n"
+    )
+    report = load_text(text)
+    assert report.meta["input_kinds"] == ["env_fork"]
+    assert report.facts.value("torch.version") == "2.3.1+cu118"
+    assert report.facts.value("torch.cuda_build") == "11.8"
+    assert not report.has_error  # a CUDA torch that xFormers was not built for: not why the GPU is unused
+    cpu = load_text(text.replace("(you have 2.3.1+cu118)", "(you have 2.3.1+cpu)"))
+    assert cpu.findings[0].id == "cpu_only_build"

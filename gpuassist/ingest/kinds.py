@@ -37,8 +37,9 @@ KIND_PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
             "web UI's sysinfo)",
             r"^\s*-\s*`?(accelerate|transformers|diffusers|huggingface_hub|peft|trl)`?\s+version\s*:|"
             r"PyTorch version \((GPU|accelerator)\?\)\s*:|^Ultralytics\b.*\btorch-\S+\s+(CUDA|CPU|MPS)|"
-            # then detectron2 / mmcv collect_env, mmengine dicts, get_env_info() JSON, xformers.info
-            r"^\*\s+(CUDA|Packages|System)\s*:\s*$|" + ENV_REPORT_MARK,
+            # then xFormers' import warning, detectron2 / mmcv collect_env, get_env_info() JSON, xformers.info
+            r"^\*\s+(CUDA|Packages|System)\s*:\s*$|xFormers (can't load C\+\+/CUDA extensions|was built for:)|"
+            + ENV_REPORT_MARK,
         ),
         (
             "kernel_log",
@@ -81,8 +82,9 @@ KIND_PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
         (
             "jupyter",
             "a Jupyter notebook traceback",
+            # (IPython's rule of dashes is followed by its "XxxError   Traceback" line; a rule alone is any log's)
             r"Cell In\s*\[\d+\],? line \d+|<ipython-input-\d+|ipykernel_\d+|Traceback \(most recent call last\)\s*"
-            r"(Cell|<ipython)|^-{30,}\s*$|(?<=\w)Error\s{3,}Traceback \(most recent call last\)",
+            r"(Cell|<ipython)|(?<=\w)Error\s{3,}Traceback \(most recent call last\)",
         ),
         (
             "windows",

@@ -28,8 +28,9 @@ ULTRALYTICS = re.compile(
 )
 # Environment reports that print torch's facts under keys of their own, one fact a line or one (key, value) pair
 # each: detectron2's collect_env table ("PyTorch    1.5.1+cpu @/path", "GPU available   False", "GPU 0,1   Tesla
-# V100 (arch=7.0)"), mmcv / mmdet collect_env ("PyTorch: 1.3.1", "CUDA available: True", "GPU 0: GeForce ...") and
-# mmengine's OrderedDict of it ("('CUDA available', False), ('PyTorch', '2.0.1')"), the fields of torch's own
+# V100 (arch=7.0)"), mmcv / mmdet collect_env ("PyTorch: 1.3.1", "CUDA available: True", "GPU 0: GeForce ..."),
+# printed as a dict ("'CUDA available': True, 'PyTorch': '1.9.1'") or mmengine's OrderedDict ("('CUDA available',
+# False), ('PyTorch', '2.0.1')"), the fields of torch's own
 # get_env_info() in a web UI's sysinfo JSON ("torch_version": "2.0.1+cu118", "is_cuda_available": "True") and
 # `python -m xformers.info` ("pytorch.version:   2.0.1+cu118", "pytorch.cuda:   available").
 ENV_KEYS: dict[str, str] = {
@@ -51,6 +52,7 @@ ENV_KEYS: dict[str, str] = {
 # 0.4.0-py36_cuda9.1 --> 0.4.1-..." or a bug template's "PyTorch: 1.8" is not such a report).
 ENV_REPORT_MARK = (
     r"^\s*sys\.platform(\s{2,}|:\s)\w|^\s*DETECTRON2_ENV_MODULE\s|\('CUDA available',\s*(True|False)\)|"
+    r"'CUDA available':\s*(True|False)|"
     r"^\s*\"(Torch env info|is_cuda_available|torch_version)\"\s*:|^\s*pytorch\.(version|cuda):\s"
 )
 ENV_REPORT = re.compile(ENV_REPORT_MARK, re.IGNORECASE)
@@ -58,8 +60,14 @@ ENV_GPU_KEY = re.compile(r"gpu ([\d,]{1,40})")
 # Bounded keys, values and gaps: linear on any line.
 ENV_JSON = re.compile(r'^\s*"(?P<key>[\w. ]{1,40})"\s{0,20}:\s{0,20}(?P<val>"[^"]{0,500}"|null|true|false)\s*,?\s*$')
 ENV_TUPLE = re.compile(r"\('(?P<key>[\w. ,]{1,40})',\s{0,5}(?P<val>'[^']{0,500}'|True|False|None)\)")
+# mmcv's issue template prints collect_env() as a dict: {'sys.platform': 'linux', 'CUDA available': True, ...}.
+ENV_DICT = re.compile(r"'(?P<key>[\w. ,]{1,40})':\s{0,5}(?P<val>'[^']{0,500}'|True|False|None)(?=\s*[,}]|\s*$)")
 ENV_COLON = re.compile(r"^\s*(?P<key>[A-Za-z][\w.]{0,20}(?: [\w.,]{1,40}){0,2}):\s{1,80}(?P<val>\S.{0,500})$")
 ENV_TABLE = re.compile(r"^\s*(?P<key>[A-Za-z][\w.]{0,20}(?: [\w.,]{1,40}){0,2})\s{2,80}(?P<val>\S.{0,500})$")
+# xFormers' import warning names the torch it was built for and the one it found: "xFormers was built for:\n
+#     PyTorch 2.1.0+cu121 with CUDA 1201 (you have 2.1.0+cu118)".
+XFORMERS_HEAD = re.compile(r"xFormers can't load C\+\+/CUDA extensions|xFormers was built for:")
+XFORMERS_TORCH = re.compile(r"^\s*PyTorch \S{1,40}(?: with CUDA \d{1,6})? \(you have (\d+\.\d+[\w.+]{0,40})\)")
 REPL_IN = re.compile(
     r"^\s*(?:>>>|In \[\d+\]:)\s*(?:print\(\s*(torch\.[\w.]+(?:\(\))?)\s*\)|(torch\.[\w.]+(?:\(\))?))\s*;?\s*$"
 )
@@ -222,6 +230,7 @@ def fork_facts(lines: list[str], sources: Sources) -> dict[str, Any]:
 def _env_pairs(line: str) -> list[tuple[str, str]]:
     """(key, value) pairs a line of an environment report states, keys lower-cased, values unquoted."""
     pairs = [(m.group("key"), m.group("val")) for m in ENV_TUPLE.finditer(line)]
+    pairs = pairs or [(m.group("key"), m.group("val")) for m in ENV_DICT.finditer(line)]
     if not pairs:
         m = ENV_JSON.match(line) or ENV_COLON.match(line) or ENV_TABLE.match(line)
         if m:
@@ -336,6 +345,21 @@ def lightning_facts(lines: list[str], sources: Sources) -> dict[str, Any]:
             _note(sources, ("reported.gpus",), no, line)
     if "cuda.available" not in facts:
         return {}  # no "* CUDA:" section: not this report
+    _local_build(facts)
+    return facts
+
+
+def xformers_facts(lines: list[str], sources: Sources) -> dict[str, Any]:
+    """The torch xFormers' import warning says is installed ("(you have 2.1.0+cpu)")."""
+    facts: dict[str, Any] = {}
+    if not any(XFORMERS_HEAD.search(line[:MAX_LINE]) for line in lines):
+        return facts
+    for no, raw in enumerate(lines, start=1):
+        m = XFORMERS_TORCH.match(raw[:MAX_LINE])
+        if m:
+            facts["torch.version"] = m.group(1)
+            _note(sources, ("torch.version", "torch.cuda_build"), no, raw)
+            break
     _local_build(facts)
     return facts
 
@@ -506,6 +530,7 @@ def gather(lines: list[str], skip: set[int], sources: Sources | None = None) -> 
         fork_facts(lines, sources),
         lightning_facts(lines, sources),
         env_table_facts(lines, skip, sources),
+        xformers_facts(lines, sources),
         install_facts(lines, sources),
         nvidia_smi_facts(lines, skip, sources),
         platform_facts(lines, sources),
