@@ -355,15 +355,25 @@ MAC_CUDA_SYMPTOMS = (
 )
 
 
+# pip was asked for a CUDA build: a CUDA wheel index (…/whl/cu121, …/whl/nightly/cu128) or a +cuXYZ version.
+CUDA_BUILD_REQUEST = re.compile(
+    r"download\.pytorch\.org/whl/(?:nightly/|test/)?cu\d{2,3}\b|\btorch==[\d.]+\+cu\d{2,3}\b"
+)
+
+
 def _macos_matches(lines: list[str], report: Report, matches: list[errors.Match]) -> list[errors.Match]:
     """The paste shows a Mac and CUDA failing ("Torch not compiled with CUDA enabled", no driver): macOS has no CUDA,
-    the answer is MPS, not a CUDA build of torch. The symptom matches give way to that cause."""
+    the answer is MPS, not a CUDA build of torch. The symptom matches give way to that cause. So does pip finding
+    no wheel when it was asked for a CUDA build: CUDA wheels are never built for macOS."""
     if report.facts.value("host.os") != "Darwin" or report.facts.value("platform.rosetta") is True:
         return matches
-    symptom = next((m for m in matches if m.id in MAC_CUDA_SYMPTOMS), None)
+    symptoms: tuple[str, ...] = MAC_CUDA_SYMPTOMS
+    if any(CUDA_BUILD_REQUEST.search(line[:2000]) for line in lines):
+        symptoms = (*MAC_CUDA_SYMPTOMS, "no_wheel_for_platform")
+    symptom = next((m for m in matches if m.id in symptoms), None)
     if symptom is None:
         return matches
-    kept = [m for m in matches if m.id not in MAC_CUDA_SYMPTOMS]
+    kept = [m for m in matches if m.id not in symptoms]
     return [*kept, errors.Match("macos_no_cuda_use_mps", symptom.line_no, symptom.line, True, 0.9)]
 
 

@@ -56,6 +56,13 @@ MAC_TEXT = re.compile(
     r"(?:^|[\s\"'(`])/Users/[^/\s]+/",
     re.IGNORECASE,
 )
+# A macOS shell prompt: zsh (macOS's default shell) ends it with "%", and the host keeps the Mac's default name or
+# its usual short forms: "me@MY-MBP ULTRA %", "ana@Anas-Mac-mini ~ %", "(venv) bob@iMac proj %".
+MAC_PROMPT = re.compile(
+    r"^\s*(?:\([\w.-]+\)\s*)?[\w.-]+@[\w.-]*?(?:MBP|MBA|Mac(?:Book)?|iMac|Mac-?mini|Mac-?Studio)(?![a-z])[\w.-]*"
+    r"\s+\S+\s+%(?:\s|$)",
+    re.IGNORECASE,
+)
 APPLE_SILICON = re.compile(
     r"\bapple (?:m[1-9]|silicon)\b|\bm[1-9](?: (?:pro|max|ultra|chip|mac|macbook))?\b(?=[^\n]{0,40}"
     r"\b(?:mac|macbook|apple|chip)\b)|\bm[1-9] (?:pro|max|ultra) chip\b",
@@ -318,7 +325,14 @@ def platform_facts(lines: list[str], sources: Sources) -> dict[str, Any]:
     if wsl:
         facts["platform.wsl"] = "wsl1" if WSL1_TEXT.search(wsl[1]) else "wsl2"
         _note(sources, ("platform.wsl",), *wsl)
-    mac = next(((no, line) for no, line in enumerate(lines, start=1) if MAC_TEXT.search(line[:MAX_LINE])), None)
+    mac = next(
+        (
+            (no, line)
+            for no, line in enumerate(lines, start=1)
+            if MAC_TEXT.search(line[:MAX_LINE]) or MAC_PROMPT.search(line[:MAX_LINE])
+        ),
+        None,
+    )
     if mac and "host.os" not in facts and not any(LINUX_TEXT.search(line[:MAX_LINE]) for line in lines):
         facts["host.os"] = "Darwin"
         _note(sources, ("host.os",), *mac)

@@ -1,0 +1,109 @@
+"""General mechanisms behind the install / prose misses of held-out batch after-rules-18 and earlier batches
+(tests/data/errors/index.d/after-rules-18.json): short synthetic texts in the formats pip, zsh and people write,
+each with a counter-example that must not trigger the same verdict."""
+
+from __future__ import annotations
+
+from gpuassist.findings import Severity
+from gpuassist.ingest import load_text
+from gpuassist.report.model import Report
+
+
+def _ids(report: Report) -> list[str]:
+    return [f.id for f in report.findings]
+
+
+def _errors(report: Report) -> list[str]:
+    return [f.id for f in report.findings if f.severity is Severity.ERROR]
+
+
+# pip with no wheel for the platform (32-bit Python, or a Windows of the days before PyPI had Windows wheels) falls
+# back to PyPI's placeholder sdist torch-0.1.2.post2 and tries to build it.
+PLACEHOLDER_SDIST = (
+    "C:\\work>py -m pip install torch\n"
+    "Collecting torch\n"
+    "  Downloading torch-0.1.2.post2.tar.gz (128 kB)\n"
+    "Building wheels for collected packages: torch\n"
+    "  Building wheel for torch (setup.py) ... error\n"
+    "  ERROR: Command errored out with exit status 1\n"
+)
+
+
+def test_pip_building_the_placeholder_sdist_means_no_wheel_fits() -> None:
+    report = load_text(PLACEHOLDER_SDIST)
+    assert _ids(report)[0] == "no_wheel_for_platform"
+    assert report.findings[0].severity is Severity.ERROR
+
+
+def test_the_placeholder_is_recognised_by_the_build_step_alone() -> None:
+    text = "Installing collected packages: torch\n    Running setup.py install for torch ... error\n"
+    assert _ids(load_text(text))[0] == "no_wheel_for_platform"
+
+
+def test_a_real_torch_wheel_download_is_not_the_placeholder() -> None:
+    text = (
+        "Collecting torch==2.4.1\n"
+        "  Downloading torch-2.4.1-cp311-cp311-manylinux1_x86_64.whl (797.1 MB)\n"
+        "Successfully installed torch-2.4.1\n"
+    )
+    assert "no_wheel_for_platform" not in _ids(load_text(text))
+
+
+# zsh is macOS's default shell: its prompt ends in "%", and the host keeps the Mac's name ("MBP", "Mac-mini").
+MAC_CUDA_INDEX = (
+    "(ml) ana@Anas-MBP project % pip install torch==2.3.0 --index-url https://download.pytorch.org/whl/cu121\n"
+    "Looking in indexes: https://download.pytorch.org/whl/cu121\n"
+    "ERROR: Could not find a version that satisfies the requirement torch==2.3.0 (from versions: none)\n"
+    "ERROR: No matching distribution found for torch==2.3.0\n"
+)
+
+
+def test_a_cuda_index_miss_at_a_mac_prompt_is_macos_having_no_cuda() -> None:
+    report = load_text(MAC_CUDA_INDEX)
+    assert report.facts.value("host.os") == "Darwin"
+    assert _ids(report)[0] == "macos_no_cuda_use_mps"
+    assert "no_wheel_for_platform" not in _errors(report)
+
+
+def test_a_mac_mini_prompt_is_a_mac_too() -> None:
+    text = MAC_CUDA_INDEX.replace("ana@Anas-MBP project %", "ana@Anas-Mac-mini ~ %")
+    assert load_text(text).facts.value("host.os") == "Darwin"
+
+
+def test_a_zsh_prompt_on_a_linux_host_is_not_a_mac() -> None:
+    text = MAC_CUDA_INDEX.replace("ana@Anas-MBP project %", "ana@gpu-node7 project %")
+    report = load_text(text)
+    assert report.facts.value("host.os") != "Darwin"
+    assert _ids(report)[0] == "no_wheel_for_platform"
+
+
+def test_a_pypi_miss_on_a_mac_stays_a_wheel_problem() -> None:
+    # Plain PyPI has macOS wheels: finding none there is about the Python (too new, x86_64), not about CUDA.
+    text = (
+        "bob@Bobs-MBP ~ % python3.14 -m pip install torch==2.3.0\n"
+        "ERROR: Could not find a version that satisfies the requirement torch==2.3.0 (from versions: 2.9.0, 2.9.1)\n"
+        "ERROR: No matching distribution found for torch==2.3.0\n"
+    )
+    report = load_text(text)
+    assert report.facts.value("host.os") == "Darwin"
+    assert _ids(report)[0] == "no_wheel_for_platform"
+
+
+# The CPU build stated in words: "pip did not install any CUDA packages" (a CUDA torch on Linux pulls nvidia-* ones).
+def test_no_cuda_packages_installed_reads_as_a_cpu_build() -> None:
+    text = (
+        "I created a fresh env and ran pip install -r requirements.txt, training starts but runs on the CPU.\n"
+        "torch.cuda.is_available() returns False. pip didn't install any CUDA libraries at all.\n"
+    )
+    report = load_text(text)
+    assert _ids(report)[0] == "cpu_only_build"
+    assert report.findings[0].severity is Severity.WARNING  # words, not a tool's output: a possibility
+
+
+def test_not_installing_the_cuda_toolkit_is_not_a_cpu_build() -> None:
+    # torch wheels bring their own CUDA runtime: a missing system toolkit says nothing about the build.
+    text = (
+        "conda install pytorch pytorch-cuda=12.1 -c pytorch -c nvidia does not install the CUDA toolkit, "
+        "nvcc is missing. Do I need it to use the GPU?\n"
+    )
+    assert "cpu_only_build" not in _ids(load_text(text))
