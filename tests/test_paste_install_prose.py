@@ -78,6 +78,11 @@ def test_a_zsh_prompt_on_a_linux_host_is_not_a_mac() -> None:
     assert _ids(report)[0] == "no_wheel_for_platform"
 
 
+def test_a_host_name_merely_containing_mac_is_not_a_mac() -> None:
+    text = MAC_CUDA_INDEX.replace("ana@Anas-MBP project %", "ana@dmac-gpu1 project %")
+    assert load_text(text).facts.value("host.os") != "Darwin"
+
+
 def test_a_pypi_miss_on_a_mac_stays_a_wheel_problem() -> None:
     # Plain PyPI has macOS wheels: finding none there is about the Python (too new, x86_64), not about CUDA.
     text = (

@@ -59,7 +59,7 @@ MAC_TEXT = re.compile(
 # A macOS shell prompt: zsh (macOS's default shell) ends it with "%", and the host keeps the Mac's default name or
 # its usual short forms: "me@MY-MBP ULTRA %", "ana@Anas-Mac-mini ~ %", "(venv) bob@iMac proj %".
 MAC_PROMPT = re.compile(
-    r"^\s*(?:\([\w.-]+\)\s*)?[\w.-]+@[\w.-]*?(?:MBP|MBA|Mac(?:Book)?|iMac|Mac-?mini|Mac-?Studio)(?![a-z])[\w.-]*"
+    r"^\s*(?:\([\w.-]+\)\s*)?[\w.-]+@[\w.-]*?(?<![a-z0-9])(?:MBP|MBA|Mac(?:Book)?|iMac|Mac-?mini|Mac-?Studio)(?![a-z])[\w.-]*"
     r"\s+\S+\s+%(?:\s|$)",
     re.IGNORECASE,
 )
