@@ -202,6 +202,13 @@ def test_conda_finding_no_cuda_package_on_a_mac_is_macos_having_no_cuda() -> Non
     assert _ids(report)[0] == "macos_no_cuda_use_mps"
 
 
+def test_a_cuda_that_conda_could_not_install_is_not_the_builds() -> None:
+    text = "$ conda install pytorch pytorch-cuda=12.4 -c pytorch -c nvidia\n" + CONDA_CUDA_NOT_FOUND
+    assert load_text(text).facts.value("torch.cuda_build") is None
+    installed = "$ conda install pytorch pytorch-cuda=12.4 -c pytorch -c nvidia\nExecuting transaction: done\n"
+    assert load_text(installed).facts.value("torch.cuda_build") == "12.4"
+
+
 def test_the_same_conda_miss_on_linux_is_not_a_mac_problem() -> None:
     report = load_text("Ubuntu 22.04, RTX 4090\n" + CONDA_CUDA_NOT_FOUND)
     assert "macos_no_cuda_use_mps" not in _ids(report)

@@ -40,6 +40,8 @@ CONDA_PLAN_TORCH = re.compile(r"::pytorch-(\d+\.\d+(?:\.\d+)?)-(\S+)")
 CONDA_CUDA_PIN = re.compile(
     r"\bconda\s+(?:install|create)\b[^\n]*?\b(?:cudatoolkit|pytorch-cuda)\s*=+\s*(\d+\.\d+)", re.IGNORECASE
 )
+# conda could not solve the request, so the CUDA it asked for was never installed.
+CONDA_SOLVE_FAILED = re.compile(r"PackagesNotFoundError|PackageNotFoundError|ResolvePackageNotFound|UnsatisfiableError")
 # The text says it runs under WSL ("WSL2", "WSL 2", "Windows Subsystem for Linux"); "WSL 1" / "WSL1" is the old one.
 WSL_TEXT = re.compile(r"\bWSL ?2\b|\bWSL\b|Windows Subsystem for Linux|\bUbuntu Subsystem\b", re.IGNORECASE)
 WSL1_TEXT = re.compile(r"\bWSL ?1\b", re.IGNORECASE)
@@ -279,7 +281,8 @@ def install_facts(lines: list[str], sources: Sources) -> dict[str, Any]:
     # What the command asked for stands for the build only when nothing shows what conda actually installed (a
     # solver can fall back to the CPU package: then the package plan says so and wins).
     requested = facts.pop("conda.requested_cuda", None)
-    if requested and "torch.cuda_build" not in facts:
+    solve_failed = any(CONDA_SOLVE_FAILED.search(line[:MAX_LINE]) for line in lines)  # nothing was installed
+    if requested and "torch.cuda_build" not in facts and not solve_failed:
         facts["torch.cuda_build"] = requested
     return facts
 
