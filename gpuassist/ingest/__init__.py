@@ -32,12 +32,18 @@ def _field_line(lines: list[str], parsed: collect_env.CollectEnvParse, name: str
     return None
 
 
+# A Python dict's repr: "{'key': ..." (JSON quotes its keys with double quotes).
+PYTHON_DICT = re.compile(r"\{\s*'")
+
+
 def _is_json(text: str) -> bool:
-    """A text that starts with ``{`` is meant as JSON (a report); one that starts with ``[`` only if it
-    parses: a kernel log line ``[12345.678] NVRM: ...`` starts with a bracket too."""
+    """A text that starts with ``{`` is meant as JSON (a report), unless it is a Python dict's repr; one that
+    starts with ``[`` only if it parses: a kernel log line ``[12345.678] NVRM: ...`` starts with a bracket too."""
     if not looks_like_json(text):
         return False
     stripped = text.lstrip()
+    if PYTHON_DICT.match(stripped):
+        return False  # a Python dict printed by a tool (mmcv's collect_env()): its keys are in single quotes
     if stripped.startswith("{"):
         return True
     try:
