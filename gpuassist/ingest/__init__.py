@@ -202,9 +202,14 @@ def _add_paste_findings(
         _cpu_machine_match(lines, matches),
         _smi_memory_held_match(lines, matches),
         _two_interpreters_match(lines),
+        paste_causes.works_elsewhere_match(lines),
     ):
         if inferred is not None:
             matches = [*matches, inferred]
+    if any(m.id == "wrong_interpreter_or_kernel" and m.specific for m in matches):
+        # The text shows torch importing in another interpreter: "No module named torch" is that program's
+        # interpreter lacking it, not torch missing from the machine.
+        matches = [m for m in matches if m.id != "torch_not_installed"]
     matches = _in_container_matches(lines, report, matches)
     matches = _gpu_less_container_matches(lines, report, matches)
     matches = _no_gpu_explains(matches)
@@ -398,15 +403,37 @@ MAC_CUDA_SYMPTOMS = (
 )
 
 
+# conda's "PackagesNotFoundError: ... not available from current channels:" lists a CUDA package
+# ("  - cudatoolkit=11.3", "  - pytorch-cuda=12.1*").
+CONDA_NOT_FOUND = re.compile(r"PackagesNotFoundError|PackageNotFoundError|ResolvePackageNotFound")
+CONDA_CUDA_MISSING = re.compile(
+    r"^\s*-\s*(?:cudatoolkit|pytorch-cuda|cuda-toolkit|cuda-runtime|cuda\d{2,3})\b[=<>.\d*\s]*$"
+)
+# pip was asked for a CUDA build: a CUDA wheel index (…/whl/cu121, …/whl/nightly/cu128) or a +cuXYZ version.
+CUDA_BUILD_REQUEST = re.compile(
+    r"download\.pytorch\.org/whl/(?:nightly/|test/)?cu\d{2,3}\b|\btorch==[\d.]+\+cu\d{2,3}\b"
+)
+
+
 def _macos_matches(lines: list[str], report: Report, matches: list[errors.Match]) -> list[errors.Match]:
     """The paste shows a Mac and CUDA failing ("Torch not compiled with CUDA enabled", no driver): macOS has no CUDA,
-    the answer is MPS, not a CUDA build of torch. The symptom matches give way to that cause."""
+    the answer is MPS, not a CUDA build of torch. The symptom matches give way to that cause. So does pip finding
+    no wheel when it was asked for a CUDA build: CUDA wheels are never built for macOS."""
     if report.facts.value("host.os") != "Darwin" or report.facts.value("platform.rosetta") is True:
         return matches
-    symptom = next((m for m in matches if m.id in MAC_CUDA_SYMPTOMS), None)
+    symptoms: tuple[str, ...] = MAC_CUDA_SYMPTOMS
+    if any(CUDA_BUILD_REQUEST.search(line[:2000]) for line in lines):
+        symptoms = (*MAC_CUDA_SYMPTOMS, "no_wheel_for_platform")
+    symptom = next((m for m in matches if m.id in symptoms), None)
     if symptom is None:
-        return matches
-    kept = [m for m in matches if m.id not in MAC_CUDA_SYMPTOMS]
+        # conda found no CUDA package to install (cudatoolkit, pytorch-cuda): none exists for macOS.
+        missing = next(
+            ((no, line) for no, line in enumerate(lines, start=1) if CONDA_CUDA_MISSING.match(line[:2000])), None
+        )
+        if missing is None or not any(CONDA_NOT_FOUND.search(line[:2000]) for line in lines):
+            return matches
+        return [*matches, errors.Match("macos_no_cuda_use_mps", missing[0], missing[1].strip()[:500], True, 0.9)]
+    kept = [m for m in matches if m.id not in symptoms]
     return [*kept, errors.Match("macos_no_cuda_use_mps", symptom.line_no, symptom.line, True, 0.9)]
 
 

@@ -89,6 +89,8 @@ CONDA_PLAN_TORCH = re.compile(r"::pytorch-(\d+\.\d+(?:\.\d+)?)-(\S+)")
 CONDA_CUDA_PIN = re.compile(
     r"\bconda\s+(?:install|create)\b[^\n]*?\b(?:cudatoolkit|pytorch-cuda)\s*=+\s*(\d+\.\d+)", re.IGNORECASE
 )
+# conda could not solve the request, so the CUDA it asked for was never installed.
+CONDA_SOLVE_FAILED = re.compile(r"PackagesNotFoundError|PackageNotFoundError|ResolvePackageNotFound|UnsatisfiableError")
 # The text says it runs under WSL ("WSL2", "WSL 2", "Windows Subsystem for Linux"); "WSL 1" / "WSL1" is the old one.
 WSL_TEXT = re.compile(r"\bWSL ?2\b|\bWSL\b|Windows Subsystem for Linux|\bUbuntu Subsystem\b", re.IGNORECASE)
 WSL1_TEXT = re.compile(r"\bWSL ?1\b", re.IGNORECASE)
@@ -105,6 +107,13 @@ MAC_TEXT = re.compile(
     r"\bmac ?os\b|\bos ?x\b|\bmacbook|\bimac\b|\bmac (?:mini|studio|pro)\b|\bapple (?:m[1-9]|silicon)\b|"
     r"\bm[1-9] (?:pro|max|ultra|chip|mac)\b|\bm[1-9] macbook|\b(?:using|on|for|with) (?:a |my )?mac\b|\bdarwin\b|"
     r"(?:^|[\s\"'(`])/Users/[^/\s]+/",
+    re.IGNORECASE,
+)
+# A macOS shell prompt: zsh (macOS's default shell) ends it with "%", and the host keeps the Mac's default name or
+# its usual short forms: "me@MY-MBP ULTRA %", "ana@Anas-Mac-mini ~ %", "(venv) bob@iMac proj %".
+MAC_PROMPT = re.compile(
+    r"^\s*(?:\([\w.-]+\)\s*)?[\w.-]+@[\w.-]*?(?<![a-z0-9])(?:MBP|MBA|Mac(?:Book)?|iMac|Mac-?mini|Mac-?Studio)(?![a-z])[\w.-]*"
+    r"\s+\S+\s+%(?:\s|$)",
     re.IGNORECASE,
 )
 APPLE_SILICON = re.compile(
@@ -481,7 +490,8 @@ def install_facts(lines: list[str], sources: Sources) -> dict[str, Any]:
     # What the command asked for stands for the build only when nothing shows what conda actually installed (a
     # solver can fall back to the CPU package: then the package plan says so and wins).
     requested = facts.pop("conda.requested_cuda", None)
-    if requested and "torch.cuda_build" not in facts:
+    solve_failed = any(CONDA_SOLVE_FAILED.search(line[:MAX_LINE]) for line in lines)  # nothing was installed
+    if requested and "torch.cuda_build" not in facts and not solve_failed:
         facts["torch.cuda_build"] = requested
     return facts
 
@@ -527,7 +537,14 @@ def platform_facts(lines: list[str], sources: Sources) -> dict[str, Any]:
     if wsl:
         facts["platform.wsl"] = "wsl1" if WSL1_TEXT.search(wsl[1]) else "wsl2"
         _note(sources, ("platform.wsl",), *wsl)
-    mac = next(((no, line) for no, line in enumerate(lines, start=1) if MAC_TEXT.search(line[:MAX_LINE])), None)
+    mac = next(
+        (
+            (no, line)
+            for no, line in enumerate(lines, start=1)
+            if MAC_TEXT.search(line[:MAX_LINE]) or MAC_PROMPT.search(line[:MAX_LINE])
+        ),
+        None,
+    )
     if mac and "host.os" not in facts and not any(LINUX_TEXT.search(line[:MAX_LINE]) for line in lines):
         facts["host.os"] = "Darwin"
         _note(sources, ("host.os",), *mac)
