@@ -31,6 +31,7 @@ from gpuassist.streams import silence_stdout, utf8_streams
 if TYPE_CHECKING:
     from gpuassist.audit import AuditResult
     from gpuassist.envs.target import TargetChoice
+    from gpuassist.probe.events import Event
 
 FORMATS = ("text", "json", "markdown", "html")
 DEFAULT_TARGET_HELP = (
@@ -368,17 +369,16 @@ class _Progress:
         self.task = self.progress.add_task("starting", total=None, count="")
         self.progress.start()
 
-    def __call__(self, event: dict[str, Any]) -> None:
+    def __call__(self, event: Event) -> None:
         if self.progress is None:
             return
-        kind = event.get("event")
-        if kind == "stage" and event.get("status") == "start":
-            self.progress.update(self.task, description=str(event.get("stage")), completed=0, total=None, count="")
-        elif kind == "progress":
-            done, total = event.get("done", 0), event.get("total") or None
+        if event["event"] == "stage" and event["status"] == "start":
+            self.progress.update(self.task, description=event["stage"], completed=0, total=None, count="")
+        elif event["event"] == "progress":
+            done, total = event["done"], event["total"] or None
             self.progress.update(
                 self.task,
-                description=f"{event.get('stage')}: {event.get('message', '')}"[:70],
+                description=f"{event['stage']}: {event['message']}"[:70],
                 completed=done,
                 total=total,
                 count=f"{done}/{total}" if total else "",

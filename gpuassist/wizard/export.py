@@ -22,7 +22,7 @@ from gpuassist.report.tiers import is_demonstration
 from gpuassist.step_table import TABLE
 from gpuassist.wizard.blocks import Absent, Block, Code, KeyValues, Series, Table
 from gpuassist.wizard.display import fact_label, show, step_blocks
-from gpuassist.wizard.model import StepContext
+from gpuassist.wizard.model import FlowEvent, StepContext
 
 
 @dataclass
@@ -154,11 +154,11 @@ def run_all_headless(context: StepContext, *, live_monitor: bool = True) -> Repo
         monitor.start()
         context.monitor = monitor
 
-    def on_event(ev: dict[str, Any]) -> None:
-        if monitor is None or ev.get("event") != "step" or ev.get("step") == "summary":
+    def on_event(ev: FlowEvent) -> None:
+        if monitor is None or ev["event"] != "step" or ev["step"] == "summary":
             return
-        sid = str(ev.get("step"))
-        if ev.get("status") == "start":
+        sid = ev["step"]
+        if ev["status"] == "start":
             step = flow.step(sid)
             monitor.mark_start(sid, "Diagnosis" if step.group else step.title)
         else:
