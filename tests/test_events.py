@@ -72,7 +72,8 @@ def test_every_recorded_and_simulated_stream_is_well_formed() -> None:
         parse_events(json.loads(path.read_text())["events"], path.name)
     # a scenario describing an impossible stream is named, not replayed
     spec = {"stages": [{"stage": "cpu", "status": "failed", "error": 3}]}
-    with pytest.raises(MalformedEvent, match=r'^the bench stream\[\d+\]: stage event: "error" must be a string, not 3$'):
+    why = r'^the bench stream\[\d+\]: stage event: "error" must be a string, not 3$'
+    with pytest.raises(MalformedEvent, match=why):
         runtime_stream({"runtime": {"bench": spec}}, "bench")
 
 
