@@ -19,8 +19,11 @@ are not protocol, are ignored and counted) plus the ones the runner adds:
     {"event": "python_version", "version": "3.6.15", "rt": ...}   (it exited without a hello, yet answers
                                                                     as a Python too old for the script)
 
-Facts are derived from the events by :func:`facts_from_events` only, so a recorded stream (JSON-dumped
-events) replays into exactly the facts the live run produced.
+Every line is checked against the protocol as it arrives (:func:`gpuassist.probe.events.parse_line`): a
+line that breaks it is counted with the garbage and logged, never passed on, so what follows reads typed
+events (:data:`gpuassist.probe.events.Event`). Facts are derived from the events by
+:func:`facts_from_events` only, so a recorded stream (JSON-dumped events) replays into exactly the facts
+the live run produced.
 
 The machinery is not specific to the probe: :func:`run_script` runs any script of this package that speaks
 the same protocol (``runtime_script.py``, the placement / DataLoader / CNN measurements, also emits
