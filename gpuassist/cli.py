@@ -506,7 +506,7 @@ def _audit_run(args: argparse.Namespace) -> int:
 
     from gpuassist.audit import AuditInputError, audit_paths
     from gpuassist.audit.run import Bound, RunUsageError, add_static_audit, parse_command, run_audit, run_report
-    from gpuassist.audit.run_summary import summary_text
+    from gpuassist.audit.run_blocks import summary_text
     from gpuassist.collect import collect_this_machine
     from gpuassist.report.model import Report
     from gpuassist.report.redact import redact_report
@@ -549,10 +549,11 @@ def _audit_run(args: argparse.Namespace) -> int:
         text = render(redacted, "json")
     else:
         to_terminal = args.output is None and sys.stdout.isatty()
+        width = _terminal_width() if to_terminal else 100
         text = (
-            summary_text(redacted.facts)
+            summary_text(redacted.facts, colour=to_terminal, width=width)
             + "\n"
-            + render(redacted, "text", colour=to_terminal, width=_terminal_width() if to_terminal else 100)
+            + render(redacted, "text", colour=to_terminal, width=width)
         )
     _write_output(text, args.output, fmt=args.format)
     return 1 if redacted.has_error else 0

@@ -119,13 +119,6 @@ def _count(n: float) -> str:
     return f"{n:,.0f}"
 
 
-def _size(n: float) -> str:
-    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if n >= scale:
-            return f"{n / scale:.1f} {unit}"
-    return f"{n:.0f} B"
-
-
 def accel_ops_share(facts: Facts) -> tuple[int, int, dict[str, int]]:
     """(operators on an accelerator, operators on a real device, by device) outside data loading."""
     by_device = {

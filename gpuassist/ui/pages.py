@@ -34,7 +34,7 @@ from gpuassist.wizard.model import StepOwnEvent
 from gpuassist.wizard.script_run import RunProgress
 
 if TYPE_CHECKING:  # the page blocks load with the first page that shows measurements (start-up budget)
-    from gpuassist.wizard.blocks import Block
+    from gpuassist.report.blocks import Block
 
 STAGE_NAMES = {
     # the probe (Environment, Driver, Wheel)

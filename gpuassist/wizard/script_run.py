@@ -109,7 +109,7 @@ def run_script(
     findings with the static audit ``static`` (an ``AuditResult`` or None) as ``gpuassist audit --run`` does.
     Raises :class:`RunRequestError` for a request that cannot run; never for anything the script does."""
     from gpuassist.audit.run import RUN_STEP, RunUsageError, add_static_audit, parse_command, run_audit, run_report
-    from gpuassist.audit.run_summary import ending_lines
+    from gpuassist.audit.run_blocks import ending_lines
 
     args, bound = request.args(), request.bound()
     cwd = working_dir(path)
@@ -137,7 +137,7 @@ def run_script(
     report = run_report(result)
     if static is not None:
         add_static_audit(report, static, cwd)
-    lines = [line.strip().removeprefix("ended: ") for line in ending_lines(report.facts)]
+    lines = ending_lines(report.facts)
     ending = lines[0] if lines else ""
     stop = result.facts.get("run.stop")
     failure = ""
