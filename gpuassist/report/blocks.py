@@ -131,30 +131,44 @@ def fmt_seconds(value: Any) -> str:
 
 def print_blocks(console: Console, blocks: Iterable[Block]) -> None:
     """``blocks`` on a rich console, a blank line apart: tables as tables, key-value blocks as a two-column
-    grid, code indented, absent measurements dimmed (a series is a figure: the terminal leaves it out). Every
-    string is printed as text, never read as rich markup (a script's output or a path can hold ``[...]``)."""
+    grid, code indented, absent measurements dimmed (a series is a figure: the terminal leaves it out). A
+    table too wide for the console even with its cells wrapped between words is printed one row at a time
+    (a path or a line of code is never cut in two). Every string is printed as text, never read as rich
+    markup (a script's output or a path can hold ``[...]``)."""
     # Start-up: rich (~40 ms) loads only for the text format.
+    from rich.measure import Measurement
     from rich.table import Table as RichTable
     from rich.text import Text
+
+    def grid(rows: Iterable[tuple[str, str]], *, indent: int = 0) -> RichTable:
+        out = RichTable.grid(padding=(0, 2, 0, 0))
+        if indent:
+            out.add_column(width=indent - 2)
+        out.add_column(style="dim")
+        out.add_column(overflow="fold")
+        for label, value in rows:
+            out.add_row(*([""] if indent else []), Text(label), Text(value))
+        return out
 
     for n, b in enumerate(b for b in blocks if not isinstance(b, Series)):
         if n:
             console.print()
         if isinstance(b, Table):
             t = RichTable(title=Text(b.title), title_justify="left", show_lines=False)
-            for i, c in enumerate(b.columns):  # a narrow terminal folds a cell, never cuts it short
+            for i, c in enumerate(b.columns):
                 t.add_column(Text(c), justify="right" if i in b.numeric else "left", overflow="fold")
             for i, row in enumerate(b.rows):
                 t.add_row(*map(Text, row), style="bold green" if i == b.highlight else None)
-            console.print(t)
-        elif isinstance(b, KeyValues):
-            grid = RichTable.grid(padding=(0, 2))
-            grid.add_column(style="dim")
-            grid.add_column(overflow="fold")
-            for label, value in b.rows:
-                grid.add_row(Text(label), Text(value))
+            if Measurement.get(console, console.options.update_width(10_000), t).minimum <= console.width:
+                console.print(t)
+                continue
             console.print(Text(b.title, style="bold"))
-            console.print(grid)
+            for i, row in enumerate(b.rows):
+                console.print(Text(f"  {row[0]}", style="bold green" if i == b.highlight else "bold"))
+                console.print(grid(zip(b.columns[1:], row[1:], strict=False), indent=4))
+        elif isinstance(b, KeyValues):
+            console.print(Text(b.title, style="bold"))
+            console.print(grid(b.rows))
         elif isinstance(b, Code):
             console.print(Text(b.title, style="bold"))
             console.print(Text(textwrap.indent(b.text, "  "), style="cyan"), soft_wrap=True)
