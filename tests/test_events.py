@@ -78,9 +78,10 @@ def test_every_recorded_and_simulated_stream_is_well_formed() -> None:
 
 
 @pytest.mark.slow
-def test_the_runner_counts_malformed_lines_as_garbage_and_goes_on(tmp_path: Path) -> None:
+def test_the_runner_counts_malformed_lines_as_garbage_and_goes_on(caplog: pytest.LogCaptureFixture) -> None:
     """A line that breaks the protocol is not passed on (nothing downstream could read it): it is counted
-    with the other lines that are not the protocol, and the run goes on."""
+    with the other lines that are not the protocol, the first one is logged with what is wrong, and the run
+    goes on."""
     code = textwrap.dedent(
         """
         import json, sys
@@ -105,3 +106,4 @@ def test_the_runner_counts_malformed_lines_as_garbage_and_goes_on(tmp_path: Path
     assert [e["event"] for e in result.events] == ["launch", "hello", "stage", "fact", "stage", "done", "exit"]
     assert result.facts["t.outcome"] == "ok" and result.facts["a.value"] == 1
     assert result.facts["t.garbage_lines"] == 2
+    assert 'a protocol line was ignored (fact event: "key" must be a string, not 7)' in caplog.text
