@@ -263,6 +263,7 @@ class Flow:
         forwards the step's own events with ``"step"`` added. Never raises for a step's failure.
         """
         cancel = cancel or threading.Event()
+
         def ignore(event: FlowEvent) -> None:
             pass
 
