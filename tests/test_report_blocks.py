@@ -40,7 +40,16 @@ def test_a_table_too_wide_for_the_terminal_is_printed_a_row_at_a_time() -> None:
     code = "print(f'epoch {epoch} loss {loss.item():.4f} accuracy {accuracy:.2%}')"
     table = Table("Lines that wait", ["Line", "What it does", "Code"], [[path, "calls .item()", code]], highlight=0)
     narrow = rendered([table], width=80)
-    assert f"Lines that wait\n  {path}\n    What it does  calls .item()" in narrow
+    assert f"Lines that wait\n  Line: {path}\n    What it does  calls .item()" in narrow
     assert code in " ".join(narrow.split())  # wrapped between words at most, never folded or cut
     wide = rendered([table], width=250)
     assert "┃ Line" in wide and path in wide and code in wide  # room enough: a table
+
+
+def test_long_headers_over_short_cells_stay_a_table() -> None:
+    """The DataLoader sweep's columns (persistent_workers, prefetch_factor, ...) are wider than their values: the
+    headers are shortened, the table stays a table (the rows were printed one by one, eight lines each)."""
+    columns = ["num_workers", "pin_memory", "persistent_workers", "prefetch_factor", "batches/s", "samples/s"]
+    table = Table("Settings tried", columns, [["8", "yes", "yes", "4", "322.3", "10,315"]], numeric=(0, 3, 4, 5))
+    out = rendered([table], width=60)
+    assert "┃" in out and "10,315" in out and "num_workers:" not in out

@@ -136,6 +136,7 @@ def print_blocks(console: Console, blocks: Iterable[Block]) -> None:
     (a path or a line of code is never cut in two). Every string is printed as text, never read as rich
     markup (a script's output or a path can hold ``[...]``)."""
     # Start-up: rich (~40 ms) loads only for the text format.
+    from rich import box
     from rich.measure import Measurement
     from rich.table import Table as RichTable
     from rich.text import Text
@@ -150,21 +151,32 @@ def print_blocks(console: Console, blocks: Iterable[Block]) -> None:
             out.add_row(*([""] if indent else []), Text(label), Text(value))
         return out
 
+    def table(b: Table, *, compact: bool = False, header: bool = True) -> RichTable:
+        """The block as a rich table; ``compact``: no vertical rules and one space of padding, for wide ones."""
+        style: dict[str, Any] = {"box": box.SIMPLE_HEAD, "padding": (0, 1), "pad_edge": False} if compact else {}
+        t = RichTable(title=Text(b.title), title_justify="left", show_lines=False, show_header=header, **style)
+        for i, c in enumerate(b.columns):
+            t.add_column(Text(c, overflow="ellipsis"), justify="right" if i in b.numeric else "left", overflow="fold")
+        for i, row in enumerate(b.rows):
+            t.add_row(*map(Text, row), style="bold green" if i == b.highlight else None)
+        return t
+
+    def fits(t: RichTable) -> bool:
+        return Measurement.get(console, console.options.update_width(10_000), t).minimum <= console.width
+
     for n, b in enumerate(b for b in blocks if not isinstance(b, Series)):
         if n:
             console.print()
         if isinstance(b, Table):
-            t = RichTable(title=Text(b.title), title_justify="left", show_lines=False)
-            for i, c in enumerate(b.columns):
-                t.add_column(Text(c), justify="right" if i in b.numeric else "left", overflow="fold")
-            for i, row in enumerate(b.rows):
-                t.add_row(*map(Text, row), style="bold green" if i == b.highlight else None)
-            if Measurement.get(console, console.options.update_width(10_000), t).minimum <= console.width:
-                console.print(t)
+            # A header may be shortened (num_worke…); a cell never: the body must fit with its words whole.
+            fitted = next((c for c in (False, True) if fits(table(b, compact=c, header=False))), None)
+            if fitted is not None:
+                console.print(table(b, compact=fitted))
                 continue
             console.print(Text(b.title, style="bold"))
             for i, row in enumerate(b.rows):
-                console.print(Text(f"  {row[0]}", style="bold green" if i == b.highlight else "bold"))
+                head = f"  {b.columns[0]}: {row[0]}" if b.columns and b.columns[0].strip() else f"  {row[0]}"
+                console.print(Text(head, style="bold green" if i == b.highlight else "bold"), soft_wrap=True)
                 console.print(grid(zip(b.columns[1:], row[1:], strict=False), indent=4))
         elif isinstance(b, KeyValues):
             console.print(Text(b.title, style="bold"))
