@@ -13,7 +13,7 @@ import pytest
 from gpuassist.findings import Severity
 from gpuassist.ingest import load_text
 from gpuassist.knowledge import catalogue, symptom_patterns
-from gpuassist.knowledge.messages import MessageRow, families, lookup, rows
+from gpuassist.knowledge.messages import FAMILIES, MessageRow, families, lookup, rows
 
 # How a line reaches a ticket: a dmesg timestamp, a journal line, docker compose, a Python exception on Windows.
 PREFIXES = (
@@ -36,6 +36,7 @@ def _cuda_lines(row: MessageRow) -> list[str]:
         "(Triggered internally at ../c10/cuda/CUDAFunctions.cpp:108.)",
         f"RuntimeError: cuda runtime error ({code}) : {msg} at /pytorch/aten/src/THC/THCGeneral.cpp:47",
         f"CUDA error {code} ({raw['name']}) in kernel launch",
+        f"cudaGetDeviceCount returned {code}\n-> {msg}\nResult = FAIL",
     ]
     if raw.get("driver_name"):
         short = raw["driver_name"].removeprefix("CUDA_ERROR_").lower().replace("_", " ")
@@ -76,6 +77,7 @@ def _example_lines(row: MessageRow) -> list[str]:
 LINES = {
     "cuda_error": _cuda_lines,
     "nvml": _nvml_lines,
+    "nvidia_smi": _example_lines,
     "xid": _xid_lines,
     "nvrm": _example_lines,
     "torch": _example_lines,
@@ -94,7 +96,8 @@ CASES = [
 
 
 def test_every_family_has_sources_and_rows() -> None:
-    assert set(families()) == {"cuda_error", "nvml", "xid", "nvrm", "torch"}
+    assert set(families()) == set(FAMILIES)
+    assert set(FAMILIES) == {"cuda_error", "nvml", "nvidia_smi", "xid", "nvrm", "torch"}
     for fam in families().values():
         assert fam.sources and fam.rows and fam.about, fam.name
     assert len(families()["cuda_error"].rows) >= 30
@@ -113,7 +116,7 @@ def test_every_id_is_in_the_catalogue_and_weights_are_sane() -> None:
 @pytest.mark.parametrize(("row", "line"), CASES)
 def test_every_row_is_recognised_as_its_tool_prints_it(row: MessageRow, line: str) -> None:
     for prefix in PREFIXES:
-        text = prefix + line
+        text = (prefix + line).strip()  # the ingest reads each line stripped
         assert row in lookup(text), (prefix, line)
         ids = {p.id for p in symptom_patterns() if p.regex.search(text)}
         assert set(row.ids) <= ids, (prefix, line, set(row.ids) - ids)
@@ -160,6 +163,8 @@ def test_the_ingest_reports_each_row_at_its_severity(row: MessageRow) -> None:
         "ValueError: invalid argument for scale",
         "the bus is lost in the traffic",
         "Sep 12 kernel: usb 1-1: device not accepting address 5, error -71",
+        "No devices were found matching the filter, skipping",  # not nvidia-smi's line
+        "cudaMalloc returned 20 bytes",
     ],
 )
 def test_look_alike_lines_do_not_fire(line: str) -> None:
@@ -202,3 +207,21 @@ def test_no_catalogue_pattern_repeats_a_table_message() -> None:
     for entry in catalogue().values():
         for p in entry.patterns:
             assert p.pattern.lower() not in messages, (entry.id, p.pattern)
+
+
+def test_nvidia_smi_failing_is_a_possibility_the_kernel_message_decides() -> None:
+    """ "couldn't communicate with the NVIDIA driver" alone is a guess; with the kernel's legacy-GPU message in the
+    same paste, the kernel's reason is the verdict."""
+    smi = "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the latest"
+    alone = load_text(f"$ nvidia-smi\n{smi}\n")
+    assert alone.findings[0].id == "nvidia_module_not_loaded"
+    assert alone.findings[0].severity is Severity.WARNING
+    both = load_text(
+        f"$ nvidia-smi\n{smi}\n$ sudo dmesg | grep NVRM\n"
+        "[    4.20] NVRM: The NVIDIA Quadro K2000 GPU installed in this system is\n"
+        "[    4.20] NVRM:  supported through the NVIDIA 470.xx Legacy drivers. Please\n"
+        "[    4.20] NVRM:  visit http://www.nvidia.com/object/unix.html for more\n"
+    )
+    assert both.findings[0].id == "driver_does_not_support_gpu"
+    assert both.findings[0].severity is Severity.ERROR
+    assert "nvidia_module_not_loaded" not in {f.id for f in both.findings if f.severity is Severity.ERROR}

@@ -11,10 +11,11 @@ Each family turns its rows into symptom patterns the way its tool prints them:
   after ``CUDA error:``, ``CUDA driver error:``, ``Error N:`` (torch's cudaGetDeviceCount warning), a CUresult name,
   ``cuda runtime error (N)`` (torch < 1.4); a message that is distinctive on its own (``bare``) also alone.
   pycuda's ``cuInit failed: <name in words or message>``.
+- ``cuda_error`` also: ``cudaGetDeviceCount returned N`` (CUDA's deviceQuery sample).
 - ``nvml``: ``Failed to initialize NVML: <text>``, ``Unable to determine the device handle for GPU...: <text>``,
   nvidia-container-cli's ``nvml error: <text>``, pynvml's ``NVMLError_<Name>`` and ``NVML_ERROR_<NAME>``.
 - ``xid``: ``Xid (PCI:...): N`` and ``Xid N``; numbers the table does not list are a possible GPU fault.
-- ``nvrm`` and ``torch``: one regex per row (format arguments written as ``\\S+``/``\\d+``).
+- ``nvidia_smi``, ``nvrm`` and ``torch``: one regex per row (format arguments written as ``\\S+``/``\\d+``).
 
 A row's ``specific`` id is the cause it names outright (an error verdict); its other ids are possibilities
 with their weights. A row with no ids is recognised (``lookup``) but blames nothing.
@@ -31,7 +32,7 @@ from importlib import resources
 from types import MappingProxyType
 from typing import Any
 
-FAMILIES = ("cuda_error", "nvml", "xid", "nvrm", "torch")
+FAMILIES = ("cuda_error", "nvml", "nvidia_smi", "xid", "nvrm", "torch")
 # A message shorter than this (``out of memory``, ``unknown error``) only counts after its tool's prefix.
 MIN_BARE = 20
 # An Xid number the table does not list is a possible GPU fault (NVIDIA adds numbers with new GPUs).
@@ -79,6 +80,8 @@ def _cuda_row(raw: Mapping[str, Any]) -> tuple[str, str]:
     prefix = r"(?:CUDA (?:driver )?error|CUDA_ERROR_\w+|cudaError\w*|Error " + str(code) + r")\s*[:=]?\s*"
     parts.append(prefix + message)
     parts.append(rf"cuda runtime error \({code}\)")
+    # CUDA's samples (deviceQuery: "cudaGetDeviceCount returned 100") and C++ tools' "cudaMalloc() returned error 2"
+    parts.append(rf"\b(?:cu|cuda)[A-Z]\w*(?:\(\))? returned (?:error )?{code}(?!\d)")
     if raw.get("driver_name"):  # pycuda and its copies: "cuInit failed: unknown" (the name in words) or the message
         short = _words(raw["driver_name"].removeprefix("CUDA_ERROR_").lower().replace("_", " "))
         parts.append(rf"\bcu[A-Z]\w* failed:\s*(?:{message}|{short}\b)")
@@ -121,7 +124,14 @@ def _regex_row(raw: Mapping[str, Any]) -> tuple[str, str]:
     return str(raw["regex"]), str(raw["example"])
 
 
-_BUILDERS = {"cuda_error": _cuda_row, "nvml": _nvml_row, "xid": _xid_row, "nvrm": _regex_row, "torch": _regex_row}
+_BUILDERS = {
+    "cuda_error": _cuda_row,
+    "nvml": _nvml_row,
+    "nvidia_smi": _regex_row,
+    "xid": _xid_row,
+    "nvrm": _regex_row,
+    "torch": _regex_row,
+}
 
 
 def _row(family: str, raw: Mapping[str, Any]) -> MessageRow:
@@ -181,7 +191,9 @@ def unlisted_xid_regex() -> str:
 
 
 def lookup(text: str) -> list[MessageRow]:
-    """Every row whose message ``text`` shows."""
+    """Every row whose message ``text`` (one line, or one message joined; compared stripped, as the ingest does)
+    shows."""
+    text = text.strip()
     return [r for r in rows() if r.regex.search(text)]
 
 
