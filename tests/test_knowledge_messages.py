@@ -225,3 +225,23 @@ def test_nvidia_smi_failing_is_a_possibility_the_kernel_message_decides() -> Non
     assert both.findings[0].id == "driver_does_not_support_gpu"
     assert both.findings[0].severity is Severity.ERROR
     assert "nvidia_module_not_loaded" not in {f.id for f in both.findings if f.severity is Severity.ERROR}
+
+
+@pytest.mark.parametrize(
+    "row", [r for r in families()["cuda_error"].rows if r.fields.get("cut_words")], ids=lambda r: r.key
+)
+def test_a_cuda_message_cut_off_by_the_paste_is_still_read(row: MessageRow) -> None:
+    words = row.message.split()
+    kept = int(row.fields["cut_words"])
+    cut = " ".join(words[:kept]) + (" " + words[kept][:2] if kept < len(words) else "")
+    assert lookup(f"RuntimeError: CUDA error: {cut}") == [row]
+    assert not lookup(cut)  # without its prefix a cut-off message is not enough
+
+
+def test_a_kernel_that_fails_to_launch_is_the_gpu_in_use() -> None:
+    report = load_text(
+        "RuntimeError: CUDA error: unspecified launch failure\nCUDA kernel errors might be asynchronously"
+    )
+    assert report.findings[0].id == "cuda_kernel_launch_failed"
+    assert report.findings[0].severity is Severity.INFO
+    assert not [f for f in report.findings if f.severity is Severity.ERROR]

@@ -37,6 +37,8 @@ FAMILIES = ("cuda_error", "nvml", "nvidia_smi", "xid", "nvrm", "torch")
 MIN_BARE = 20
 # An Xid number the table does not list is a possible GPU fault (NVIDIA adds numbers with new GPUs).
 UNLISTED_XID_WEIGHT = 0.5
+# A CUDA message cut off by the paste is still read from this many leading words (with its tool's prefix).
+MIN_CUT_WORDS = 4
 
 
 @dataclass(frozen=True)
@@ -79,6 +81,9 @@ def _cuda_row(raw: Mapping[str, Any]) -> tuple[str, str]:
     parts = [rf"\b{_alternation(names)}\b"]
     prefix = r"(?:CUDA (?:driver )?error|CUDA_ERROR_\w+|cudaError\w*|Error " + str(code) + r")\s*[:=]?\s*"
     parts.append(prefix + message)
+    cut = int(raw.get("cut_words", 0))
+    if cut:  # a paste cut off inside the message: its first words after the prefix, as many as tell it apart
+        parts.append(prefix + _words(" ".join(raw["message"].split()[:cut])))
     parts.append(rf"cuda runtime error \({code}\)")
     # CUDA's samples (deviceQuery: "cudaGetDeviceCount returned 100") and C++ tools' "cudaMalloc() returned error 2"
     parts.append(rf"\b(?:cu|cuda)[A-Z]\w*(?:\(\))? returned (?:error )?{code}(?!\d)")
@@ -154,10 +159,25 @@ def _row(family: str, raw: Mapping[str, Any]) -> MessageRow:
     )
 
 
+def _cut_words(message: str, others: list[str]) -> int:
+    """How many leading words of ``message`` tell it apart from every other message (at least MIN_CUT_WORDS, and
+    most of it); 0 when only the whole message does."""
+    words = message.lower().split()
+    for k in range(max(MIN_CUT_WORDS, -(-len(words) * 3 // 5)), len(words)):
+        head = words[:k]
+        if not any(o.lower().split()[:k] == head for o in others):
+            return k
+    return 0
+
+
 def _expanded(raw_rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """An NVML row whose meaning differs after the device-handle prefix becomes two rows."""
+    """An NVML row whose meaning differs after the device-handle prefix becomes two rows; a CUDA message gets the
+    number of its leading words that identify it when a paste cuts it off."""
     out = []
+    messages = [str(r.get("message", "")) for r in raw_rows]
     for raw in raw_rows:
+        if "driver_name" in raw or str(raw.get("name", "")).startswith("cudaError"):
+            raw = {**raw, "cut_words": _cut_words(raw["message"], [m for m in messages if m != raw["message"]])}
         out.append(raw)
         if "handle_ids" in raw:
             handle = {k: v for k, v in raw.items() if k not in ("handle_ids", "specific")}
