@@ -38,6 +38,12 @@ def _cuda_lines(row: MessageRow) -> list[str]:
         f"CUDA error {code} ({raw['name']}) in kernel launch",
         f"cudaGetDeviceCount returned {code}\n-> {msg}\nResult = FAIL",
     ]
+    if raw.get("legacy_code") is not None:  # torch <= 1.0 built with CUDA <= 10.0: the old numbers
+        old = raw["legacy_code"]
+        lines += [
+            f"RuntimeError: cuda runtime error ({old}) : {msg} at /pytorch/aten/src/THC/THCGeneral.cpp:70",
+            f"THCudaCheck FAIL file=/pytorch/aten/src/THC/THCGeneral.cpp line=51 error={old} : {msg}",
+        ]
     if raw.get("driver_name"):
         short = raw["driver_name"].removeprefix("CUDA_ERROR_").lower().replace("_", " ")
         lines += [
@@ -245,3 +251,13 @@ def test_a_kernel_that_fails_to_launch_is_the_gpu_in_use() -> None:
     assert report.findings[0].id == "cuda_kernel_launch_failed"
     assert report.findings[0].severity is Severity.INFO
     assert not [f for f in report.findings if f.severity is Severity.ERROR]
+
+
+def test_a_number_that_changed_meaning_is_read_only_with_its_message() -> None:
+    """CUDA 10.1 renumbered cudaError: 4 was the launch failure, is now 'driver shutting down'."""
+    assert not lookup("RuntimeError: cuda runtime error (4)")
+    assert [r.key for r in lookup("cuda runtime error (4) : unspecified launch failure")] == ["cudaErrorLaunchFailure"]
+    assert [r.key for r in lookup("RuntimeError: cuda runtime error (30) : unknown error at THCGeneral.cpp:70")] == [
+        "cudaErrorUnknown"
+    ]
+    assert [r.key for r in lookup("cudaGetDeviceCount returned 38")] == ["cudaErrorNoDevice"]

@@ -9,9 +9,10 @@ Each family turns its rows into symptom patterns the way its tool prints them:
 
 - ``cuda_error``: the runtime and driver-API names (``cudaErrorNoDevice``, ``CUDA_ERROR_NO_DEVICE``), the message
   after ``CUDA error:``, ``CUDA driver error:``, ``Error N:`` (torch's cudaGetDeviceCount warning), a CUresult name,
-  ``cuda runtime error (N)`` (torch < 1.4); a message that is distinctive on its own (``bare``) also alone.
-  pycuda's ``cuInit failed: <name in words or message>``.
-- ``cuda_error`` also: ``cudaGetDeviceCount returned N`` (CUDA's deviceQuery sample).
+  ``cuda runtime error (N)`` (torch < 1.4), pycuda's ``cuInit failed: <name in words or message>``, CUDA's
+  deviceQuery (``cudaGetDeviceCount returned N`` / ``-> <message>``), the numbers before CUDA 10.1 renumbered the
+  enum (``cuda runtime error (30)``, ``THCudaCheck FAIL ... error=38 : ...``); a message that is distinctive on
+  its own (``bare``) also alone, and one cut off by the paste from the leading words that identify it.
 - ``nvml``: ``Failed to initialize NVML: <text>``, ``Unable to determine the device handle for GPU...: <text>``,
   nvidia-container-cli's ``nvml error: <text>``, pynvml's ``NVMLError_<Name>`` and ``NVML_ERROR_<NAME>``.
 - ``xid``: ``Xid (PCI:...): N`` and ``Xid N``; numbers the table does not list are a possible GPU fault.
@@ -79,14 +80,21 @@ def _cuda_row(raw: Mapping[str, Any]) -> tuple[str, str]:
     message = _alternation([_words(t) for t in texts])
     names = [raw["name"], *([raw["driver_name"]] if raw.get("driver_name") else [])]
     parts = [rf"\b{_alternation(names)}\b"]
-    prefix = r"(?:CUDA (?:driver )?error|CUDA_ERROR_\w+|cudaError\w*|Error " + str(code) + r")\s*[:=]?\s*"
+    codes = "|".join(str(c) for c in (code, raw.get("legacy_code")) if c is not None)
+    prefix = (
+        r"(?:CUDA (?:driver )?error|CUDA_ERROR_\w+|cudaError\w*|Error (?:" + codes + r")|"
+        r"cuda runtime error \(\d+\)\s*|error=\d+\s*|(?:^|\n)->)\s*[:=]?\s*"
+    )
     parts.append(prefix + message)
     cut = int(raw.get("cut_words", 0))
     if cut:  # a paste cut off inside the message: its first words after the prefix, as many as tell it apart
         parts.append(prefix + _words(" ".join(raw["message"].split()[:cut])))
-    parts.append(rf"cuda runtime error \({code}\)")
+    only = "|".join(str(c) for c in raw.get("code_only", (code,)))
+    if only:  # the number alone, where it means this error in every CUDA version
+        parts.append(rf"cuda runtime error \((?:{only})\)")
     # CUDA's samples (deviceQuery: "cudaGetDeviceCount returned 100") and C++ tools' "cudaMalloc() returned error 2"
-    parts.append(rf"\b(?:cu|cuda)[A-Z]\w*(?:\(\))? returned (?:error )?{code}(?!\d)")
+    if only:
+        parts.append(rf"\b(?:cu|cuda)[A-Z]\w*(?:\(\))? returned (?:error )?(?:{only})(?!\d)")
     if raw.get("driver_name"):  # pycuda and its copies: "cuInit failed: unknown" (the name in words) or the message
         short = _words(raw["driver_name"].removeprefix("CUDA_ERROR_").lower().replace("_", " "))
         parts.append(rf"\bcu[A-Z]\w* failed:\s*(?:{message}|{short}\b)")
@@ -175,9 +183,17 @@ def _expanded(raw_rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     number of its leading words that identify it when a paste cuts it off."""
     out = []
     messages = [str(r.get("message", "")) for r in raw_rows]
+    numbers: dict[int, set[str]] = {}
     for raw in raw_rows:
-        if "driver_name" in raw or str(raw.get("name", "")).startswith("cudaError"):
-            raw = {**raw, "cut_words": _cut_words(raw["message"], [m for m in messages if m != raw["message"]])}
+        if str(raw.get("name", "")).startswith("cudaError"):
+            for c in (raw["code"], raw.get("legacy_code")):
+                if c is not None:
+                    numbers.setdefault(int(c), set()).add(raw["name"])
+    for raw in raw_rows:
+        if str(raw.get("name", "")).startswith("cudaError"):
+            cut = _cut_words(raw["message"], [m for m in messages if m != raw["message"]])
+            own = [c for c in dict.fromkeys((raw["code"], raw.get("legacy_code"))) if c is not None]
+            raw = {**raw, "cut_words": cut, "code_only": [c for c in own if numbers[int(c)] == {raw["name"]}]}
         out.append(raw)
         if "handle_ids" in raw:
             handle = {k: v for k, v in raw.items() if k not in ("handle_ids", "specific")}
