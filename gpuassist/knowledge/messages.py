@@ -66,8 +66,10 @@ class Family:
 
 
 def _words(message: str) -> str:
-    """The message as a regex: literal, any run of blanks matching any run (wrapped or re-spaced pastes)."""
-    return r"\s+".join(re.escape(w) for w in message.split())
+    """The message as a regex: one literal, words single-spaced as the tools print them (the ingest joins a message
+    wrapped over two lines with one space). A literal is also the needle the ingest's prefilter checks a line for
+    (ingest/needles.py), so a long log is not scanned with every row's regex."""
+    return re.escape(" ".join(message.split()))
 
 
 def _alternation(parts: list[str]) -> str:
@@ -89,15 +91,16 @@ def _cuda_row(raw: Mapping[str, Any]) -> tuple[str, str]:
     cut = int(raw.get("cut_words", 0))
     if cut:  # a paste cut off inside the message: its first words after the prefix, as many as tell it apart
         parts.append(prefix + _words(" ".join(raw["message"].split()[:cut])))
-    only = "|".join(str(c) for c in raw.get("code_only", (code,)))
+    # Each number its own literal (``cuda runtime error (30)``): a selective needle for the ingest's prefilter.
+    only = [str(c) for c in raw.get("code_only", (code,))]
     if only:  # the number alone, where it means this error in every CUDA version
-        parts.append(rf"cuda runtime error \((?:{only})\)")
-    # CUDA's samples (deviceQuery: "cudaGetDeviceCount returned 100") and C++ tools' "cudaMalloc() returned error 2"
+        parts.append(_alternation([rf"cuda runtime error \({c}\)" for c in only]))
+    # CUDA's deviceQuery sample: "cudaGetDeviceCount returned 100"
     if only:
-        parts.append(rf"\b(?:cu|cuda)[A-Z]\w*(?:\(\))? returned (?:error )?(?:{only})(?!\d)")
+        parts.append(_alternation([rf"\bcudaGetDeviceCount returned {c}(?!\d)" for c in only]))
     if raw.get("driver_name"):  # pycuda and its copies: "cuInit failed: unknown" (the name in words) or the message
         short = _words(raw["driver_name"].removeprefix("CUDA_ERROR_").lower().replace("_", " "))
-        parts.append(rf"\bcu[A-Z]\w* failed:\s*(?:{message}|{short}\b)")
+        parts.append(rf"(?:failed: {message}|failed: {short}\b)")  # each a long literal: a selective needle
     if raw.get("bare", len(raw["message"]) >= MIN_BARE):
         parts.append(rf"(?<![\w-]){message}")
     example = f"RuntimeError: CUDA error: {raw['message']}"
