@@ -10,7 +10,7 @@ import re
 
 from gpuassist.facts import Facts
 from gpuassist.findings import Evidence
-from gpuassist.ingest import collect_env, errors, paste_causes, paste_facts
+from gpuassist.ingest import collect_env, errors, paste_causes, paste_facts, user_words
 from gpuassist.ingest import kinds as kinds_mod
 from gpuassist.ingest.report_json import looks_like_json, parse_report
 from gpuassist.ingest.text import MAX_BYTES, UnreadableInput, clean_lines, decode
@@ -119,6 +119,7 @@ def load_text(text: str, *, label: str = "the input") -> Report:
     matches = paste_causes.adjust_matches(lines, errors.match_lines(lines))
     sources: paste_facts.Sources = {}
     extra = paste_facts.gather(lines, parsed.field_lines, sources)
+    extra = {**user_words.stated_facts(lines, sources), **extra}  # a tool's own output wins over the user's words
     if parsed.recognised and not _filled_in_template(lines, parsed, matches):
         # collect_env's own field lines are read as facts by the parser; matching them again as error text
         # would turn "CUDA used to build PyTorch: None" on a Mac, or the WSL kernel name of a healthy WSL2
@@ -189,6 +190,11 @@ def _add_paste_findings(
         if same is not None:
             report.findings.remove(same)
         report.findings.append(found)
+    # What the text rules out goes before any reading builds on it (and again below for the guesses added later).
+    matches = user_words.ruled_out_guesses(lines, user_words.unknown_error_matches(lines, matches))
+    if report.facts.value("host.os") == "Darwin" and report.facts.value("platform.rosetta") is not True:
+        mac = user_words.mac_cuda_failure(lines, matches)
+        matches = matches if mac is None else [*matches, mac]
     matches = _driver_present_matches(lines, report, _macos_matches(lines, report, matches))
     matches = _wsl_driver_matches(report, _jetson_without_torch(lines, matches))
     for inferred in (
@@ -199,6 +205,10 @@ def _add_paste_findings(
         _compose_match(lines, report),
         _display_devices_match(lines),
         _stated_graphics_match(lines, report),
+        None if report.facts.known("reported.gpus") else user_words.stated_non_nvidia_graphics(lines),
+        user_words.cpu_torch_in_words(lines),
+        user_words.memory_not_released(lines),
+        user_words.nouveau_without_driver(lines),
         _cpu_machine_match(lines, matches),
         _smi_memory_held_match(lines, matches),
         _two_interpreters_match(lines),
@@ -216,7 +226,8 @@ def _add_paste_findings(
     windows_cpu = _windows_pip_match(lines, report, matches)
     if windows_cpu is not None:
         matches = [*matches, windows_cpu]
-    errors.merge(report, matches)
+    user_words.drop_unsupported_uvm_verdict(report, lines)
+    errors.merge(report, user_words.ruled_out_guesses(lines, matches))
     for f in report.findings:
         if not any(e.fact == "pasted.line" for e in f.evidence):
             cited = dict.fromkeys(sources[e.fact] for e in f.evidence if e.fact in sources)
@@ -274,7 +285,7 @@ GENERIC_WHEEL = re.compile(r"manylinux|\bpypi\b|pip3? install torch\b|\+cpu\b|CP
 def _says_unavailable(lines: list[str]) -> bool:
     """The text says CUDA does not work, also across a line break ("is_available()\\n i get false")."""
     text = "\n".join(line[:2000] for line in lines[:5000])
-    return UNAVAILABLE.search(re.sub(r"\s*\n\s*", " ", text)) is not None
+    return UNAVAILABLE.search(re.sub(r"\s*\n\s*", " ", text)) is not None or user_words.says_gpu_not_detected(text)
 
 
 def _visible_devices_match(lines: list[str], report: Report) -> errors.Match | None:
@@ -684,7 +695,14 @@ def _stated_graphics_match(lines: list[str], report: Report) -> errors.Match | N
 
 # What a machine without an NVIDIA GPU shows when asked for one: the container runtime finds no GPU to select, CUDA
 # finds no driver, libcuda is missing. None of these is a separate cause there.
-NO_GPU_CONSEQUENCES = ("docker_no_gpu_runtime", "no_nvidia_driver", "nvidia_module_not_loaded", "wsl_libcuda_problem")
+# A CPU build of torch is right for such a machine: a CUDA build would not help.
+NO_GPU_CONSEQUENCES = (
+    "docker_no_gpu_runtime",
+    "no_nvidia_driver",
+    "nvidia_module_not_loaded",
+    "wsl_libcuda_problem",
+    "cpu_only_build",
+)
 
 
 def _no_gpu_explains(matches: list[errors.Match]) -> list[errors.Match]:
@@ -719,13 +737,19 @@ def _jetson_torch_line(line: str) -> bool:
     ) or "illegal instruction" in low
 
 
+# A Jetson question about another framework: its GPU trouble is not a torch wheel's.
+OTHER_FRAMEWORK = re.compile(r"tensorflow|mediapipe|tensorrt|opencv|onnx|\bjax\b|deepstream|paddle", re.IGNORECASE)
+
+
 def _jetson_match(lines: list[str], report: Report, matches: list[errors.Match]) -> errors.Match | None:
     """On a Jetson, a torch without working CUDA is almost always a wheel that is not NVIDIA's JetPack build
     (PyPI's aarch64 wheels have no Tegra GPU support): the JetPack-matched wheel or container is the fix."""
     if not report.facts.value("platform.jetson") or report.facts.value("cuda.available") is True:
         return None
-    if not any(re.search(r"torch", line[:2000], re.IGNORECASE) for line in lines):
-        return None  # a Jetson question about something else
+    if not any(re.search(r"torch", line[:2000], re.IGNORECASE) for line in lines) and (
+        not _says_unavailable(lines) or any(OTHER_FRAMEWORK.search(line[:2000]) for line in lines)
+    ):
+        return None  # a Jetson question about something else (a PyTorch app's "GPU not detected" is ours)
     says_unavailable = report.facts.value("cuda.available") is False or _says_unavailable(lines)
     if (
         not says_unavailable

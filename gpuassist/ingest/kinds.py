@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 
 from gpuassist.ingest.paste_facts import ENV_REPORT_MARK
+from gpuassist.ingest.user_words import mentions_gpu
 
 # Words that make a text about PyTorch/CUDA/the GPU at all; a text with none of them is refused.
 TOPIC = re.compile(
@@ -122,8 +123,9 @@ def detect(lines: list[str], *, collect_env: bool = False, skip: set[int] | None
 
 
 def about_the_topic(text: str) -> bool:
-    """Whether the text mentions Python, PyTorch, CUDA, NVIDIA or a GPU at all."""
-    return TOPIC.search(text[:2_000_000]) is not None
+    """Whether the text mentions Python, PyTorch, CUDA, NVIDIA or a GPU at all (a GPU also in other languages:
+    "显卡", "Grafikkarte", "видеокарта")."""
+    return TOPIC.search(text[:2_000_000]) is not None or mentions_gpu(text[:2_000_000])
 
 
 def describe(kinds: list[InputKind]) -> str:
