@@ -391,3 +391,67 @@ def test_a_source_build_whose_metadata_keeps_an_older_commit_is_not_stale() -> N
 def test_a_different_release_in_the_metadata_is_still_stale() -> None:
     report = load_text(ROCM_SOURCE.format(installed="1.6.0a0+a9603c7"))
     assert "stale_or_shadowed_torch" in _errors(report)
+
+
+# ------------------------------------------------------------------- another job said to be on the GPU
+
+OOM = "RuntimeError: CUDA error: out of memory"
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "gpu 0 是tf 在跑的代码，我运行就出错",  # zh: GPU 0 runs TF code
+        "Another training job is running on GPU 0 right now.",
+        "GPU 1 is already used by my colleague's notebook",
+        "显卡被别的程序占用了",
+    ],
+)
+def test_another_job_said_to_run_on_the_gpu_explains_an_oom(said: str) -> None:
+    report = load_text(f"python train.py --device 0\n{said}\n{OOM}")
+    assert _errors(report)[:1] == ["gpu_memory_held_by_others"]
+
+
+def test_an_oom_with_no_other_job_named_is_the_jobs_own() -> None:
+    report = load_text(f"python train.py --batch_size 64\n{OOM}\nThe other settings are default.")
+    assert "gpu_memory_held_by_others" not in _errors(report)
+
+
+# ------------------------------------------------------------ CUDA works in the user's check, not in the app
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Although torch.cuda.is_available() returns True, the following error message is shown after launching "
+        "webui-user.bat",
+        "torch.cuda.is_available() gives True in my Python, but run.bat still says Torch is not able to use GPU",
+        "torch.cuda.is_available() is True, yet when launching the web UI it falls back to the CPU",
+    ],
+)
+def test_cuda_true_in_the_users_check_but_the_app_fails_points_at_the_apps_environment(text: str) -> None:
+    assert _first(text) == "wrong_interpreter_or_kernel"
+
+
+def test_cuda_true_and_the_app_working_is_no_interpreter_problem() -> None:
+    text = "torch.cuda.is_available() returns True and training runs on the GPU, but it is slower than I expected"
+    assert "wrong_interpreter_or_kernel" not in _ids(load_text(text))
+
+
+# ---------------------------------------------------------- torch that does not import has no build type yet
+
+
+def test_an_import_failure_of_a_cpu_build_is_the_import_failure() -> None:
+    text = (
+        "`import torch` fails:\n"
+        "FileNotFoundError: Could not find module 'C:\\Python38\\lib\\site-packages\\torch\\lib\\c10.dll' (or one of "
+        "its dependencies)\n - PyTorch Version (e.g., 1.0): 1.5.0+cpu\n - CUDA/cuDNN version: No (CPU version)"
+    )
+    report = load_text(text)
+    assert _ids(report)[0] == "torch_import_error"
+    assert "cpu_only_build" not in _ids(report)
+
+
+def test_a_cpu_build_that_ran_keeps_its_verdict() -> None:
+    text = "torch 1.5.0+cpu\nAssertionError: Torch not compiled with CUDA enabled"
+    assert _first(text) == "cpu_only_build"

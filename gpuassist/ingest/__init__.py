@@ -209,6 +209,8 @@ def _add_paste_findings(
         user_words.cpu_torch_in_words(lines),
         user_words.memory_not_released(lines),
         user_words.nouveau_without_driver(lines),
+        user_words.other_job_on_gpu(lines, matches),
+        user_words.works_in_own_check_not_app(lines),
         _cpu_machine_match(lines, matches),
         _smi_memory_held_match(lines, matches),
         _two_interpreters_match(lines),
@@ -227,6 +229,7 @@ def _add_paste_findings(
     if windows_cpu is not None:
         matches = [*matches, windows_cpu]
     user_words.drop_unsupported_uvm_verdict(report, lines)
+    matches = user_words.import_failure_first(report, lines, matches)
     errors.merge(report, user_words.ruled_out_guesses(lines, matches))
     for f in report.findings:
         if not any(e.fact == "pasted.line" for e in f.evidence):

@@ -399,3 +399,80 @@ def stated_facts(lines: list[str], sources: dict[str, tuple[int, str]]) -> dict[
         facts["reported.gpus"] = [{"index": 0, "name": next(iter(gpus))}]
         sources.setdefault("reported.gpus", gpu_line)
     return facts
+
+
+# ------------------------------------------------------------------- another job said to be on the GPU
+
+# "GPU 0 is used by another job", "someone else is training on the GPU", "gpu 0 是tf 在跑的代码" (GPU 0 runs TF code),
+# "显卡被别的程序占用" (the card is taken by another program).
+OTHER_JOB_ON_GPU = re.compile(
+    r"\b(?:another|other|someone else'?s?|a different|a second|my colleague'?s?)\s+(?:\w+\s+)?(?:process|program|job|"
+    r"user|model|training|experiment|notebook|kernel|service)s?\b[^.\n]{0,40}?\b(?:is |are |was |were )?"
+    r"(?:running|using|occupying|holding|training|on)\b|"
+    r"\bgpu\s*#?\d*\s+(?:is |was )?(?:already )?(?:being )?(?:used|occupied|taken)\s+by\b|"
+    r"(?:gpu|显卡|卡)\s*\d*\s*(?:是|被|上有|上面有|正在)[^\n。，,]{0,20}?(?:在跑|在用|占用|跑着|运行)|"
+    r"(?:别的|其他|其它|另一个)(?:程序|进程|任务|人)\S{0,6}(?:占用|在用|在跑)",
+    re.IGNORECASE,
+)
+
+
+def other_job_on_gpu(lines: list[str], matches: list[Match]) -> Match | None:
+    """The user says another program, job or person runs on the GPU they use: with an out-of-memory error, that
+    job's memory is why this one runs out (a verdict); without one, a guess."""
+    said = next(
+        ((no, line) for no, line in enumerate(lines, start=1) if OTHER_JOB_ON_GPU.search(line[:MAX_LINE])), None
+    )
+    if said is None:
+        return None
+    oom = any(m.id == "cuda_out_of_memory" for m in matches)
+    return Match("gpu_memory_held_by_others", said[0], said[1].strip()[:500], oom, 0.85 if oom else 0.5)
+
+
+# ------------------------------------------------------------ CUDA works in the user's check, not in the app
+
+# "Although torch.cuda.is_available() returns True, ... after launching webui-user.bat": the user's own Python has
+# a working CUDA torch; the app's launcher builds and runs its own environment (venv) with another torch.
+TRUE_IN_OWN_CHECK = re.compile(
+    r"is_available(?:\(\))?\)?[`'\"]?\s*(?:returns?|returned|is|gives|gave|prints?|printed|shows?|=+|->|:)\s*"
+    r"[`'\"]?true\b",
+    re.IGNORECASE,
+)
+CONTRAST = re.compile(r"\b(?:although|though|but|however|yet|while|still)\b", re.IGNORECASE)
+APP_LAUNCHER = re.compile(
+    r"[\w-]+\.(?:bat|cmd|ps1)\b|\b(?:webui|launch|run|start|main|app)(?:-user)?\.(?:sh|py)\b|"
+    r"\b(?:launch(?:ing|er|ed)?|start(?:ing|ed)?|run(?:ning)?)\s+(?:the\s+)?(?:web ?ui|app|program|launcher|gui)\b",
+    re.IGNORECASE,
+)
+
+
+def works_in_own_check_not_app(lines: list[str]) -> Match | None:
+    """The user's own check says CUDA works while the app's launcher (a .bat, webui.sh, launch.py) fails: the
+    launcher runs its own environment, not the Python the user checked. A likely cause, not a verdict (the app's
+    own error is often only in a screenshot)."""
+    for no, line in enumerate(lines, start=1):
+        text = line[:MAX_LINE]
+        if not TRUE_IN_OWN_CHECK.search(text):
+            continue
+        near = " ".join(x[:MAX_LINE] for x in lines[no - 1 : no + 2])
+        if CONTRAST.search(near) and APP_LAUNCHER.search(near):
+            return Match("wrong_interpreter_or_kernel", no, line.strip()[:500], False, 0.8)
+    return None
+
+
+# ---------------------------------------------------------------- torch that does not import has no build type yet
+
+NOT_COMPILED = re.compile(r"not compiled with CUDA", re.IGNORECASE)
+
+
+def import_failure_first(report: Report, lines: list[str], matches: list[Match]) -> list[Match]:
+    """torch fails to import: whatever build it is (a "+cpu" tag, "CPU version" in the user's list) never ran, and
+    the user may want exactly that build. The import failure is the problem; a build-type reading that rests only on a
+    version tag or words (no "not compiled with CUDA" from a torch that ran) goes, from the matches and the rules'
+    findings alike."""
+    failed = any(m.id == "torch_import_error" and m.specific for m in matches) or any(
+        f.id == "torch_import_error" and f.severity is Severity.ERROR for f in report.findings
+    )
+    if not failed or any(NOT_COMPILED.search(line[:MAX_LINE]) for line in lines):
+        return matches
+    report.findings[:] = [f for f in report.findings if f.id != "cpu_only_build"]
+    return [m for m in matches if m.id != "cpu_only_build"]
