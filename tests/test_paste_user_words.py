@@ -80,6 +80,9 @@ def test_a_jetson_question_about_another_framework_is_not_a_torch_wheel_problem(
         "my laptop has Intel(R) UHD Graphics 620",
         "I only have an AMD Radeon RX 6600 in this machine",
         "I'm on a notebook with Intel Iris Plus graphics.",
+        "我的电脑是Intel核显，没有独立显卡",  # zh: my computer has Intel integrated graphics, no discrete card
+        "Meine Grafikkarte ist eine AMD Radeon RX 580",  # de
+        "mi portátil tiene gráficos Intel UHD 620",  # es
     ],
 )
 def test_stated_non_nvidia_graphics_next_to_not_compiled_is_no_nvidia_gpu(statement: str) -> None:
@@ -119,6 +122,7 @@ TORCH_999 = (
         "unknown error",
         "pycuda._driver.Error: cuInit failed: unknown",
         "RuntimeError: cuda runtime error (999) : unknown error at /pytorch/aten/src/THC/THCGeneral.cpp:50",
+        "RuntimeError: CUDA error: unknown error",
         TORCH_999 + "\nI resumed training from the last checkpoint and got this.",  # "resume" of a training run
     ],
 )
@@ -135,6 +139,7 @@ def test_unknown_error_alone_is_only_a_possibility(text: str) -> None:
         "After resuming from hibernation CUDA is gone until I reboot.",
         "modprobe: FATAL: Module nvidia-uvm not found.",
         "电脑休眠唤醒之后就这样了",
+        "This started after waking the laptop from sleep.",
     ],
 )
 def test_unknown_error_tied_to_suspend_or_uvm_is_the_verdict(context: str) -> None:
@@ -261,6 +266,7 @@ def test_cpu_said_without_an_installer_giving_it_is_not_that_verdict(text: str) 
         "The process was killed but the memory is still occupied on GPU 0.",
         "There is a zombie python process holding 20 GB of GPU memory.",
         "训练中断以后显存没有释放",
+        "After the script crashed the VRAM is not freed; now I get CUDA out of memory",
     ],
 )
 def test_memory_left_behind_by_a_stopped_program_is_held_by_others(text: str) -> None:
@@ -304,6 +310,8 @@ def test_nouveau_with_a_failing_nvidia_smi_is_not_a_missing_driver() -> None:
         "jcuda.CudaException: CUDA_ERROR_NOT_INITIALIZED",
         "numba.cuda.cudadrv.error.CudaSupportError: Error at driver init: CUDA driver library cannot be found",
         "Discovering CUDA GPUs... none found",
+        "cupy_backends.cuda.api.runtime.CUDARuntimeError: cudaErrorInsufficientDriver: CUDA driver version is "
+        "insufficient for CUDA runtime version",
     ],
 )
 def test_any_cuda_failure_on_a_mac_is_answered_with_mps(error: str) -> None:
@@ -455,3 +463,23 @@ def test_an_import_failure_of_a_cpu_build_is_the_import_failure() -> None:
 def test_a_cpu_build_that_ran_keeps_its_verdict() -> None:
     text = "torch 1.5.0+cpu\nAssertionError: Torch not compiled with CUDA enabled"
     assert _first(text) == "cpu_only_build"
+
+
+# --------------------------------------------------------------------- decoys: healthy texts in the same words
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Tip: Intel Arc GPUs need the XPU build. My PC has an RTX 4090 and torch.cuda.is_available() returns True.",
+        "GPUは正常に認識されています。torch.cuda.is_available() は True です",  # ja: the GPU is recognised
+        "显卡没有问题，GPU可以正常使用，只是训练比较慢",  # zh: the card is fine, the GPU works, training is slow
+        "torch 2.1.0+cu121 installed; the CPU version was uninstalled first. Training runs on cuda:0 now.",
+        "The GPU memory is still used by the dataloader workers while training, is that expected? python train.py",
+        "export CUDA_VISIBLE_DEVICES=0\npython train.py\nEpoch 1: loss 0.53",
+        "Meine GPU wird erkannt: NVIDIA GeForce RTX 3060, torch 2.3.0+cu121, alles gut",
+        "我的电脑是Intel i7 CPU + RTX 3060显卡, torch.cuda.is_available() 返回 True",
+    ],
+)
+def test_healthy_texts_in_the_same_words_claim_nothing(text: str) -> None:
+    assert _errors(load_text(text)) == []

@@ -411,6 +411,8 @@ CPU_MACHINE = re.compile(
 MAC_CUDA_SYMPTOMS = (
     "cpu_only_build",
     "source_build_without_cuda",
+    "driver_too_old",  # "CUDA driver version is insufficient" from CuPy and others: there is no CUDA driver at all
+    "nvidia_module_not_loaded",
     "no_nvidia_driver",
     "no_nvidia_gpu",
     "macos_no_cuda_use_mps",

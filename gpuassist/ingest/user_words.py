@@ -77,14 +77,19 @@ _MARK = r"(?:\s*(?:\(R\)|®|\(TM\)|™|R(?=\s)))?"
 NON_NVIDIA_ADAPTER = re.compile(
     rf"\bIntel{_MARK}\s*(?:[IlL]ris{_MARK}\s*(?:Xe|Plus|Pro)?|U?HD{_MARK}\s*(?:Graphics)?\s*\d*|Xe\b|Arc\b)"
     rf"[^.\n]{{0,20}}?(?:Graphics|GPU|\d{{3,4}})?|"
-    rf"\bAMD{_MARK}\s*Radeon{_MARK}\s*(?:\(TM\)\s*)?(?:RX\s*)?\w*\s*(?:Graphics|GPU)?|\bRadeon\s*(?:RX\s*)?\d{{3,4}}\w*",
+    rf"\bAMD{_MARK}\s*Radeon{_MARK}\s*(?:\(TM\)\s*)?(?:RX\s*)?\w*\s*(?:Graphics|GPU)?|\bRadeon\s*(?:RX\s*)?\d{{3,4}}\w*|"
+    # zh: integrated graphics ("核显", "集成显卡"), an Intel/AMD card ("AMD显卡", "Intel的核显")
+    r"核显|集成显卡|内置显卡|(?:Intel|AMD|英特尔)\S{0,3}(?:显卡|核显)",
     re.IGNORECASE,
 )
 OWNERSHIP = re.compile(
     r"\b(?:my|our|the)\s+(?:pc|computer|laptop|notebook|machine|system|device|graphics|gpu|video card|card)\b"
     r"[^.\n]{0,20}?\b(?:is|has|have|uses|with|:)|"
     r"\b(?:i|we)\s+(?:only\s+)?(?:have|own|use|got|am using|'m using)\b|\bi'm on\b|\bi am on\b|"
-    r"\b(?:pc|computer|laptop|notebook|machine)\s+(?:with|has)\b",
+    r"\b(?:pc|computer|laptop|notebook|machine)\s+(?:with|has)\b|"
+    # The same in other languages: "我的电脑是", "我只有", "Meine Grafikkarte ist", "mi portátil tiene", "у меня".
+    r"我的|我用的|我只有|本机|电脑是|笔记本是|\bmeine?\b|\bmi (?:port[aá]til|pc|computadora|ordenador|laptop)\b|"
+    r"\btengo\b|\bminha\b|\bmeu\b|у меня|мой|моя|私の|내 ",
     re.IGNORECASE,
 )
 # An NVIDIA GPU named anywhere: then an Intel or AMD adapter is not the only one (a laptop's iGPU beside it).
@@ -112,6 +117,7 @@ def stated_non_nvidia_graphics(lines: list[str]) -> Match | None:
 # CUDA's error 999 in the words of each framework: torch's warning, cuInit's name, the runtime's number.
 CUDA_UNKNOWN = re.compile(
     r"CUDA unknown error|cuda runtime error \(999\)|CUDA_ERROR_UNKNOWN|cuInit failed: unknown|"
+    r"CUDA error: unknown error|cudaErrorUnknown|"
     r"cuInit\b[^\n]{0,40}\bunknown error|error 999\b",
     re.IGNORECASE,
 )
@@ -119,7 +125,8 @@ CUDA_UNKNOWN = re.compile(
 # "Resume" alone is no evidence: ML texts resume training from checkpoints.
 SUSPEND_CONTEXT = re.compile(
     r"\b(?:suspen(?:d|ded|ding|ds|sion)|hibernat\w*|wak(?:e|es|ing) (?:up|from)|woke up|after (?:sleep|standby)|"
-    r"(?:sleep|standby) mode|lid (?:closed|open)|resum\w* (?:from|after) (?:suspend|sleep|hibernation|standby)|"
+    r"(?:sleep|standby) mode|from (?:sleep|standby)|lid (?:closed|open)|"
+    r"resum\w* (?:from|after) (?:suspend|sleep|hibernation|standby)|"
     r"(?:system|computer|laptop|pc|machine|os) (?:resum|wak)\w*|"
     r"after resuming(?! (?:the |my )?(?:training|from (?:a |the )?checkpoint|run|job|download)))\b|nvidia[-_]uvm|"
     r"休眠|睡眠|待机|唤醒|スリープ|サスペンド|절전|sospensione|suspensi[oó]n|r[ée]veil",
@@ -195,7 +202,7 @@ def cpu_torch_in_words(lines: list[str]) -> Match | None:
 
 # "the GPU memory is not released", "memory still occupied after I killed the process", "zombie process holds".
 MEMORY_NOT_RELEASED = re.compile(
-    r"\b(?:gpu |vram |cuda |video )?memory\b[^.\n]{0,40}?\b(?:is |was |isn'?t |wasn'?t |not |never |still )*"
+    r"(?:\b(?:gpu |cuda |video )?memory|\bvram)\b[^.\n]{0,40}?\b(?:is |was |isn'?t |wasn'?t |not |never |still )*"
     r"(?:not (?:being )?(?:released|freed|cleared|deallocated)|never (?:released|freed)|still (?:occupied|"
     r"allocated|in use|used|held|full))|"
     r"显存\S{0,6}(?:没有|未|不)(?:被)?释放|显存\S{0,4}(?:一直|还|仍)\S{0,2}(?:占用|被占)",
@@ -223,10 +230,10 @@ def memory_not_released(lines: list[str]) -> Match | None:
     said = next(
         ((no, line) for no, line in enumerate(lines, start=1) if MEMORY_NOT_RELEASED.search(line[:MAX_LINE])), None
     )
-    if said is None:
+    # Memory in use while the program still runs is the program's own: only a program that is gone leaves it behind.
+    if said is None or not any(PROCESS_GONE.search(line[:MAX_LINE]) for line in lines):
         return None
-    gone = any(PROCESS_GONE.search(line[:MAX_LINE]) for line in lines)
-    return Match("gpu_memory_held_by_others", said[0], said[1].strip()[:500], gone, 0.85 if gone else 0.6)
+    return Match("gpu_memory_held_by_others", said[0], said[1].strip()[:500], True, 0.85)
 
 
 # ------------------------------------------------------------------------- nouveau holding an NVIDIA GPU
