@@ -237,6 +237,8 @@ def test_a_cuda_build_only_in_the_install_command_rules_nothing_out() -> None:
         'The latest mamba still tries to install Pytorch "CPU".',
         "uv sync keeps pulling the cpu-only wheel of torch, so my GPU is idle",
         "poetry resolved torch to the CPU build again",
+        "Instalé torch con pip y me instaló la versión CPU en vez de la de CUDA",  # es
+        "Nach pip install torch habe ich nur die CPU-Version von torch bekommen",  # de
     ],
 )
 def test_an_installer_giving_the_cpu_torch_said_in_words(text: str) -> None:
@@ -392,8 +394,9 @@ Versions of relevant libraries:
 """
 
 
-def test_a_source_build_whose_metadata_keeps_an_older_commit_is_not_stale() -> None:
-    assert "stale_or_shadowed_torch" not in _ids(load_text(ROCM_SOURCE.format(installed="1.7.0a0+a9603c7")))
+@pytest.mark.parametrize("installed", ["1.7.0a0+a9603c7", "1.7.0a0+git96dd291", "1.7.0a0"])
+def test_a_source_build_whose_metadata_keeps_an_older_commit_is_not_stale(installed: str) -> None:
+    assert "stale_or_shadowed_torch" not in _ids(load_text(ROCM_SOURCE.format(installed=installed)))
 
 
 def test_a_different_release_in_the_metadata_is_still_stale() -> None:

@@ -179,6 +179,13 @@ CPU_TORCH_WORDS = re.compile(
     r"not) (?:the )?(?:cuda|gpu)\b",
     re.IGNORECASE,
 )
+# "the CPU version" in other languages (es, pt, de, fr, it, ru, ja): read on a line that names torch.
+CPU_VERSION_OTHER = re.compile(
+    r"versi[oó]n (?:de |para )?cpu|vers[aã]o (?:de |para )?cpu|cpu-version|version cpu|versione cpu|"
+    r"cpu[- ]?верси|верси\w* (?:для )?cpu|cpu版",
+    re.IGNORECASE,
+)
+TORCH_NAMED = re.compile(r"(?<![A-Za-z0-9_])(?:py)?torch(?![A-Za-z0-9_])", re.IGNORECASE)
 # Not a CPU build being the problem: the user asks for one, or compares CPU and GPU speed.
 CPU_WANTED = re.compile(
     r"\b(?:conda|mamba|micromamba)\s+install\b[^\n]*\bcpuonly\b|\b(?:want|need|prefer)s?\s+(?:the |a |only )?cpu\b|"
@@ -193,7 +200,8 @@ def cpu_torch_in_words(lines: list[str]) -> Match | None:
     if any(CPU_WANTED.search(line[:MAX_LINE]) for line in lines):
         return None
     for no, line in enumerate(lines, start=1):
-        if CPU_TORCH_WORDS.search(line[:MAX_LINE]):
+        text = line[:MAX_LINE]
+        if CPU_TORCH_WORDS.search(text) or (CPU_VERSION_OTHER.search(text) and TORCH_NAMED.search(text)):
             return Match("cpu_only_build", no, line.strip()[:500], False, 0.85)
     return None
 
