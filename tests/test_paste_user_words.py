@@ -321,6 +321,14 @@ def test_any_cuda_failure_on_a_mac_is_answered_with_mps(error: str) -> None:
     assert _first(text) == "macos_no_cuda_use_mps"
 
 
+def test_is_available_false_in_a_mac_repl_is_answered_with_mps() -> None:
+    text = (
+        ">>> import torch\n>>> torch.cuda.is_available()\nFalse\n>>> import platform; platform.platform()\n"
+        "'macOS-14.2-arm64-arm-64bit'"
+    )
+    assert _first(text) == "macos_no_cuda_use_mps"
+
+
 def test_the_same_failure_on_linux_is_not_a_mac() -> None:
     text = 'jcuda.CudaException: CUDA_ERROR_NOT_INITIALIZED\n  File "/home/me/x.py", line 3'
     assert "macos_no_cuda_use_mps" not in _ids(load_text(text))
@@ -336,10 +344,20 @@ def test_the_same_failure_on_linux_is_not_a_mac() -> None:
         "print(torch.cuda.is_available())  # Returns False",
         "torch 2.3.1+cu118 with my RTX 5080, CUDA doesn't work\nGPU: NVIDIA GeForce RTX 5080",
         ">>> torch.__version__\n'2.1.0+cu121'\nGraphics card: RTX 5070 Ti\nno kernel image is available",
+        "I have an RTX 5090 and torch 2.5.1+cu124.\n"
+        "RuntimeError: CUDA error: no kernel image is available for execution on the device",
+        "In [2]: torch.__version__\nOut[2]: '2.4.1+cu121'\nIn [3]: torch.cuda.get_device_name(0)\n"
+        "Out[3]: 'NVIDIA GeForce RTX 5070'\nIn [4]: torch.randn(2, device='cuda')\n"
+        "RuntimeError: CUDA error: no kernel image is available for execution on the device",
     ],
 )
 def test_a_stated_build_without_kernels_for_a_stated_gpu(text: str) -> None:
-    assert _first(text) == "gpu_arch_too_new_for_build"
+    assert _errors(load_text(text))[:1] == ["gpu_arch_too_new_for_build"]
+
+
+def test_two_different_gpus_named_give_no_stated_gpu() -> None:
+    text = "torch 2.2.0+cu121\nI have an RTX 5090 at home and my RTX 3090 at work; is_available() returns False"
+    assert "gpu_arch_too_new_for_build" not in _errors(load_text(text))
 
 
 def test_a_stated_build_that_covers_the_stated_gpu_is_no_arch_problem() -> None:

@@ -193,7 +193,8 @@ def _add_paste_findings(
     # What the text rules out goes before any reading builds on it (and again below for the guesses added later).
     matches = user_words.ruled_out_guesses(lines, user_words.unknown_error_matches(lines, matches))
     if report.facts.value("host.os") == "Darwin" and report.facts.value("platform.rosetta") is not True:
-        mac = user_words.mac_cuda_failure(lines, matches)
+        unavailable = report.facts.value("cuda.available") is False or _says_unavailable(lines)
+        mac = user_words.mac_cuda_failure(lines, matches, unavailable=unavailable)
         matches = matches if mac is None else [*matches, mac]
     matches = _driver_present_matches(lines, report, _macos_matches(lines, report, matches))
     matches = _wsl_driver_matches(report, _jetson_without_torch(lines, matches))

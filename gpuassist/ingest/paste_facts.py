@@ -76,7 +76,7 @@ ENV_TABLE = re.compile(r"^\s*(?P<key>[A-Za-z][\w.]{0,20}(?: [\w.,]{1,40}){0,2})\
 XFORMERS_HEAD = re.compile(r"xFormers can't load C\+\+/CUDA extensions|xFormers was built for:")
 XFORMERS_TORCH = re.compile(r"^\s*PyTorch \S{1,40}(?: with CUDA \d{1,6})? \(you have (\d+\.\d+[\w.+]{0,40})\)")
 REPL_IN = re.compile(
-    r"^\s*(?:>>>|In \[\d+\]:)\s*(?:print\(\s*(torch\.[\w.]+(?:\(\))?)\s*\)|(torch\.[\w.]+(?:\(\))?))\s*;?\s*$"
+    r"^\s*(?:>>>|In \[\d+\]:)\s*(?:print\(\s*(torch\.[\w.]+(?:\(\d?\))?)\s*\)|(torch\.[\w.]+(?:\(\d?\))?))\s*;?\s*$"
 )
 REPL_OUT = re.compile(r"^\s*(?:Out\[\d+\]:\s*)?(.*?)\s*$")
 # A torch wheel file name without a local version (+cu121) built for Windows: PyPI's, which is CPU-only.
@@ -440,6 +440,10 @@ def repl_facts(lines: list[str], sources: Sources) -> dict[str, Any]:
             facts["cuda.available"] = _available(value)
         elif expr == "torch.cuda.device_count()" and value.isdigit():
             facts["cuda.device_count"] = int(value)
+        elif re.fullmatch(r"torch\.cuda\.get_device_name\(\d?\)", expr) and re.search(
+            r"nvidia|geforce|quadro|tesla|titan|rtx|gtx", value, re.IGNORECASE
+        ):
+            facts["reported.gpus"] = [{"index": 0, "name": value}]  # the device torch itself names
         elif expr == "torch.cuda.get_arch_list()" and value.startswith("["):
             facts["torch.arch_list"] = re.findall(r"(?:sm|compute)_\d+a?", value)
         new = [k for k in facts if k not in before]

@@ -278,12 +278,15 @@ CUDA_FAILURE = re.compile(
 )
 
 
-def mac_cuda_failure(lines: list[str], matches: list[Match]) -> Match | None:
-    """On a Mac, any CUDA failure (whatever tool prints it: jcuda, CuPy, numba) means CUDA does not exist there:
-    the answer is MPS (or the CPU), not a driver or a CUDA build. Only when no other reading names the Mac."""
+def mac_cuda_failure(lines: list[str], matches: list[Match], *, unavailable: bool = False) -> Match | None:
+    """On a Mac, any CUDA failure (whatever tool prints it: jcuda, CuPy, numba; or is_available() answering False)
+    means CUDA does not exist there: the answer is MPS (or the CPU), not a driver or a CUDA build. Only when no other
+    reading names the Mac."""
     if any(m.id == "macos_no_cuda_use_mps" for m in matches):
         return None
     failed = next(((no, line) for no, line in enumerate(lines, start=1) if CUDA_FAILURE.search(line[:MAX_LINE])), None)
+    if failed is None and unavailable:
+        failed = next(((no, line) for no, line in enumerate(lines, start=1) if "is_available" in line[:MAX_LINE]), None)
     if failed is None:
         return None
     return Match("macos_no_cuda_use_mps", failed[0], failed[1].strip()[:500], True, 0.85)
@@ -381,6 +384,12 @@ STATED_GPU = re.compile(
     r"[*_`]*\s*(?P<name>(?:NVIDIA\s+)?(?:GeForce|Quadro|Tesla|TITAN|RTX|GTX)\b[^(,;\n]{1,40}?)\s*(?:\(|,|;|$)",
     re.IGNORECASE,
 )
+# "I have an RTX 5090", "I'm using a GeForce RTX 4090", "my new RTX 5080": the user's own GPU named in a sentence.
+OWN_GPU = re.compile(
+    r"\b(?:i have|i've got|i got|i'?m using|i am using|i use|i own|my(?: new)?)\s+(?:an?\s+|the\s+)?"
+    r"(?P<name>(?:NVIDIA\s+)?(?:GeForce\s+)?(?:RTX|GTX)\s?\d{3,4}(?:\s?(?:Ti|SUPER))?)\b",
+    re.IGNORECASE,
+)
 # CUDA_VISIBLE_DEVICES as an environment listing or export states it: "CUDA_VISIBLE_DEVICES=-1" alone on its line.
 STATED_VISIBLE = re.compile(
     r"^\s*(?:export\s+|set\s+|\$env:)?CUDA_VISIBLE_DEVICES\s*=\s*[\"']?(?P<value>[^\s\"']*)[\"']?\s*$"
@@ -402,16 +411,18 @@ def stated_facts(lines: list[str], sources: dict[str, tuple[int, str]]) -> dict[
             facts["torch.cuda_build"] = f"{cuda[:-1]}.{cuda[-1]}"
             sources.setdefault("torch.version", (no, line.strip()[:500]))
             sources.setdefault("torch.cuda_build", (no, line.strip()[:500]))
-        g = STATED_GPU.match(line)
-        if g:
+        stated = STATED_GPU.match(line)
+        for g in [stated] if stated else OWN_GPU.finditer(line):
             gpus.add(g.group("name").strip())
             gpu_line = gpu_line or (no, line.strip()[:500])
         v = STATED_VISIBLE.match(line)
         if v:
             facts["cuda.visible_devices"] = v.group("value")
             sources["cuda.visible_devices"] = (no, line.strip()[:500])
-    if len(gpus) == 1 and gpu_line is not None:
-        facts["reported.gpus"] = [{"index": 0, "name": next(iter(gpus))}]
+    # One model, however often it is named ("RTX 5090", "NVIDIA GeForce RTX 5090"): compared without vendor words.
+    models = {re.sub(r"(?i)\b(?:nvidia|geforce)\s+|\s", "", g).lower() for g in gpus}
+    if len(models) == 1 and gpu_line is not None:
+        facts["reported.gpus"] = [{"index": 0, "name": max(gpus, key=len)}]
         sources.setdefault("reported.gpus", gpu_line)
     return facts
 
