@@ -232,12 +232,16 @@ PROCESS_GONE = re.compile(
 def memory_not_released(lines: list[str]) -> Match | None:
     """The user says GPU memory stays in use after their program stopped (Ctrl-C, a crash, a killed job): a
     leftover process holds it, and the next run runs out of memory because of it, not because of its own size."""
-    for no, line in enumerate(lines, start=1):
-        if LEFTOVER_PROCESS.search(line[:MAX_LINE]):
+    low = [line[:MAX_LINE].lower() for line in lines]
+    # A cheap gate (the line names memory or a process) keeps a long log's other lines away from the regexes.
+    gated = [
+        line[:MAX_LINE] if any(w in text for w in ("memory", "vram", "process", "显存", "进程")) else ""
+        for line, text in zip(lines, low, strict=True)
+    ]
+    for no, line in enumerate(gated, start=1):
+        if LEFTOVER_PROCESS.search(line):
             return Match("gpu_memory_held_by_others", no, line.strip()[:500], True, 0.85)
-    said = next(
-        ((no, line) for no, line in enumerate(lines, start=1) if MEMORY_NOT_RELEASED.search(line[:MAX_LINE])), None
-    )
+    said = next(((no, line) for no, line in enumerate(gated, start=1) if MEMORY_NOT_RELEASED.search(line)), None)
     # Memory in use while the program still runs is the program's own: only a program that is gone leaves it behind.
     if said is None or not any(PROCESS_GONE.search(line[:MAX_LINE]) for line in lines):
         return None
@@ -404,18 +408,20 @@ def stated_facts(lines: list[str], sources: dict[str, tuple[int, str]]) -> dict[
     gpu_line: tuple[int, str] | None = None
     for no, raw in enumerate(lines, start=1):
         line = raw[:MAX_LINE]
-        t = STATED_TORCH.search(line)
+        low = line.lower()  # cheap substring gates first: a long log has few lines worth these regexes
+        t = STATED_TORCH.search(line) if "+cu" in low else None
         if t and "torch.version" not in facts and not INSTALL_LINE.search(line):
             cuda = t.group("cuda")
             facts["torch.version"] = t.group("version")
             facts["torch.cuda_build"] = f"{cuda[:-1]}.{cuda[-1]}"
             sources.setdefault("torch.version", (no, line.strip()[:500]))
             sources.setdefault("torch.cuda_build", (no, line.strip()[:500]))
-        stated = STATED_GPU.match(line)
-        for g in [stated] if stated else OWN_GPU.finditer(line):
+        named = "rtx" in low or "gtx" in low or "geforce" in low or "quadro" in low or "tesla" in low or "titan" in low
+        stated = STATED_GPU.match(line) if named else None
+        for g in [stated] if stated else OWN_GPU.finditer(line) if named else ():
             gpus.add(g.group("name").strip())
             gpu_line = gpu_line or (no, line.strip()[:500])
-        v = STATED_VISIBLE.match(line)
+        v = STATED_VISIBLE.match(line) if "cuda_visible_devices" in low else None
         if v:
             facts["cuda.visible_devices"] = v.group("value")
             sources["cuda.visible_devices"] = (no, line.strip()[:500])
