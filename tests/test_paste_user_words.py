@@ -504,3 +504,33 @@ def test_a_cpu_build_that_ran_keeps_its_verdict() -> None:
 )
 def test_healthy_texts_in_the_same_words_claim_nothing(text: str) -> None:
     assert _errors(load_text(text)) == []
+
+
+# ------------------------------------------------------------- logs and code with the same facts, and denials
+
+
+def test_a_hardware_line_with_radeon_graphics_and_no_nvidia_card_is_no_nvidia_gpu() -> None:
+    text = (
+        "AssertionError: Torch not compiled with CUDA enabled\n\n"
+        "System: Windows 11, Ryzen 7 5800H with Radeon Graphics, 16GB RAM, no NVIDIA card"
+    )
+    assert _errors(load_text(text))[:1] == ["no_nvidia_gpu"]
+
+
+def test_radeon_graphics_beside_an_nvidia_laptop_gpu_is_not_no_gpu() -> None:
+    text = (
+        "AssertionError: Torch not compiled with CUDA enabled\n\n"
+        "System: Ryzen 7 5800H with Radeon Graphics and a GeForce RTX 3050 Laptop GPU"
+    )
+    assert "no_nvidia_gpu" not in _errors(load_text(text))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'os.environ["CUDA_VISIBLE_DEVICES"] = ""\nimport torch\nprint(torch.cuda.is_available())  # False',
+        "CUDA_VISIBLE_DEVICES='' python train.py\nRuntimeError: No CUDA GPUs are available",
+    ],
+)
+def test_an_empty_visible_devices_in_code_or_a_command_is_the_likely_cause(text: str) -> None:
+    assert _first(text) == "cuda_visible_devices_hides_gpus"

@@ -261,7 +261,7 @@ def _filled_in_template(lines: list[str], parsed: collect_env.CollectEnvParse, m
 
 # The text says CUDA does not work ("is_available() returns False", "CPU-only version", "CUDA not available").
 UNAVAILABLE = re.compile(
-    r"is_available(?:\(\))?\)?\s*(?:returns?|returned|is|=+|->|:|gives)?\s*(?:i get\s+)?false|"
+    r"is_available(?:\(\))?\)?\s*(?:returns?|returned|is|=+|->|:|gives|#\s*(?:returns?\s*)?)?\s*(?:i get\s+)?false|"
     r"is_available\b[^\n]{0,24}?\b(?:returns?|returned|gives|gave|shows?|showed|prints?|printed)\s+"
     r"(?:me\s+)?[`'\"]?false|"
     r"\b(?:returns?|returned|gives|prints?)\s+[`'\"]?false[`'\"]?\W{0,4}(?:torch\.)?(?:cuda\.)?is_available|"
@@ -280,7 +280,8 @@ CONTAINER_IMAGE = re.compile(
     r"podman)\b|\b(?:docker|podman) (?:pull|run|exec)\b",
     re.IGNORECASE,
 )
-VISIBLE_SET = re.compile(r"CUDA_VISIBLE_DEVICES\s*[\"']?\]?\s*=\s*[\"']?(?:-1|\d+(?:,\d+)*|\"\"|'')")
+# The value's own quotes are optional around a number and a pair for the empty value ('= ""').
+VISIBLE_SET = re.compile(r"CUDA_VISIBLE_DEVICES\s*[\"']?\]?\s*=\s*(?:\"\"|''|[\"']?(?:-1|\d+(?:,\d+)*))")
 
 
 GENERIC_WHEEL = re.compile(r"manylinux|\bpypi\b|pip3? install torch\b|\+cpu\b|CPU[- ]only", re.IGNORECASE)

@@ -78,6 +78,7 @@ NON_NVIDIA_ADAPTER = re.compile(
     rf"\bIntel{_MARK}\s*(?:[IlL]ris{_MARK}\s*(?:Xe|Plus|Pro)?|U?HD{_MARK}\s*(?:Graphics)?\s*\d*|Xe\b|Arc\b)"
     rf"[^.\n]{{0,20}}?(?:Graphics|GPU|\d{{3,4}})?|"
     rf"\bAMD{_MARK}\s*Radeon{_MARK}\s*(?:\(TM\)\s*)?(?:RX\s*)?\w*\s*(?:Graphics|GPU)?|\bRadeon\s*(?:RX\s*)?\d{{3,4}}\w*|"
+    r"\bRadeon(?:\(TM\)|™)?\s+(?:Graphics|Vega\s*\d*|Pro\s+\w+)|"
     # zh: integrated graphics ("核显", "集成显卡"), an Intel/AMD card ("AMD显卡", "Intel的核显")
     r"核显|集成显卡|内置显卡|(?:Intel|AMD|英特尔)\S{0,3}(?:显卡|核显)",
     re.IGNORECASE,
@@ -87,6 +88,7 @@ OWNERSHIP = re.compile(
     r"[^.\n]{0,20}?\b(?:is|has|have|uses|with|:)|"
     r"\b(?:i|we)\s+(?:only\s+)?(?:have|own|use|got|am using|'m using)\b|\bi'm on\b|\bi am on\b|"
     r"\b(?:pc|computer|laptop|notebook|machine)\s+(?:with|has)\b|"
+    r"^\s*(?:[-*]\s*)?(?:system|specs?|hardware|pc|laptop|computer|machine|device)\s*:|"
     # The same in other languages: "我的电脑是", "我只有", "Meine Grafikkarte ist", "mi portátil tiene", "у меня".
     r"我的|我用的|我只有|本机|电脑是|笔记本是|\bmeine?\b|\bmi (?:port[aá]til|pc|computadora|ordenador|laptop)\b|"
     r"\btengo\b|\bminha\b|\bmeu\b|у меня|мой|моя|私の|내 ",
@@ -99,11 +101,19 @@ NVIDIA_NAMED = re.compile(
 )
 
 
+# "no NVIDIA card", "without a dedicated NVIDIA GPU", "doesn't have an NVIDIA GPU": NVIDIA named only to deny it.
+NVIDIA_DENIED = re.compile(
+    r"\b(?:no|without(?: an?| any)?|not an?|(?:don'?t|doesn'?t|do not|does not) have(?: an?| any)?)\s+"
+    r"(?:dedicated |discrete )?nvidia(?:\s+(?:gpu|card|graphics(?: card)?|video card|adapter)s?)?\b",
+    re.IGNORECASE,
+)
+
+
 def stated_non_nvidia_graphics(lines: list[str]) -> Match | None:
     """The user says, in a sentence, that their machine's graphics are Intel or AMD, and nothing in the text names
     an NVIDIA GPU: there is no NVIDIA GPU to run CUDA on. A CPU build of torch is then right for the machine, not
     the cause; every CUDA error follows from the missing GPU."""
-    if any(NVIDIA_NAMED.search(line[:MAX_LINE]) for line in lines):
+    if any(NVIDIA_NAMED.search(NVIDIA_DENIED.sub(" ", line[:MAX_LINE])) for line in lines):
         return None
     for no, line in enumerate(lines, start=1):
         text = line[:MAX_LINE]
