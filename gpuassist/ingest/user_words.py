@@ -59,6 +59,21 @@ NOT_DETECTED = re.compile(
 )
 
 
+def _gate(lines: list[str], words: tuple[str, ...]) -> list[str]:
+    """The lines (cut to MAX_LINE) that contain one of ``words`` (lower case), the others blanked so line numbers
+    stay: a substring check per line keeps a long log's irrelevant lines away from the regexes."""
+    out = []
+    for line in lines:
+        cut = line[:MAX_LINE]
+        low = cut.lower()
+        out.append(cut if any(w in low for w in words) else "")
+    return out
+
+
+NVIDIA_WORDS = ("nvidia", "geforce", "quadro", "tesla", "titan", "rtx", "gtx", "jetson", "tegra", "cuda")
+ADAPTER_WORDS = ("intel", "amd", "radeon", "核显", "集成显卡", "内置显卡", "英特尔")
+
+
 def mentions_gpu(text: str) -> bool:
     """Whether the text names a GPU or graphics card, in any of the languages above."""
     return GPU_WORD.search(text) is not None
@@ -113,12 +128,11 @@ def stated_non_nvidia_graphics(lines: list[str]) -> Match | None:
     """The user says, in a sentence, that their machine's graphics are Intel or AMD, and nothing in the text names
     an NVIDIA GPU: there is no NVIDIA GPU to run CUDA on. A CPU build of torch is then right for the machine, not
     the cause; every CUDA error follows from the missing GPU."""
-    if any(NVIDIA_NAMED.search(NVIDIA_DENIED.sub(" ", line[:MAX_LINE])) for line in lines):
+    if any(NVIDIA_NAMED.search(NVIDIA_DENIED.sub(" ", line)) for line in _gate(lines, NVIDIA_WORDS) if line):
         return None
-    for no, line in enumerate(lines, start=1):
-        text = line[:MAX_LINE]
+    for no, text in enumerate(_gate(lines, ADAPTER_WORDS), start=1):
         if NON_NVIDIA_ADAPTER.search(text) and OWNERSHIP.search(text):
-            return Match("no_nvidia_gpu", no, line.strip()[:500], True, 0.9)
+            return Match("no_nvidia_gpu", no, text.strip()[:500], True, 0.9)
     return None
 
 
@@ -149,7 +163,8 @@ def unknown_error_matches(lines: list[str], matches: list[Match]) -> list[Match]
     commonest, but a device not visible in a container, a half-installed driver or a failing GPU print it too. It
     is a verdict only when the text itself ties it to a suspend/resume cycle or to nvidia_uvm; otherwise it is a
     possibility to check, never an error the text cannot support."""
-    unknown = next(((no, line) for no, line in enumerate(lines, start=1) if CUDA_UNKNOWN.search(line[:MAX_LINE])), None)
+    gated = _gate(lines, ("unknown", "999"))
+    unknown = next(((no, line) for no, line in enumerate(gated, start=1) if CUDA_UNKNOWN.search(line)), None)
     if unknown is None:
         return matches
     context = next(
@@ -165,7 +180,7 @@ def drop_unsupported_uvm_verdict(report: Report, lines: list[str]) -> None:
     """The uvm rule reads error 999 from the pasted lines as a verdict; on a live machine the module list and the
     suspend count back it, in a paste nothing does unless the text mentions suspend/resume or nvidia_uvm. Without
     that, the rule's verdict goes and the possibility (``unknown_error_matches``) stands in for it."""
-    if (
+    if not any(f.id == "uvm_wedged_after_suspend" for f in report.findings) or (
         report.facts.known("kernel.modules")
         or report.facts.known("kernel.suspend_count")
         or any(SUSPEND_CONTEXT.search(line[:MAX_LINE]) for line in lines)
@@ -207,10 +222,11 @@ CPU_WANTED = re.compile(
 def cpu_torch_in_words(lines: list[str]) -> Match | None:
     """The user says the installer gave them the CPU build of torch (in words, no build tag shown): the CPU build
     is why CUDA is unused. A guess the text states, so it is a verdict only with a tool's own line behind it."""
-    if any(CPU_WANTED.search(line[:MAX_LINE]) for line in lines):
+    gated = _gate(lines, ("cpu", "版"))
+    if any(CPU_WANTED.search(line) for line in gated if line):
         return None
-    for no, line in enumerate(lines, start=1):
-        text = line[:MAX_LINE]
+    for no, text in enumerate(gated, start=1):
+        line = text
         if CPU_TORCH_WORDS.search(text) or (CPU_VERSION_OTHER.search(text) and TORCH_NAMED.search(text)):
             return Match("cpu_only_build", no, line.strip()[:500], False, 0.85)
     return None
@@ -275,7 +291,8 @@ SMI_MISSING = re.compile(
 def nouveau_without_driver(lines: list[str]) -> Match | None:
     """The NVIDIA GPU is bound to nouveau and nvidia-smi does not exist: NVIDIA's driver was never installed (with
     it installed and only its module not loaded, nvidia-smi would exist and fail to communicate)."""
-    bound = next(((no, line) for no, line in enumerate(lines, start=1) if NOUVEAU_BOUND.search(line[:MAX_LINE])), None)
+    gated = _gate(lines, ("nouveau",))
+    bound = next(((no, line) for no, line in enumerate(gated, start=1) if NOUVEAU_BOUND.search(line)), None)
     if bound is None or not any(SMI_MISSING.search(line[:MAX_LINE]) for line in lines):
         return None
     return Match("no_nvidia_driver", bound[0], bound[1].strip()[:500], True, 0.85)
@@ -334,7 +351,8 @@ INSTALL_LINE = re.compile(
 
 
 def _shows_cuda_build(lines: list[str]) -> bool:
-    if any(CUDA_BUILD_SHOWN.search(line[:MAX_LINE]) and not INSTALL_LINE.search(line[:MAX_LINE]) for line in lines):
+    gated = _gate(lines, ("+cu", "cuda used", "version.cuda"))
+    if any(CUDA_BUILD_SHOWN.search(line) and not INSTALL_LINE.search(line) for line in gated if line):
         return True
     code = next((no for no, line in enumerate(lines) if VERSION_CUDA_CODE.search(line[:MAX_LINE])), None)
     return code is not None and any(VERSION_CUDA_VALUE.match(line[:MAX_LINE]) for line in lines[code + 1 :])
@@ -375,7 +393,7 @@ def ruled_out_guesses(lines: list[str], matches: list[Match]) -> list[Match]:
     out = matches
     if _shows_cuda_build(lines):
         out = [m for m in out if m.specific or m.id not in ("cpu_only_build", "source_build_without_cuda")]
-    if any(GPU_MODEL.search(line[:MAX_LINE]) for line in lines):
+    if any(GPU_MODEL.search(line) for line in _gate(lines, NVIDIA_WORDS) if line):
         # A guess goes; so does a statement whose own sentence also names the NVIDIA GPU ("Intel UHD and an RTX 3060").
         out = [m for m in out if m.id != "no_nvidia_gpu" or (m.specific and not GPU_MODEL.search(m.line))]
     if _visible_devices_keep_first_gpu(lines):
@@ -458,11 +476,27 @@ OTHER_JOB_ON_GPU = re.compile(
 )
 
 
+OTHER_JOB_WORDS = (
+    "gpu",
+    "卡",
+    "other",
+    "someone",
+    "different",
+    "second",
+    "colleague",
+    "别的",
+    "其他",
+    "其它",
+    "另一个",
+)
+
+
 def other_job_on_gpu(lines: list[str], matches: list[Match]) -> Match | None:
     """The user says another program, job or person runs on the GPU they use: with an out-of-memory error, that
     job's memory is why this one runs out (a verdict); without one, a guess."""
     said = next(
-        ((no, line) for no, line in enumerate(lines, start=1) if OTHER_JOB_ON_GPU.search(line[:MAX_LINE])), None
+        ((no, line) for no, line in enumerate(_gate(lines, OTHER_JOB_WORDS), start=1) if OTHER_JOB_ON_GPU.search(line)),
+        None,
     )
     if said is None:
         return None
@@ -491,8 +525,8 @@ def works_in_own_check_not_app(lines: list[str]) -> Match | None:
     """The user's own check says CUDA works while the app's launcher (a .bat, webui.sh, launch.py) fails: the
     launcher runs its own environment, not the Python the user checked. A likely cause, not a verdict (the app's
     own error is often only in a screenshot)."""
-    for no, line in enumerate(lines, start=1):
-        text = line[:MAX_LINE]
+    for no, text in enumerate(_gate(lines, ("is_available",)), start=1):
+        line = text
         if not TRUE_IN_OWN_CHECK.search(text):
             continue
         near = " ".join(x[:MAX_LINE] for x in lines[no - 1 : no + 2])
