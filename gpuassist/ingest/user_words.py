@@ -63,9 +63,8 @@ NOT_DETECTED = re.compile(
 
 @cache
 def _word_finder(words: tuple[str, ...]) -> re.Pattern[str]:
-    finder = any_of(words)  # a trie of the literals, matched against the lower-cased line
-    assert finder is not None
-    return finder
+    finder = any_of(list(words))  # a trie of the literals, matched against the lower-cased line
+    return finder if finder is not None else re.compile(r"(?!)")
 
 
 def _gate(lines: list[str], words: tuple[str, ...]) -> list[str]:
