@@ -269,6 +269,8 @@ def test_cpu_said_without_an_installer_giving_it_is_not_that_verdict(text: str) 
         "There is a zombie python process holding 20 GB of GPU memory.",
         "训练中断以后显存没有释放",
         "After the script crashed the VRAM is not freed; now I get CUDA out of memory",
+        "I killed the training with Ctrl+C but the GPU memory stays allocated until I reboot",
+        "The job exited an hour ago and nvidia-smi still shows 21GB used on GPU 0",
     ],
 )
 def test_memory_left_behind_by_a_stopped_program_is_held_by_others(text: str) -> None:

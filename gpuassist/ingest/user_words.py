@@ -242,7 +242,11 @@ def cpu_torch_in_words(lines: list[str]) -> Match | None:
 MEMORY_NOT_RELEASED = re.compile(
     r"(?:\b(?:gpu |cuda |video )?memory|\bvram)\b[^.\n]{0,40}?\b(?:is |was |isn'?t |wasn'?t |not |never |still )*"
     r"(?:not (?:being )?(?:released|freed|cleared|deallocated)|never (?:released|freed)|still (?:occupied|"
-    r"allocated|in use|used|held|full))|"
+    r"allocated|in use|used|held|full)|"
+    r"(?:stays|remains|is left|stay|remain)\s+(?:allocated|occupied|in use|used|full))|"
+    # nvidia-smi's numbers in words: "nvidia-smi still shows 20GB used" after the program is gone.
+    r"nvidia-smi\b[^.\n]{0,20}?\b(?:still\s+)?(?:shows?|says|reports?)\s+[\d.]+\s*(?:gb|gib|mib|mb)\s+"
+    r"(?:used|in use|occupied|allocated)|"
     r"显存\S{0,6}(?:没有|未|不)(?:被)?释放|显存\S{0,4}(?:一直|还|仍)\S{0,2}(?:占用|被占)",
     re.IGNORECASE,
 )
@@ -265,7 +269,7 @@ def memory_not_released(lines: list[str]) -> Match | None:
     low = [line[:MAX_LINE].lower() for line in lines]
     # A cheap gate (the line names memory or a process) keeps a long log's other lines away from the regexes.
     gated = [
-        line[:MAX_LINE] if any(w in text for w in ("memory", "vram", "process", "显存", "进程")) else ""
+        line[:MAX_LINE] if any(w in text for w in ("memory", "vram", "process", "nvidia-smi", "显存", "进程")) else ""
         for line, text in zip(lines, low, strict=True)
     ]
     for no, line in enumerate(gated, start=1):
