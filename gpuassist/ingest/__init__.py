@@ -10,12 +10,13 @@ import re
 
 from gpuassist.facts import Facts
 from gpuassist.findings import Evidence
-from gpuassist.ingest import collect_env, errors, paste_causes, paste_facts
+from gpuassist.ingest import collect_env, errors, paste_causes, paste_facts, system_causes
 from gpuassist.ingest import kinds as kinds_mod
 from gpuassist.ingest.report_json import looks_like_json, parse_report
 from gpuassist.ingest.text import MAX_BYTES, UnreadableInput, clean_lines, decode
 from gpuassist.report.build import build_report
 from gpuassist.report.model import Report
+from gpuassist.rules import gpu_stacks
 
 __all__ = ["UnreadableInput", "load", "load_text"]
 
@@ -191,6 +192,13 @@ def _add_paste_findings(
         report.findings.append(found)
     matches = _driver_present_matches(lines, report, _macos_matches(lines, report, matches))
     matches = _wsl_driver_matches(report, _jetson_without_torch(lines, matches))
+    matches = system_causes.jetson_source_build_expected(
+        matches,
+        jetson=bool(report.facts.value("platform.jetson")),
+        cuda_trouble=report.facts.value("cuda.available") is False
+        or _says_unavailable(lines)
+        or system_causes.says_gpu_unused(lines),
+    )
     for inferred in (
         _jetson_match(lines, report, matches),
         _visible_devices_match(lines, report),
@@ -200,6 +208,7 @@ def _add_paste_findings(
         _display_devices_match(lines),
         _stated_graphics_match(lines, report),
         _cpu_machine_match(lines, matches),
+        system_causes.nouveau_bound_match(lines, matches),
         _smi_memory_held_match(lines, matches),
         _two_interpreters_match(lines),
         paste_causes.works_elsewhere_match(lines),
@@ -212,7 +221,7 @@ def _add_paste_findings(
         matches = [m for m in matches if m.id != "torch_not_installed"]
     matches = _in_container_matches(lines, report, matches)
     matches = _gpu_less_container_matches(lines, report, matches)
-    matches = _no_gpu_explains(matches)
+    matches = system_causes.driver_refusal_explains(_no_gpu_explains(matches))
     windows_cpu = _windows_pip_match(lines, report, matches)
     if windows_cpu is not None:
         matches = [*matches, windows_cpu]
@@ -268,7 +277,11 @@ CONTAINER_IMAGE = re.compile(
 VISIBLE_SET = re.compile(r"CUDA_VISIBLE_DEVICES\s*[\"']?\]?\s*=\s*[\"']?(?:-1|\d+(?:,\d+)*|\"\"|'')")
 
 
-GENERIC_WHEEL = re.compile(r"manylinux|\bpypi\b|pip3? install torch\b|\+cpu\b|CPU[- ]only", re.IGNORECASE)
+GENERIC_WHEEL = re.compile(
+    r"manylinux|\bpypi\b|pip3? install torch\b|\+cpu\b|CPU[- ]only|download\.pytorch\.org|"
+    r"(?:binaries|wheels?|builds?|packages?) from (?:the )?pytorch(?:\.org| website| site)|pytorch(?:\.org)? website",
+    re.IGNORECASE,
+)
 
 
 def _says_unavailable(lines: list[str]) -> bool:
@@ -724,9 +737,16 @@ def _jetson_match(lines: list[str], report: Report, matches: list[errors.Match])
     (PyPI's aarch64 wheels have no Tegra GPU support): the JetPack-matched wheel or container is the fix."""
     if not report.facts.value("platform.jetson") or report.facts.value("cuda.available") is True:
         return None
-    if not any(re.search(r"torch", line[:2000], re.IGNORECASE) for line in lines):
-        return None  # a Jetson question about something else
-    says_unavailable = report.facts.value("cuda.available") is False or _says_unavailable(lines)
+    gpu_unused = system_causes.says_gpu_unused(lines)
+    if not any(re.search(r"torch", line[:2000], re.IGNORECASE) for line in lines) and (
+        not gpu_unused or system_causes.names_another_gpu_stack(lines)
+    ):
+        return None  # a Jetson question about something else (another library, or no complaint about the GPU)
+    if report.facts.value("cuda.available") is not False and gpu_stacks.local_torch_build(
+        report.facts.value("torch.version")
+    ):
+        return None  # a torch built on the board or NVIDIA's own: a crash there is not the PyPI wheel's
+    says_unavailable = report.facts.value("cuda.available") is False or _says_unavailable(lines) or gpu_unused
     if (
         not says_unavailable
         and not any(m.id in ("cpu_only_build", "no_nvidia_driver", "no_nvidia_gpu") for m in matches)

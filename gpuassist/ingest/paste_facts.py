@@ -96,9 +96,12 @@ WSL_TEXT = re.compile(r"\bWSL ?2\b|\bWSL\b|Windows Subsystem for Linux|\bUbuntu 
 WSL1_TEXT = re.compile(r"\bWSL ?1\b", re.IGNORECASE)
 JETSON_RELEASE = re.compile(
     r"# R(\d+) \(release\), REVISION: ([\d.]+)|\bL4T\s+R?(\d+\.\d+(?:\.\d+)?)|-tegra\b|"
-    r"tegrastats|GR3D_FREQ|\bJetson\b|(?<![A-Za-z])JetPack\s*[<>=]*\s*\d|"  # no \\b: CJK text runs into "JETPACK5"
+    r"tegrastats|GR3D_FREQ|(?<![A-Za-z])Jetson(?![A-Za-z])|(?<![A-Za-z])JetPack\s*[<>=]*\s*\d|"  # no \\b: CJK runs on
+    # jetson-stats' jtop, the board's monitor.
+    r"\bjtop\b|\bjetson[-_]stats\b|"
     # The modules by name (Orin, Xavier NX / AGX Xavier) and NVIDIA's L4T container images (l4t-pytorch, l4t-base).
-    r"\bOrin\b|\bXavier[ -]NX\b|\bAGX[ -]Xavier\b|\bl4t-(?:base|pytorch|ml|jetpack|tensorflow|cuda|r\d)",
+    r"(?<![A-Za-z])Orin(?![A-Za-z])|\bXavier[ -]NX\b|\bAGX[ -]Xavier\b|"
+    r"\bl4t-(?:base|pytorch|ml|jetpack|tensorflow|cuda|r\d)",
     re.IGNORECASE,
 )
 # The text says it is a Mac: its words (MacBook, macOS, OS X, M1 Pro, Apple silicon, "I'm on a Mac") or a macOS home

@@ -1,0 +1,98 @@
+"""Causes that system texts (kernel logs, lshw/lspci, Jetson reports) show, and what they explain.
+
+A kernel log that says why the driver will not take the GPU (a legacy GPU, the open module refusing a GeForce)
+explains every later sign of a driver without a GPU: nvidia-smi failing to talk to the driver, "No NVIDIA GPU
+found", RmInitAdapter failing. Those lines' own readings (load the module, reseat the card) would send the user
+the wrong way, so they give way to the refusal. A GPU bound to nouveau with no nvidia-smi is a machine without
+NVIDIA's driver. On a Jetson, the user's words that the GPU stays idle ("no activity on the GPU", "doesn't use
+CUDA", "检测不到显卡") are the Jetson form of "CUDA is not available".
+"""
+
+from __future__ import annotations
+
+import re
+
+from gpuassist.ingest.errors import Match
+
+# What a driver that refused the GPU leads to; their fixes (load the module, install a driver, reset the GPU, install
+# the container toolkit) do not apply once the log says why.
+REFUSAL_CONSEQUENCES = ("nvidia_module_not_loaded", "no_nvidia_driver", "no_nvidia_gpu", "docker_no_gpu_runtime")
+# Lines that are a module-loading cause of their own (Secure Boot's key, nouveau holding the GPU), kept beside it.
+OWN_MODULE_CAUSE = re.compile(r"Key was rejected|Required key not available|probe routine|nouveau", re.IGNORECASE)
+
+
+def driver_refusal_explains(matches: list[Match]) -> list[Match]:
+    """The log names the driver's refusal of the GPU: the consequences' readings give way to it (Xid-class faults
+    that are not the adapter failing to start stay, they are not explained by it)."""
+    if not any(m.id == "driver_does_not_support_gpu" and m.specific for m in matches):
+        return matches
+    return [
+        m
+        for m in matches
+        if not (
+            (m.id in REFUSAL_CONSEQUENCES and not OWN_MODULE_CAUSE.search(m.line))
+            or (m.id == "gpu_xid_fault" and not m.specific)
+        )
+    ]
+
+
+# lshw's "configuration: driver=nouveau", lspci -k's "Kernel driver in use: nouveau".
+NOUVEAU_BOUND = re.compile(r"\bdriver\s*=\s*nouveau\b|Kernel driver in use:\s*nouveau\b", re.IGNORECASE)
+NVIDIA_DEVICE = re.compile(r"\bvendor:\s*NVIDIA\b|NVIDIA Corporation|\b10de:", re.IGNORECASE)
+SMI_FAILED_TO_TALK = re.compile(r"couldn't communicate with the NVIDIA driver", re.IGNORECASE)
+
+
+def nouveau_bound_match(lines: list[str], matches: list[Match]) -> Match | None:
+    """The NVIDIA GPU is driven by nouveau and nvidia-smi is missing (its reading is already a guess): no NVIDIA
+    driver is installed. With nvidia-smi present but failing, the driver is installed and nouveau holds the GPU
+    instead, which the kernel-module reading covers."""
+    if not any(m.id == "no_nvidia_driver" for m in matches):
+        return None
+    bound = next((i for i, line in enumerate(lines, start=1) if NOUVEAU_BOUND.search(line[:2000])), None)
+    if bound is None or not any(NVIDIA_DEVICE.search(line[:2000]) for line in lines):
+        return None
+    if any(SMI_FAILED_TO_TALK.search(line[:2000]) for line in lines):
+        return None
+    return Match("no_nvidia_driver", bound, lines[bound - 1].strip()[:500], True, 0.8)
+
+
+# The user's words that the GPU is not used, in English and Chinese: the GPU idle, no activity or load on it, a
+# program that does not use CUDA, the GPU not detected.
+GPU_UNUSED = re.compile(
+    r"\b(?:no|zero|0\s*%?)\s+(?:activity|usage|utili[sz]ation|load)\s+(?:on|of)\s+(?:the\s+)?(?:gpu|cuda)\b|"
+    r"\bgpu\b[^.\n]{0,30}\b(?:is|appears|stays|remains|seems)\s+(?:to\s+be\s+)?(?:idle|unused|at\s+0\s*%)|"
+    r"\b(?:does\s*n[o']t|doesn't|don'?t|do\s+not|does\s+not|not|never|isn't|is\s+not|aren't|are\s+not)\s+"
+    r"(?:use|using|utili[sz]e|utili[sz]ing|detect|detecting|see|seeing|find|finding)\s+(?:the\s+|my\s+|any\s+)?"
+    r"(?:gpu|cuda)\b|"
+    r"\b(?:can(?:no|')t|could\s*n[o']t|unable\s+to)\s+(?:detect|find|see|use)\s+(?:the\s+|my\s+|any\s+)?(?:gpu|cuda)\b|"
+    r"\bgpu\s+(?:is\s+)?not\s+(?:detected|found|used|recogni[sz]ed)|"
+    r"(?:检测不到|识别不到|找不到|没有使用|没用到|用不了|无法使用|无法识别|不能使用)\s*(?:显卡|gpu|cuda)|"
+    r"(?:显卡|gpu)\s*(?:没有|不|未)(?:被)?(?:使用|调用|识别|检测到|工作)",
+    re.IGNORECASE,
+)
+
+
+def says_gpu_unused(lines: list[str]) -> bool:
+    """The text says, in the user's words, that the GPU is not used or not found."""
+    return any(GPU_UNUSED.search(line[:2000]) for line in lines[:5000])
+
+
+# GPU stacks other than torch that a Jetson question can be about: their GPU use is not torch's wheel.
+OTHER_GPU_STACK = re.compile(
+    r"mediapipe|tensorrt|tensorflow|onnx ?runtime|onnxruntime|opencv|\bcv2\b|deepstream|gstreamer|\bjax\b|"
+    r"paddle|ollama|llama\.cpp|mxnet|\bcupy\b|numba|\bvpi\b|darknet|\bncnn\b",
+    re.IGNORECASE,
+)
+
+
+def names_another_gpu_stack(lines: list[str]) -> bool:
+    """The text is about a GPU library other than torch (MediaPipe, TensorRT, OpenCV, ...)."""
+    return any(OTHER_GPU_STACK.search(line[:2000]) for line in lines[:5000])
+
+
+def jetson_source_build_expected(matches: list[Match], jetson: bool, cuda_trouble: bool) -> list[Match]:
+    """A torch built from source ("1.12.0a0+git67ece03") is how Jetson images and their users get a CUDA torch;
+    on a Jetson, the source-build guess needs the text to say CUDA does not work."""
+    if not jetson or cuda_trouble:
+        return matches
+    return [m for m in matches if not (m.id == "source_build_without_cuda" and not m.specific)]

@@ -1,0 +1,277 @@
+"""Round 2 of issue #14, system kinds: the general mechanisms behind the held-out misses of batches after-rules-25
+and -26 (kernel logs, containers, Jetson, mixed). Each is tested on synthetic texts written in other words or
+another tool's format than the thread it came from, each with a counter-example that must not get the verdict."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpuassist.findings import Severity
+from gpuassist.ingest import load_text
+from gpuassist.ingest.system_causes import says_gpu_unused
+from gpuassist.report.model import Report
+from gpuassist.rules.gpu_stacks import local_torch_build
+
+
+def _ids(report: Report) -> list[str]:
+    return [f.id for f in report.findings]
+
+
+def _claimed(report: Report) -> list[str]:
+    return [f.id for f in report.findings if f.severity is not Severity.INFO]
+
+
+def _errors(report: Report) -> list[str]:
+    return [f.id for f in report.findings if f.severity is Severity.ERROR]
+
+
+# --- the open kernel module refusing a GPU that is not a data-centre one -------------------------------------------
+
+OPEN_MODULE_SYSLOG = (
+    "Mar  3 10:12:01 node kernel: [    5.1] NVRM: loading NVIDIA UNIX Open Kernel Module for x86_64  525.60.11\n"
+    "Mar  3 10:12:01 node kernel: [    9.0] NVRM: Open nvidia.ko is only ready for use on Data Center GPUs.\n"
+    "Mar  3 10:12:01 node kernel: [    9.0] NVRM: To force use of Open nvidia.ko on other GPUs, see the\n"
+    "Mar  3 10:12:01 node kernel: [    9.0] NVRM: 'OpenRmEnableUnsupportedGpus' kernel module parameter described\n"
+    "Mar  3 10:12:01 node kernel: [    9.0] NVRM: in the README.\n"
+    "Mar  3 10:12:01 node kernel: [    9.1] NVRM: GPU 0000:01:00.0: RmInitAdapter failed! (0x22:0x56:667)\n"
+    "$ nvidia-smi\n"
+    "No devices were found\n"
+)
+
+
+def test_the_open_module_refusing_a_geforce_is_the_driver_not_supporting_it() -> None:
+    report = load_text(OPEN_MODULE_SYSLOG)
+    assert _ids(report)[0] == "driver_does_not_support_gpu"
+    assert "gpu_xid_fault" not in _claimed(report)  # RmInitAdapter failing is the refusal's consequence
+    assert "OpenRmEnableUnsupportedGpus" in report.findings[0].fix
+
+
+def test_the_refusal_only_named_by_its_module_parameter_in_a_node_log() -> None:
+    text = "driver: To force use of Open nvidia.ko on other GPUs, see the 'OpenRmEnableUnsupportedGpus' parameter\n"
+    assert _ids(load_text(text))[0] == "driver_does_not_support_gpu"
+
+
+def test_rm_init_adapter_failing_alone_stays_a_possible_gpu_fault() -> None:
+    text = (
+        "[    2.1] NVRM: GPU 0000:01:00.0: RmInitAdapter failed! (0x62:0x65:1879)\n"
+        "[    2.2] NVRM: GPU 0000:01:00.0: rm_init_adapter failed, device minor number 0\n"
+    )
+    report = load_text(text)
+    assert _ids(report) == ["gpu_xid_fault"]
+    assert report.findings[0].severity is Severity.WARNING
+    assert "driver_does_not_support_gpu" not in _ids(report)
+
+
+# --- a driver's refusal of the GPU explains nvidia-smi failing to talk to it ----------------------------------------
+
+LEGACY_WITH_SMI = (
+    "$ nvidia-smi\n"
+    "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the latest NVIDIA "
+    "driver is installed and running.\n"
+    "$ sudo dmesg | grep NVRM\n"
+    "[    3.2] NVRM: The NVIDIA GeForce GTX 760 GPU installed in this system is\n"
+    "[    3.2] NVRM:  supported through the NVIDIA 470.xx Legacy drivers. Please\n"
+    "[    3.2] NVRM:  visit http://www.nvidia.com/object/unix.html for more\n"
+    "[    3.2] NVRM:  information.  The 550.54.14 NVIDIA driver will ignore\n"
+    "[    3.2] NVRM:  this GPU.  Continuing probe...\n"
+    "[    3.2] NVRM: No NVIDIA GPU found.\n"
+)
+
+
+def test_a_legacy_gpu_refusal_explains_nvidia_smi_failing() -> None:
+    report = load_text(LEGACY_WITH_SMI)
+    assert _ids(report)[0] == "driver_does_not_support_gpu"
+    assert "nvidia_module_not_loaded" not in _claimed(report)
+
+
+def test_nvidia_smi_failing_with_secure_boot_keeps_the_module_reading() -> None:
+    text = (
+        "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.\n"
+        "modprobe: ERROR: could not insert 'nvidia': Key was rejected by service\n"
+    )
+    assert _ids(load_text(text))[0] == "nvidia_module_not_loaded"
+
+
+def test_a_secure_boot_refusal_beside_a_gpu_refusal_is_kept_as_its_own_cause() -> None:
+    report = load_text(LEGACY_WITH_SMI + "modprobe: ERROR: could not insert 'nvidia': Required key not available\n")
+    assert {"driver_does_not_support_gpu", "nvidia_module_not_loaded"} <= set(_claimed(report))
+
+
+# --- status 802 in every spelling: Fabric Manager --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "NCCL WARN Cuda failure 'system not yet initialized'\n",
+        "cudaGetDeviceCount returned 802 -> cudaErrorSystemNotReady\n",
+        "E0101 cuda_driver.cc:282] failed call to cuInit: CUDA_ERROR_SYSTEM_NOT_READY\n",
+        "[Vector addition of 50000 elements]\n"
+        "Failed to allocate device vector A (error code system not yet initialised)!\n",
+        "$ nvidia-smi -q | grep -A2 Fabric\n    Fabric\n        State                 : In Progress\n"
+        "        Status                : N/A\n",
+        "The GPU fabric stays 'Not Started' on every GPU of the node and CUDA cannot start.\n",
+    ],
+)
+def test_status_802_in_any_words_is_fabric_manager(text: str) -> None:
+    assert _ids(load_text(text))[0] == "fabric_manager_missing"
+
+
+def test_a_completed_fabric_is_not_fabric_manager() -> None:
+    text = (
+        "    Fabric\n        State                 : Completed\n        Status                : Success\n"
+        "torch.cuda.is_available() False\n"
+    )
+    assert "fabric_manager_missing" not in _ids(load_text(text))
+
+
+# --- the nvidia-uvm module missing -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "modprobe: FATAL: Module nvidia-uvm not found in directory /lib/modules/5.15.0-91-generic",
+        "modprobe: ERROR: could not insert 'nvidia_535_uvm': No such device",
+        "failed to open /dev/nvidia-uvm: No such file or directory",
+    ],
+)
+def test_the_uvm_module_missing_is_the_uvm_reading(line: str) -> None:
+    text = f"failed call to cuInit: CUDA_ERROR_UNKNOWN: unknown error\n{line}\n"
+    assert _ids(load_text(text))[0] == "uvm_wedged_after_suspend"
+
+
+def test_the_uvm_module_loaded_says_nothing() -> None:
+    text = "[  812.0] nvidia-uvm: Loaded the UVM driver, major device number 510.\ncrw-rw-rw- 1 root /dev/nvidia-uvm\n"
+    assert "uvm_wedged_after_suspend" not in _ids(load_text(text))
+
+
+# --- nvidia-smi missing, in every shell's words; an NVIDIA GPU bound to nouveau --------------------------------------
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "FileNotFoundError: [Errno 2] No such file or directory: 'nvidia-smi'",
+        "'nvidia-smi' is not recognized as an internal or external command, operable program or batch file.",
+        "nvidia-smi : The term 'nvidia-smi' is not recognized as the name of a cmdlet, function, script file",
+        "zsh: command not found: nvidia-smi",
+        "fish: Unknown command: nvidia-smi",
+        "which: no nvidia-smi in (/usr/local/sbin:/usr/local/bin:/usr/bin)",
+    ],
+)
+def test_nvidia_smi_missing_in_any_shell_is_a_possible_missing_driver(line: str) -> None:
+    report = load_text(line + "\n")
+    assert _ids(report)[0] == "no_nvidia_driver"
+    assert report.findings[0].severity is Severity.WARNING
+
+
+def test_nvidia_smi_present_says_no_missing_driver() -> None:
+    text = "$ which nvidia-smi\n/usr/bin/nvidia-smi\ntorch.cuda.is_available() False\n"
+    assert "no_nvidia_driver" not in _errors(load_text(text))
+
+
+NOUVEAU_LSPCI = (
+    "01:00.0 VGA compatible controller: NVIDIA Corporation TU106 [GeForce RTX 2060] (rev a1)\n"
+    "\tKernel driver in use: nouveau\n"
+    "\tKernel modules: nvidiafb, nouveau\n"
+)
+
+
+def test_nouveau_driving_the_gpu_with_no_nvidia_smi_is_no_nvidia_driver() -> None:
+    report = load_text("$ nvidia-smi\nzsh: command not found: nvidia-smi\n" + NOUVEAU_LSPCI)
+    assert _ids(report)[0] == "no_nvidia_driver"
+    assert report.findings[0].severity is Severity.ERROR
+
+
+def test_nouveau_with_an_installed_nvidia_smi_is_the_kernel_module() -> None:
+    smi = (
+        "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the latest "
+        "NVIDIA driver is installed and running.\n"
+    )
+    report = load_text(smi + NOUVEAU_LSPCI)
+    assert _ids(report)[0] == "nvidia_module_not_loaded"
+    assert "no_nvidia_driver" not in _errors(report)
+
+
+# --- Jetson: named in any form, the GPU idle in the user's words ------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Board: Jetson AGX Orin 64GB, JetPack 6.0 (L4T 36.3)\nI installed torch 2.3.0 and trained, but the GPU "
+        "utilization stays at 0% in tegrastats while the CPU cores are all at 100%.\n",
+        "我的orin开发板上跑yolov8，torch版本2.1.0，训练时不能使用GPU，jtop里GPU一直是0%\n",
+        "On the AGX Orin the wheels from pytorch.org don't use CUDA at all; torch 2.0.1 imports fine.\n",
+        "jetson orin nano, torch 2.5.1: my app can't detect the GPU\n",
+    ],
+)
+def test_a_jetson_whose_gpu_stays_idle_needs_the_jetpack_wheel(text: str) -> None:
+    assert _ids(load_text(text))[0] == "jetson_needs_nvidia_wheel"
+
+
+def test_a_jetson_with_nvidias_build_and_a_busy_gpu_is_not_blamed() -> None:
+    text = (
+        "Jetson AGX Orin, JetPack 5.1.2\n"
+        "torch 2.1.0a0+41361538.nv23.06, torch.cuda.is_available() True\n"
+        "The GPU is at 99% in jtop while training, but inference is slow.\n"
+    )
+    assert "jetson_needs_nvidia_wheel" not in _ids(load_text(text))
+
+
+def test_an_idle_gpu_on_a_desktop_is_not_a_jetson_wheel() -> None:
+    text = "RTX 3090, Ubuntu 22.04, torch 2.3.0+cu121. The GPU appears idle during training, nvidia-smi shows 0%.\n"
+    assert "jetson_needs_nvidia_wheel" not in _ids(load_text(text))
+
+
+def test_gpu_unused_phrases() -> None:
+    assert says_gpu_unused(["there is no activity on the GPU"])
+    assert says_gpu_unused(["webui检测不到显卡"])
+    assert says_gpu_unused(["PyTorch doesn't use the GPU"])
+    assert not says_gpu_unused(["the GPU is busy and uses 15 GB"])
+    assert not says_gpu_unused(["I don't use conda"])
+
+
+def test_an_import_crash_with_a_source_built_torch_on_a_jetson_is_not_the_wheel() -> None:
+    text = (
+        "nano@jetson-nano:~$ python3\n"
+        ">>> import torch\n"
+        "Illegal instruction (core dumped)\n"
+        "nano@jetson-nano:~$ OPENBLAS_CORETYPE=ARMV8 python3\n"
+        ">>> import torch\n"
+        ">>> torch.__version__\n"
+        "'1.10.0a0+git36449ea'\n"
+    )
+    report = load_text(text)
+    assert "jetson_needs_nvidia_wheel" not in _claimed(report)
+    assert "source_build_without_cuda" not in _claimed(report)
+    assert not _errors(report)
+
+
+def test_an_import_crash_after_pip_install_torch_on_a_jetson_is_the_wheel() -> None:
+    text = "On my Jetson Nano I ran pip3 install torch and now import torch gives Illegal instruction (core dumped).\n"
+    assert _ids(load_text(text))[0] == "jetson_needs_nvidia_wheel"
+
+
+def test_a_source_build_without_cuda_off_a_jetson_is_still_suspected() -> None:
+    text = "torch.__version__ '2.1.0a0+git5f3e2c1'\ntorch.cuda.is_available() False\n"
+    assert "source_build_without_cuda" in _ids(load_text(text))
+
+
+def test_local_torch_builds() -> None:
+    assert local_torch_build("1.12.0a0+git67ece03")
+    assert local_torch_build("2.1.0a0+41361538.nv23.06")
+    assert not local_torch_build("2.5.1")
+    assert not local_torch_build("2.3.0+cu121")
+
+
+def test_a_jetson_app_that_cannot_see_the_gpu_with_no_library_named_is_the_wheel() -> None:
+    report = load_text("I have an Orin board; after setting up the web UI it cannot detect the GPU.\n")
+    assert _ids(report)[0] == "jetson_needs_nvidia_wheel"
+    assert report.findings[0].severity is Severity.WARNING  # nothing shows which torch it runs
+
+
+def test_a_jetson_question_about_opencv_not_using_the_gpu_is_not_the_torch_wheel() -> None:
+    text = "Jetson Orin Nano: OpenCV dnn does not use the GPU, jtop shows the GPU idle\n"
+    assert "jetson_needs_nvidia_wheel" not in _ids(load_text(text))
