@@ -275,3 +275,61 @@ def test_a_jetson_app_that_cannot_see_the_gpu_with_no_library_named_is_the_wheel
 def test_a_jetson_question_about_opencv_not_using_the_gpu_is_not_the_torch_wheel() -> None:
     text = "Jetson Orin Nano: OpenCV dnn does not use the GPU, jtop shows the GPU idle\n"
     assert "jetson_needs_nvidia_wheel" not in _ids(load_text(text))
+
+
+# --- the kernel module's other messages (NVIDIA's nv.c, modprobe, DKMS, lockdown) -----------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Mar 03 10:00:01 host kernel: Lockdown: modprobe: unsigned module loading is restricted; see man "
+        "kernel_lockdown.7\n",
+        "modprobe: ERROR: could not insert 'nvidia': Operation not permitted\n",
+        "[    5.1] nvidia: Unknown symbol drm_gem_object_put (err -2)\n",
+        "[    5.1] nvidia_drm: disagrees about version of symbol module_layout\n",
+        "Error! Bad return status for module build on kernel: 6.5.0-14-generic (x86_64)\n"
+        "Consult /var/lib/dkms/nvidia/535.129.03/build/make.log for more information.\n",
+    ],
+)
+def test_a_module_refused_or_built_for_another_kernel_is_the_module_not_loaded(text: str) -> None:
+    report = load_text(text)
+    assert _ids(report)[0] == "nvidia_module_not_loaded"
+    assert report.findings[0].severity is Severity.ERROR
+
+
+def test_a_healthy_module_load_with_its_taint_notice_claims_nothing() -> None:
+    text = (
+        "[  3.0] nvidia: module verification failed: signature and/or required key missing - tainting kernel\n"
+        "[  3.1] NVRM: loading NVIDIA UNIX x86_64 Kernel Module  550.54.14  Thu Feb 22 01:44:30 UTC 2024\n"
+        "[  3.2] nvidia-uvm: Loaded the UVM driver, major device number 508.\n"
+    )
+    assert not _claimed(load_text(text))
+
+
+def test_a_dkms_failure_of_another_module_is_not_nvidias() -> None:
+    text = (
+        "The NVIDIA driver installed fine, then VirtualBox failed:\n"
+        "Consult /var/lib/dkms/virtualbox/6.1.38/build/make.log for more information.\n"
+    )
+    assert "nvidia_module_not_loaded" not in _ids(load_text(text))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "modprobe: ERROR: could not insert 'nvidia': No such device\n",
+        "[ 4.2] NVRM: The NVIDIA probe routine failed for 1 device(s).\n[ 4.2] NVRM: None of the NVIDIA devices were "
+        "initialized.\n",
+        "[ 4.2] NVRM: No NVIDIA GPU found.\n",
+    ],
+)
+def test_the_module_finding_no_gpu_it_drives_is_a_guess(text: str) -> None:
+    report = load_text(text)
+    assert _ids(report)[0] == "driver_does_not_support_gpu"
+    assert report.findings[0].severity is Severity.WARNING
+
+
+def test_missing_power_cables_are_a_hardware_fault() -> None:
+    text = "[ 4.2] NVRM: GPU 0000:01:00.0: GPU does not have the necessary power cables connected.\n"
+    assert _ids(load_text(text))[0] == "gpu_xid_fault"
