@@ -333,3 +333,65 @@ def test_the_module_finding_no_gpu_it_drives_is_a_guess(text: str) -> None:
 def test_missing_power_cables_are_a_hardware_fault() -> None:
     text = "[ 4.2] NVRM: GPU 0000:01:00.0: GPU does not have the necessary power cables connected.\n"
     assert _ids(load_text(text))[0] == "gpu_xid_fault"
+
+
+# --- containers: the device plugin's node has a driver; LXD/Incus's GPU listing without the toolkit ---------------
+
+
+def test_libcuda_missing_in_a_pod_given_the_gpu_by_the_device_plugin_is_the_runtime() -> None:
+    text = (
+        "Our pod requests nvidia.com/gpu: 1 and is scheduled, but inside it:\n"
+        "OSError: libcuda.so.1: cannot open shared object file: No such file or directory\n"
+    )
+    report = load_text(text)
+    assert _ids(report)[0] == "docker_no_gpu_runtime"
+    assert "no_nvidia_driver" not in _claimed(report)
+
+
+def test_libcuda_missing_in_a_plain_container_keeps_the_driver_guess() -> None:
+    text = "inside the container:\nOSError: libcuda.so.1: cannot open shared object file: No such file or directory\n"
+    report = load_text(text)
+    assert _ids(report)[0] == "docker_no_gpu_runtime"
+    assert "no_nvidia_driver" in _ids(report)  # nothing shows the host's driver
+
+
+LXD_GPU = (
+    "GPU:\n  NUMA node: 0\n  Vendor: NVIDIA Corporation (10de)\n  Product: TU104GL [Tesla T4] (1eb8)\n"
+    "  Driver: nvidia (550.90.07)\n  NVIDIA information:\n    Architecture: {arch}\n    Brand: Tesla\n"
+    "    Model: Tesla T4\n    CUDA Version: {cuda}\n    NVRM Version: {nvrm}\n    UUID: {uuid}\n"
+)
+
+
+def test_an_lxd_gpu_listing_with_empty_cuda_and_nvrm_fields_lacks_the_toolkit() -> None:
+    report = load_text(LXD_GPU.format(arch="", cuda="", nvrm="", uuid=""))
+    assert _ids(report)[0] == "docker_no_gpu_runtime"
+
+
+def test_a_filled_lxd_gpu_listing_claims_nothing() -> None:
+    text = LXD_GPU.format(arch="7.5", cuda="12.4", nvrm="550.90.07", uuid="GPU-5e1f2b6c")
+    assert "docker_no_gpu_runtime" not in _ids(load_text(text))
+
+
+# --- a Jetson whose non-JetPack CUDA build fails at first use ------------------------------------------------------
+
+
+def test_a_conda_forge_cuda_torch_failing_at_first_use_on_a_jetson_is_the_wheel() -> None:
+    text = (
+        "Jetson AGX Orin, torch from conda-forge (the CUDA build):\n"
+        ">>> torch.zeros(3).cuda()\n"
+        "Traceback (most recent call last):\n"
+        '  File "<stdin>", line 1, in <module>\n'
+    )
+    assert _ids(load_text(text))[0] == "jetson_needs_nvidia_wheel"
+
+
+def test_an_out_of_memory_on_a_jetson_is_not_the_wheel() -> None:
+    text = (
+        "Jetson Orin Nano 8GB\n"
+        "Traceback (most recent call last):\n"
+        '  File "train.py", line 10, in <module>\n'
+        "    x = x.to('cuda')\n"
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; 7.44 GiB total capacity)\n"
+    )
+    report = load_text(text)
+    assert "jetson_needs_nvidia_wheel" not in _ids(report)

@@ -209,6 +209,7 @@ def _add_paste_findings(
         _stated_graphics_match(lines, report),
         _cpu_machine_match(lines, matches),
         system_causes.nouveau_bound_match(lines, matches),
+        system_causes.container_gpu_listing_without_toolkit(lines),
         _smi_memory_held_match(lines, matches),
         _two_interpreters_match(lines),
         paste_causes.works_elsewhere_match(lines),
@@ -219,7 +220,7 @@ def _add_paste_findings(
         # The text shows torch importing in another interpreter: "No module named torch" is that program's
         # interpreter lacking it, not torch missing from the machine.
         matches = [m for m in matches if m.id != "torch_not_installed"]
-    matches = _in_container_matches(lines, report, matches)
+    matches = system_causes.device_plugin_node_has_driver(lines, _in_container_matches(lines, report, matches))
     matches = _gpu_less_container_matches(lines, report, matches)
     matches = system_causes.driver_refusal_explains(_no_gpu_explains(matches))
     windows_cpu = _windows_pip_match(lines, report, matches)
@@ -279,7 +280,8 @@ VISIBLE_SET = re.compile(r"CUDA_VISIBLE_DEVICES\s*[\"']?\]?\s*=\s*[\"']?(?:-1|\d
 
 GENERIC_WHEEL = re.compile(
     r"manylinux|\bpypi\b|pip3? install torch\b|\+cpu\b|CPU[- ]only|download\.pytorch\.org|"
-    r"(?:binaries|wheels?|builds?|packages?) from (?:the )?pytorch(?:\.org| website| site)|pytorch(?:\.org)? website",
+    r"(?:binaries|wheels?|builds?|packages?) from (?:the )?pytorch(?:\.org| website| site)|pytorch(?:\.org)? website|"
+    r"conda-forge",
     re.IGNORECASE,
 )
 
@@ -533,7 +535,8 @@ IN_CONTAINER = re.compile(
     r"\bdocker[- ]compose\b|\b(?:docker|podman|nerdctl)\s+(?:run|exec|compose)\b|"
     r"\bnvidia-docker\b|^Creating \S+_run\b|"
     r"\b(?:inside|in|within|from) (?:the |a |my |this )?(?:docker |podman )?container\b|"
-    r"\b(?:on|in|with|to) (?:a |my |our |the )?(?:kubernetes|k8s)\b|\bkubectl\b|\bdevice[- ]plugin\b",
+    r"\b(?:on|in|with|to) (?:a |my |our |the )?(?:kubernetes|k8s)\b|\bkubectl\b|\bdevice[- ]plugin\b|"
+    r"\bnvidia\.com/gpu\b|\b(?:inside|in|within|from) (?:the |a |my |our |this )?pods?\b",
     re.IGNORECASE,
 )
 
@@ -752,6 +755,7 @@ def _jetson_match(lines: list[str], report: Report, matches: list[errors.Match])
         and not any(m.id in ("cpu_only_build", "no_nvidia_driver", "no_nvidia_gpu") for m in matches)
         and not any(f.id == "cpu_only_build" for f in report.findings)
         and not any(_jetson_torch_line(line[:2000]) for line in lines)
+        and not system_causes.cuda_failed_at_first_use(lines, matches)
     ):
         return None
     no = next((i for i, line in enumerate(lines, start=1) if paste_facts.JETSON_RELEASE.search(line)), 1)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from gpuassist.ingest.errors import Match
+from gpuassist.knowledge import catalogue
 
 # What a driver that refused the GPU leads to; their fixes (load the module, install a driver, reset the GPU, install
 # the container toolkit) do not apply once the log says why.
@@ -96,3 +97,57 @@ def jetson_source_build_expected(matches: list[Match], jetson: bool, cuda_troubl
     if not jetson or cuda_trouble:
         return matches
     return [m for m in matches if not (m.id == "source_build_without_cuda" and not m.specific)]
+
+
+# A traceback from code that moves work to the GPU or a CUDA error: CUDA failed at first use.
+TRACEBACK = re.compile(r"Traceback \(most recent call last\)")
+CUDA_USE = re.compile(
+    r"""\.to\(\s*['"]cuda|\.cuda\(\)|device\s*=\s*['"]cuda|CUDA error|cudaError|CUDA_ERROR""", re.IGNORECASE
+)
+
+
+def cuda_failed_at_first_use(lines: list[str], matches: list[Match]) -> bool:
+    """The text shows a traceback of code that uses CUDA (or a CUDA error), and no error that shows CUDA working
+    (out of memory, a device-side assert): on a Jetson, the build failing on the board's GPU."""
+    if any(m.id in catalogue() and catalogue()[m.id].gpu_in_use for m in matches):
+        return False
+    return any(TRACEBACK.search(line[:2000]) for line in lines[:5000]) and any(
+        CUDA_USE.search(line[:2000]) for line in lines[:5000]
+    )
+
+
+# The pod got its GPU from the NVIDIA device plugin (which advertises GPUs only from a working driver on the node).
+DEVICE_PLUGIN = re.compile(r"\bdevice[- ]plugin\b|\bnvidia\.com/gpu\b", re.IGNORECASE)
+
+
+def device_plugin_node_has_driver(lines: list[str], matches: list[Match]) -> list[Match]:
+    """In a pod given the GPU by the NVIDIA device plugin, a missing libcuda is the container runtime not mounting
+    the node's driver (the plugin found the GPU through that driver): "no driver on this machine" is not offered."""
+    if not any(m.id == "docker_no_gpu_runtime" for m in matches):
+        return matches
+    if not any(DEVICE_PLUGIN.search(line[:2000]) for line in lines[:5000]):
+        return matches
+    return [m for m in matches if not (m.id == "no_nvidia_driver" and not m.specific)]
+
+
+def _field(line: str, name: str) -> str | None:
+    """The value after ``name:`` on a line of a YAML-like listing ("" when empty), or None when it is not that field."""
+    stripped = line.strip()
+    if not stripped.startswith(name + ":"):
+        return None
+    return stripped[len(name) + 1 :].strip()
+
+
+def container_gpu_listing_without_toolkit(lines: list[str]) -> Match | None:
+    """LXD/Incus's resource listing ("NVIDIA information:" under the GPU) fills CUDA Version and NVRM Version from
+    the NVIDIA container toolkit (nvidia-container-cli): both empty, with the host's driver named, mean the toolkit
+    is missing and no container can be given the GPU."""
+    for no, line in enumerate(lines[:5000], start=1):
+        if _field(line, "NVIDIA information") != "":
+            continue
+        block = lines[no : no + 12]
+        cuda = next((v for v in (_field(b, "CUDA Version") for b in block) if v is not None), None)
+        nvrm = next((v for v in (_field(b, "NVRM Version") for b in block) if v is not None), None)
+        if cuda == "" and nvrm == "":
+            return Match("docker_no_gpu_runtime", no, line.strip()[:500], True, 0.8)
+    return None
