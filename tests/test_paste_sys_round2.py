@@ -395,3 +395,26 @@ def test_an_out_of_memory_on_a_jetson_is_not_the_wheel() -> None:
     )
     report = load_text(text)
     assert "jetson_needs_nvidia_wheel" not in _ids(report)
+
+
+# --- a program-class Xid that follows one GPU across processes --------------------------------------------------------
+
+
+def _xid(xid: int, pid: int, gpu: str = "0000:db:00") -> str:
+    return f"[Sat Jan 30 00:05:20 2021] NVRM: Xid (PCI:{gpu}): {xid}, pid={pid}, Ch 00000008, intr 00000000.\n"
+
+
+def test_an_mmu_fault_recurring_for_several_processes_on_one_gpu_is_the_gpus() -> None:
+    report = load_text(_xid(31, 101) + _xid(31, 2202) + _xid(31, 3303))
+    assert _ids(report)[0] == "gpu_xid_fault"
+
+
+def test_a_lone_mmu_fault_stays_the_programs() -> None:
+    report = load_text(_xid(31, 101) + _xid(31, 101))  # one process, one bad access logged twice
+    assert "gpu_xid_fault" not in _ids(report)
+    assert _ids(report)[0] == "cuda_illegal_memory_access"
+
+
+def test_faults_spread_over_gpus_are_not_one_gpus_recurrence() -> None:
+    report = load_text(_xid(31, 101, "0000:3d:00") + _xid(31, 202, "0000:db:00") + _xid(31, 303, "0000:1a:00"))
+    assert "gpu_xid_fault" not in _ids(report)

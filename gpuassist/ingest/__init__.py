@@ -210,6 +210,7 @@ def _add_paste_findings(
         _cpu_machine_match(lines, matches),
         system_causes.nouveau_bound_match(lines, matches),
         system_causes.container_gpu_listing_without_toolkit(lines),
+        system_causes.recurring_app_xid_match(lines),
         _smi_memory_held_match(lines, matches),
         _two_interpreters_match(lines),
         paste_causes.works_elsewhere_match(lines),

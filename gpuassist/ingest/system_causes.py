@@ -151,3 +151,30 @@ def container_gpu_listing_without_toolkit(lines: list[str]) -> Match | None:
         if cuda == "" and nvrm == "":
             return Match("docker_no_gpu_runtime", no, line.strip()[:500], True, 0.8)
     return None
+
+
+# An Xid NVIDIA lists as mostly the program's own fault (13 graphics exception, 31 MMU fault, 43 channel stopped,
+# 45 preemptive cleanup), with its GPU and process: "NVRM: Xid (PCI:0000:db:00): 31, pid=13641, ...".
+APP_CLASS_XID = re.compile(r"NVRM: Xid \((?P<gpu>[^)]*)\):\s*(?P<xid>13|31|43|45)\b[^\n]*?\bpid=(?P<pid>\d+)")
+RECURRING_PROCESSES = 3
+
+
+def recurring_app_xid_match(lines: list[str]) -> Match | None:
+    """One GPU logs the same program-class Xid for several different processes (separate runs): NVIDIA's Xid guide
+    reads a fault that follows the GPU across programs and runs as the GPU's (or its driver's), not one program's
+    bug. Read as the cause (a lone program-class Xid stays the program's); a program rerun with the same bug looks
+    the same, which the finding's confirm step (run another program on that GPU) tells apart."""
+    pids: dict[tuple[str, str], set[str]] = {}
+    first: dict[tuple[str, str], tuple[int, str]] = {}
+    for no, line in enumerate(lines[:20000], start=1):
+        m = APP_CLASS_XID.search(line[:2000])
+        if m is None:
+            continue
+        key = (m.group("gpu"), m.group("xid"))
+        pids.setdefault(key, set()).add(m.group("pid"))
+        first.setdefault(key, (no, line.strip()[:500]))
+    recurring = [key for key, seen in pids.items() if len(seen) >= RECURRING_PROCESSES]
+    if not recurring:
+        return None
+    no, line = min(first[key] for key in recurring)
+    return Match("gpu_xid_fault", no, line, True, 0.7)
