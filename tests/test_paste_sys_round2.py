@@ -418,3 +418,81 @@ def test_a_lone_mmu_fault_stays_the_programs() -> None:
 def test_faults_spread_over_gpus_are_not_one_gpus_recurrence() -> None:
     report = load_text(_xid(31, 101, "0000:3d:00") + _xid(31, 202, "0000:db:00") + _xid(31, 303, "0000:1a:00"))
     assert "gpu_xid_fault" not in _ids(report)
+
+
+# --- CUDA status codes and the container toolkit's errors, in every spelling -----------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "cause"),
+    [
+        (
+            "Failed to allocate device vector A (error code forward compatibility was attempted on non "
+            "supported HW)!\n",
+            "forward_compat_unsupported_hw",
+        ),
+        ("cuInit returned CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE\n", "forward_compat_unsupported_hw"),
+        (
+            "nvidia-container-cli: initialization error: nvml error: driver/library version mismatch: unknown\n",
+            "driver_library_mismatch",
+        ),
+        ("cuInit: CUDA_ERROR_SYSTEM_DRIVER_MISMATCH\n", "driver_library_mismatch"),
+    ],
+)
+def test_status_codes_named_by_another_tool(text: str, cause: str) -> None:
+    assert _ids(load_text(text))[0] == cause
+
+
+def test_the_toolkit_finding_no_driver_library_is_a_possible_missing_driver() -> None:
+    text = (
+        "nvidia-container-cli: initialization error: load library failed: libnvidia-ml.so.1: cannot open shared "
+        "object file: no such file or directory: unknown\n"
+    )
+    report = load_text(text)
+    assert _ids(report)[0] == "no_nvidia_driver"
+    assert report.findings[0].severity is Severity.WARNING
+
+
+def test_the_toolkit_on_wsl_with_no_adapter_is_wsls_gpu_path() -> None:
+    text = "nvidia-container-cli: initialization error: WSL environment detected but no adapters were found: unknown\n"
+    assert _ids(load_text(text))[0] == "wsl_libcuda_problem"
+
+
+# --- the GPU's error state in nvidia-smi, Windows and the kernel's words (guesses) -----------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "|   0  NVIDIA GeForce RTX 3090    Off  | 00000000:01:00.0 Off |                  N/A |\n"
+        "|ERR!  ERR!  ERR!    ERR! / ERR! |   0MiB / 24576MiB |    ERR!      Default |\n",
+        "[ 9000.1] NVRM: krcWatchdogCallbackVblankRecovery: RC watchdog: GPU is probably locked!\n",
+        "Device Manager: the NVIDIA GPU says Windows has stopped this device because it has reported problems. "
+        "(Code 43)\n",
+        "[ 6.1] NVRM: _kgspBootGspRm: unexpected WPR2 already up, cannot proceed with booting GSP\n",
+    ],
+)
+def test_a_gpu_in_an_error_state_is_a_possible_fault(text: str) -> None:
+    report = load_text(text)
+    assert _ids(report)[0] == "gpu_xid_fault"
+    assert report.findings[0].severity is Severity.WARNING
+
+
+def test_no_devices_found_is_a_refused_or_faulted_gpu_guess() -> None:
+    report = load_text("$ nvidia-smi\nNo devices were found\n")
+    assert _ids(report)[:2] == ["driver_does_not_support_gpu", "gpu_xid_fault"]
+    assert all(f.severity is Severity.WARNING for f in report.findings)
+
+
+def test_a_healthy_nvidia_smi_row_is_no_fault() -> None:
+    text = (
+        "|   0  NVIDIA GeForce RTX 3090    Off  | 00000000:01:00.0 Off |                  N/A |\n"
+        "| 30%   35C    P8    20W / 350W |      1MiB / 24576MiB |      0%      Default |\n"
+    )
+    assert "gpu_xid_fault" not in _ids(load_text(text))
+
+
+def test_nouveau_alone_is_a_guess_between_no_driver_and_the_module() -> None:
+    report = load_text(NOUVEAU_LSPCI + "torch.cuda.is_available() False\n")
+    assert {"no_nvidia_driver", "nvidia_module_not_loaded"} <= set(_ids(report)[:3])
+    assert not _errors(report)

@@ -47,8 +47,8 @@ def nouveau_bound_match(lines: list[str], matches: list[Match]) -> Match | None:
     """The NVIDIA GPU is driven by nouveau and nvidia-smi is missing (its reading is already a guess): no NVIDIA
     driver is installed. With nvidia-smi present but failing, the driver is installed and nouveau holds the GPU
     instead, which the kernel-module reading covers."""
-    if not any(m.id == "no_nvidia_driver" for m in matches):
-        return None
+    if not any(m.id == "no_nvidia_driver" and not NOUVEAU_BOUND.search(m.line) for m in matches):
+        return None  # nvidia-smi missing (or another sign of no driver) is needed beside nouveau
     bound = next((i for i, line in enumerate(lines, start=1) if NOUVEAU_BOUND.search(line[:2000])), None)
     if bound is None or not any(NVIDIA_DEVICE.search(line[:2000]) for line in lines):
         return None
