@@ -496,3 +496,27 @@ def test_nouveau_alone_is_a_guess_between_no_driver_and_the_module() -> None:
     report = load_text(NOUVEAU_LSPCI + "torch.cuda.is_available() False\n")
     assert {"no_nvidia_driver", "nvidia_module_not_loaded"} <= set(_ids(report)[:3])
     assert not _errors(report)
+
+
+@pytest.mark.parametrize(
+    "named",
+    [
+        "Xavier AGX 32GB",
+        "JP5.1.2",
+        "NVIDIA Tegra X1",
+        "Tegra194",
+        "GPU: ga10b",
+        "R35 (release), REVISION: 4.1, GCID: 33958178",
+        "my orin开发板",
+        "jtop shows",
+    ],
+)
+def test_a_jetson_named_in_any_form_with_torch_unavailable_gets_the_jetpack_wheel(named: str) -> None:
+    text = f"{named}\ntorch 2.1.0, torch.cuda.is_available() returns False\n"
+    assert _ids(load_text(text))[0] == "jetson_needs_nvidia_wheel"
+
+
+@pytest.mark.parametrize("words", ["strategic integrated graphics", "JPEG 5.1 decoder", "Xavier is my colleague"])
+def test_words_that_only_look_like_a_jetson_are_not_one(words: str) -> None:
+    text = f"{words}\ntorch 2.1.0, torch.cuda.is_available() returns False\n"
+    assert "jetson_needs_nvidia_wheel" not in _ids(load_text(text))

@@ -95,10 +95,12 @@ CONDA_SOLVE_FAILED = re.compile(r"PackagesNotFoundError|PackageNotFoundError|Res
 WSL_TEXT = re.compile(r"\bWSL ?2\b|\bWSL\b|Windows Subsystem for Linux|\bUbuntu Subsystem\b", re.IGNORECASE)
 WSL1_TEXT = re.compile(r"\bWSL ?1\b", re.IGNORECASE)
 JETSON_RELEASE = re.compile(
-    r"# R(\d+) \(release\), REVISION: ([\d.]+)|\bL4T\s+R?(\d+\.\d+(?:\.\d+)?)|-tegra\b|"
+    r"(?:#\s*)?\bR(\d+) \(release\), REVISION: ([\d.]+)|\bL4T\s+R?(\d+\.\d+(?:\.\d+)?)|-tegra\b|"
     r"tegrastats|GR3D_FREQ|(?<![A-Za-z])Jetson(?![A-Za-z])|(?<![A-Za-z])JetPack\s*[<>=]*\s*\d|"  # no \\b: CJK runs on
-    # jetson-stats' jtop, the board's monitor.
-    r"\bjtop\b|\bjetson[-_]stats\b|"
+    # jetson-stats' jtop, the board's monitor; the SoC (Tegra X1, Tegra194), its GPU's names (ga10b, gv11b, gp10b,
+    # gm20b, the nvgpu driver) and JetPack written short (JP5.1.2).
+    r"\bjtop\b|\bjetson[-_]stats\b|(?<![A-Za-z])Tegra(?![a-z])|\b(?:ga10b|gv11b|gp10b|gm20b|nvgpu)\b|"
+    r"(?<![A-Za-z])JP\s?[4-6]\.\d|\bXavier[ -](?:AGX|NX)\b|"
     # The modules by name (Orin, Xavier NX / AGX Xavier) and NVIDIA's L4T container images (l4t-pytorch, l4t-base).
     r"(?<![A-Za-z])Orin(?![A-Za-z])|\bXavier[ -]NX\b|\bAGX[ -]Xavier\b|"
     r"\bl4t-(?:base|pytorch|ml|jetpack|tensorflow|cuda|r\d)",

@@ -96,7 +96,7 @@ def jetson_release(facts: Facts) -> str | None:
     m = re.search(r"\bR(\d+)\b|\bL4T\s*R?(\d+)\b", said, re.IGNORECASE)
     if m:
         return m.group(1) or m.group(2)
-    jp = re.search(r"(?<![A-Za-z])JetPack\s*[<>=]*\s*([4-6])(?!\d)", said, re.IGNORECASE)
+    jp = re.search(r"(?<![A-Za-z])(?:JetPack|JP)\s*[<>=]*\s*([4-6])(?!\d)", said, re.IGNORECASE)
     return {"4": "32", "5": "35", "6": "36"}[jp.group(1)] if jp else None
 
 
