@@ -520,3 +520,35 @@ def test_a_jetson_named_in_any_form_with_torch_unavailable_gets_the_jetpack_whee
 def test_words_that_only_look_like_a_jetson_are_not_one(words: str) -> None:
     text = f"{words}\ntorch 2.1.0, torch.cuda.is_available() returns False\n"
     assert "jetson_needs_nvidia_wheel" not in _ids(load_text(text))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Mar 03 10:00:01 gpu1 systemd[1]: Failed to start NVIDIA fabric manager service.\n",
+        "nv-fabricmanager: fabric manager version 535.104.05 is incompatible with the NVIDIA driver 535.86.10\n",
+    ],
+)
+def test_fabric_manager_failing_in_the_journal(text: str) -> None:
+    assert _ids(load_text(text))[0] == "fabric_manager_missing"
+
+
+def test_fabric_manager_with_nothing_to_do_on_a_machine_without_nvswitch_is_not_the_cause() -> None:
+    text = (
+        "Mar 03 10:00:01 gpu1 nv-fabricmanager[1234]: request to query NVSwitch device information from NVSwitch "
+        "driver failed with error:WARNING Nothing to do\ntorch.cuda.is_available() False\n"
+    )
+    assert "fabric_manager_missing" not in _ids(load_text(text))
+
+
+@pytest.mark.parametrize("error", ["Exec format error", "Invalid argument", "Unknown symbol in module"])
+def test_modprobe_refusing_a_module_built_for_another_kernel(error: str) -> None:
+    assert _ids(load_text(f"modprobe: ERROR: could not insert 'nvidia': {error}\n"))[0] == "nvidia_module_not_loaded"
+
+
+def test_the_legacy_message_cut_off_mid_word() -> None:
+    text = (
+        "[  3.2] NVRM: The NVIDIA GeForce GTX 680 GPU installed in this system is\n"
+        "[  3.2] NVRM:  supported through the NVIDIA 470.xx Legacy dri"
+    )
+    assert _ids(load_text(text))[0] == "driver_does_not_support_gpu"
