@@ -552,3 +552,33 @@ def test_the_legacy_message_cut_off_mid_word() -> None:
         "[  3.2] NVRM:  supported through the NVIDIA 470.xx Legacy dri"
     )
     assert _ids(load_text(text))[0] == "driver_does_not_support_gpu"
+
+
+def test_the_device_plugin_asking_for_the_container_toolkit_is_the_runtime() -> None:
+    text = (
+        "I0425 10:00:00.000 main.go:256] Retreiving plugins.\n"
+        "E0425 10:00:00.000 factory.go:87] Incompatible strategy detected auto\n"
+        "E0425 10:00:00.000 factory.go:88] If this is a GPU node, did you configure the NVIDIA Container Toolkit?\n"
+    )
+    assert _ids(load_text(text))[0] == "docker_no_gpu_runtime"
+
+
+def test_the_device_plugin_serving_gpus_claims_nothing() -> None:
+    text = (
+        "I0425 10:00:00.000 main.go:256] Retreiving plugins.\n"
+        "I0425 10:00:00.000 server.go:176] Starting GRPC server for 'nvidia.com/gpu'\n"
+        "I0425 10:00:00.000 server.go:224] Registered device plugin for 'nvidia.com/gpu' with Kubelet\n"
+    )
+    assert not _claimed(load_text(text))
+
+
+def test_the_windows_installer_finding_no_compatible_hardware_is_a_possible_unsupported_gpu() -> None:
+    text = "NVIDIA Installer cannot continue\nThis graphics driver could not find compatible graphics hardware.\n"
+    report = load_text(text)
+    assert _ids(report)[0] == "driver_does_not_support_gpu"
+    assert report.findings[0].severity is Severity.WARNING
+
+
+def test_windows_basic_display_adapter_is_a_possible_missing_driver() -> None:
+    text = "Display adapters: Microsoft Basic Display Adapter\ntorch.cuda.is_available() False\n"
+    assert _ids(load_text(text))[0] == "no_nvidia_driver"
