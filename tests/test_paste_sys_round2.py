@@ -582,3 +582,22 @@ def test_the_windows_installer_finding_no_compatible_hardware_is_a_possible_unsu
 def test_windows_basic_display_adapter_is_a_possible_missing_driver() -> None:
     text = "Display adapters: Microsoft Basic Display Adapter\ntorch.cuda.is_available() False\n"
     assert _ids(load_text(text))[0] == "no_nvidia_driver"
+
+
+def test_nvidia_smi_cut_off_mid_sentence_still_reads_as_the_module() -> None:
+    text = "$ nvidia-smi\nNVIDIA-SMI has failed because it couldn't communicate with the NVIDIA dri"
+    assert _ids(load_text(text))[0] == "nvidia_module_not_loaded"
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "NVIDIA-SMI couldn't find libnvidia-ml.so library in your system. Please make sure that the NVIDIA Display "
+        "Driver is properly installed and present in your system.",
+        "NVIDIA-SMI has failed because it couldn't find nvml.dll",
+    ],
+)
+def test_nvidia_smi_without_its_library_is_a_possible_missing_driver(line: str) -> None:
+    report = load_text(line + "\n")
+    assert _ids(report)[0] == "no_nvidia_driver"
+    assert report.findings[0].severity is Severity.WARNING

@@ -40,7 +40,7 @@ def driver_refusal_explains(matches: list[Match]) -> list[Match]:
 # lshw's "configuration: driver=nouveau", lspci -k's "Kernel driver in use: nouveau".
 NOUVEAU_BOUND = re.compile(r"\bdriver\s*=\s*nouveau\b|Kernel driver in use:\s*nouveau\b", re.IGNORECASE)
 NVIDIA_DEVICE = re.compile(r"\bvendor:\s*NVIDIA\b|NVIDIA Corporation|\b10de:", re.IGNORECASE)
-SMI_FAILED_TO_TALK = re.compile(r"couldn't communicate with the NVIDIA driver", re.IGNORECASE)
+SMI_FAILED_TO_TALK = re.compile(r"NVIDIA-SMI has failed because it couldn't communicate\b", re.IGNORECASE)
 
 
 def nouveau_bound_match(lines: list[str], matches: list[Match]) -> Match | None:
