@@ -192,13 +192,13 @@ def _add_paste_findings(
         report.findings.append(found)
     matches = _driver_present_matches(lines, report, _macos_matches(lines, report, matches))
     matches = _wsl_driver_matches(report, _jetson_without_torch(lines, matches))
-    matches = system_causes.jetson_source_build_expected(
-        matches,
-        jetson=bool(report.facts.value("platform.jetson")),
-        cuda_trouble=report.facts.value("cuda.available") is False
-        or _says_unavailable(lines)
-        or system_causes.says_gpu_unused(lines),
-    )
+    if report.facts.value("platform.jetson"):
+        matches = system_causes.jetson_source_build_expected(
+            matches,
+            cuda_trouble=report.facts.value("cuda.available") is False
+            or _says_unavailable(lines)
+            or system_causes.says_gpu_unused(lines),
+        )
     for inferred in (
         _jetson_match(lines, report, matches),
         _visible_devices_match(lines, report),

@@ -91,10 +91,10 @@ def names_another_gpu_stack(lines: list[str]) -> bool:
     return any(OTHER_GPU_STACK.search(line[:2000]) for line in lines[:5000])
 
 
-def jetson_source_build_expected(matches: list[Match], jetson: bool, cuda_trouble: bool) -> list[Match]:
+def jetson_source_build_expected(matches: list[Match], cuda_trouble: bool) -> list[Match]:
     """A torch built from source ("1.12.0a0+git67ece03") is how Jetson images and their users get a CUDA torch;
-    on a Jetson, the source-build guess needs the text to say CUDA does not work."""
-    if not jetson or cuda_trouble:
+    on a Jetson (the caller's condition), the source-build guess needs the text to say CUDA does not work."""
+    if cuda_trouble:
         return matches
     return [m for m in matches if not (m.id == "source_build_without_cuda" and not m.specific)]
 
