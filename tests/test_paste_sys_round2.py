@@ -601,3 +601,37 @@ def test_nvidia_smi_without_its_library_is_a_possible_missing_driver(line: str) 
     report = load_text(line + "\n")
     assert _ids(report)[0] == "no_nvidia_driver"
     assert report.findings[0].severity is Severity.WARNING
+
+
+# --- any kernel-side cause the log names explains nvidia-smi failing to talk to the driver ------------------------
+
+
+def test_an_api_mismatch_explains_nvidia_smi_failing() -> None:
+    text = (
+        "$ nvidia-smi\n"
+        "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.\n"
+        "[ 812.1] NVRM: API mismatch: the client has the version 550.120, but\n"
+        "[ 812.1] NVRM: this kernel module has the version 550.107.02.  Please\n"
+        "[ 812.1] NVRM: make sure that this kernel module and all NVIDIA driver\n"
+    )
+    report = load_text(text)
+    assert _ids(report)[0] == "driver_library_mismatch"
+    assert "nvidia_module_not_loaded" not in _claimed(report)
+
+
+def test_a_gpu_fallen_off_the_bus_explains_nvidia_smi_failing() -> None:
+    text = (
+        "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.\n"
+        "[ 9.1] NVRM: Xid (PCI:0000:01:00): 79, pid=0, GPU has fallen off the bus.\n"
+    )
+    report = load_text(text)
+    assert _ids(report)[0] == "gpu_xid_fault"
+    assert "nvidia_module_not_loaded" not in _claimed(report)
+
+
+def test_a_module_built_for_another_kernel_stays_beside_an_xid() -> None:
+    text = (
+        "[ 5.1] nvidia: Unknown symbol drm_gem_object_put (err -2)\n"
+        "[ 9.1] NVRM: Xid (PCI:0000:01:00): 79, pid=0, GPU has fallen off the bus.\n"
+    )
+    assert {"gpu_xid_fault", "nvidia_module_not_loaded"} <= set(_claimed(load_text(text)))

@@ -223,7 +223,7 @@ def _add_paste_findings(
         matches = [m for m in matches if m.id != "torch_not_installed"]
     matches = system_causes.device_plugin_node_has_driver(lines, _in_container_matches(lines, report, matches))
     matches = _gpu_less_container_matches(lines, report, matches)
-    matches = system_causes.driver_refusal_explains(_no_gpu_explains(matches))
+    matches = system_causes.kernel_cause_explains(_no_gpu_explains(matches))
     windows_cpu = _windows_pip_match(lines, report, matches)
     if windows_cpu is not None:
         matches = [*matches, windows_cpu]

@@ -1,11 +1,14 @@
 """Causes that system texts (kernel logs, lshw/lspci, Jetson reports) show, and what they explain.
 
-A kernel log that says why the driver will not take the GPU (a legacy GPU, the open module refusing a GeForce)
-explains every later sign of a driver without a GPU: nvidia-smi failing to talk to the driver, "No NVIDIA GPU
-found", RmInitAdapter failing. Those lines' own readings (load the module, reseat the card) would send the user
-the wrong way, so they give way to the refusal. A GPU bound to nouveau with no nvidia-smi is a machine without
-NVIDIA's driver. On a Jetson, the user's words that the GPU stays idle ("no activity on the GPU", "doesn't use
-CUDA", "检测不到显卡") are the Jetson form of "CUDA is not available".
+A kernel log that says why the driver cannot reach the GPU (a legacy GPU or the open module refusing a GeForce, the
+module and libraries at different versions, the GPU fallen off the bus) explains every later sign of it: nvidia-smi
+failing to talk to the driver, "No NVIDIA GPU found", RmInitAdapter failing. Those lines' own readings (load the
+module, install a driver, reseat the card) would send the user the wrong way, so they give way to the cause.
+A GPU bound to nouveau with no nvidia-smi is a machine without NVIDIA's driver. On a Jetson, the user's words that
+the GPU stays idle ("no activity on the GPU", "doesn't use CUDA", "检测不到显卡") are the Jetson form of "CUDA is
+not available"; a torch built on the board is not the PyPI wheel. Program-class Xids that follow one GPU across
+processes, LXD/Incus's GPU listing without the container toolkit and a pod given its GPU by the device plugin are
+read here too.
 """
 
 from __future__ import annotations
@@ -15,24 +18,36 @@ import re
 from gpuassist.ingest.errors import Match
 from gpuassist.knowledge import catalogue
 
-# What a driver that refused the GPU leads to; their fixes (load the module, install a driver, reset the GPU, install
-# the container toolkit) do not apply once the log says why.
-REFUSAL_CONSEQUENCES = ("nvidia_module_not_loaded", "no_nvidia_driver", "no_nvidia_gpu", "docker_no_gpu_runtime")
-# Lines that are a module-loading cause of their own (Secure Boot's key, nouveau holding the GPU), kept beside it.
-OWN_MODULE_CAUSE = re.compile(r"Key was rejected|Required key not available|probe routine|nouveau", re.IGNORECASE)
+# Kernel-side causes the log names outright: the driver refusing the GPU, the kernel module and the libraries at
+# different versions, a GPU fault (fallen off the bus, GSP). Each explains the generic signs of a driver that cannot
+# reach the GPU.
+KERNEL_EXPLAINERS = ("driver_does_not_support_gpu", "driver_library_mismatch", "gpu_xid_fault")
+# What such a cause leads to; their fixes (load the module, install a driver, reset the GPU, install the container
+# toolkit) do not apply once the log says why.
+REFUSAL_CONSEQUENCES = ("no_nvidia_driver", "no_nvidia_gpu", "docker_no_gpu_runtime")
+# The kernel-module reading stands down only where its line is a consequence (nvidia-smi failing to talk to the
+# driver, CUDA finding no GPU or driver); a module problem of its own (Secure Boot's key, nouveau holding the GPU, a
+# module built for another kernel) stays beside the other cause.
+MODULE_CONSEQUENCE_LINE = re.compile(
+    r"NVIDIA-SMI has failed because it couldn't communicate|No CUDA GPUs are available|Found no NVIDIA driver|"
+    r"^\s*No devices were found",
+    re.IGNORECASE,
+)
 
 
-def driver_refusal_explains(matches: list[Match]) -> list[Match]:
-    """The log names the driver's refusal of the GPU: the consequences' readings give way to it (Xid-class faults
-    that are not the adapter failing to start stay, they are not explained by it)."""
-    if not any(m.id == "driver_does_not_support_gpu" and m.specific for m in matches):
+def kernel_cause_explains(matches: list[Match]) -> list[Match]:
+    """The log names a kernel-side cause: the consequences' readings give way to it (the adapter failing to start is
+    the refusal's consequence too; a fault that is more than that, an Xid, stays)."""
+    named = {m.id for m in matches if m.id in KERNEL_EXPLAINERS and m.specific}
+    if not named:
         return matches
     return [
         m
         for m in matches
         if not (
-            (m.id in REFUSAL_CONSEQUENCES and not OWN_MODULE_CAUSE.search(m.line))
-            or (m.id == "gpu_xid_fault" and not m.specific)
+            (m.id in REFUSAL_CONSEQUENCES and not m.specific)
+            or (m.id == "nvidia_module_not_loaded" and MODULE_CONSEQUENCE_LINE.search(m.line))
+            or (m.id == "gpu_xid_fault" and not m.specific and "driver_does_not_support_gpu" in named)
         )
     ]
 
