@@ -635,3 +635,27 @@ def test_a_module_built_for_another_kernel_stays_beside_an_xid() -> None:
         "[ 9.1] NVRM: Xid (PCI:0000:01:00): 79, pid=0, GPU has fallen off the bus.\n"
     )
     assert {"gpu_xid_fault", "nvidia_module_not_loaded"} <= set(_claimed(load_text(text)))
+
+
+# --- a script's printout shows a CUDA build and an NVIDIA GPU ---------------------------------------------------------
+
+TWO_RUNS = (
+    "In the terminal:\nCUDA AVAILABLE:\nTrue\nCUDA VERSION:\n12.1\nCUDA DEVICE:\nNVIDIA GeForce RTX 4070\n"
+    "Inside train.py:\nCUDA AVAILABLE:\nFalse\nCUDA VERSION:\n12.1\n"
+    "RuntimeError: No CUDA GPUs are available\n"
+)
+
+
+def test_a_printed_cuda_build_and_gpu_model_rule_out_cpu_build_and_no_gpu() -> None:
+    report = load_text(TWO_RUNS)
+    assert "cpu_only_build" not in _ids(report)
+    assert "no_nvidia_gpu" not in _ids(report)
+    assert _ids(report)[0] == "cuda_visible_devices_hides_gpus"
+
+
+def test_nvidia_smis_cuda_version_is_not_the_builds() -> None:
+    text = (
+        "| NVIDIA-SMI 535.104.05   Driver Version: 535.104.05   CUDA Version: 12.2 |\n"
+        "torch 2.1.0+cpu\ntorch.cuda.is_available() False\n"
+    )
+    assert _ids(load_text(text))[0] == "cpu_only_build"

@@ -227,6 +227,7 @@ def _add_paste_findings(
     windows_cpu = _windows_pip_match(lines, report, matches)
     if windows_cpu is not None:
         matches = [*matches, windows_cpu]
+    matches = system_causes.gpu_and_build_shown(lines, matches)
     errors.merge(report, matches)
     for f in report.findings:
         if not any(e.fact == "pasted.line" for e in f.evidence):
