@@ -659,3 +659,17 @@ def test_nvidia_smis_cuda_version_is_not_the_builds() -> None:
         "torch 2.1.0+cpu\ntorch.cuda.is_available() False\n"
     )
     assert _ids(load_text(text))[0] == "cpu_only_build"
+
+
+def test_nouveau_taking_the_gpu_in_dmesg_with_no_nvidia_smi_is_no_nvidia_driver() -> None:
+    text = (
+        "[    2.1] nouveau 0000:01:00.0: NVIDIA GA106 (b76000a1)\n$ nvidia-smi\nbash: nvidia-smi: command not found\n"
+    )
+    report = load_text(text)
+    assert _ids(report)[0] == "no_nvidia_driver"
+    assert report.findings[0].severity is Severity.ERROR
+
+
+def test_a_nouveau_line_about_another_subsystem_is_not_the_gpu_bound() -> None:
+    text = "[    2.3] nouveau: detected PR support, will not use DSM\ntorch.cuda.is_available() False\n"
+    assert "no_nvidia_driver" not in _errors(load_text(text))

@@ -52,9 +52,14 @@ def kernel_cause_explains(matches: list[Match]) -> list[Match]:
     ]
 
 
-# lshw's "configuration: driver=nouveau", lspci -k's "Kernel driver in use: nouveau".
-NOUVEAU_BOUND = re.compile(r"\bdriver\s*=\s*nouveau\b|Kernel driver in use:\s*nouveau\b", re.IGNORECASE)
-NVIDIA_DEVICE = re.compile(r"\bvendor:\s*NVIDIA\b|NVIDIA Corporation|\b10de:", re.IGNORECASE)
+# lshw's "configuration: driver=nouveau", lspci -k's "Kernel driver in use: nouveau", dmesg's "nouveau 0000:01:00.0:
+# NVIDIA GA106".
+NOUVEAU_BOUND = re.compile(
+    r"\bdriver\s*=\s*nouveau\b|Kernel driver in use:\s*nouveau\b|"
+    r"\bnouveau [0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.\d: NVIDIA\b",
+    re.IGNORECASE,
+)
+NVIDIA_DEVICE = re.compile(r"\bvendor:\s*NVIDIA\b|NVIDIA Corporation|\b10de:|\bnouveau \S+: NVIDIA\b", re.IGNORECASE)
 SMI_FAILED_TO_TALK = re.compile(r"NVIDIA-SMI has failed because it couldn't communicate\b", re.IGNORECASE)
 
 
