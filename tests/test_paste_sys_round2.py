@@ -673,3 +673,34 @@ def test_nouveau_taking_the_gpu_in_dmesg_with_no_nvidia_smi_is_no_nvidia_driver(
 def test_a_nouveau_line_about_another_subsystem_is_not_the_gpu_bound() -> None:
     text = "[    2.3] nouveau: detected PR support, will not use DSM\ntorch.cuda.is_available() False\n"
     assert "no_nvidia_driver" not in _errors(load_text(text))
+
+
+# --- counter-examples for the message families above -------------------------------------------------------------
+
+
+def test_the_uvm_module_refused_is_not_the_main_module_finding_no_gpu() -> None:
+    report = load_text("modprobe: ERROR: could not insert 'nvidia_uvm': No such device\n")
+    assert "driver_does_not_support_gpu" not in _ids(report)
+
+
+def test_a_module_load_that_found_its_gpu_claims_nothing() -> None:
+    text = (
+        "[ 4.1] NVRM: loading NVIDIA UNIX x86_64 Kernel Module  550.54.14\n"
+        "[ 4.2] nvidia 0000:01:00.0: vgaarb: changed VGA decodes: olddecodes=io+mem,decodes=none:owns=io+mem\n"
+    )
+    assert not _claimed(load_text(text))
+
+
+def test_a_successful_status_from_another_tool_is_no_mismatch() -> None:
+    text = "cuInit returned CUDA_SUCCESS\nnvidia-container-cli: initialization done\ntorch.cuda.is_available() True\n"
+    assert not _claimed(load_text(text))
+
+
+def test_a_windows_machine_with_the_nvidia_adapter_listed_is_not_the_basic_adapter() -> None:
+    text = "Display adapters: NVIDIA GeForce RTX 3060\ntorch.cuda.is_available() False\n"
+    assert "no_nvidia_driver" not in _errors(load_text(text))
+
+
+def test_nvidia_smi_that_found_its_library_is_no_missing_driver() -> None:
+    text = "| NVIDIA-SMI 550.54.14   Driver Version: 550.54.14   CUDA Version: 12.4 |\n"
+    assert "no_nvidia_driver" not in _ids(load_text(text))
