@@ -10,12 +10,13 @@ import re
 
 from gpuassist.facts import Facts
 from gpuassist.findings import Evidence
-from gpuassist.ingest import collect_env, errors, paste_causes, paste_facts, user_words
+from gpuassist.ingest import collect_env, errors, paste_causes, paste_facts, system_causes, user_words
 from gpuassist.ingest import kinds as kinds_mod
 from gpuassist.ingest.report_json import looks_like_json, parse_report
 from gpuassist.ingest.text import MAX_BYTES, UnreadableInput, clean_lines, decode
 from gpuassist.report.build import build_report
 from gpuassist.report.model import Report
+from gpuassist.rules import gpu_stacks
 
 __all__ = ["UnreadableInput", "load", "load_text"]
 
@@ -198,6 +199,13 @@ def _add_paste_findings(
         matches = matches if mac is None else [*matches, mac]
     matches = _driver_present_matches(lines, report, _macos_matches(lines, report, matches))
     matches = _wsl_driver_matches(report, _jetson_without_torch(lines, matches))
+    if report.facts.value("platform.jetson"):
+        matches = system_causes.jetson_source_build_expected(
+            matches,
+            cuda_trouble=report.facts.value("cuda.available") is False
+            or _says_unavailable(lines)
+            or system_causes.says_gpu_unused(lines),
+        )
     for inferred in (
         _jetson_match(lines, report, matches),
         _visible_devices_match(lines, report),
@@ -213,6 +221,9 @@ def _add_paste_findings(
         user_words.other_job_on_gpu(lines, matches),
         user_words.works_in_own_check_not_app(lines),
         _cpu_machine_match(lines, matches),
+        system_causes.nouveau_bound_match(lines, matches),
+        system_causes.container_gpu_listing_without_toolkit(lines),
+        system_causes.recurring_app_xid_match(lines),
         _smi_memory_held_match(lines, matches),
         _two_interpreters_match(lines),
         paste_causes.works_elsewhere_match(lines),
@@ -223,14 +234,15 @@ def _add_paste_findings(
         # The text shows torch importing in another interpreter: "No module named torch" is that program's
         # interpreter lacking it, not torch missing from the machine.
         matches = [m for m in matches if m.id != "torch_not_installed"]
-    matches = _in_container_matches(lines, report, matches)
+    matches = system_causes.device_plugin_node_has_driver(lines, _in_container_matches(lines, report, matches))
     matches = _gpu_less_container_matches(lines, report, matches)
-    matches = _no_gpu_explains(matches)
+    matches = system_causes.kernel_cause_explains(_no_gpu_explains(matches))
     windows_cpu = _windows_pip_match(lines, report, matches)
     if windows_cpu is not None:
         matches = [*matches, windows_cpu]
     user_words.drop_unsupported_uvm_verdict(report, lines)
     matches = user_words.import_failure_first(report, lines, matches)
+    matches = system_causes.gpu_and_build_shown(lines, matches)
     errors.merge(report, user_words.ruled_out_guesses(lines, matches))
     for f in report.findings:
         if not any(e.fact == "pasted.line" for e in f.evidence):
@@ -284,7 +296,12 @@ CONTAINER_IMAGE = re.compile(
 VISIBLE_SET = re.compile(r"CUDA_VISIBLE_DEVICES\s*[\"']?\]?\s*=\s*(?:\"\"|''|[\"']?(?:-1|\d+(?:,\d+)*))")
 
 
-GENERIC_WHEEL = re.compile(r"manylinux|\bpypi\b|pip3? install torch\b|\+cpu\b|CPU[- ]only", re.IGNORECASE)
+GENERIC_WHEEL = re.compile(
+    r"manylinux|\bpypi\b|pip3? install torch\b|\+cpu\b|CPU[- ]only|download\.pytorch\.org|"
+    r"(?:binaries|wheels?|builds?|packages?) from (?:the )?pytorch(?:\.org| website| site)|pytorch(?:\.org)? website|"
+    r"conda-forge",
+    re.IGNORECASE,
+)
 
 
 def _says_unavailable(lines: list[str]) -> bool:
@@ -538,7 +555,8 @@ IN_CONTAINER = re.compile(
     r"\bdocker[- ]compose\b|\b(?:docker|podman|nerdctl)\s+(?:run|exec|compose)\b|"
     r"\bnvidia-docker\b|^Creating \S+_run\b|"
     r"\b(?:inside|in|within|from) (?:the |a |my |this )?(?:docker |podman )?container\b|"
-    r"\b(?:on|in|with|to) (?:a |my |our |the )?(?:kubernetes|k8s)\b|\bkubectl\b|\bdevice[- ]plugin\b",
+    r"\b(?:on|in|with|to) (?:a |my |our |the )?(?:kubernetes|k8s)\b|\bkubectl\b|\bdevice[- ]plugin\b|"
+    r"\bnvidia\.com/gpu\b|\b(?:inside|in|within|from) (?:the |a |my |our |this )?pods?\b",
     re.IGNORECASE,
 )
 
@@ -744,25 +762,28 @@ def _jetson_torch_line(line: str) -> bool:
     ) or "illegal instruction" in low
 
 
-# A Jetson question about another framework: its GPU trouble is not a torch wheel's.
-OTHER_FRAMEWORK = re.compile(r"tensorflow|mediapipe|tensorrt|opencv|onnx|\bjax\b|deepstream|paddle", re.IGNORECASE)
-
-
 def _jetson_match(lines: list[str], report: Report, matches: list[errors.Match]) -> errors.Match | None:
     """On a Jetson, a torch without working CUDA is almost always a wheel that is not NVIDIA's JetPack build
     (PyPI's aarch64 wheels have no Tegra GPU support): the JetPack-matched wheel or container is the fix."""
     if not report.facts.value("platform.jetson") or report.facts.value("cuda.available") is True:
         return None
+    # English and other languages' "the GPU is not detected" (user_words) count as the complaint too.
+    gpu_unused = system_causes.says_gpu_unused(lines) or _says_unavailable(lines)
     if not any(re.search(r"torch", line[:2000], re.IGNORECASE) for line in lines) and (
-        not _says_unavailable(lines) or any(OTHER_FRAMEWORK.search(line[:2000]) for line in lines)
+        not gpu_unused or system_causes.names_another_gpu_stack(lines)
     ):
-        return None  # a Jetson question about something else (a PyTorch app's "GPU not detected" is ours)
-    says_unavailable = report.facts.value("cuda.available") is False or _says_unavailable(lines)
+        return None  # a Jetson question about something else (another library, or no complaint about the GPU)
+    if report.facts.value("cuda.available") is not False and gpu_stacks.local_torch_build(
+        report.facts.value("torch.version")
+    ):
+        return None  # a torch built on the board or NVIDIA's own: a crash there is not the PyPI wheel's
+    says_unavailable = report.facts.value("cuda.available") is False or _says_unavailable(lines) or gpu_unused
     if (
         not says_unavailable
         and not any(m.id in ("cpu_only_build", "no_nvidia_driver", "no_nvidia_gpu") for m in matches)
         and not any(f.id == "cpu_only_build" for f in report.findings)
         and not any(_jetson_torch_line(line[:2000]) for line in lines)
+        and not system_causes.cuda_failed_at_first_use(lines, matches)
     ):
         return None
     no = next((i for i, line in enumerate(lines, start=1) if paste_facts.JETSON_RELEASE.search(line)), 1)

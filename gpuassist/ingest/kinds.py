@@ -16,7 +16,7 @@ from gpuassist.ingest.user_words import mentions_gpu
 # Words that make a text about PyTorch/CUDA/the GPU at all; a text with none of them is refused.
 TOPIC = re.compile(
     r"python|torch|cuda|cudnn|nvidia|nvcc|nvml|nccl|\bgpus?\b|geforce|quadro|tesla|rocm|\bhip\b|\bmps\b|"
-    r"jetson|tegra|jupyter|ipykernel|conda|\bpip3?\b",
+    r"jetson|tegra|(?<![a-z])orin(?![a-z])|jupyter|ipykernel|conda|\bpip3?\b|显卡|显存",
     re.IGNORECASE,
 )
 
@@ -67,7 +67,7 @@ KIND_PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
             "jetson",
             "Jetson / L4T output",
             r"tegrastats|GR3D_FREQ|# R\d+ \(release\), REVISION|\bL4T\b|JetPack|nvidia-l4t|-tegra\b|\bJetson\b|"
-            r"\bOrin\b|\bXavier[ -]NX\b|\bAGX[ -]Xavier\b",
+            r"(?<![a-z])Orin(?![a-z])|\bXavier[ -]NX\b|\bAGX[ -]Xavier\b|\bjtop\b",
         ),
         (
             "install",

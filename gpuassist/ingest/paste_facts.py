@@ -95,14 +95,42 @@ CONDA_SOLVE_FAILED = re.compile(r"PackagesNotFoundError|PackageNotFoundError|Res
 WSL_TEXT = re.compile(r"\bWSL ?2\b|\bWSL\b|Windows Subsystem for Linux|\bUbuntu Subsystem\b", re.IGNORECASE)
 WSL1_TEXT = re.compile(r"\bWSL ?1\b", re.IGNORECASE)
 JETSON_RELEASE = re.compile(
-    r"# R(\d+) \(release\), REVISION: ([\d.]+)|\bL4T\s+R?(\d+\.\d+(?:\.\d+)?)|-tegra\b|"
-    # ASCII bounds, not \\b, around names: CJK text runs into them without a space ("JETPACK5", "orin板子").
-    r"tegrastats|GR3D_FREQ|(?<![A-Za-z0-9])Jetson(?![A-Za-z])|(?<![A-Za-z])JetPack\s*[<>=]*\s*\d|"
+    r"\bR(\d+) \(release\), REVISION: ([\d.]+)|\bL4T\s+R?(\d+\.\d+(?:\.\d+)?)|-tegra\b|"
+    r"tegrastats|GR3D_FREQ|(?<![A-Za-z])Jetson(?![A-Za-z])|(?<![A-Za-z])JetPack\s*[<>=]*\s*\d|"  # no \\b: CJK runs on
+    # jetson-stats' jtop, the board's monitor; the SoC (Tegra X1, Tegra194), its GPU's names (ga10b, gv11b, gp10b,
+    # gm20b, the nvgpu driver) and JetPack written short (JP5.1.2).
+    r"\bjtop\b|\bjetson[-_]stats\b|(?<![A-Za-z])Tegra(?![a-z])|\b(?:ga10b|gv11b|gp10b|gm20b|nvgpu)\b|"
+    r"(?<![A-Za-z])JP\s?[4-6]\.\d|\bXavier[ -](?:AGX|NX)\b|"
     # The modules by name (Orin, Xavier NX / AGX Xavier) and NVIDIA's L4T container images (l4t-pytorch, l4t-base).
-    r"(?<![A-Za-z0-9])Orin(?![A-Za-z])|\bXavier[ -]NX\b|\bAGX[ -]Xavier\b|"
+    r"(?<![A-Za-z])Orin(?![A-Za-z])|\bXavier[ -]NX\b|\bAGX[ -]Xavier\b|"
     r"\bl4t-(?:base|pytorch|ml|jetpack|tensorflow|cuda|r\d)",
     re.IGNORECASE,
 )
+# Lower-case words one of which every JETSON_RELEASE match contains: most lines have none, and skip the regex.
+JETSON_HINTS = (
+    "release), revision",
+    "l4t",
+    "tegra",
+    "gr3d_freq",
+    "jetson",
+    "jetpack",
+    "jtop",
+    "ga10b",
+    "gv11b",
+    "gp10b",
+    "gm20b",
+    "nvgpu",
+    "jp",
+    "xavier",
+    "orin",
+)
+
+
+def _may_name_a_jetson(line: str) -> bool:
+    low = line.lower()
+    return any(hint in low for hint in JETSON_HINTS)
+
+
 # The text says it is a Mac: its words (MacBook, macOS, OS X, M1 Pro, Apple silicon, "I'm on a Mac") or a macOS home
 # path (/Users/name/...; Windows writes C:\\Users).
 MAC_TEXT = re.compile(
@@ -526,8 +554,7 @@ def platform_facts(lines: list[str], sources: Sources) -> dict[str, Any]:
         if "host.os" not in facts and (WINDOWS.search(line) or SMI_WINDOWS.search(line)):
             facts["host.os"] = "Windows"
             _note(sources, ("host.os",), no, line)
-        j = JETSON_RELEASE.search(line)
-        if j and "platform.jetson" not in facts:
+        if "platform.jetson" not in facts and _may_name_a_jetson(line) and JETSON_RELEASE.search(line):
             facts["platform.jetson"] = line.strip()[:200]
             _note(sources, ("platform.jetson",), no, line)
     if "platform.jetson" in facts:
