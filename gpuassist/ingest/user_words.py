@@ -225,14 +225,14 @@ CPU_WANTED = re.compile(
 
 def cpu_torch_in_words(lines: list[str]) -> Match | None:
     """The user says the installer gave them the CPU build of torch (in words, no build tag shown): the CPU build
-    is why CUDA is unused. A guess the text states, so it is a verdict only with a tool's own line behind it."""
+    is why CUDA is unused. Words are not a tool's output, so this is a likely cause (a warning), not a verdict.
+    Not when the user asks for the CPU build (a cpuonly install, the /whl/cpu index, "I want the CPU version")."""
     gated = _gate(lines, ("cpu", "版"))
     if any(CPU_WANTED.search(line) for line in gated if line):
         return None
     for no, text in enumerate(gated, start=1):
-        line = text
         if CPU_TORCH_WORDS.search(text) or (CPU_VERSION_OTHER.search(text) and TORCH_NAMED.search(text)):
-            return Match("cpu_only_build", no, line.strip()[:500], False, 0.85)
+            return Match("cpu_only_build", no, text.strip()[:500], False, 0.85)
     return None
 
 
@@ -534,12 +534,11 @@ def works_in_own_check_not_app(lines: list[str]) -> Match | None:
     launcher runs its own environment, not the Python the user checked. A likely cause, not a verdict (the app's
     own error is often only in a screenshot)."""
     for no, text in enumerate(_gate(lines, ("is_available",)), start=1):
-        line = text
         if not TRUE_IN_OWN_CHECK.search(text):
             continue
         near = " ".join(x[:MAX_LINE] for x in lines[no - 1 : no + 2])
         if CONTRAST.search(near) and APP_LAUNCHER.search(near):
-            return Match("wrong_interpreter_or_kernel", no, line.strip()[:500], False, 0.8)
+            return Match("wrong_interpreter_or_kernel", no, text.strip()[:500], False, 0.8)
     return None
 
 
