@@ -200,6 +200,21 @@ def test_collect_env_fork_listing_a_hiding_visible_devices_names_it(visible: str
     assert "cpu_only_build" not in _ids(report)
 
 
+@pytest.mark.parametrize("visible", ["CUDA_VISIBLE_DEVICES=-1", "export CUDA_VISIBLE_DEVICES="])
+def test_a_hiding_visible_devices_is_the_verdict_even_without_gpu_lines(visible: str) -> None:
+    text = COLLECT_ENV_CUDA.format(visible=visible).replace(
+        "GPU models and configuration: GPU 0: NVIDIA GeForce RTX 4090\n", ""
+    )
+    assert _errors(load_text(text))[:1] == ["cuda_visible_devices_hides_gpus"]
+    shell = f"{visible}\npython train.py\nRuntimeError: No CUDA GPUs are available"
+    assert _errors(load_text(shell))[:1] == ["cuda_visible_devices_hides_gpus"]
+
+
+def test_a_hiding_visible_devices_with_cuda_working_claims_nothing() -> None:
+    text = "export CUDA_VISIBLE_DEVICES=-1\npython infer.py --cpu\ndone in 3.2 s"
+    assert "cuda_visible_devices_hides_gpus" not in _errors(load_text(text))
+
+
 def test_collect_env_fork_listing_visible_devices_zero_blames_no_variable() -> None:
     report = load_text(COLLECT_ENV_CUDA.format(visible="CUDA_VISIBLE_DEVICES=0"))
     assert "cuda_visible_devices_hides_gpus" not in _errors(report)

@@ -220,6 +220,9 @@ def _add_paste_findings(
         user_words.nouveau_without_driver(lines),
         user_words.other_job_on_gpu(lines, matches),
         user_words.works_in_own_check_not_app(lines),
+        user_words.visible_devices_hide_all(
+            lines, unavailable=report.facts.value("cuda.available") is False or _says_unavailable(lines)
+        ),
         _cpu_machine_match(lines, matches),
         system_causes.nouveau_bound_match(lines, matches),
         system_causes.container_gpu_listing_without_toolkit(lines),

@@ -436,6 +436,18 @@ STATED_VISIBLE = re.compile(
 )
 
 
+def visible_devices_hide_all(lines: list[str], *, unavailable: bool) -> Match | None:
+    """CUDA_VISIBLE_DEVICES stated as -1 or empty (an export, an env listing, a collect-env fork's variables) while
+    CUDA sees no GPU: that value hides every GPU on any machine, so it is the cause whatever else the text shows."""
+    if not unavailable:
+        return None
+    for no, line in enumerate(_gate(lines, ("cuda_visible_devices",)), start=1):
+        m = STATED_VISIBLE.match(line)
+        if m and (m.group("value") == "" or m.group("value").startswith("-")):
+            return Match("cuda_visible_devices_hides_gpus", no, line.strip()[:500], True, 0.9)
+    return None
+
+
 def stated_facts(lines: list[str], sources: dict[str, tuple[int, str]]) -> dict[str, object]:
     """Facts the user's own list or sentences state: the torch build with its CUDA tag, the one NVIDIA GPU model a
     labelled line names, CUDA_VISIBLE_DEVICES as set. The caller lets a tool's output win over these."""
