@@ -8,7 +8,6 @@ from typing import Any
 
 from gpuassist.facts import Facts
 from gpuassist.findings import Finding, Severity
-from gpuassist.knowledge import catalogue
 from gpuassist.rules import view
 from gpuassist.rules.make import finding
 from gpuassist.rules.registry import rule
@@ -58,13 +57,9 @@ def uvm_wedged_after_suspend(facts: Facts) -> Finding | None:
         reload = "sudo modprobe nvidia_uvm && sudo nvidia-modprobe -u -c=0   # loads it and creates /dev/nvidia-uvm"
     else:
         reload = "sudo rmmod nvidia_uvm && sudo modprobe nvidia_uvm   # stop every CUDA program first"
-    # Error 999 alone is generic (a driver installed without a reboot, a container's lost devices give it too):
-    # a verdict needs the state that explains it (UVM missing, suspends, a long uptime); without it, a guess.
-    corroborated = uvm_missing or (isinstance(suspends, int) and suspends > 0) or len(facts_seen) > 1
     return finding(
         "uvm_wedged_after_suspend",
-        Severity.ERROR if corroborated else Severity.WARNING,
-        title=None if corroborated else f"Possible cause: {catalogue()['uvm_wedged_after_suspend'].title}",
+        Severity.ERROR,
         explanation=(
             "CUDA needs the nvidia_uvm kernel module (unified memory) and its device /dev/nvidia-uvm. After a "
             'suspend/resume, or when the module was never loaded, CUDA initialisation fails with "CUDA unknown '
