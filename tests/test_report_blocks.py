@@ -53,3 +53,15 @@ def test_long_headers_over_short_cells_stay_a_table() -> None:
     table = Table("Settings tried", columns, [["8", "yes", "yes", "4", "322.3", "10,315"]], numeric=(0, 3, 4, 5))
     out = rendered([table], width=60)
     assert "┃" in out and "10,315" in out and "num_workers:" not in out
+
+
+def test_a_tight_table_keeps_every_word_whole_within_the_width() -> None:
+    """rich's own shrinking folded `/tmp/t_audit.py:4` and `y=(x@x).sum().item()` mid-word at 100 columns and
+    cropped the last column: the widths are now set so that each cell's words stay whole, or rows are printed."""
+    row = ["/tmp/t_audit.py:4", "calls .item() (or float()/int()/bool() of a tensor)", "cpu", "50", "no step counted"]
+    row += ["no (a CPU tensor)", "y=(x@x).sum().item()"]
+    table = Table("Lines", ["Line", "What it does", "Tensor on", "Times", "In steps", "Waits", "Code"], [row] * 2)
+    for width in (100, 120, 160):
+        out = rendered([table], width=width)
+        assert all(len(line) <= width for line in out.splitlines())
+        assert "/tmp/t_audit.py:4" in out and "y=(x@x).sum().item()" in out and "float()/int()/bool()" in out
