@@ -176,6 +176,7 @@ def test_compat_has_sources_and_date() -> None:
         "wheel_builds",
         "releases",
         "gpu_table",
+        "first_cuda_for_major",
         "pypi_default",
         "companions",
     ):

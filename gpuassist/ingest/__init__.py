@@ -216,6 +216,17 @@ def _add_paste_findings(
         _stated_graphics_match(lines, report),
         None if report.facts.known("reported.gpus") else user_words.stated_non_nvidia_graphics(lines),
         user_words.cpu_torch_in_words(lines),
+        user_words.mig_in_words(lines),
+        user_words.visible_devices_fix_reported(
+            lines,
+            no_device=report.facts.value("cuda.available") is False
+            or _says_unavailable(lines)
+            or any(m.id == "cuda_visible_devices_hides_gpus" for m in matches),
+        ),
+        user_words.loader_starves_gpu_in_words(lines),
+        user_words.slurm_step_without_gpu(
+            lines, unavailable=report.facts.value("cuda.available") is False or _says_unavailable(lines)
+        ),
         user_words.memory_not_released(lines),
         user_words.nouveau_without_driver(lines),
         user_words.other_job_on_gpu(lines, matches),

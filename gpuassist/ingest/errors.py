@@ -208,6 +208,13 @@ def confirm_step(fid: str) -> str:
     return (entry.confirm if entry else "") or "run `gpuassist diagnose` on that machine"
 
 
+# What a cause read from a pasted message explains, when it is there too (the same as the paste rule's own finding
+# for that id says): a library shadowing the wheel's is why `import torch` fails or a CPU fallback loads.
+PASTE_EXPLAINS: dict[str, tuple[str, ...]] = {
+    "ld_library_path_shadowing": ("torch_import_error", "cpu_only_build"),
+}
+
+
 def _catalogue_finding(m: Match) -> Finding:
 
     entry = catalogue()[m.id]
@@ -231,6 +238,7 @@ def _catalogue_finding(m: Match) -> Finding:
         fix=f"{entry.fix}\nTo confirm: {confirm}",
         evidence=[Evidence("pasted.line", f"line {m.line_no}: {m.line}")],
         step=entry.step,
+        explains=list(PASTE_EXPLAINS.get(m.id, ())),
     )
 
 

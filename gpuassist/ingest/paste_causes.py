@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 
 from gpuassist.findings import Evidence, Finding, Severity
-from gpuassist.ingest.errors import Match
+from gpuassist.ingest.errors import PASTE_EXPLAINS, Match
 from gpuassist.rules.make import finding
 
 MAX_LINE = 2000
@@ -192,7 +192,7 @@ def library_finding(lines: list[str]) -> Finding | None:
             '"lib", "libtorch_cuda.so"))\') | grep -E \'cuda|cudnn|cublas|gomp\'`'
         ),
         evidence=[Evidence("pasted.line", f"line {c.line_no}: {c.line}")],
-        explains=["torch_import_error", "cpu_only_build"],
+        explains=list(PASTE_EXPLAINS["ld_library_path_shadowing"]),
     )
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 
 from gpuassist.ingest.errors import Match
+from gpuassist.ingest.user_words import shows_cuda_build
 from gpuassist.knowledge import catalogue
 
 # Kernel-side causes the log names outright: the driver refusing the GPU, the kernel module and the libraries at
@@ -200,30 +201,15 @@ def recurring_app_xid_match(lines: list[str]) -> Match | None:
     return Match("gpu_xid_fault", no, line, True, 0.7)
 
 
-# A script's own printout of the build: a label line ("CUDA VERSION:", "torch.version.cuda") and the value on the
-# next line ("11.3"). nvidia-smi's "CUDA Version: 12.2" (the driver's, on one line) is not this.
-CUDA_BUILD_LABEL = re.compile(
-    r"^\s*(?:torch\.version\.cuda|(?:torch |pytorch )?cuda (?:version|build)|built with cuda)\s*[:=]?\s*$",
-    re.IGNORECASE,
-)
-CUDA_BUILD_VALUE = re.compile(r"^\s*'?(\d{1,2}\.\d)'?\s*$")
 # An NVIDIA GPU by its model name (what torch.cuda.get_device_name prints).
 NVIDIA_MODEL = re.compile(r"\b(?:GeForce|Quadro|TITAN|RTX\s?A?\d{3,4}|GTX\s?\d{3,4}|Tesla [KMPTV]\d+)\b")
-
-
-def shown_cuda_build(lines: list[str]) -> bool:
-    """The text prints torch's CUDA version under its own label: the build is a CUDA one."""
-    return any(
-        CUDA_BUILD_LABEL.match(lines[i][:200]) and CUDA_BUILD_VALUE.match(lines[i + 1][:200])
-        for i in range(min(len(lines), 5000) - 1)
-    )
 
 
 def gpu_and_build_shown(lines: list[str], matches: list[Match]) -> list[Match]:
     """The text shows a CUDA build of torch, or names an NVIDIA GPU: the guesses that the build is CPU-only or that
     the machine has no NVIDIA GPU are out (a verdict from the text itself stays)."""
     dropped = set()
-    if shown_cuda_build(lines):
+    if shows_cuda_build(lines):
         dropped.add("cpu_only_build")
     if any(NVIDIA_MODEL.search(line[:2000]) for line in lines[:5000]):
         dropped.add("no_nvidia_gpu")

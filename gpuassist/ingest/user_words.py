@@ -205,7 +205,11 @@ CPU_TORCH_WORDS = re.compile(
     r"[^.\n]{0,40}?(?:\bcpu(?:[- ]only)?\s*(?:version|build|wheel|variant|package)\b|[\"'`]cpu[\"'`])|"
     r"\b(?:install\w*|pull\w*|tries to install|download\w*)\s+(?:the |a )?(?:py)?torch\s+[\"'`]?cpu[\"'`]?(?![\w-])|"
     r"\bcpu[- ]?(?:only )?(?:version|build|wheel|variant) (?:of (?:py)?torch )?(?:instead of|rather than|"
-    r"not) (?:the )?(?:cuda|gpu)\b",
+    r"not) (?:the )?(?:cuda|gpu)\b|"
+    # conda-forge's CPU metapackage named as what the solver gave: "installed `pytorch_cpu` rather than `pytorch_cuda`".
+    r"\b(?:install(?:s|ed)|got|gets?|pull(?:s|ed)|resolved(?: to)?|chose|picks?|picked)\s+(?:the |a |only )?[\"'`]?"
+    r"pytorch[-_]cpu\b|"
+    r"(?<![\w-])[\"'`]?pytorch[-_]cpu\b[\"'`]?\s+(?:instead of|rather than)\b",
     re.IGNORECASE,
 )
 # "the CPU version" in other languages (es, pt, de, fr, it, ru, ja): read on a line that names torch.
@@ -217,7 +221,8 @@ CPU_VERSION_OTHER = re.compile(
 TORCH_NAMED = re.compile(r"(?<![A-Za-z0-9_])(?:py)?torch(?![A-Za-z0-9_])", re.IGNORECASE)
 # Not a CPU build being the problem: the user asks for one, or compares CPU and GPU speed.
 CPU_WANTED = re.compile(
-    r"\b(?:conda|mamba|micromamba)\s+install\b[^\n]*\bcpuonly\b|\b(?:want|need|prefer)s?\s+(?:the |a |only )?cpu\b|"
+    r"\b(?:conda|mamba|micromamba)\s+install\b(?:[^\n]*\bcpuonly\b|[^\n,;`]*(?<![\w-])pytorch-cpu\b)|"
+    r"\b(?:want|need|prefer)s?\s+(?:the |a |only )?cpu\b|"
     r"--(?:extra-)?index-url\s+\S*/whl/cpu",
     re.IGNORECASE,
 )
@@ -353,17 +358,33 @@ GPU_MODEL = re.compile(
 INSTALL_LINE = re.compile(
     r"\binstall\b|\.whl\b|download\.pytorch\.org|--index-url|-f https?:|from versions:|Could not find a version|"
     # A pin asks for a build; pip's list row "[pip3] torch==" tells what is installed. ASCII bounds: CJK text runs in.
-    r"No matching distribution|Looking in|requirement|(?<![A-Za-z0-9_])(?<!\] )torch==",
+    r"No matching distribution|Looking in|requirement|(?<![A-Za-z0-9_])(?<!\] )torch(?:vision|audio)?==",
     re.IGNORECASE,
 )
 
 
-def _shows_cuda_build(lines: list[str]) -> bool:
+# A script's own printout of the build: a label line ("CUDA VERSION:", "torch.version.cuda") and the value on the
+# next line ("11.3"). nvidia-smi's "CUDA Version: 12.2" (the driver's, on one line) is not this.
+CUDA_BUILD_LABEL = re.compile(
+    r"^\s*(?:torch\.version\.cuda|(?:torch |pytorch )?cuda (?:version|build)|built with cuda)\s*[:=]?\s*$",
+    re.IGNORECASE,
+)
+
+
+def shows_cuda_build(lines: list[str]) -> bool:
+    """The text shows the build that runs is a CUDA one: a +cuXYZ version outside an install command or pin (those
+    name the build asked for, often the fix), collect_env's "CUDA used to build PyTorch: 12.1", or torch.version.cuda
+    (or a labelled "CUDA version:") answered with a number. The one reading of "a CUDA build is shown"."""
     gated = _gate(lines, ("+cu", "cuda used", "version.cuda"))
     if any(CUDA_BUILD_SHOWN.search(line) and not INSTALL_LINE.search(line) for line in gated if line):
         return True
     code = next((no for no, line in enumerate(lines) if VERSION_CUDA_CODE.search(line[:MAX_LINE])), None)
-    return code is not None and any(VERSION_CUDA_VALUE.match(line[:MAX_LINE]) for line in lines[code + 1 :])
+    if code is not None and any(VERSION_CUDA_VALUE.match(line[:MAX_LINE]) for line in lines[code + 1 :]):
+        return True
+    return any(
+        CUDA_BUILD_LABEL.match(lines[i][:200]) and VERSION_CUDA_VALUE.match(lines[i + 1][:200])
+        for i in range(min(len(lines), 5000) - 1)
+    )
 
 
 # CUDA_VISIBLE_DEVICES set in a shell, an env prefix or os.environ: "export CUDA_VISIBLE_DEVICES = 0", "=-1", "=''".
@@ -384,6 +405,26 @@ SOLVED = re.compile(
 )
 
 
+# The user reports the problem gone (not a workaround offered, not "the solution would be").
+RESOLVED = re.compile(r"\b(?:solved|fixed|resolved|works? now|working now)\b|解决了|解決", re.IGNORECASE)
+
+
+def visible_devices_fix_reported(lines: list[str], *, no_device: bool) -> Match | None:
+    """CUDA saw no device (``no_device``), and the text reports it solved by a CUDA_VISIBLE_DEVICES assignment on the
+    same line or the two after: the device selection the code had was the cause, so the generic "no GPU" readings of
+    the message go."""
+    if not no_device:
+        return None
+    for no, line in enumerate(lines, start=1):
+        if not RESOLVED.search(line[:MAX_LINE]):
+            continue
+        for at in range(no, min(no + 3, len(lines) + 1)):
+            found = lines[at - 1][:MAX_LINE]
+            if VISIBLE_ASSIGN.search(found):
+                return Match("cuda_visible_devices_hides_gpus", at, found.strip()[:500], True, 0.85)
+    return None
+
+
 def _visible_devices_keep_first_gpu(lines: list[str]) -> bool:
     """Every CUDA_VISIBLE_DEVICES the text sets keeps GPU 0 visible (and it sets at least one), as the user's own
     setting: not offered as the fix that solved it."""
@@ -399,7 +440,7 @@ def ruled_out_guesses(lines: list[str], matches: list[Match]) -> list[Match]:
     named by model is there; CUDA_VISIBLE_DEVICES=0 hides no GPU. Those guesses are dropped; what the text does not
     contradict stays."""
     out = matches
-    if _shows_cuda_build(lines):
+    if shows_cuda_build(lines):
         out = [m for m in out if m.specific or m.id not in ("cpu_only_build", "source_build_without_cuda")]
     if any(GPU_MODEL.search(line) for line in _gate(lines, NVIDIA_WORDS) if line):
         # A guess goes; so does a statement whose own sentence also names the NVIDIA GPU ("Intel UHD and an RTX 3060").
@@ -445,6 +486,93 @@ def visible_devices_hide_all(lines: list[str], *, unavailable: bool) -> Match | 
         m = STATED_VISIBLE.match(line)
         if m and (m.group("value") == "" or m.group("value").startswith("-")):
             return Match("cuda_visible_devices_hides_gpus", no, line.strip()[:500], True, 0.9)
+    return None
+
+
+# MIG named as on: "MIG mode enabled", "the configuration for MIG", "Multi-Instance GPU", nvidia-smi -L's "MIG 3g.20gb
+# Device 0" or a MIG-<uuid>. Upper-case MIG only: "mig" is a word in other languages and other tools.
+MIG_STATED = re.compile(r"(?<![\w-])MIG(?!\w)|(?i:multi[- ]instance gpu)")
+# What a process sees of a MIG GPU: one device, or none ("device_count() shows only one gpu", "returns 1").
+ONE_OR_NO_DEVICE = re.compile(
+    r"device_count\(\)[^\n]{0,40}?(?:\b(?:only|just)\s+(?:one|1|a single)\b|(?:returns?|shows?|is|gives?|=+|:)\s*"
+    r"[`'\"]?[01]\b)|\b(?:only|just)\s+(?:one|1|a single)\s+(?:gpu|device)s?\b[^.\n]{0,30}?"
+    r"\b(?:visible|detected|found|seen|shown|listed|recogni[sz]ed)\b|"
+    r"\bsees?\s+(?:only\s+)?(?:one|1|a single)\s+(?:gpu|device)\b",
+    re.IGNORECASE,
+)
+
+
+def mig_in_words(lines: list[str]) -> Match | None:
+    """MIG stated as configured on the GPU while torch is said to see one device: a CUDA process enumerates at most
+    one MIG instance (picked by its MIG UUID), however many slices there are, so MIG is why the count is short. A
+    likely cause read from words, not the machine's own answer."""
+    if not any(MIG_STATED.search(line[:MAX_LINE]) for line in lines):
+        return None
+    for no, line in enumerate(lines, start=1):
+        if ONE_OR_NO_DEVICE.search(line[:MAX_LINE]):
+            return Match("mig_multiple_instances", no, line.strip()[:500], False, 0.8)
+    return None
+
+
+# ------------------------------------------------------------ an idle GPU while data loading is named as slow
+
+# "the GPU-Util is 0", "GPU utilization stays at 5%", "low GPU usage", "GPU利用率为0": the GPU is mostly idle.
+LOW_GPU_UTIL = re.compile(
+    r"(?:gpu[- ]?util\w*|gpu (?:usage|load)|volatile gpu-util)\b[^.\n%]{0,25}?(?:\b(?:[0-9]|1[0-9])\s*%|\b0\b|\blow\b|"
+    r"\bzero\b)|\b(?:low|0\s*%|zero|poor)\s+gpu[- ]?(?:util\w*|usage|load)\b|gpu\s*利用率\S{0,6}?(?:低|0|为0)",
+    re.IGNORECASE,
+)
+# The data side named: the DataLoader, loading or preprocessing the data, its workers, the disk.
+DATA_NAMED = re.compile(
+    r"data ?loader|data[- ]loading|\bload(?:ing|s)?\s+(?:the\s+)?(?:data|batch|sample|images?|audio)|data pipeline|"
+    r"num_workers|\bpreprocess\w*|\bI/?O[- ]bound|\bdisk\s+(?:read|I/?O)|数据加载|数据读取",
+    re.IGNORECASE,
+)
+# Not the loader: the work itself on the CPU ("used: False", device='cpu', "on the CPU").
+WORK_ON_CPU = re.compile(
+    r"\bused: False\b|device\(type='cpu'\)|device=['\"]cpu['\"]|\b(?:runs?|is|are) on (?:the )?cpu\b", re.IGNORECASE
+)
+
+
+def loader_starves_gpu_in_words(lines: list[str]) -> Match | None:
+    """The GPU said to sit idle (utilisation low or 0) in a text that names the data loading as slow: the input
+    pipeline cannot feed the GPU. A likely cause from words; not when the text shows the work itself on the CPU."""
+    gated = _gate(lines, ("util", "usage", "load", "利用率"))
+    low = next((no for no, line in enumerate(gated, start=1) if line and LOW_GPU_UTIL.search(line)), None)
+    if low is None or not any(DATA_NAMED.search(line[:MAX_LINE]) for line in lines):
+        return None
+    if any(WORK_ON_CPU.search(line[:MAX_LINE]) for line in lines):
+        return None
+    return Match("dataloader_starvation", low, lines[low - 1].strip()[:500], False, 0.7)
+
+
+# ------------------------------------------------------------------ a Slurm job step that asked for no GPU
+
+# A Slurm submission as typed or scripted: "srun python train.py", "$ salloc -N1", "#SBATCH --time=1:00:00".
+SLURM_LAUNCH = re.compile(r"^\s*(?:[$>#%]\s*)?(?:srun|salloc|sbatch)\s|^\s*#SBATCH\b")
+# Any way of asking Slurm for a GPU: --gres=gpu[:type]:N, --gpus(-per-node|-per-task|-per-socket), -G N, --tres-per-*.
+SLURM_GPU_REQUEST = re.compile(
+    r"--gres[= ]\S*gpu|--gpus\b|--gpus-per-\w+|(?<!\S)-G\s*\d|--tres-per-\w+[= ]\S*gpu", re.IGNORECASE
+)
+# The answer printed under the command: "False", "# False", "Out[1]: False".
+FALSE_ANSWER = re.compile(r"^\s*(?:#\s*|Out\[\d+\]:\s*)?False\s*$")
+
+
+def slurm_step_without_gpu(lines: list[str], *, unavailable: bool) -> Match | None:
+    """The text launches work through Slurm (srun / salloc / sbatch, #SBATCH lines) and no line asks for a GPU, while
+    CUDA sees none there: Slurm hides every GPU a job did not request, so the allocation is why."""
+    launches = [(no, line[:MAX_LINE]) for no, line in enumerate(lines, start=1) if SLURM_LAUNCH.match(line[:MAX_LINE])]
+    if not launches or any(SLURM_GPU_REQUEST.search(line[:MAX_LINE]) for line in lines):
+        return None
+    for no, line in launches:
+        # "srun python -c '...is_available()...'" answered False on one of the next two lines.
+        if "is_available" in line and any(
+            FALSE_ANSWER.match(lines[at][:MAX_LINE]) for at in range(no, min(no + 2, len(lines)))
+        ):
+            return Match("scheduler_no_gpu_allocated", no, line.strip()[:500], False, 0.8)
+    if unavailable:
+        no, line = launches[0]
+        return Match("scheduler_no_gpu_allocated", no, line.strip()[:500], False, 0.7)
     return None
 
 

@@ -451,6 +451,24 @@ def capability_from_name(name: str) -> str | None:
     return None
 
 
+def first_cuda_for(capability: str) -> str | None:
+    """The oldest CUDA toolkit that can build any code for a GPU of ``capability`` ("8.6" -> "11.0"): cubins run
+    only within their own major, so a torch built with an older CUDA has no kernel this GPU can run, whatever
+    arch list it carries (cuda_compat.json ``first_cuda_for_major``). None for a major the table lacks."""
+    major, _minor = _cc(capability)
+    needed = compat()["first_cuda_for_major"]["majors"].get(str(major))
+    return str(needed) if needed else None
+
+
+def cuda_predates(cuda_build: str, capability: str) -> str | None:
+    """The CUDA version ``capability`` needs when a build made with CUDA ``cuda_build`` ("10.2") is older than
+    it, else None (also for versions that are not "X.Y")."""
+    needed = first_cuda_for(capability)
+    if needed is None or not re.fullmatch(r"\d+\.\d+(?:\.\d+)?", cuda_build.strip()):
+        return None
+    return needed if Version(cuda_build.strip()) < Version(needed) else None
+
+
 _UNSPACED_MODEL = re.compile(r"\b(GTX|RTX|GT)(\d{3,4})", re.IGNORECASE)
 
 

@@ -198,7 +198,7 @@ def driver_too_old(facts: Facts) -> Finding | None:
     kernels only through PTX, which that driver cannot JIT-compile."""
     build = facts.value("torch.cuda_build")
     warn = view.first_match(
-        view.warnings_text(facts), r"NVIDIA driver on your system is too old \(found version (\d+)\)"
+        view.warnings_text(facts), r"NVIDIA driver on your system is too old ?\(found version (\d+)\)"
     )
     if not build and not warn:
         return None

@@ -125,7 +125,7 @@ def driver_cuda(facts: Facts) -> tuple[int | None, list[str]]:
         if isinstance(v, int) and v > 0:
             return v, [key]
     for text in facts.value("cuda.init_warnings", []) or []:
-        m = re.search(r"too old \(found version (\d+)\)", str(text))
+        m = re.search(r"too old ?\(found version (\d+)\)", str(text))
         if m:
             return int(m.group(1)), ["cuda.init_warnings"]
     version = facts.value("driver.version")

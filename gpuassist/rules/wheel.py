@@ -11,6 +11,7 @@ from gpuassist.facts import Facts
 from gpuassist.findings import Finding, Severity
 from gpuassist.knowledge.wheels import (
     arch_covers,
+    cuda_predates,
     parse_torch_version,
     pypi_default_variant,
     wheel_arch_list,
@@ -150,7 +151,7 @@ def _arch_problem(facts: Facts) -> tuple[list[view.Gpu], list[view.Gpu], list[st
     arch_list, source = build_arch_list(facts)
     sm = sorted(n for n in (_arch_number(a) for a in arch_list) if n is not None)
     if not sm:
-        return None
+        return _older_toolkit_problem(facts)
     too_new, too_old = [], []
     for gpu in view.nvidia_gpus(facts).gpus:
         if not gpu.capability or arch_covers(gpu.capability, arch_list):
@@ -163,7 +164,29 @@ def _arch_problem(facts: Facts) -> tuple[list[view.Gpu], list[view.Gpu], list[st
     return too_new, too_old, arch_list, source
 
 
+TOOLKIT = "the CUDA toolkit"
+
+
+def _older_toolkit_problem(facts: Facts) -> tuple[list[view.Gpu], list[view.Gpu], list[str], str | None] | None:
+    """No arch list is known (torch 1.x, conda, source builds), but the CUDA the build was made with is older
+    than a GPU's architecture: no arch list such a toolkit can produce runs on it."""
+    cuda = facts.value("torch.cuda_build")
+    if not cuda:
+        return None
+    too_new = [g for g in view.nvidia_gpus(facts).gpus if g.capability and cuda_predates(str(cuda), g.capability)]
+    return (too_new, [], [], TOOLKIT) if too_new else None
+
+
 def _contains(facts: Facts, arch_list: list[str], source: str | None) -> str:
+    if source == TOOLKIT:
+        cuda = str(facts.value("torch.cuda_build"))
+        gpus = view.nvidia_gpus(facts).gpus
+        needed = sorted({n for g in gpus if g.capability and (n := cuda_predates(cuda, g.capability))})
+        return (
+            f"{_torch_name(facts)} was built with CUDA {cuda}; code for this GPU architecture first came with "
+            f"CUDA {' / '.join(needed) or 'a newer release'} (a toolkit cannot compile for GPUs newer than itself, "
+            "and kernels run only within their own architecture family), so the build holds no code for it"
+        )
     if source == "the tables":
         return (
             f"The published {view.cuda_variant(facts.value('torch.cuda_build')) or 'CUDA'} wheel of "
@@ -212,8 +235,9 @@ def gpu_arch_too_new_for_build(facts: Facts) -> Finding | None:
         Severity.ERROR,
         title=f"{_torch_name(facts)} has no kernels for {_gpu_desc(too_new)}",
         explanation=(
-            f"{_contains(facts, arch_list, source)}, and {_gpu_desc(too_new)} is newer than "
-            'all of them. CUDA reports the GPU, but every kernel launch fails with "no kernel image is '
+            f"{_contains(facts, arch_list, source)}"
+            + ("" if source == TOOLKIT else f", and {_gpu_desc(too_new)} is newer than all of them")
+            + '. CUDA reports the GPU, but every kernel launch fails with "no kernel image is '
             'available for execution on the device".' + (f' torch warns: "{warning}"' if warning else "")
         ),
         fix=wheel_fix,
