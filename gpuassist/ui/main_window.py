@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QEventLoop, QSettings, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QEventLoop, QObject, QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QColor, QFont, QIcon, QKeySequence, QPainter, QPen, QPixmap, QShortcut
 from PySide6.QtWidgets import (
     QComboBox,
@@ -128,6 +128,7 @@ class MainWindow(QMainWindow):
     """See module docstring. ``settings`` persists geometry, last target and the redaction choice."""
 
     run_finished = Signal()
+    first_frame = Signal()  # the window's first frame is drawn (work that can wait for it waits for it)
 
     def __init__(self, flow: Flow, monitor: Monitor, settings: QSettings, *, scenario_label: str = "") -> None:
         super().__init__()
@@ -151,6 +152,7 @@ class MainWindow(QMainWindow):
         card_actions().diagnose_requested.connect(self._diagnose_offered)
         self._following = False  # the run is moving the page (not the user)
         self._user_navigated = False
+        self.frame_drawn = False  # the first frame is on screen (first_frame was or is about to be emitted)
         flow.context.monitor = monitor  # a run of the user's script gets its band on it
         self.setWindowTitle("gpuassist — why is PyTorch not using my GPU?")
         self.setStyleSheet(style.STYLESHEET)
@@ -287,6 +289,17 @@ class MainWindow(QMainWindow):
             if h > strip + 200:
                 self.vsplit.setSizes([h - strip, strip])
             self._fit_monitor()  # a monitor folded last time (or on a short screen) starts folded
+            handle = self.windowHandle()
+            if handle is not None:  # its first expose draws the first frame (synchronously, in its handler)
+                handle.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        handle = self.windowHandle()
+        if watched is handle and event.type() == QEvent.Type.Expose and handle.isExposed():
+            handle.removeEventFilter(self)
+            self.frame_drawn = True
+            QTimer.singleShot(0, self.first_frame.emit)  # the turn after the expose: the frame is drawn
+        return super().eventFilter(watched, event)
 
     # -- building ----------------------------------------------------------------------------------------
     def _build_topbar(self) -> QWidget:
