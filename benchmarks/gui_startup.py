@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """Start-up to window shown: `gpuassist-gui` against a bare PySide6 window with one pyqtgraph plot.
 
-Budget (docs/architecture.md §5): ≤ 1.1 × the bare window, and torch never imported in the GUI process. Each run is a
-fresh process timed from spawn to the line it prints once its window's first frame is drawn: the event-loop
-turn after the window's first expose, whose handler paints and flushes every widget (a line printed on the
-first turn after show() comes before anything is painted, and before the work queued behind it). Both windows get the same size (the app's default for the screen) on the same
-screen: without a display, an offscreen 1920×1080 one, where the app opens with its full layout (the
-offscreen default, 800×600, would give it the compact layout with the plots folded). The two are
-alternated, a first round is discarded (cold caches), medians compared.
+Budget (docs/architecture.md §5): ≤ 1.1 × the bare window, and torch never imported in the GUI process. Each
+run is a fresh process timed from spawn to the line it prints once its window's first frame is drawn: the
+event-loop turn after the window's first expose, whose handler paints and flushes every widget (a line
+printed on the first turn after show() comes before anything is painted, and before the work queued behind
+it). Both windows get the same size (the app's default for the screen) on the same screen: without a
+display, an offscreen 1920×1080 one, where the app opens with its full layout (the offscreen default,
+800×600, would give it the compact layout with the plots folded). The two are alternated, a first round is
+discarded (cold caches), medians compared.
 
     .venv/bin/python benchmarks/gui_startup.py [--rounds 9]
 """

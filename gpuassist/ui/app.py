@@ -104,8 +104,9 @@ def make_monitor(scenario: Any, speed: float = 1.0) -> Any:
     return Monitor(LiveSource(label="this machine" if scenario is None else "this machine, not the simulated one"))
 
 
-def build_window(args: argparse.Namespace, settings: Any) -> Any:
-    """The window for parsed arguments (shared by main() and the tests)."""
+def build_window(args: argparse.Namespace, settings: Any, *, defer: bool = False) -> Any:
+    """The window for parsed arguments (shared by main() and the tests); ``defer``: what the first frame does
+    not show is built on the turn after it (:class:`~gpuassist.ui.main_window.MainWindow`)."""
     from gpuassist.ui.main_window import MainWindow
     from gpuassist.wizard import StepContext, build_flow
 
@@ -122,7 +123,7 @@ def build_window(args: argparse.Namespace, settings: Any) -> Any:
     ctx = StepContext(target=target, scenario=args.simulate, replay_speed=args.replay_speed)
     flow = build_flow(ctx)
     monitor = make_monitor(scenario, args.replay_speed)
-    window = MainWindow(flow, monitor, settings, scenario_label=label)
+    window = MainWindow(flow, monitor, settings, scenario_label=label, defer=defer)
     # sampling starts once the window is up: its first imports (psutil, NVML) would compete with start-up
     from PySide6.QtCore import QTimer
 
@@ -173,7 +174,7 @@ def main(argv: Sequence[str]) -> int:
     install_excepthook(log_path)
     settings = QSettings()
     try:
-        window = build_window(args, settings)
+        window = build_window(args, settings, defer=True)
     except LookupError as exc:  # unknown scenario
         print(f"gpuassist: {exc.args[0] if exc.args else exc}", file=sys.stderr)
         return 2
@@ -201,15 +202,20 @@ def main(argv: Sequence[str]) -> int:
             app.quit()
 
         window.first_frame.connect(shown)
-    # once the window shows (psutil is not a start-up import), before any run: the processes this one already
-    # had are not ours to reap at exit. (No subreaper here: in a long session, orphans that end on their own
-    # would stay zombies; a run's leftovers are found by their marker instead, gpuassist.lifetime.)
-    before: set[int] = set()
-    QTimer.singleShot(0, lambda: before.update(_descendants()))
-    if args.report:
-        QTimer.singleShot(0, lambda: window.open_report_file(args.report))
-    elif args.run:
-        QTimer.singleShot(0, lambda: window.run(None))
+    # once the window is complete (its first frame drawn; psutil is not a start-up import), before any run: the
+    # processes this one already had are not ours to reap at exit. (No subreaper here: in a long session,
+    # orphans that end on their own would stay zombies; a run's leftovers are found by their marker instead,
+    # gpuassist.lifetime.) A window closed before it was complete started nothing: nothing to reap.
+    before: list[set[int]] = []
+
+    def completed() -> None:
+        before.append(_descendants())
+        if args.report:
+            window.open_report_file(args.report)
+        elif args.run:
+            window.run(None)
+
+    window.completed.connect(completed)
     if args.page:
         QTimer.singleShot(0, lambda: window.go(args.page))
         if args.run:  # the run follows the step in progress; come back to the asked page at the end
@@ -220,7 +226,8 @@ def main(argv: Sequence[str]) -> int:
     finally:
         ticker.stop()
         restore()
-        from gpuassist import lifetime
+        if before:
+            from gpuassist import lifetime
 
-        lifetime.reap_descendants(exclude=before)
+            lifetime.reap_descendants(exclude=before[0])
     return 128 + received[0] if received else int(code)
