@@ -91,6 +91,9 @@ def _print_held_out() -> None:
     per_kind: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     right = total = 0
     for batch, scores in sorted(recorded.items(), key=lambda kv: int(kv[0].rsplit("-", 1)[-1])):
+        if "before_fixes" not in scores:
+            print(f"  {batch:24} not scored yet")
+            continue
         for kind, cell in scores["before_fixes"].items():
             r, n = (int(x) for x in str(cell).split()[0].split("/"))
             if kind == "all":

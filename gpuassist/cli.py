@@ -31,6 +31,7 @@ from gpuassist.streams import silence_stdout, utf8_streams
 if TYPE_CHECKING:
     from gpuassist.audit import AuditResult
     from gpuassist.envs.target import TargetChoice
+    from gpuassist.probe.events import Event
 
 FORMATS = ("text", "json", "markdown", "html")
 DEFAULT_TARGET_HELP = (
@@ -368,17 +369,16 @@ class _Progress:
         self.task = self.progress.add_task("starting", total=None, count="")
         self.progress.start()
 
-    def __call__(self, event: dict[str, Any]) -> None:
+    def __call__(self, event: Event) -> None:
         if self.progress is None:
             return
-        kind = event.get("event")
-        if kind == "stage" and event.get("status") == "start":
-            self.progress.update(self.task, description=str(event.get("stage")), completed=0, total=None, count="")
-        elif kind == "progress":
-            done, total = event.get("done", 0), event.get("total") or None
+        if event["event"] == "stage" and event["status"] == "start":
+            self.progress.update(self.task, description=event["stage"], completed=0, total=None, count="")
+        elif event["event"] == "progress":
+            done, total = event["done"], event["total"] or None
             self.progress.update(
                 self.task,
-                description=f"{event.get('stage')}: {event.get('message', '')}"[:70],
+                description=f"{event['stage']}: {event['message']}"[:70],
                 completed=done,
                 total=total,
                 count=f"{done}/{total}" if total else "",
@@ -506,7 +506,7 @@ def _audit_run(args: argparse.Namespace) -> int:
 
     from gpuassist.audit import AuditInputError, audit_paths
     from gpuassist.audit.run import Bound, RunUsageError, add_static_audit, parse_command, run_audit, run_report
-    from gpuassist.audit.run_summary import summary_text
+    from gpuassist.audit.run_blocks import summary_text
     from gpuassist.collect import collect_this_machine
     from gpuassist.report.model import Report
     from gpuassist.report.redact import redact_report
@@ -549,10 +549,11 @@ def _audit_run(args: argparse.Namespace) -> int:
         text = render(redacted, "json")
     else:
         to_terminal = args.output is None and sys.stdout.isatty()
+        width = _terminal_width() if to_terminal else 100
         text = (
-            summary_text(redacted.facts)
+            summary_text(redacted.facts, colour=to_terminal, width=width)
             + "\n"
-            + render(redacted, "text", colour=to_terminal, width=_terminal_width() if to_terminal else 100)
+            + render(redacted, "text", colour=to_terminal, width=width)
         )
     _write_output(text, args.output, fmt=args.format)
     return 1 if redacted.has_error else 0

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from gpuassist.envs.discovery import Context, discover
@@ -17,6 +17,7 @@ from gpuassist.envs.ondisk import torch_dir
 from gpuassist.envs.target import TargetChoice, own_choice, requested_choice
 from gpuassist.facts import Facts, NotCollected
 from gpuassist.own_python import own_python
+from gpuassist.probe.events import OnEvent
 from gpuassist.report.model import Report
 
 
@@ -34,7 +35,7 @@ def python_candidates(env: Mapping[str, str], limit: int = 8, *, home: str | Non
 def diagnose_live(
     python: str | None = None,
     *,
-    on_event: Callable[[dict[str, Any]], None] | None = None,
+    on_event: OnEvent | None = None,
     cancel: threading.Event | None = None,
     env: Mapping[str, str] | None = None,
     choice: TargetChoice | None = None,

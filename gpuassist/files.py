@@ -89,6 +89,15 @@ def read_head(path: str, limit: int) -> bytes:
         return b""
 
 
+def list_names(path: str) -> list[str]:
+    """The names in folder ``path``, sorted (the same order on every machine); ``[]`` when it is missing,
+    unreadable, not a folder, or not a path at all (a NUL byte)."""
+    try:
+        return sorted(os.listdir(path))
+    except (OSError, ValueError):
+        return []
+
+
 def _stdin() -> BinaryIO:
     if sys.stdin is None:
         raise FileError("standard input is closed")

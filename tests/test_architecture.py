@@ -152,6 +152,9 @@ GUI_START_UP = {
     "gpuassist.ui.icon",
     "gpuassist.resources",
     "gpuassist.own_python",
+    # the typed events the pages read while a step runs (TypedDicts: no import beyond json and typing)
+    "gpuassist.probe",
+    "gpuassist.probe.events",
     # signals close the window like its close button (the processes to leave alone at exit are listed once
     # the window is complete: gpuassist.lifetime and psutil load after the first frame)
     "gpuassist.interrupts",

@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import sys
 import threading
 from pathlib import Path
@@ -25,8 +26,8 @@ from gpuassist.audit.run import (
     run_report,
     scrub_args,
 )
+from gpuassist.audit.run_blocks import summary_text
 from gpuassist.audit.run_rules import RULES
-from gpuassist.audit.run_summary import summary_text
 from gpuassist.facts import Facts, NotCollected
 from gpuassist.findings import Severity
 from gpuassist.probe import audit_script
@@ -36,6 +37,7 @@ from gpuassist.rules import evaluate
 DATA = Path(__file__).parent / "data" / "audit_run"
 RECORDINGS = sorted(DATA.glob("*.json"))
 PY = sys.executable
+WIDE = 300  # columns of the terminal summary: no cell wraps
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
@@ -116,8 +118,9 @@ def test_progress_and_stages_reach_the_caller(train: Any) -> None:
 def test_a_cpu_only_run_is_not_blamed_for_leaving_the_gpu_idle(train: Any) -> None:
     report = run_report(train[0])
     assert report.findings == []
-    text = summary_text(report.facts)
-    assert "accelerators offered to the script: none" in text and "train_cpu.py:19" in text
+    text = summary_text(report.facts, width=WIDE)
+    assert re.search(r"GPUs offered to the script +none: torch\.cuda\.is_available\(\) is False", text)
+    assert "train_cpu.py:19" in text
     assert report.monitor["markers"][-1]["step"] == "run.script"  # the run's trace, with the script marked
     assert report.monitor["t"], "the live monitor sampled while the script ran"
 
@@ -249,8 +252,8 @@ def test_a_script_that_catches_the_stop_is_ended_and_told_so() -> None:
     assert stop["forced"] and stop["reason"] == "seconds" and stop["stop_raised"] >= 1
     assert 0.5 <= stop["requested_at"] < stop["seconds"]
     assert "skipped a batch: StopRun" in result.facts["run.stderr_tail"]
-    text = summary_text(run_report(result).facts)
-    assert "ended: stopped after 0.5 s, as asked" in text
+    text = summary_text(run_report(result).facts, width=WIDE)
+    assert re.search(r"How it ended +stopped after 0\.5 s, as asked", text)
     assert "it caught gpuassist's stop request" in text and "bare `except:`" in text
     assert "probe_timeout" not in findings(result)  # it was busy, not stuck
 
@@ -263,7 +266,7 @@ def test_work_in_the_scripts_own_processes_is_not_called_a_hang() -> None:
     stop = result.facts["run.stop"]
     assert stop["forced"] and stop["child_processes"] == 1 and result.facts["run.steps"]["count"] == 0
     assert "probe_timeout" not in findings(result)
-    assert "1 process the script started" in summary_text(run_report(result).facts)
+    assert "1 process the script started" in summary_text(run_report(result).facts, width=WIDE)
     worker = int(result.facts["run.stderr_tail"].split("worker pid ")[1].split()[0])
     with contextlib.suppress(psutil.NoSuchProcess):  # killed with the process group: gone once SIGKILL lands
         _, alive = psutil.wait_procs([psutil.Process(worker)], timeout=10)
@@ -277,7 +280,7 @@ def test_os_exit_still_gets_the_final_summary() -> None:
     assert result.outcome == "ok" and result.facts["run.snapshot"]["final"] is True
     assert (stop["reason"], stop["function"], stop["exit_code"], stop["steps"]) == ("exit", "os._exit", 3, 3)
     assert line_of(stop["site"]) == ("os_exit.py", 14)
-    assert "the script called os._exit(3)" in summary_text(run_report(result).facts)
+    assert "the script called os._exit(3)" in summary_text(run_report(result).facts, width=WIDE)
 
 
 @pytest.mark.slow
@@ -287,7 +290,7 @@ def test_a_loop_in_a_thread_is_stopped_there_and_said_to_be_unmeasured() -> None
     assert f["run.stop"]["reason"] == "steps" and not f["run.stop"]["forced"]  # the thread ended, then the script
     assert f["run.steps"]["count"] == f["run.steps"]["other_thread"] >= 5
     assert "StopRun" not in (f["run.stderr_tail"] or "")  # no traceback of gpuassist's stop from the thread
-    assert "ran on another thread than the script's main one" in summary_text(run_report(result).facts)
+    assert "ran on another thread than the script's main one" in summary_text(run_report(result).facts, width=WIDE)
 
 
 @pytest.mark.slow
@@ -361,8 +364,8 @@ def test_recording_gives_the_expected_findings(path: Path) -> None:
     if expected:
         assert report.findings[0].severity.value == min(expected.values(), key=lambda s: Severity(s).rank)
     assert all(f.step == "script" and f.evidence and f.fix for f in report.findings)
-    text = summary_text(report.facts)
-    assert "accelerators offered to the script: cuda:0" in text
+    text = summary_text(report.facts, width=WIDE)
+    assert re.search(r"GPUs offered to the script +cuda:0", text)
     again = Report.from_json(json.loads(json.dumps(report.to_json())))
     assert [f.to_json() for f in again.findings] == [f.to_json() for f in report.findings]
 
@@ -440,16 +443,16 @@ def test_summary_shows_the_scripts_output_without_terminal_control_or_gpuassists
     for tail in (output + dump, output + dump[1:]):  # the tail keeps the last lines: often not the dump's first
         facts = Facts(
             {
+                "run.command": {"display": "python train.py"},
                 "run.outcome": "cancelled",
                 "run.error": "stopped by the user",
                 "run.fault_traceback": "\n".join(dump),
                 "run.stderr_tail": "\n".join(tail),
             }
         )
-        text = summary_text(facts)
-        assert "  | epoch 1: 10%|#| 1/10\n  | bytes ??? here\n" in text and "\x1b" not in text
-        assert "thread" not in text and "line 3" not in text and "line 9" not in text
-        assert "(stdout and stderr, 2 shown)" in text
+        text = summary_text(facts, width=WIDE)
+        assert "What the script printed (last lines)\n  epoch 1: 10%|#| 1/10\n  bytes ??? here\n" in text
+        assert "\x1b" not in text and "thread" not in text and "line 3" not in text and "line 9" not in text
 
 
 @pytest.mark.parametrize(
@@ -460,11 +463,11 @@ def test_summary_shows_the_scripts_output_without_terminal_control_or_gpuassists
                 "run.outcome": "ok",
                 "run.torch": {"import_error": {"type": "ModuleNotFoundError", "message": "No module named 'torch'"}},
             },
-            "ended: not run: `import torch` fails in this interpreter (ModuleNotFoundError: No module named 'torch')",
+            "not run: `import torch` fails in this interpreter (ModuleNotFoundError: No module named 'torch')",
         ),
         (
             {"run.outcome": "ok", "run.stop": {"reason": "exit", "exit_code": None, "seconds": 1.0, "steps": 3}},
-            "ended: the script called sys.exit() after 1.0 s (3 steps)",
+            "the script called sys.exit() after 1.0 s (3 steps)",
         ),
         (
             {
@@ -477,15 +480,15 @@ def test_summary_shows_the_scripts_output_without_terminal_control_or_gpuassists
                     "per_step": {"seconds": 0.02, "data_wait": 0.0, "ops": 10, "first_step_seconds": 0.02},
                 },
             },
-            "ended: stopped after 1 step, as asked\n",
+            "stopped after 1 step, as asked",
         ),
     ],
 )
 def test_summary_ending_words(facts: dict[str, Any], expected: str) -> None:
-    text = summary_text(Facts(facts))
-    assert expected in text
+    text = summary_text(Facts({"run.command": {"display": "python t.py"}, **facts}), width=WIDE)
+    assert re.search(r"How it ended +" + re.escape(expected), text)
     if facts.get("run.steps"):  # one step is all start-up: no "then ... each"
-        assert "it took 20.0 ms, start-up included" in text and " each (median)" not in text
+        assert re.search(r"The one step \(start-up included\) +20\.00 ms", text) and "(median)" not in text
 
 
 # ---- the command after `--` ----------------------------------------------------------------------------
@@ -614,7 +617,7 @@ def test_cli_audit_run_text_has_the_summary_and_the_static_fix(
     code = main(["audit", "--run", "--steps", "3", "--", PY, "tests/data/audit_run/train_cpu.py"])
     out = capsys.readouterr().out
     assert code == 0  # the static audit's "never moved to a GPU" is a warning
-    assert "ended: stopped after 3 steps, as asked" in out
+    assert re.search(r"How it ended +stopped after 3 steps, as asked", out)
     assert "tests/data/audit_run/train_cpu.py:19" in out  # the .item() line, from the run
     assert "tests/data/audit_run/train_cpu.py:9:9" in out  # the model line, from the static audit
 
@@ -678,7 +681,7 @@ def test_cli_ctrl_c_stops_the_script_and_still_reports() -> None:
     finally:
         proc.kill()
     assert proc.returncode == 0, err
-    assert "ended: stopped by the user" in out
+    assert re.search(r"How it ended +stopped by the user", out)
 
 
 @pytest.mark.slow

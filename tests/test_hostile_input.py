@@ -531,6 +531,19 @@ def test_a_fifo_planted_where_discovery_reads_small_files_does_not_hang_it(tmp_p
     assert read_head(str(tmp_path / "ok.txt"), 4) == b"abca"
 
 
+def test_folders_discovery_lists_are_read_in_one_order_and_never_raise(tmp_path: Path) -> None:
+    from gpuassist.collect.io import RootedFS
+    from gpuassist.files import list_names
+
+    for name in ("b", "a", "c"):
+        (tmp_path / name).mkdir()
+    (tmp_path / "file").write_text("x")
+    assert list_names(str(tmp_path)) == ["a", "b", "c", "file"]
+    assert RootedFS(tmp_path).listdir("/") == ["a", "b", "c", "file"]
+    for odd in (str(tmp_path / "missing"), str(tmp_path / "file"), "bad\x00path"):
+        assert list_names(odd) == []
+
+
 def test_a_huge_paste_is_refused_in_one_line() -> None:
     started = time.monotonic()
     with pytest.raises(UnreadableInput, match="larger than"):

@@ -42,7 +42,7 @@ def test_corpus_is_indexed_and_sourced(directory: Path) -> None:
     on_disk = {p.name for p in directory.glob("*.txt")}
     assert indexed == on_disk
     for e in entries(directory):
-        assert str(e["source"]).startswith(("https://github.com/", "this machine")), e
+        assert str(e["source"]).startswith(("https://", "this machine")), e  # a public thread, or this machine
 
 
 def test_corpus_size() -> None:

@@ -123,7 +123,8 @@ def test_replay_is_the_live_path() -> None:
     cut = [e for e in events if not (e.get("event") == "fact" and e.get("key", "").startswith("bandwidth."))]
     cut = cut[: next(i for i, e in enumerate(cut) if e.get("stage") == "bandwidth") + 1]
     cut.append({"event": "killed", "reason": "timeout", "stage": "bandwidth", "limit": 180.0, "rt": 200.0})
-    cut.append({"event": "exit", "returncode": -15, "signal": "SIGTERM", "stderr_tail": [], "rt": 200.1})
+    exited = {"event": "exit", "returncode": -15, "signal": "SIGTERM", "stderr_tail": [], "garbage_lines": 0}
+    cut.append({**exited, "rt": 200.1})
     facts = runtime_facts_from_events("placement", cut)
     assert facts["placement.outcome"] == "timeout" and facts["placement.failed_stage"] == "bandwidth"
     assert "timed out in stage bandwidth" in str(facts["bandwidth.peak"])

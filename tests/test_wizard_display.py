@@ -11,8 +11,8 @@ import pytest
 from gpuassist.facts import Facts, NotCollected
 from gpuassist.monitor.layout import MIN_SPAN_S, Band, band_labels, bands, x_range
 from gpuassist.monitor.sampler import Marker
+from gpuassist.report.blocks import Absent, Code, KeyValues, Series, Table, block_texts
 from gpuassist.runtime import load_recording
-from gpuassist.wizard.blocks import Absent, Code, KeyValues, Series, Table, block_texts
 from gpuassist.wizard.display import looks_raw, show, step_blocks
 
 DATA = Path(__file__).parent / "data" / "runtime"

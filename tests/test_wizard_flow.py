@@ -39,7 +39,17 @@ class Recorder:
     def fn(self, sid: str) -> Any:
         def run(ctx: StepContext, on_event: Any, cancel: threading.Event) -> StepResult:
             self.calls.append(sid)
-            on_event({"event": "progress", "progress": 1.0, "message": f"{sid} done"})
+            on_event(
+                {
+                    "event": "progress",
+                    "stage": sid,
+                    "done": 1,
+                    "total": 1,
+                    "message": f"{sid} done",
+                    "t": 0.0,
+                    "rt": 0.0,
+                }
+            )
             return self.results.get(sid, StepResult(StepStatus.OK))
 
         return run

@@ -15,12 +15,12 @@ import psutil
 import pytest
 
 from gpuassist.audit.run import load_recording, run_report
+from gpuassist.audit.run_blocks import run_blocks
 from gpuassist.facts import Facts
+from gpuassist.report.blocks import Absent, Code, KeyValues, Table, block_texts
 from gpuassist.wizard import StepContext, StepStatus, build_flow
-from gpuassist.wizard.blocks import Absent, Code, KeyValues, Table, block_texts
 from gpuassist.wizard.display import looks_raw, show, step_blocks
 from gpuassist.wizard.model import RunRequest, RunRequestError
-from gpuassist.wizard.run_blocks import run_blocks
 from gpuassist.wizard.script_run import RunMarks, RunProgress, run_unavailable
 
 DATA = Path(__file__).parent / "data" / "audit_run"

@@ -22,7 +22,7 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from gpuassist.audit.run_rules import RULES
 from gpuassist.envs.discovery import Context, script_interpreter
@@ -31,12 +31,11 @@ from gpuassist.facts import Facts
 from gpuassist.monitor import Monitor
 from gpuassist.own_python import fallback_python, own_python
 from gpuassist.probe import audit_script
-from gpuassist.probe.runner import Event, StageLimits, facts_from_events, run_script
+from gpuassist.probe.events import Event, OnEvent, parse_events
+from gpuassist.probe.runner import StageLimits, facts_from_events, run_script
 from gpuassist.report.build import build_report
 from gpuassist.report.model import step_summaries
 from gpuassist.rules import order_findings
-
-OnEvent = Callable[[Event], None]
 
 DEFAULT_SECONDS = 30.0  # neither --seconds nor --steps
 LONGEST_SECONDS = 86400.0  # --seconds: a bound, never "forever"
@@ -89,6 +88,13 @@ class RunCommand:
         )
 
 
+class BoundJson(TypedDict):
+    """A :class:`Bound` as JSON (the report's ``run.bound`` fact, the app's script-run event)."""
+
+    seconds: float
+    steps: int | None
+
+
 @dataclass(frozen=True)
 class Bound:
     """When the run is stopped: after ``seconds``, or earlier after ``steps`` optimizer steps."""
@@ -108,7 +114,7 @@ class Bound:
             seconds = STEPS_CAP_SECONDS if steps is not None else DEFAULT_SECONDS
         return cls(float(seconds), steps)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> BoundJson:
         return {"seconds": self.seconds, "steps": self.steps}
 
 
@@ -332,8 +338,8 @@ def run_audit(
     titles = {"setup": "Importing torch, installing the instruments", "script": "Your script"}
 
     def relay(event: Event) -> None:
-        if event.get("event") == "stage" and event.get("stage") in titles:
-            if event.get("status") == "start":
+        if event["event"] == "stage" and event["stage"] in titles:
+            if event["status"] == "start":
                 mon.mark_start(f"run.{event['stage']}", titles[event["stage"]])
             else:
                 mon.mark_end(f"run.{event['stage']}")
@@ -394,7 +400,7 @@ def load_recording(path: str | os.PathLike[str]) -> RunResult:
     )
     b = data.get("bound") or {}
     return replay(
-        list(data["events"]),
+        parse_events(data["events"], f"{Path(path).name}: events"),
         command,
         Bound(float(b.get("seconds", DEFAULT_SECONDS)), b.get("steps")),
         data.get("monitor"),

@@ -21,7 +21,7 @@ from gpuassist.facts import Facts
 from gpuassist.findings import Evidence, Finding, Severity
 from gpuassist.ingest.errors import match_lines
 from gpuassist.knowledge import catalogue
-from gpuassist.rules.make import finding
+from gpuassist.rules.make import DDP_FIX, finding
 from gpuassist.rules.registry import RuleFunc, rule
 
 RULES: dict[str, RuleFunc] = {}
@@ -117,13 +117,6 @@ def _pct(x: float) -> str:
 
 def _count(n: float) -> str:
     return f"{n:,.0f}"
-
-
-def _size(n: float) -> str:
-    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if n >= scale:
-            return f"{n / scale:.1f} {unit}"
-    return f"{n:.0f} B"
 
 
 def accel_ops_share(facts: Facts) -> tuple[int, int, dict[str, int]]:
@@ -444,13 +437,7 @@ def multi_gpu_unused(facts: Facts) -> Finding | None:
             f"torch saw {int(count)} CUDA devices; all {_count(by_device[used[0]])} operators on a GPU ran on "
             f"{used[0]}. The other GPUs idled for the whole run (the monitor trace shows it)."
         ),
-        fix=(
-            "Launch one process per GPU with DistributedDataParallel:\n"
-            "  torchrun --nproc_per_node=gpu train.py\n"
-            "and in train.py: torch.distributed.init_process_group('nccl'); "
-            "model = torch.nn.parallel.DistributedDataParallel(model.to(local_rank), device_ids=[local_rank]); "
-            "use a DistributedSampler in the DataLoader."
-        ),
+        fix=DDP_FIX,
         evidence=[Evidence("run.ops.by_device", by_device), Evidence("run.accelerators.cuda_device_count", int(count))],
     )
 

@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Protocol
 
+from gpuassist.files import list_names
+
 
 @dataclass(frozen=True)
 class FileInfo:
@@ -68,10 +70,7 @@ class RootedFS:
         return os.path.lexists(self._p(path))
 
     def listdir(self, path: str) -> list[str]:
-        try:
-            return sorted(os.listdir(self._p(path)))
-        except OSError:
-            return []
+        return list_names(self._p(path))
 
     def info(self, path: str) -> FileInfo | None:
         p = self._p(path)

@@ -27,7 +27,7 @@ from typing import Any
 
 from gpuassist.envs import projects, pyenv
 from gpuassist.envs.trust import is_python_name, trusted_directory, untrusted
-from gpuassist.files import read_head
+from gpuassist.files import list_names, read_head
 from gpuassist.own_python import own_python
 
 # Origin kinds (stable strings: the GUI and the JSON output use them).
@@ -222,13 +222,6 @@ def _is_exe(path: str, windows: bool) -> bool:
         return os.path.isfile(path) and (windows or os.access(path, os.X_OK))
     except (OSError, ValueError):
         return False
-
-
-def _listdir(path: str) -> list[str]:
-    try:
-        return sorted(os.listdir(path))
-    except (OSError, ValueError):
-        return []
 
 
 def _read_head(path: str, limit: int = SHEBANG_LIMIT) -> bytes:
@@ -492,18 +485,18 @@ def _from_home_envs(col: _Collector) -> None:
     """The central directories of virtualenvwrapper, Poetry, Pipenv and Hatch."""
     ctx = col.ctx
     for base in projects.virtualenvwrapper_dirs(ctx.env, ctx.home):
-        for name in _listdir(base):
+        for name in list_names(base):
             col.add_env(os.path.join(base, name), HOME_ENVS, f"virtualenv '{name}' in {base}")
     for base in projects.poetry_dirs(ctx.env, ctx.home):
-        for name in _listdir(base):
+        for name in list_names(base):
             col.add_env(os.path.join(base, name), HOME_ENVS, f"Poetry env '{name}'")
     for base in projects.pipenv_dirs(ctx.env, ctx.home):
-        for name in _listdir(base):
+        for name in list_names(base):
             col.add_env(os.path.join(base, name), HOME_ENVS, f"Pipenv env '{name}'")
     for base in projects.hatch_dirs(ctx.env, ctx.home):
-        for project in _listdir(base):
-            for checksum in _listdir(os.path.join(base, project)):
-                for name in _listdir(os.path.join(base, project, checksum)):
+        for project in list_names(base):
+            for checksum in list_names(os.path.join(base, project)):
+                for name in list_names(os.path.join(base, project, checksum)):
                     col.add_env(
                         os.path.join(base, project, checksum, name),
                         HOME_ENVS,
@@ -563,7 +556,7 @@ def _from_conda(col: _Collector) -> None:
             prefixes.append(root)
             env_dirs.append(os.path.join(root, "envs"))
     for d in env_dirs:
-        prefixes += [os.path.join(d, name) for name in _listdir(d)]
+        prefixes += [os.path.join(d, name) for name in list_names(d)]
     for prefix in dict.fromkeys(prefixes):
         col.add_env(prefix, CONDA, _conda_env_label(prefix))
 
@@ -571,13 +564,13 @@ def _from_conda(col: _Collector) -> None:
 def _from_pyenv(col: _Collector) -> None:
     for root in _pyenv_roots(col.ctx):
         versions = os.path.join(root, "versions")
-        for name in _listdir(versions):
+        for name in list_names(versions):
             col.add_env(os.path.join(versions, name), PYENV, f"pyenv {name}")
 
 
 def _from_uv(col: _Collector) -> None:
     for directory in _uv_python_dirs(col.ctx):
-        for name in _listdir(directory):
+        for name in list_names(directory):
             python = os.path.join(directory, name, "bin", "python3")
             if col.ctx.windows:
                 python = os.path.join(directory, name, "python.exe")
@@ -592,7 +585,7 @@ def _from_uv(col: _Collector) -> None:
 def _from_pipx(col: _Collector) -> None:
     for home in _pipx_homes(col.ctx):
         venvs = os.path.join(home, "venvs")
-        for name in _listdir(venvs):
+        for name in list_names(venvs):
             col.add_env(os.path.join(venvs, name), PIPX, f"pipx venv '{name}'")
 
 
@@ -704,7 +697,7 @@ def _from_kernels(col: _Collector, disc: Discovery) -> None:
     prefixes = [c.prefix for c in found if c.prefix and c.exists]
     conda_envs = {os.path.basename(c.prefix): c.prefix for c in found if c.kind == "conda" and c.prefix}
     for kernels_dir, env_prefix in _kernel_dirs(ctx, dict.fromkeys(prefixes)):
-        for name in _listdir(kernels_dir):
+        for name in list_names(kernels_dir):
             spec = _read_kernel(ctx, os.path.join(kernels_dir, name), env_prefix, conda_envs)
             if spec is None:
                 continue

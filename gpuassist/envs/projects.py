@@ -19,7 +19,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from gpuassist.files import read_head
+from gpuassist.files import list_names, read_head
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -72,13 +72,6 @@ def _isfile(*parts: str) -> bool:
         return os.path.isfile(os.path.join(*parts))
     except (OSError, ValueError):
         return False
-
-
-def _listdir(path: str) -> list[str]:
-    try:
-        return sorted(os.listdir(path))
-    except (OSError, ValueError):
-        return []
 
 
 def _read(path: str, limit: int) -> str:
@@ -160,7 +153,7 @@ def _poetry_envs(directory: str, data: Mapping[str, Any], env: Mapping[str, str]
     real = os.path.normcase(os.path.realpath(directory))
     stem = f"{POETRY_UNSAFE.sub('_', name.lower())[:42]}-{_hash8(real)}-py"
     for base in poetry_dirs(env, home):
-        for entry in _listdir(base):
+        for entry in list_names(base):
             if entry.startswith(stem):
                 yield ProjectEnv(os.path.join(base, entry), "poetry", f"Poetry env {entry} of {directory}")
 
@@ -168,7 +161,7 @@ def _poetry_envs(directory: str, data: Mapping[str, Any], env: Mapping[str, str]
 def _pipenv_envs(directory: str, env: Mapping[str, str], home: str) -> Iterator[ProjectEnv]:
     real = os.path.realpath(directory)
     for base in pipenv_dirs(env, home):
-        for entry in _listdir(base):
+        for entry in list_names(base):
             project = _read(os.path.join(base, entry, ".project"), 4096).strip()
             if project and os.path.realpath(project) == real:
                 yield ProjectEnv(os.path.join(base, entry), "pipenv", f"Pipenv env {entry} of {directory}")
@@ -182,7 +175,7 @@ def _hatch_envs(directory: str, data: Mapping[str, Any], env: Mapping[str, str],
     for base in hatch_dirs(env, home):
         for entry in dict.fromkeys((name, re.sub(r"[-_.]+", "-", name).lower())):
             stored = os.path.join(base, entry, checksum)
-            for env_name in _listdir(stored):
+            for env_name in list_names(stored):
                 yield ProjectEnv(os.path.join(stored, env_name), "hatch", f"Hatch env '{env_name}' of {directory}")
 
 
@@ -198,7 +191,7 @@ def in_project_envs(directory: str) -> Iterator[ProjectEnv]:
     if os.path.isdir(os.path.join(directory, ".conda", "conda-meta")):
         yield ProjectEnv(os.path.join(directory, ".conda"), "conda", f"project conda env .conda in {directory}")
     pixi = os.path.join(directory, ".pixi", "envs")
-    for name in _listdir(pixi):
+    for name in list_names(pixi):
         if os.path.isdir(os.path.join(pixi, name, "conda-meta")):
             yield ProjectEnv(os.path.join(pixi, name), "pixi", f"pixi env '{name}' in {directory}")
 
@@ -230,7 +223,7 @@ def desktop_project_dirs(home: str) -> list[str]:
     out: list[str] = []
     parents = [home, *(os.path.join(home, f) for f in DESKTOP_FOLDERS)]
     for parent in dict.fromkeys(parents):
-        for name in _listdir(parent):
+        for name in list_names(parent):
             if name.startswith("."):
                 continue
             path = os.path.join(parent, name)

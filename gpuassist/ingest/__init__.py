@@ -32,12 +32,18 @@ def _field_line(lines: list[str], parsed: collect_env.CollectEnvParse, name: str
     return None
 
 
+# A Python dict's repr: "{'key': ..." (JSON quotes its keys with double quotes).
+PYTHON_DICT = re.compile(r"\{\s*'")
+
+
 def _is_json(text: str) -> bool:
-    """A text that starts with ``{`` is meant as JSON (a report); one that starts with ``[`` only if it
-    parses: a kernel log line ``[12345.678] NVRM: ...`` starts with a bracket too."""
+    """A text that starts with ``{`` is meant as JSON (a report), unless it is a Python dict's repr; one that
+    starts with ``[`` only if it parses: a kernel log line ``[12345.678] NVRM: ...`` starts with a bracket too."""
     if not looks_like_json(text):
         return False
     stripped = text.lstrip()
+    if PYTHON_DICT.match(stripped):
+        return False  # a Python dict printed by a tool (mmcv's collect_env()): its keys are in single quotes
     if stripped.startswith("{"):
         return True
     try:
@@ -184,6 +190,7 @@ def _add_paste_findings(
             report.findings.remove(same)
         report.findings.append(found)
     matches = _driver_present_matches(lines, report, _macos_matches(lines, report, matches))
+    matches = _wsl_driver_matches(report, _jetson_without_torch(lines, matches))
     for inferred in (
         _jetson_match(lines, report, matches),
         _visible_devices_match(lines, report),
@@ -191,13 +198,21 @@ def _add_paste_findings(
         _container_smi_match(lines, report),
         _compose_match(lines, report),
         _display_devices_match(lines),
+        _stated_graphics_match(lines, report),
         _cpu_machine_match(lines, matches),
         _smi_memory_held_match(lines, matches),
         _two_interpreters_match(lines),
+        paste_causes.works_elsewhere_match(lines),
     ):
         if inferred is not None:
             matches = [*matches, inferred]
+    if any(m.id == "wrong_interpreter_or_kernel" and m.specific for m in matches):
+        # The text shows torch importing in another interpreter: "No module named torch" is that program's
+        # interpreter lacking it, not torch missing from the machine.
+        matches = [m for m in matches if m.id != "torch_not_installed"]
     matches = _in_container_matches(lines, report, matches)
+    matches = _gpu_less_container_matches(lines, report, matches)
+    matches = _no_gpu_explains(matches)
     windows_cpu = _windows_pip_match(lines, report, matches)
     if windows_cpu is not None:
         matches = [*matches, windows_cpu]
@@ -303,6 +318,39 @@ def _container_run_match(lines: list[str], report: Report) -> errors.Match | Non
     return errors.Match("docker_no_gpu_runtime", run[0], run[1].strip()[:500], True, 0.9)
 
 
+# Inside a container that was given no GPU, the driver cannot be reached: nvidia-smi and NVML fail, CUDA finds no
+# driver. The same lines on a host would mean the kernel module is not loaded.
+GPU_UNREACHABLE = re.compile(
+    r"NVIDIA-SMI has failed because it couldn't communicate|Failed to initialize NVML: (?:Unknown Error|"
+    r"Driver Not Loaded)|Found no NVIDIA driver on your system",
+    re.IGNORECASE,
+)
+HOST_DRIVER_READINGS = ("nvidia_module_not_loaded", "no_nvidia_driver", "no_nvidia_gpu", "container_gpu_access_lost")
+
+
+def _gpu_less_container_matches(lines: list[str], report: Report, matches: list[errors.Match]) -> list[errors.Match]:
+    """A `docker run` without any GPU request (no --gpus, NVIDIA runtime or CDI device anywhere in the text), then the
+    driver unreachable after it (nvidia-smi cannot communicate, NVML or CUDA find no driver): the container was never
+    given the GPU. Mounting the host's nvidia-smi or libraries into it by hand does not give it the device nodes.
+    Read as host facts, those lines would blame the host's kernel module, which the container cannot see."""
+    if report.facts.value("cuda.available") is True or any(
+        GPU_FLAGS.search(line[:2000]) or COMPOSE_GPU.search(line[:2000]) for line in lines
+    ):
+        return matches
+    run = next((no for no, line in enumerate(lines, start=1) if CONTAINER_RUN.search(line[:2000])), None)
+    if run is None:
+        return matches
+    failed = next(
+        ((no, line) for no, line in enumerate(lines, start=1) if no > run and GPU_UNREACHABLE.search(line[:2000])), None
+    )
+    if failed is None:
+        return matches
+    kept = [
+        m for m in matches if not (m.id in HOST_DRIVER_READINGS and m.line_no > run) and m.id != "docker_no_gpu_runtime"
+    ]
+    return [*kept, errors.Match("docker_no_gpu_runtime", run, lines[run - 1].strip()[:500], True, 0.9)]
+
+
 # A shell or notebook in a container says nvidia-smi is missing ("nvidia-smi: command not found", "both nvcc and
 # nvidia-smi not found").
 NO_SMI = re.compile(
@@ -355,15 +403,37 @@ MAC_CUDA_SYMPTOMS = (
 )
 
 
+# conda's "PackagesNotFoundError: ... not available from current channels:" lists a CUDA package
+# ("  - cudatoolkit=11.3", "  - pytorch-cuda=12.1*").
+CONDA_NOT_FOUND = re.compile(r"PackagesNotFoundError|PackageNotFoundError|ResolvePackageNotFound")
+CONDA_CUDA_MISSING = re.compile(
+    r"^\s*-\s*(?:cudatoolkit|pytorch-cuda|cuda-toolkit|cuda-runtime|cuda\d{2,3})\b[=<>.\d*\s]*$"
+)
+# pip was asked for a CUDA build: a CUDA wheel index (…/whl/cu121, …/whl/nightly/cu128) or a +cuXYZ version.
+CUDA_BUILD_REQUEST = re.compile(
+    r"download\.pytorch\.org/whl/(?:nightly/|test/)?cu\d{2,3}\b|\btorch==[\d.]+\+cu\d{2,3}\b"
+)
+
+
 def _macos_matches(lines: list[str], report: Report, matches: list[errors.Match]) -> list[errors.Match]:
     """The paste shows a Mac and CUDA failing ("Torch not compiled with CUDA enabled", no driver): macOS has no CUDA,
-    the answer is MPS, not a CUDA build of torch. The symptom matches give way to that cause."""
+    the answer is MPS, not a CUDA build of torch. The symptom matches give way to that cause. So does pip finding
+    no wheel when it was asked for a CUDA build: CUDA wheels are never built for macOS."""
     if report.facts.value("host.os") != "Darwin" or report.facts.value("platform.rosetta") is True:
         return matches
-    symptom = next((m for m in matches if m.id in MAC_CUDA_SYMPTOMS), None)
+    symptoms: tuple[str, ...] = MAC_CUDA_SYMPTOMS
+    if any(CUDA_BUILD_REQUEST.search(line[:2000]) for line in lines):
+        symptoms = (*MAC_CUDA_SYMPTOMS, "no_wheel_for_platform")
+    symptom = next((m for m in matches if m.id in symptoms), None)
     if symptom is None:
-        return matches
-    kept = [m for m in matches if m.id not in MAC_CUDA_SYMPTOMS]
+        # conda found no CUDA package to install (cudatoolkit, pytorch-cuda): none exists for macOS.
+        missing = next(
+            ((no, line) for no, line in enumerate(lines, start=1) if CONDA_CUDA_MISSING.match(line[:2000])), None
+        )
+        if missing is None or not any(CONDA_NOT_FOUND.search(line[:2000]) for line in lines):
+            return matches
+        return [*matches, errors.Match("macos_no_cuda_use_mps", missing[0], missing[1].strip()[:500], True, 0.9)]
+    kept = [m for m in matches if m.id not in symptoms]
     return [*kept, errors.Match("macos_no_cuda_use_mps", symptom.line_no, symptom.line, True, 0.9)]
 
 
@@ -392,6 +462,37 @@ def _driver_present_matches(lines: list[str], report: Report, matches: list[erro
     return out
 
 
+# Readings of an NVIDIA-driver failure that assume a Linux kernel module, which WSL does not have.
+KERNEL_MODULE_READINGS = ("nvidia_module_not_loaded",)
+
+
+def _wsl_driver_matches(report: Report, matches: list[errors.Match]) -> list[errors.Match]:
+    """Inside WSL there is no NVIDIA kernel module to load: the GPU is reached through the Windows driver (/dev/dxg
+    and /usr/lib/wsl/lib). nvidia-smi failing to "communicate with the NVIDIA driver" there means WSL's GPU path is
+    broken (WSL 1, a Windows build or driver without WSL GPU support, a Linux driver installed inside WSL), so
+    the kernel-module reading of that line becomes WSL's."""
+    if report.facts.value("platform.wsl") is None:
+        return matches
+    out = []
+    for m in matches:
+        if m.id in KERNEL_MODULE_READINGS:
+            out.append(errors.Match("wsl_libcuda_problem", m.line_no, m.line, m.specific, m.weight))
+        else:
+            out.append(m)
+    return out
+
+
+def _jetson_without_torch(lines: list[str], matches: list[errors.Match]) -> list[errors.Match]:
+    """A Tegra kernel name alone (a monitoring log, a kernel banner) says the machine is a Jetson, not that torch
+    is the wrong build there: the JetPack-wheel guess needs torch to be in the text at all."""
+    if any(TORCH_NAMED.search(line[:2000]) for line in lines):
+        return matches
+    return [m for m in matches if not (m.id == "jetson_needs_nvidia_wheel" and not m.specific)]
+
+
+TORCH_NAMED = re.compile(r"torch|cuda", re.IGNORECASE)
+
+
 def _container_smi_match(lines: list[str], report: Report) -> errors.Match | None:
     """nvidia-smi works somewhere in the text (its table shows the driver) but is missing in the container the
     user runs: that container was not given the GPU (the toolkit injects nvidia-smi and the driver libraries)."""
@@ -418,7 +519,8 @@ def _compose_match(lines: list[str], report: Report) -> errors.Match | None:
 IN_CONTAINER = re.compile(
     r"\bdocker[- ]compose\b|\b(?:docker|podman|nerdctl)\s+(?:run|exec|compose)\b|"
     r"\bnvidia-docker\b|^Creating \S+_run\b|"
-    r"\b(?:inside|in|within|from) (?:the |a |my |this )?(?:docker |podman )?container\b",
+    r"\b(?:inside|in|within|from) (?:the |a |my |this )?(?:docker |podman )?container\b|"
+    r"\b(?:on|in|with|to) (?:a |my |our |the )?(?:kubernetes|k8s)\b|\bkubectl\b|\bdevice[- ]plugin\b",
     re.IGNORECASE,
 )
 
@@ -437,6 +539,8 @@ def _in_container_matches(lines: list[str], report: Report, matches: list[errors
     if not any(IN_CONTAINER.search(line[:2000]) for line in lines):
         return matches
     dropped = {"no_nvidia_gpu"} | ({"no_nvidia_driver"} if report.facts.known("driver.version") else set())
+    if report.facts.value("platform.wsl") is None:
+        dropped.add("wsl_libcuda_problem")  # a missing libcuda in a container is the container's, not WSL's
     kept = [m for m in matches if not (m.id in dropped and not m.specific) and m.id != "docker_no_gpu_runtime"]
     return [*kept, errors.Match("docker_no_gpu_runtime", guess.line_no, guess.line, False, 0.9)]
 
@@ -534,6 +638,61 @@ def _display_devices_match(lines: list[str]) -> errors.Match | None:
     no, line = shown[0]
     virtual = all(VIRTUAL_DISPLAY.search(line) for _, line in shown)
     return errors.Match("no_nvidia_gpu", no, line.strip()[:500], False, 0.9 if virtual else 0.5)
+
+
+# A hardware list the user typed or copied (GNOME's About page, neofetch, dxdiag, an issue template) stating the
+# machine's graphics: "Graphics  Mesa Intel® Xe Graphics (TGL GT2)", "GPU: AMD Radeon Vega 8", "Card name: Intel UHD".
+STATED_GRAPHICS = re.compile(
+    r"^\s*(?:[-*\u2022]\s*)?(?:graphics(?: card| adapter)?|gpus?|video(?: card| adapter| controller)?|"
+    r"display(?: adapter)?s?|card name)\b\s*[:=]?\s+(?P<value>\S.*)$",
+    re.IGNORECASE,
+)
+NON_NVIDIA_GRAPHICS = re.compile(
+    r"\b(?:intel|amd|radeon|mesa|llvmpipe|iris|uhd graphics|hd graphics|apple m\d|adreno|mali|matrox|aspeed)\b",
+    re.IGNORECASE,
+)
+# An NVIDIA GPU named anywhere (a model, lspci's vendor string): then a non-NVIDIA adapter is not the only one.
+NVIDIA_GPU_NAMED = re.compile(
+    r"\b(?:geforce|quadro|tesla|titan|rtx|gtx|jetson|tegra)\b|\bnvidia (?:corporation|[ahlptvk]\d{1,3}|a\d{4})\b|"
+    r"\b10de:|\brocm\b|\bhip\b",
+    re.IGNORECASE,
+)
+
+
+def _stated_graphics_match(lines: list[str], report: Report) -> errors.Match | None:
+    """The user's own hardware list states the machine's graphics, it names only an Intel / AMD / Apple adapter, and
+    nothing in the text names an NVIDIA GPU (no model, no nvidia-smi, no driver version): there is no NVIDIA GPU to
+    use, which explains every CUDA or container GPU error after it."""
+    if (
+        report.facts.known("driver.version")
+        or report.facts.known("reported.gpus")
+        or report.facts.value("host.os") == "Darwin"  # a Mac's answer is MPS, its own finding
+    ):
+        return None
+    stated = [
+        (no, line)
+        for no, line in enumerate(lines, start=1)
+        if (m := STATED_GRAPHICS.match(line[:2000])) and len(m.group("value")) <= 200
+    ]
+    if not stated or not all(NON_NVIDIA_GRAPHICS.search(line) and "nvidia" not in line.lower() for _, line in stated):
+        return None
+    if any(NVIDIA_GPU_NAMED.search(line[:2000]) for line in lines):
+        return None
+    no, line = stated[0]
+    return errors.Match("no_nvidia_gpu", no, line.strip()[:500], True, 0.8)
+
+
+# What a machine without an NVIDIA GPU shows when asked for one: the container runtime finds no GPU to select, CUDA
+# finds no driver, libcuda is missing. None of these is a separate cause there.
+NO_GPU_CONSEQUENCES = ("docker_no_gpu_runtime", "no_nvidia_driver", "nvidia_module_not_loaded", "wsl_libcuda_problem")
+
+
+def _no_gpu_explains(matches: list[errors.Match]) -> list[errors.Match]:
+    """The text establishes that the machine has no NVIDIA GPU (a specific statement, not a guess): the GPU-access
+    errors after it are its consequences, and their fixes (install the container toolkit, a driver) would not help."""
+    if not any(m.id == "no_nvidia_gpu" and m.specific for m in matches):
+        return matches
+    return [m for m in matches if m.id not in NO_GPU_CONSEQUENCES]
 
 
 def _cpu_machine_match(lines: list[str], matches: list[errors.Match]) -> errors.Match | None:

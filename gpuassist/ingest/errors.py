@@ -15,6 +15,7 @@ from functools import cache
 from typing import Any
 
 from gpuassist.findings import Evidence, Finding, Severity
+from gpuassist.ingest.kernel_log import wrapped_messages
 from gpuassist.ingest.needles import any_of, fold, needles
 from gpuassist.knowledge import catalogue, symptom_patterns
 from gpuassist.knowledge.wheels import capability_from_name
@@ -116,6 +117,11 @@ def match_lines(lines: list[str], *, prefilter: bool = True) -> list[Match]:
             for p in _candidates(compiled, joined, prefilter):
                 if p.regex.search(joined) and not p.regex.search(lines[i + 1]):
                     consider(p.id, i + 1, joined, p.specific, p.weight)
+    # The driver's kernel messages wrap over several "NVRM:" lines: read each one whole as well.
+    for line_no, message in wrapped_messages(lines):
+        for p in _candidates(compiled, message, prefilter):
+            if p.regex.search(message):
+                consider(p.id, line_no, message, p.specific, p.weight)
     return _weigh_by_gpu_named(lines, list(found.values()))
 
 
@@ -232,6 +238,7 @@ def merge(report: Report, matches: list[Match]) -> None:
     """Add pattern findings to a report, letting a rule's richer finding for the same id win."""
 
     by_id = {f.id: f for f in report.findings}
+    verdict = any(f.severity is Severity.ERROR for f in report.findings)
     for m in matches:
         if m.id in by_id:
             f = by_id[m.id]
@@ -239,7 +246,7 @@ def merge(report: Report, matches: list[Match]) -> None:
             if report.meta.get("source") == "error_text" and "To confirm:" not in f.fix:
                 f.fix += f"\nTo confirm: {confirm_step(m.id)}"
             continue
-        if not m.specific and any(x.specific for x in matches):
+        if not m.specific and (any(x.specific for x in matches) or verdict):
             continue  # a specific match already names the cause; don't dilute it with generic guesses
         f = _catalogue_finding(m)
         report.findings.append(f)

@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from gpuassist.ingest.paste_facts import ENV_REPORT_MARK
+
 # Words that make a text about PyTorch/CUDA/the GPU at all; a text with none of them is refused.
 TOPIC = re.compile(
     r"python|torch|cuda|cudnn|nvidia|nvcc|nvml|nccl|\bgpus?\b|geforce|quadro|tesla|rocm|\bhip\b|\bmps\b|"
@@ -31,10 +33,13 @@ KIND_PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
     for kid, label, rx in (
         (
             "env_fork",
-            "an environment report of accelerate / transformers / diffusers / ultralytics",
+            "an environment report (accelerate, transformers, diffusers, ultralytics, detectron2, mmcv, xformers, a "
+            "web UI's sysinfo)",
             r"^\s*-\s*`?(accelerate|transformers|diffusers|huggingface_hub|peft|trl)`?\s+version\s*:|"
             r"PyTorch version \((GPU|accelerator)\?\)\s*:|^Ultralytics\b.*\btorch-\S+\s+(CUDA|CPU|MPS)|"
-            r"^\*\s+(CUDA|Packages|System)\s*:\s*$",
+            # then xFormers' import warning, detectron2 / mmcv collect_env, get_env_info() JSON, xformers.info
+            r"^\*\s+(CUDA|Packages|System)\s*:\s*$|xFormers (can't load C\+\+/CUDA extensions|was built for:)|"
+            + ENV_REPORT_MARK,
         ),
         (
             "kernel_log",
@@ -60,13 +65,16 @@ KIND_PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
         (
             "jetson",
             "Jetson / L4T output",
-            r"tegrastats|GR3D_FREQ|# R\d+ \(release\), REVISION|\bL4T\b|JetPack|nvidia-l4t|-tegra\b|\bJetson\b",
+            r"tegrastats|GR3D_FREQ|# R\d+ \(release\), REVISION|\bL4T\b|JetPack|nvidia-l4t|-tegra\b|\bJetson\b|"
+            r"\bOrin\b|\bXavier[ -]NX\b|\bAGX[ -]Xavier\b",
         ),
         (
             "install",
             "a pip / conda / mamba install session",
+            # pip's "Collecting torch==..." (collect_env's own first line is "Collecting environment information...")
             r"^\s*(\S*[$#>]\s*)?(pip3?|python\d*(\.\d+)?\s+-m\s+pip|uv\s+pip|conda|mamba|micromamba)\s+install\b|"
-            r"^\s*Collecting \S|^\s*Successfully installed\s|^\s*Requirement already satisfied:|"
+            r"^\s*Collecting (?!environment information)\S|^\s*Successfully installed\s|"
+            r"^\s*Requirement already satisfied:|"
             r"^\s*Looking in (indexes|links):|^\s*Downloading \S+\.whl|The following NEW packages will be INSTALLED|"
             r"^\s*Solving environment|^\s*## Package Plan ##|No matching distribution found|"
             r"Could not find a version that satisfies the requirement",
@@ -75,8 +83,9 @@ KIND_PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
         (
             "jupyter",
             "a Jupyter notebook traceback",
+            # (IPython's rule of dashes is followed by its "XxxError   Traceback" line; a rule alone is any log's)
             r"Cell In\s*\[\d+\],? line \d+|<ipython-input-\d+|ipykernel_\d+|Traceback \(most recent call last\)\s*"
-            r"(Cell|<ipython)|^-{30,}\s*$|(?<=\w)Error\s{3,}Traceback \(most recent call last\)",
+            r"(Cell|<ipython)|(?<=\w)Error\s{3,}Traceback \(most recent call last\)",
         ),
         (
             "windows",

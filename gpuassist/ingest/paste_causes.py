@@ -376,7 +376,7 @@ TORCH_IMPORT_CONTEXT = re.compile(
 # The failing library itself belongs to torch (its lib directory, an nvidia-* wheel, libtorch*).
 TORCH_LIBRARY = re.compile(r"[/\\](?:torch[/\\]lib|nvidia[/\\]\w+[/\\]lib)[/\\]|\blibtorch\w*\.so|\blibc10\w*\.so")
 # Generic library-failure patterns that mean "import torch fails" only when torch is what was being imported.
-IMPORT_FAILURE_GENERIC = re.compile(r"cannot open shared object file|undefined symbol")
+IMPORT_FAILURE_GENERIC = re.compile(r"cannot open shared object file|undefined symbol|DLL load failed")
 
 
 def torch_import_shown(lines: list[str]) -> bool:
@@ -467,3 +467,32 @@ def adjust_matches(lines: list[str], matches: list[Match]) -> list[Match]:
             Match("gpu_memory_held_by_others", oom.line_no, oom.line, True, 0.9)
         ]
     return rest
+
+
+# The user says torch imports (or CUDA works) in one place and not in another: a terminal or prompt versus a notebook
+# or an IDE. Torch is installed; the failing program runs another interpreter.
+WORKS_HERE = re.compile(
+    r"\b(?:works?|working|loads?|loaded|imports?|imported|runs?|succeed\w*|successfully|fine|returns? true)\b"
+    r"[^\n]{0,60}"
+    r"\b(?:in|from|within|on|using)\s+(?:the\s+|my\s+|a\s+)?(?:terminal|command prompt|cmd|shell|console|"
+    r"anaconda prompt|powershell|python (?:shell|prompt|console|interpreter)|repl|bash)\b",
+    re.IGNORECASE,
+)
+FAILS_THERE = re.compile(
+    r"\b(?:not?|doesn'?t|does not|don'?t|fails?|failing|won'?t|can'?t|cannot|but)\b[^\n]{0,60}"
+    r"\b(?:jupyter|notebook|ipynb|pycharm|vs ?code|spyder|ide|kernel)\b",
+    re.IGNORECASE,
+)
+
+
+def works_elsewhere_match(lines: list[str]) -> Match | None:
+    """A line says torch works in a terminal and that line or one of the next two says it fails in a notebook or
+    IDE: the notebook runs another interpreter (a words-only form of two interpreters). Cites the failing line."""
+    cut = [line[:MAX_LINE] for line in lines]
+    for i, line in enumerate(cut):
+        if not WORKS_HERE.search(line):
+            continue
+        failing = next((j for j in range(i, min(i + 3, len(cut))) if FAILS_THERE.search(cut[j])), None)
+        if failing is not None:
+            return Match("wrong_interpreter_or_kernel", failing + 1, cut[failing].strip()[:500], True, 0.85)
+    return None

@@ -17,7 +17,14 @@ SMI_HEADER = re.compile(r"Driver Version:\s*(\d{3,}\.\d+(?:\.\d+)?)(?:.*?CUDA Ve
 SMI_Q_DRIVER = re.compile(r"^\s*Driver Version\s*:\s*(\d{3,}\.\d+(?:\.\d+)?)\s*$")
 SMI_Q_CUDA = re.compile(r"^\s*CUDA Version\s*:\s*(\d+)\.(\d+)\s*$")
 SMI_Q_PRODUCT = re.compile(r"^\s*Product Name\s*:\s*(.+?)\s*$")
-SMI_ROW = re.compile(r"^\|\s+(\d+)\s+(.+?)\s+(?:On|Off)\s+\|\s+[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:")
+# A GPU row of nvidia-smi's table; the column after the name is Persistence-M (On/Off) on Linux and the driver
+# model (WDDM/TCC) on Windows.
+SMI_ROW = re.compile(r"^\|\s+(\d+)\s+(.+?)\s+(?:On|Off|WDDM|TCC)\s+\|\s+[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:")
+# Only Windows' nvidia-smi shows a driver model: the "TCC/WDDM" header, WDDM/TCC in a GPU row, or `nvidia-smi -q`'s
+# "Driver Model" section ("Current : WDDM").
+SMI_WINDOWS = re.compile(
+    r"\bTCC/WDDM\b|^\|\s+\d+\s+.+?\s+(?:WDDM|TCC)\s+\||^\s*(?:Current|Pending)\s*:\s*(?:WDDM|TCC)\s*$"
+)
 SMI_LIST = re.compile(r"^GPU (\d+): (.+?) \(UUID: GPU-")
 FORK_TORCH = re.compile(r"PyTorch version \((?:GPU|accelerator)\?\)\s*:\s*(\S+)\s*\((\w+)\)", re.IGNORECASE)
 FORK_GPU = re.compile(r"^\s*-\s*GPU type\s*:\s*(.+?)\s*$", re.IGNORECASE)
@@ -26,6 +33,48 @@ FORK_PLATFORM = re.compile(r"^\s*-\s*Platform\s*:\s*((?:Linux|Windows|macOS)-\S+
 ULTRALYTICS = re.compile(
     r"^Ultralytics\b.*?\btorch-(\d+\.\d+[^\s,]*)(?:\s+(?:CUDA:(\d+)\s*\((.+?),\s*\d+\s*MiB\)|(CPU|MPS)))?"
 )
+# Environment reports that print torch's facts under keys of their own, one fact a line or one (key, value) pair
+# each: detectron2's collect_env table ("PyTorch    1.5.1+cpu @/path", "GPU available   False", "GPU 0,1   Tesla
+# V100 (arch=7.0)"), mmcv / mmdet collect_env ("PyTorch: 1.3.1", "CUDA available: True", "GPU 0: GeForce ..."),
+# printed as a dict ("'CUDA available': True, 'PyTorch': '1.9.1'") or mmengine's OrderedDict ("('CUDA available',
+# False), ('PyTorch', '2.0.1')"), the fields of torch's own
+# get_env_info() in a web UI's sysinfo JSON ("torch_version": "2.0.1+cu118", "is_cuda_available": "True") and
+# `python -m xformers.info` ("pytorch.version:   2.0.1+cu118", "pytorch.cuda:   available").
+ENV_KEYS: dict[str, str] = {
+    "pytorch": "torch.version",
+    "torch_version": "torch.version",
+    "pytorch.version": "torch.version",
+    "gpu available": "cuda.available",
+    "cuda available": "cuda.available",
+    "is_cuda_available": "cuda.available",
+    "pytorch.cuda": "cuda.available",
+    "driver version": "driver.version",
+    "nvidia_driver_version": "driver.version",
+    "cuda_compiled_version": "torch.cuda_build",
+    "nvidia_gpu_models": "reported.gpus",
+    "gpu.name": "reported.gpus",
+    "sys.platform": "host.os",
+}
+# A line only these reports print: their facts are read only from a text that has one (a conda plan's "pytorch:
+# 0.4.0-py36_cuda9.1 --> 0.4.1-..." or a bug template's "PyTorch: 1.8" is not such a report).
+ENV_REPORT_MARK = (
+    r"^\s*sys\.platform(\s{2,}|:\s)\w|^\s*DETECTRON2_ENV_MODULE\s|\('CUDA available',\s*(True|False)\)|"
+    r"'CUDA available':\s*(True|False)|"
+    r"^\s*\"(Torch env info|is_cuda_available|torch_version)\"\s*:|^\s*pytorch\.(version|cuda):\s"
+)
+ENV_REPORT = re.compile(ENV_REPORT_MARK, re.IGNORECASE)
+ENV_GPU_KEY = re.compile(r"gpu ([\d,]{1,40})")
+# Bounded keys, values and gaps: linear on any line.
+ENV_JSON = re.compile(r'^\s*"(?P<key>[\w. ]{1,40})"\s{0,20}:\s{0,20}(?P<val>"[^"]{0,500}"|null|true|false)\s*,?\s*$')
+ENV_TUPLE = re.compile(r"\('(?P<key>[\w. ,]{1,40})',\s{0,5}(?P<val>'[^']{0,500}'|True|False|None)\)")
+# mmcv's issue template prints collect_env() as a dict: {'sys.platform': 'linux', 'CUDA available': True, ...}.
+ENV_DICT = re.compile(r"'(?P<key>[\w. ,]{1,40})':\s{0,5}(?P<val>'[^']{0,500}'|True|False|None)(?=\s*[,}]|\s*$)")
+ENV_COLON = re.compile(r"^\s*(?P<key>[A-Za-z][\w.]{0,20}(?: [\w.,]{1,40}){0,2}):\s{1,80}(?P<val>\S.{0,500})$")
+ENV_TABLE = re.compile(r"^\s*(?P<key>[A-Za-z][\w.]{0,20}(?: [\w.,]{1,40}){0,2})\s{2,80}(?P<val>\S.{0,500})$")
+# xFormers' import warning names the torch it was built for and the one it found: "xFormers was built for:\n
+#     PyTorch 2.1.0+cu121 with CUDA 1201 (you have 2.1.0+cu118)".
+XFORMERS_HEAD = re.compile(r"xFormers can't load C\+\+/CUDA extensions|xFormers was built for:")
+XFORMERS_TORCH = re.compile(r"^\s*PyTorch \S{1,40}(?: with CUDA \d{1,6})? \(you have (\d+\.\d+[\w.+]{0,40})\)")
 REPL_IN = re.compile(
     r"^\s*(?:>>>|In \[\d+\]:)\s*(?:print\(\s*(torch\.[\w.]+(?:\(\))?)\s*\)|(torch\.[\w.]+(?:\(\))?))\s*;?\s*$"
 )
@@ -40,12 +89,16 @@ CONDA_PLAN_TORCH = re.compile(r"::pytorch-(\d+\.\d+(?:\.\d+)?)-(\S+)")
 CONDA_CUDA_PIN = re.compile(
     r"\bconda\s+(?:install|create)\b[^\n]*?\b(?:cudatoolkit|pytorch-cuda)\s*=+\s*(\d+\.\d+)", re.IGNORECASE
 )
+# conda could not solve the request, so the CUDA it asked for was never installed.
+CONDA_SOLVE_FAILED = re.compile(r"PackagesNotFoundError|PackageNotFoundError|ResolvePackageNotFound|UnsatisfiableError")
 # The text says it runs under WSL ("WSL2", "WSL 2", "Windows Subsystem for Linux"); "WSL 1" / "WSL1" is the old one.
 WSL_TEXT = re.compile(r"\bWSL ?2\b|\bWSL\b|Windows Subsystem for Linux|\bUbuntu Subsystem\b", re.IGNORECASE)
 WSL1_TEXT = re.compile(r"\bWSL ?1\b", re.IGNORECASE)
 JETSON_RELEASE = re.compile(
     r"# R(\d+) \(release\), REVISION: ([\d.]+)|\bL4T\s+R?(\d+\.\d+(?:\.\d+)?)|-tegra\b|"
-    r"tegrastats|GR3D_FREQ|\bJetson\b|(?<![A-Za-z])JetPack\s*[<>=]*\s*\d",  # no \\b: CJK text runs into "JETPACK5"
+    r"tegrastats|GR3D_FREQ|\bJetson\b|(?<![A-Za-z])JetPack\s*[<>=]*\s*\d|"  # no \\b: CJK text runs into "JETPACK5"
+    # The modules by name (Orin, Xavier NX / AGX Xavier) and NVIDIA's L4T container images (l4t-pytorch, l4t-base).
+    r"\bOrin\b|\bXavier[ -]NX\b|\bAGX[ -]Xavier\b|\bl4t-(?:base|pytorch|ml|jetpack|tensorflow|cuda|r\d)",
     re.IGNORECASE,
 )
 # The text says it is a Mac: its words (MacBook, macOS, OS X, M1 Pro, Apple silicon, "I'm on a Mac") or a macOS home
@@ -54,6 +107,13 @@ MAC_TEXT = re.compile(
     r"\bmac ?os\b|\bos ?x\b|\bmacbook|\bimac\b|\bmac (?:mini|studio|pro)\b|\bapple (?:m[1-9]|silicon)\b|"
     r"\bm[1-9] (?:pro|max|ultra|chip|mac)\b|\bm[1-9] macbook|\b(?:using|on|for|with) (?:a |my )?mac\b|\bdarwin\b|"
     r"(?:^|[\s\"'(`])/Users/[^/\s]+/",
+    re.IGNORECASE,
+)
+# A macOS shell prompt: zsh (macOS's default shell) ends it with "%", and the host keeps the Mac's default name or
+# its usual short forms: "me@MY-MBP ULTRA %", "ana@Anas-Mac-mini ~ %", "(venv) bob@iMac proj %".
+MAC_PROMPT = re.compile(
+    r"^\s*(?:\([\w.-]+\)\s*)?[\w.-]+@[\w.-]*?(?<![a-z0-9])(?:MBP|MBA|Mac(?:Book)?|iMac|Mac-?mini|Mac-?Studio)(?![a-z])[\w.-]*"
+    r"\s+\S+\s+%(?:\s|$)",
     re.IGNORECASE,
 )
 APPLE_SILICON = re.compile(
@@ -185,6 +245,143 @@ def fork_facts(lines: list[str], sources: Sources) -> dict[str, Any]:
     return facts
 
 
+def _env_pairs(line: str) -> list[tuple[str, str]]:
+    """(key, value) pairs a line of an environment report states, keys lower-cased, values unquoted."""
+    pairs = [(m.group("key"), m.group("val")) for m in ENV_TUPLE.finditer(line)]
+    pairs = pairs or [(m.group("key"), m.group("val")) for m in ENV_DICT.finditer(line)]
+    if not pairs:
+        m = ENV_JSON.match(line) or ENV_COLON.match(line) or ENV_TABLE.match(line)
+        if m:
+            pairs = [(m.group("key"), m.group("val"))]
+    return [(key.strip().lower(), val.strip().strip("'\"").strip()) for key, val in pairs]
+
+
+def _env_value(fact: str, value: str) -> Any:
+    """The fact an environment report's value states, or None when the value says nothing (or is not one)."""
+    low = value.lower()
+    if fact == "torch.version":
+        m = re.match(r"(\d+\.\d+[\w.+]*)", value)
+        return m.group(1) if m else None
+    if fact == "cuda.available":
+        if low.startswith(("not available", "unavailable")):
+            return False
+        if low == "available":
+            return True
+        return _available(re.split(r"[:\s]", low, maxsplit=1)[0] if low.startswith(("yes", "no")) else low)
+    if fact == "driver.version":
+        m = re.fullmatch(r"(\d{3,}\.\d+(?:\.\d+)?)", value)
+        return m.group(1) if m else None
+    if fact == "torch.cuda_build":
+        if low in ("null", "none"):
+            return ""  # stated: no CUDA (see env_table_facts)
+        m = re.fullmatch(r"(\d+\.\d+)(?:\.\d+)*", value)
+        return m.group(1) if m else None
+    if fact == "host.os":
+        return {"linux": "Linux", "win32": "Windows", "darwin": "Darwin"}.get(low)
+    if fact == "reported.gpus":
+        names = [re.sub(r"^GPU \d+:\s*|\s*\((?:arch|UUID)[^)]*\)\s*$", "", n).strip() for n in value.split("\\n")]
+        return [n for n in names if n] or None
+    return None
+
+
+def env_table_facts(lines: list[str], skip: set[int], sources: Sources) -> dict[str, Any]:
+    """torch's facts from an environment report that names them its own way (see ENV_KEYS): only in a text that
+    shows such a report (ENV_REPORT), and only when it states two or more of them."""
+    if not any(ENV_REPORT.search(line[:MAX_LINE]) for line in lines):
+        return {}
+    facts: dict[str, Any] = {}
+    stated: Sources = {}
+    for no, raw in enumerate(lines, start=1):
+        if no in skip:
+            continue
+        line = raw[:MAX_LINE]
+        for key, value in _env_pairs(line):
+            gpu = ENV_GPU_KEY.fullmatch(key)
+            fact = "reported.gpus" if gpu else ENV_KEYS.get(key)
+            if fact is None or fact in facts:
+                continue
+            found = _env_value(fact, value)
+            if found is None:
+                continue
+            if gpu:
+                found = [{"index": int(i), "name": found[0]} for i in gpu.group(1).split(",") if i.strip().isdigit()]
+            elif fact == "reported.gpus":
+                found = [{"index": i, "name": name} for i, name in enumerate(found)]
+            facts[fact] = None if found == "" else found
+            _note(stated, (fact, "torch.cuda_build") if fact == "torch.version" else (fact,), no, line)
+    if len([k for k in facts if k != "host.os"]) < 2:
+        return {}
+    for key, where in stated.items():
+        sources.setdefault(key, where)
+    _local_build(facts)
+    return facts
+
+
+LIGHTNING_SECTION = re.compile(r"^\*\s{1,5}(\w{1,30}):\s*$")
+LIGHTNING_KEY = re.compile(r"^\s{0,20}-\s{1,5}([\w.\-]{1,60}):\s{0,40}(.{0,500})$")
+LIGHTNING_ITEM = re.compile(r"^\s{0,20}-\s{1,5}(\S.{0,200})$")
+
+
+def lightning_facts(lines: list[str], sources: Sources) -> dict[str, Any]:
+    """Lightning's bug-report environment (collect_env_details.py): "* CUDA:" with "- GPU:" (a list of names, or
+    None), "- available:" (torch.cuda.is_available()) and "- version:" (torch.version.cuda); "- torch:" under
+    "* Lightning:" / "* Packages:"; "- OS:" under "* System:"."""
+    facts: dict[str, Any] = {}
+    section = ""
+    gpus: list[str] | None = None
+    for no, raw in enumerate(lines, start=1):
+        line = raw[:MAX_LINE]
+        head = LIGHTNING_SECTION.match(line)
+        if head:
+            section, gpus = head.group(1).lower(), None
+            continue
+        key = LIGHTNING_KEY.match(line)
+        if key and section:
+            name, value = key.group(1).lower(), key.group(2).strip()
+            gpus = None
+            if section == "cuda" and name == "gpu":
+                gpus = [] if not value else None  # "None": torch saw no GPU, which says nothing of the machine
+            elif section == "cuda" and name == "available" and _available(value) is not None:
+                facts["cuda.available"] = _available(value)
+                _note(sources, ("cuda.available",), no, line)
+            elif section == "cuda" and name == "version":
+                build = re.fullmatch(r"(\d+\.\d+)(?:\.\d+)*", value)
+                if build or value.lower() == "none":
+                    facts["torch.cuda_build"] = build.group(1) if build else None
+                    _note(sources, ("torch.cuda_build",), no, line)
+            elif section in ("lightning", "packages") and name == "torch" and re.match(r"\d+\.\d+", value):
+                facts.setdefault("torch.version", value)
+                _note(sources, ("torch.version",), no, line)
+            elif section == "system" and name == "os" and value in ("Linux", "Windows", "Darwin"):
+                facts["host.os"] = value
+                _note(sources, ("host.os",), no, line)
+            continue
+        item = LIGHTNING_ITEM.match(line)
+        if item and gpus is not None:
+            gpus.append(item.group(1).strip())
+            facts["reported.gpus"] = [{"index": i, "name": n} for i, n in enumerate(gpus)]
+            _note(sources, ("reported.gpus",), no, line)
+    if "cuda.available" not in facts:
+        return {}  # no "* CUDA:" section: not this report
+    _local_build(facts)
+    return facts
+
+
+def xformers_facts(lines: list[str], sources: Sources) -> dict[str, Any]:
+    """The torch xFormers' import warning says is installed ("(you have 2.1.0+cpu)")."""
+    facts: dict[str, Any] = {}
+    if not any(XFORMERS_HEAD.search(line[:MAX_LINE]) for line in lines):
+        return facts
+    for no, raw in enumerate(lines, start=1):
+        m = XFORMERS_TORCH.match(raw[:MAX_LINE])
+        if m:
+            facts["torch.version"] = m.group(1)
+            _note(sources, ("torch.version", "torch.cuda_build"), no, raw)
+            break
+    _local_build(facts)
+    return facts
+
+
 def platform_string_facts(plat: str) -> dict[str, Any]:
     """What Python's platform.platform() string says: the OS, and WSL 1 ("-Microsoft-", kernel 4.4) or WSL 2
     ("-microsoft-standard-WSL2")."""
@@ -206,10 +403,23 @@ def _local_build(facts: dict[str, Any]) -> None:
         facts.setdefault("torch.cuda_build", f"{tag[2:-1]}.{tag[-1]}")
 
 
+# The banner a new interpreter prints: "Python 3.8.10 (default, Mar 15 2022, 12:22:08)".
+REPL_BANNER = re.compile(r"^\s*Python \d+\.\d+\.\d+\S* \(")
+
+
 def repl_facts(lines: list[str], sources: Sources) -> dict[str, Any]:
-    """`>>> torch.__version__` and friends, with the line(s) the interpreter printed after them."""
+    """`>>> torch.__version__` and friends, with the line(s) the interpreter printed after them.
+
+    A paste can hold several sessions (each starts with the interpreter's banner): the one where CUDA fails next to
+    one where it works ("in the other container it is True"). The failing one is the problem asked about, so its
+    facts stand; without a failing session, later sessions override earlier ones (a re-run after a change)."""
+    sessions: list[tuple[dict[str, Any], Sources]] = []
     facts: dict[str, Any] = {}
+    said: Sources = {}
     for i, raw in enumerate(lines):
+        if REPL_BANNER.match(raw[:MAX_LINE]) and facts:
+            sessions.append((facts, said))
+            facts, said = {}, {}
         m = REPL_IN.match(raw[:MAX_LINE])
         if not m:
             continue
@@ -233,13 +443,21 @@ def repl_facts(lines: list[str], sources: Sources) -> dict[str, Any]:
         new = [k for k in facts if k not in before]
         if new:
             _note(
-                sources,
+                said,
                 [*new, "torch.cuda_build"] if "torch.version" in new else new,
                 i + 1,
                 f"{raw.strip()}  ->  {out.strip()}",
             )
-    _local_build(facts)
-    return facts
+    sessions.append((facts, said))
+    failing = [s for s in sessions if s[0].get("cuda.available") is False]
+    chosen = failing[-1:] if failing else sessions
+    merged: dict[str, Any] = {}
+    for session_facts, session_sources in chosen:
+        merged.update(session_facts)
+        for key, where in session_sources.items():
+            _note(sources, (key,), *where)
+    _local_build(merged)
+    return merged
 
 
 def install_facts(lines: list[str], sources: Sources) -> dict[str, Any]:
@@ -272,7 +490,8 @@ def install_facts(lines: list[str], sources: Sources) -> dict[str, Any]:
     # What the command asked for stands for the build only when nothing shows what conda actually installed (a
     # solver can fall back to the CPU package: then the package plan says so and wins).
     requested = facts.pop("conda.requested_cuda", None)
-    if requested and "torch.cuda_build" not in facts:
+    solve_failed = any(CONDA_SOLVE_FAILED.search(line[:MAX_LINE]) for line in lines)  # nothing was installed
+    if requested and "torch.cuda_build" not in facts and not solve_failed:
         facts["torch.cuda_build"] = requested
     return facts
 
@@ -298,7 +517,7 @@ def platform_facts(lines: list[str], sources: Sources) -> dict[str, Any]:
     facts: dict[str, Any] = {}
     for no, raw in enumerate(lines, start=1):
         line = raw[:MAX_LINE]
-        if "host.os" not in facts and WINDOWS.search(line):
+        if "host.os" not in facts and (WINDOWS.search(line) or SMI_WINDOWS.search(line)):
             facts["host.os"] = "Windows"
             _note(sources, ("host.os",), no, line)
         j = JETSON_RELEASE.search(line)
@@ -318,7 +537,14 @@ def platform_facts(lines: list[str], sources: Sources) -> dict[str, Any]:
     if wsl:
         facts["platform.wsl"] = "wsl1" if WSL1_TEXT.search(wsl[1]) else "wsl2"
         _note(sources, ("platform.wsl",), *wsl)
-    mac = next(((no, line) for no, line in enumerate(lines, start=1) if MAC_TEXT.search(line[:MAX_LINE])), None)
+    mac = next(
+        (
+            (no, line)
+            for no, line in enumerate(lines, start=1)
+            if MAC_TEXT.search(line[:MAX_LINE]) or MAC_PROMPT.search(line[:MAX_LINE])
+        ),
+        None,
+    )
     if mac and "host.os" not in facts and not any(LINUX_TEXT.search(line[:MAX_LINE]) for line in lines):
         facts["host.os"] = "Darwin"
         _note(sources, ("host.os",), *mac)
@@ -349,6 +575,9 @@ def gather(lines: list[str], skip: set[int], sources: Sources | None = None) -> 
     for part in (
         repl_facts(lines, sources),
         fork_facts(lines, sources),
+        lightning_facts(lines, sources),
+        env_table_facts(lines, skip, sources),
+        xformers_facts(lines, sources),
         install_facts(lines, sources),
         nvidia_smi_facts(lines, skip, sources),
         platform_facts(lines, sources),

@@ -442,10 +442,16 @@ def capability_from_name(name: str) -> str | None:
     torch cannot report it. One table, NVIDIA's "CUDA GPUs - Compute Capability" list (cuda_compat.json
     ``gpu_table``); look-alike names (Quadro RTX 5000 7.5, RTX 5000 Ada 8.9, GeForce RTX 5090 12.0) are
     told apart there. None when the name is not in the table: no guess beats a wrong one."""
-    for regex, cc in _gpu_table():
-        if regex.search(name):
-            return cc
+    # People often write the model without the space the table uses ("GTX950M", "RTX3090", "GT1030").
+    spaced = _UNSPACED_MODEL.sub(r"\1 \2", name)
+    for candidate in dict.fromkeys((name, spaced)):
+        for regex, cc in _gpu_table():
+            if regex.search(candidate):
+                return cc
     return None
+
+
+_UNSPACED_MODEL = re.compile(r"\b(GTX|RTX|GT)(\d{3,4})", re.IGNORECASE)
 
 
 @cache

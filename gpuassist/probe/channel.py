@@ -1,5 +1,5 @@
 """The protocol stream of the scripts that run inside the target interpreter (probe, runtime tests, audit run),
-and the few start-up chores they share.
+and the few start-up chores and device helpers they share.
 
 Standard library only, Python 3.8+, and it never imports gpuassist. Run as scripts, they load this file by
 its path (``runpy.run_path``), not through ``sys.path``: a module of the same name in the user's project,
@@ -69,6 +69,16 @@ class NullChannel(Channel):
     def send(self, obj: dict[str, Any]) -> None:
         self.sent.append(obj)
 
+
+
+def sync(torch: Any, device: str) -> None:
+    """Wait for the device: timing without it measures how fast work is queued, not done."""
+    if device.startswith("cuda"):
+        torch.cuda.synchronize(device)
+    elif device == "mps":
+        torch.mps.synchronize()
+    elif device.startswith("xpu"):
+        torch.xpu.synchronize(device)
 
 
 def dump_stacks_on_sigterm() -> None:

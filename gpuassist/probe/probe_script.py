@@ -40,14 +40,14 @@ import warnings
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional
 
 if TYPE_CHECKING or __package__:  # imported as part of gpuassist (host side, tests)
-    from .channel import Channel, dump_stacks_on_sigterm, guard_lifetime, parse_limits
+    from .channel import Channel, dump_stacks_on_sigterm, guard_lifetime, parse_limits, sync
 else:  # run as a script in the target interpreter: channel.py next to this file, loaded by its path
     import runpy as _runpy
 
     _channel = _runpy.run_path(os.path.join(os.path.dirname(os.path.abspath(__file__)), "channel.py"))
     guard_lifetime = _channel["guard_lifetime"]
     Channel, dump_stacks_on_sigterm = _channel["Channel"], _channel["dump_stacks_on_sigterm"]
-    parse_limits = _channel["parse_limits"]
+    parse_limits, sync = _channel["parse_limits"], _channel["sync"]
 
 PROTOCOL = 1
 FAULT_ENV = "GPUASSIST_PROBE_TEST_FAULT"
@@ -593,15 +593,6 @@ def loaded_libraries() -> Any:
     return sorted(found)
 
 
-def _sync(torch: Any, device: str) -> None:
-    if device.startswith("cuda"):
-        torch.cuda.synchronize(device)
-    elif device == "mps":
-        torch.mps.synchronize()
-    elif device.startswith("xpu"):
-        torch.xpu.synchronize(device)
-
-
 def smoke_test(torch: Any, device: str) -> Dict[str, Any]:
     """Allocate, multiply and convolve on ``device``; results are checked against the CPU."""
     result = {"device": device}  # type: Dict[str, Any]
@@ -614,10 +605,10 @@ def smoke_test(torch: Any, device: str) -> Dict[str, Any]:
     def timed(name: str, fn: Callable[[], Any], reference: Any = None) -> None:
         entry = {"ok": False}  # type: Dict[str, Any]
         try:
-            _sync(torch, device)
+            sync(torch, device)
             started = time.perf_counter()
             out = fn()
-            _sync(torch, device)
+            sync(torch, device)
             entry["seconds"] = round(time.perf_counter() - started, 6)
             if reference is None:
                 entry["ok"] = True

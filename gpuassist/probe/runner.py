@@ -19,8 +19,11 @@ are not protocol, are ignored and counted) plus the ones the runner adds:
     {"event": "python_version", "version": "3.6.15", "rt": ...}   (it exited without a hello, yet answers
                                                                     as a Python too old for the script)
 
-Facts are derived from the events by :func:`facts_from_events` only, so a recorded stream (JSON-dumped
-events) replays into exactly the facts the live run produced.
+Every line is checked against the protocol as it arrives (:func:`gpuassist.probe.events.parse_line`): a
+line that breaks it is counted with the garbage and logged, never passed on, so what follows reads typed
+events (:data:`gpuassist.probe.events.Event`). Facts are derived from the events by
+:func:`facts_from_events` only, so a recorded stream (JSON-dumped events) replays into exactly the facts
+the live run produced.
 
 The machinery is not specific to the probe: :func:`run_script` runs any script of this package that speaks
 the same protocol (``runtime_script.py``, the placement / DataLoader / CNN measurements, also emits
@@ -34,7 +37,6 @@ from __future__ import annotations
 
 import contextlib
 import importlib.resources
-import json
 import logging
 import os
 import queue
@@ -57,11 +59,18 @@ from gpuassist import lifetime
 from gpuassist.facts import NotCollected, from_jsonable
 from gpuassist.own_python import fallback_python
 from gpuassist.probe import probe_script
+from gpuassist.probe.events import (
+    Event,
+    ExitEvent,
+    KilledEvent,
+    KillReason,
+    MalformedEvent,
+    OnEvent,
+    ScriptEvent,
+    parse_line,
+)
 
 log = logging.getLogger(__name__)
-
-Event = dict[str, Any]
-OnEvent = Callable[[Event], None]
 
 STAGES: tuple[str, ...] = probe_script.STAGES
 STAGE_KEYS: Mapping[str, tuple[str, ...]] = probe_script.STAGE_KEYS
@@ -93,7 +102,9 @@ class StageLimits:
     overall: float = 120.0  # whole run, whatever the stages say
     grace: float = 1.0  # SIGTERM → SIGKILL
 
-    def for_stage(self, stage: str, announced: Any = None, defaults: Mapping[str, float] | None = None) -> float:
+    def for_stage(
+        self, stage: str, announced: float | None = None, defaults: Mapping[str, float] | None = None
+    ) -> float:
         """The limit for ``stage``: ours, else the script's default table (the probe's unless given), else
         what the script announced when the stage started, else 30 s."""
         if stage in self.stages:
@@ -101,7 +112,7 @@ class StageLimits:
         table = probe_script.DEFAULT_LIMITS if defaults is None else defaults
         if stage in table:
             return float(table[stage])
-        if isinstance(announced, (int, float)) and announced > 0:
+        if announced is not None and announced > 0:
             return float(announced)
         return 30.0
 
@@ -119,7 +130,7 @@ class ProbeResult:
 
     @property
     def seconds(self) -> float:
-        return float(self.events[-1].get("rt", 0.0)) if self.events else 0.0
+        return float(self.events[-1]["rt"]) if self.events else 0.0
 
 
 def probe_script_path() -> Path:
@@ -231,11 +242,12 @@ class _Run:
         self.stderr_bytes = 0
         self.garbage = 0
         self.greeted = False
+        self.malformed_logged = False
         self.done = False
         self.stage: str | None = None
         self.limit = limits.startup
         self.deadline = started + limits.startup
-        self.kill_reason: str | None = None
+        self.kill_reason: KillReason | None = None
         self.kill_sent_at: float | None = None
         self.sigkill_sent = False
 
@@ -251,48 +263,36 @@ class _Run:
         text = raw.decode("utf-8", "replace").strip()
         if not text:
             return
-        event = self._parse(text)
-        if event is None:
+        try:
+            event = parse_line(text, self.rt())
+        except MalformedEvent as exc:
             self.garbage += 1
+            if self.greeted and not self.malformed_logged:  # before the hello it is somebody else's output
+                log.warning("a protocol line was ignored (%s)", exc)
+                self.malformed_logged = True
             return
         if not self.greeted:
-            if event.get("event") != "hello" or event.get("nonce") != self.nonce:
+            if event["event"] != "hello" or event["nonce"] != self.nonce:
                 self.garbage += 1  # e.g. a sitecustomize printing JSON before the probe started
                 return
             self.greeted = True
         if self.done:
             self.garbage += 1
             return
-        event["rt"] = self.rt()
         self._track(event)
         self.emit(event)
 
-    @staticmethod
-    def _parse(text: str) -> Event | None:
-        for candidate in (text, text[text.find('{"event"') :] if '{"event"' in text else ""):
-            if not candidate:
-                continue
-            try:
-                obj = json.loads(candidate)
-            except ValueError:
-                continue
-            if isinstance(obj, dict) and isinstance(obj.get("event"), str):
-                return obj
-        return None
-
-    def _track(self, event: Event) -> None:
-        kind = event.get("event")
+    def _track(self, event: ScriptEvent) -> None:
         now = self.now()
-        if kind == "hello":
+        if event["event"] == "hello":
             self._set_deadline(None, self.limits.between, now)
-        elif kind == "stage":
-            status = event.get("status")
-            if status == "start":
-                name = str(event.get("stage"))
+        elif event["event"] == "stage":
+            if event["status"] == "start":
+                name = event["stage"]
                 self._set_deadline(name, self.limits.for_stage(name, event.get("limit"), self.defaults), now)
-            elif status in ("end", "failed", "skipped"):
+            else:
                 self._set_deadline(None, self.limits.between, now)
-        elif kind == "done":
+        elif event["event"] == "done":
             self.done = True
             self._set_deadline(None, self.limits.exit, now)
 
@@ -325,7 +325,7 @@ class _Run:
             self._signal_group(hard=True)
             self.sigkill_sent = True
 
-    def _kill(self, reason: str, now: float) -> None:
+    def _kill(self, reason: KillReason, now: float) -> None:
         self.kill_reason = reason
         self.kill_sent_at = now
         limit = self.limits.overall if reason == "overall" else self.limit
@@ -566,7 +566,8 @@ def run_script(
     emit({"event": "launch", "python": requested, "rt": 0.0})
     path, reason = _resolve(requested, run_env)
     if path is None:
-        emit({"event": "not_found", "reason": reason, "rt": round(time.monotonic() - started, 4)})
+        why = reason or "it could not be run"
+        emit({"event": "not_found", "reason": why, "rt": round(time.monotonic() - started, 4)})
         return ProbeResult(to_facts(events), events)
     nonce = secrets.token_hex(8)
     # the script's own last resort (it outlives no host and no limit); descendants carry the run's marker
@@ -715,51 +716,49 @@ def facts_from_events(
     done = False
     planned: list[str] = []
     stages: dict[str, dict[str, Any]] = {}
-    started_at: dict[str, tuple[float | None, float | None]] = {}
+    started_at: dict[str, tuple[float, float]] = {}  # stage → (script's t, runner's rt) at its start
     current: str | None = None
-    killed: Event | None = None
-    exit_event: Event | None = None
+    killed: KilledEvent | None = None
+    exit_event: ExitEvent | None = None
     for ev in events:
-        kind = ev.get("event")
-        if kind == "launch":
-            python = ev.get("python")
-        elif kind == "not_found":
-            not_found = str(ev.get("reason") or "it could not be run")
-        elif kind == "python_version":
-            old_python = str(ev.get("version"))
-        elif kind == "hello":
+        if ev["event"] == "launch":
+            python = ev["python"]
+        elif ev["event"] == "not_found":
+            not_found = ev["reason"] or "it could not be run"
+        elif ev["event"] == "python_version":
+            old_python = ev["version"]
+        elif ev["event"] == "hello":
             greeted = True
-            planned = [str(s) for s in ev.get("stages") or []]
-        elif kind == "fact" and isinstance(ev.get("key"), str):
-            facts[ev["key"]] = from_jsonable(ev.get("value"))
-        elif kind == "stage":
-            name = str(ev.get("stage"))
-            status = ev.get("status")
-            if status == "start":
+            planned = list(ev["stages"])
+        elif ev["event"] == "fact":
+            facts[ev["key"]] = from_jsonable(ev["value"])
+        elif ev["event"] == "stage":
+            name = ev["stage"]
+            if ev["status"] == "start":
                 current = name
-                started_at[name] = (ev.get("t"), ev.get("rt"))
+                started_at[name] = (ev["t"], ev["rt"])
                 stages[name] = {"stage": name, "status": "running", "seconds": None, "limit": ev.get("limit")}
-            elif status in ("end", "failed", "skipped"):
+            else:
                 entry = stages.setdefault(name, {"stage": name, "seconds": None, "limit": ev.get("limit")})
-                entry["status"] = "ok" if status == "end" else status
-                t0 = started_at.get(name, (None, None))[0]
-                if isinstance(t0, (int, float)) and isinstance(ev.get("t"), (int, float)):
-                    entry["seconds"] = round(ev["t"] - t0, 4)
-                for extra in ("error", "reason"):
-                    if ev.get(extra):
-                        entry[extra] = ev[extra]
+                entry["status"] = "ok" if ev["status"] == "end" else ev["status"]
+                if name in started_at:
+                    entry["seconds"] = round(ev["t"] - started_at[name][0], 4)
+                if ev.get("error"):
+                    entry["error"] = ev.get("error")
+                if ev.get("reason"):
+                    entry["reason"] = ev.get("reason")
                 if current == name:
                     current = None
-        elif kind == "done":
+        elif ev["event"] == "done":
             done = True
-        elif kind == "killed":
+        elif ev["event"] == "killed":
             killed = killed or ev
-        elif kind == "exit":
+        elif ev["event"] == "exit":
             exit_event = ev
 
-    rc = exit_event.get("returncode") if exit_event else None
-    sig = exit_event.get("signal") if exit_event else None
-    stderr_lines = [str(s) for s in (exit_event.get("stderr_tail") or [])] if exit_event else []
+    rc = exit_event["returncode"] if exit_event else None
+    sig = exit_event["signal"] if exit_event else None
+    stderr_lines = list(exit_event["stderr_tail"]) if exit_event else []
     facts[f"{prefix}.python"] = python
     facts[f"{prefix}.returncode"] = rc
     facts[f"{prefix}.signal"] = None
@@ -768,20 +767,19 @@ def facts_from_events(
     facts[f"{prefix}.fault_traceback"] = None
     facts[f"{prefix}.stderr_tail"] = "\n".join(stderr_lines[-STDERR_TAIL_LINES:]) or None
     facts[f"{prefix}.error"] = None
-    facts[f"{prefix}.garbage_lines"] = exit_event.get("garbage_lines", 0) if exit_event else 0
+    facts[f"{prefix}.garbage_lines"] = exit_event["garbage_lines"] if exit_event else 0
 
     in_progress = current if greeted else "startup"
     if not_found is not None:
         outcome = "interpreter_not_found"
         facts[f"{prefix}.error"] = not_found
-    elif killed is not None and killed.get("reason") != "exit_timeout":
-        reason = killed.get("reason")
-        outcome = "cancelled" if reason == "cancelled" else "timeout"
-        facts[f"{prefix}.failed_stage"] = killed.get("stage") or in_progress
-        facts[f"{prefix}.limit_seconds"] = killed.get("limit") if outcome == "timeout" else None
+    elif killed is not None and killed["reason"] != "exit_timeout":
+        outcome = "cancelled" if killed["reason"] == "cancelled" else "timeout"
+        facts[f"{prefix}.failed_stage"] = killed["stage"] or in_progress
+        facts[f"{prefix}.limit_seconds"] = killed["limit"] if outcome == "timeout" else None
         facts[f"{prefix}.fault_traceback"] = parse_fault_traceback(stderr_lines)
         facts[f"{prefix}.error"] = (
-            "stopped by the user" if outcome == "cancelled" else f"no progress within {killed.get('limit')} s"
+            "stopped by the user" if outcome == "cancelled" else f"no progress within {killed['limit']} s"
         )
     elif done:
         outcome = "ok"
@@ -813,8 +811,8 @@ def facts_from_events(
 
     # stage table: the one in progress ended the way the process did; the rest never ran
     status_for_current = outcome if outcome in ("timeout", "cancelled", "crashed") else "failed"
-    end_rt = float(exit_event.get("rt", 0.0)) if exit_event else None
-    if killed is not None and isinstance(killed.get("rt"), (int, float)):
+    end_rt = float(exit_event["rt"]) if exit_event else None
+    if killed is not None:
         end_rt = float(killed["rt"])
     table: list[dict[str, Any]] = []
     for name in planned or list(stages):
@@ -822,9 +820,8 @@ def facts_from_events(
         entry = found or {"stage": name, "status": "skipped", "seconds": None, "limit": None}
         if entry.get("status") == "running":
             entry["status"] = status_for_current
-            rt0 = started_at.get(name, (None, None))[1]
-            if isinstance(rt0, (int, float)) and end_rt is not None:
-                entry["seconds"] = round(end_rt - rt0, 4)
+            if name in started_at and end_rt is not None:
+                entry["seconds"] = round(end_rt - started_at[name][1], 4)
         table.append(entry)
     facts[f"{prefix}.stages"] = table
 
@@ -864,9 +861,8 @@ def replay_events(
     start = time.monotonic()
     delivered: list[Event] = []
     for ev in events:
-        rt = ev.get("rt")
-        if speed > 0 and isinstance(rt, (int, float)):
-            wait = start + rt / speed - time.monotonic()
+        if speed > 0:
+            wait = start + ev["rt"] / speed - time.monotonic()
             if wait > 0 and cancel is not None:
                 if cancel.wait(wait):
                     break

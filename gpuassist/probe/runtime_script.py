@@ -46,7 +46,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING or __package__:  # imported as part of gpuassist (host side, tests)
-    from .channel import Channel, NullChannel, dump_stacks_on_sigterm, guard_lifetime, parse_limits
+    from .channel import Channel, NullChannel, dump_stacks_on_sigterm, guard_lifetime, parse_limits, sync
 else:  # run as a script in the target interpreter: channel.py next to this file, loaded by its path
     import runpy as _runpy
 
@@ -54,6 +54,7 @@ else:  # run as a script in the target interpreter: channel.py next to this file
     guard_lifetime = _channel["guard_lifetime"]
     Channel, NullChannel = _channel["Channel"], _channel["NullChannel"]
     dump_stacks_on_sigterm, parse_limits = _channel["dump_stacks_on_sigterm"], _channel["parse_limits"]
+    sync = _channel["sync"]
 
 PROTOCOL = 1
 
@@ -194,15 +195,6 @@ class Context:
 
 
 # ---- device helpers ----------------------------------------------------------------------------------
-
-def sync(torch: Any, device: str) -> None:
-    """Wait for the device: timing without it measures how fast work is queued, not done."""
-    if device.startswith("cuda"):
-        torch.cuda.synchronize(device)
-    elif device == "mps":
-        torch.mps.synchronize()
-    elif device.startswith("xpu"):
-        torch.xpu.synchronize(device)
 
 
 def device_type(device: str) -> str:

@@ -7,6 +7,15 @@ from collections.abc import Iterable
 from gpuassist.findings import Action, Evidence, Finding, Severity
 from gpuassist.knowledge import catalogue
 
+# Every GPU busy: one process each (the multi-GPU findings of the runtime tests and of a script's run).
+DDP_FIX = (
+    "Launch one process per GPU with DistributedDataParallel:\n"
+    "  torchrun --nproc_per_node=gpu train.py\n"
+    "and in train.py: torch.distributed.init_process_group('nccl'); "
+    "model = torch.nn.parallel.DistributedDataParallel(model.to(local_rank), device_ids=[local_rank]); "
+    "use a DistributedSampler in the DataLoader."
+)
+
 
 def finding(
     id: str,

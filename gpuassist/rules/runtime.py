@@ -15,7 +15,7 @@ from gpuassist.facts import Facts
 from gpuassist.findings import Evidence, Finding, Severity
 from gpuassist.knowledge.pcie import pcie_theoretical_gbps
 from gpuassist.rules import view
-from gpuassist.rules.make import finding, python
+from gpuassist.rules.make import DDP_FIX, finding, python
 from gpuassist.rules.registry import rule
 
 # NVML clock-event reasons that mean the hardware is protecting itself (not "idle" or "app clocks").
@@ -281,13 +281,7 @@ def multi_gpu_unused(facts: Facts) -> Finding | None:
             f"torch sees {count} CUDA devices. A plain training script (and these tests) use only "
             "cuda:0; nn.DataParallel drives the others from one Python thread and scales poorly."
         ),
-        fix=(
-            "Launch one process per GPU with DistributedDataParallel:\n"
-            "  torchrun --nproc_per_node=gpu train.py\n"
-            "and in train.py: torch.distributed.init_process_group('nccl'); "
-            "model = torch.nn.parallel.DistributedDataParallel(model.to(local_rank), device_ids=[local_rank]); "
-            "use a DistributedSampler in the DataLoader."
-        ),
+        fix=DDP_FIX,
         evidence=view.ev(facts, "placement.device_count", "placement.devices"),
     )
 

@@ -14,8 +14,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from gpuassist.collect.nvml import NvmlBackend, NvmlSession, RealNvml
-from gpuassist.probe.runner import Event
-from gpuassist.runtime.common import OnEvent, RuntimeResult, run_runtime, runtime_facts_from_events
+from gpuassist.probe.events import Event, HostSampleEvent, OnEvent
+from gpuassist.runtime.common import RuntimeResult, run_runtime, runtime_facts_from_events
 
 LOADED_STAGES = ("scaling", "accelerators", "profile")
 SAMPLE_FIELDS = (
@@ -39,24 +39,23 @@ class GpuSampler:
         self.every = every
         self.last = -1e9
         self.stage: str | None = None
-        self.samples: list[Event] = []
+        self.samples: list[HostSampleEvent] = []
         self.usable = self.session.open()
 
     def on_event(self, event: Event) -> None:
-        kind = event.get("event")
-        if kind == "stage":
-            self.stage = str(event.get("stage")) if event.get("status") == "start" else None
-        if not self.usable or self.stage not in LOADED_STAGES or kind not in ("progress", "stage"):
+        if event["event"] == "stage":
+            self.stage = event["stage"] if event["status"] == "start" else None
+        if not self.usable or self.stage not in LOADED_STAGES or event["event"] not in ("progress", "stage"):
             return
         now = time.monotonic()
         if now - self.last < self.every:
             return
         self.last = now
-        gpus = []
+        gpus: list[dict[str, object]] = []
         for i in range(self.session.device_count() or 0):
             d = self.session.device_facts(i)
             gpus.append({k: d.get(k) for k in SAMPLE_FIELDS})
-        self.samples.append({"event": "host_sample", "stage": self.stage, "gpus": gpus, "rt": event.get("rt")})
+        self.samples.append({"event": "host_sample", "stage": self.stage, "gpus": gpus, "rt": event["rt"]})
 
     def close(self) -> None:
         self.session.close()
@@ -91,7 +90,7 @@ def run_bench(
         sampler.close()
     if not sampler.samples:
         return result
-    events = sorted([*result.events, *sampler.samples], key=lambda e: float(e.get("rt") or 0.0))
+    events: list[Event] = sorted([*result.events, *sampler.samples], key=lambda e: e["rt"])
     # keep the runner's own closing events last (a sample's rt can equal theirs)
-    events.sort(key=lambda e: e.get("event") in ("killed", "exit"))
+    events.sort(key=lambda e: e["event"] in ("killed", "exit"))
     return RuntimeResult("bench", runtime_facts_from_events("bench", events), events)

@@ -24,7 +24,8 @@ from typing import Any
 
 from gpuassist.facts import Facts, from_jsonable
 from gpuassist.probe import runtime_script
-from gpuassist.probe.runner import Event, StageLimits, facts_from_events, run_script
+from gpuassist.probe.events import Event, OnEvent, parse_events
+from gpuassist.probe.runner import StageLimits, facts_from_events, run_script
 from gpuassist.report.build import build_report
 from gpuassist.report.model import Report, step_summaries
 
@@ -35,8 +36,6 @@ STEP_OF_TEST = {"placement": "placement", "sweep": "dataloader", "bench": "bench
 
 # Whole-run caps per test (stage limits come from the script's table and scale with the sizes).
 OVERALL = {"placement": 600.0, "sweep": 1500.0, "bench": 1200.0}
-
-OnEvent = Callable[[Event], None]
 
 
 @dataclass
@@ -69,9 +68,9 @@ def runtime_facts_from_events(test: str, events: Sequence[Event]) -> dict[str, A
     prefix, the script's facts, and host NVML samples (``bench.gpu_samples``) when there are any."""
     facts = facts_from_events(events, prefix=test, stage_keys=runtime_script.STAGE_KEYS[test])
     samples = [
-        {"stage": e.get("stage"), "rt": e.get("rt"), "gpus": from_jsonable(e.get("gpus") or [])}
+        {"stage": e["stage"], "rt": e["rt"], "gpus": from_jsonable(e["gpus"])}
         for e in events
-        if e.get("event") == "host_sample"
+        if e["event"] == "host_sample"
     ]
     if samples:
         facts[f"{test}.gpu_samples"] = samples
@@ -146,10 +145,14 @@ def replay(test: str, events: Sequence[Event]) -> RuntimeResult:
 
 def load_recording(path: str | os.PathLike[str]) -> tuple[dict[str, Any], list[RuntimeResult]]:
     """A recording file: ``{"description", "host_facts": {...}, "runs": {test: [events]}}`` →
-    (host facts, results replayed through :func:`runtime_facts_from_events`)."""
+    (host facts, results replayed through :func:`runtime_facts_from_events`); a malformed event is a
+    :class:`~gpuassist.probe.events.MalformedEvent` naming the file and its place."""
     data = json.loads(Path(path).read_text(encoding="utf-8"))
     host = {k: from_jsonable(v) for k, v in (data.get("host_facts") or {}).items()}
-    results = [replay(test, events) for test, events in (data.get("runs") or {}).items()]
+    results = [
+        replay(test, parse_events(events, f"{Path(path).name}: runs.{test}"))
+        for test, events in (data.get("runs") or {}).items()
+    ]
     return host, results
 
 

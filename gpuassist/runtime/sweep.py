@@ -9,7 +9,8 @@ import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from gpuassist.runtime.common import OnEvent, RuntimeResult, run_runtime
+from gpuassist.probe.events import OnEvent
+from gpuassist.runtime.common import RuntimeResult, run_runtime
 
 MODES = ("adaptive", "grid", "both")
 

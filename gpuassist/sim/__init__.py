@@ -68,6 +68,7 @@ from gpuassist.collect import collect_host
 from gpuassist.collect.io import DictFS, RecordedRunner
 from gpuassist.collect.nvml import RecordedNvml
 from gpuassist.facts import Facts
+from gpuassist.probe.events import Event
 from gpuassist.probe.runner import facts_from_events
 from gpuassist.probe.runtime_script import TESTS
 from gpuassist.report.build import build_report
@@ -174,7 +175,7 @@ def runtime_tests(name: str) -> tuple[str, ...]:
     return tuple(t for t in TESTS if isinstance(runtime.get(t), dict))
 
 
-def runtime_events(scenario: Scenario, test: str) -> list[dict[str, Any]] | None:
+def runtime_events(scenario: Scenario, test: str) -> list[Event] | None:
     """The recorded stream of runtime test ``test`` on the simulated machine (None: not recorded)."""
     return runtime_stream(scenario.data, test)
 

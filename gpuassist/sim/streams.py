@@ -1,7 +1,8 @@
 """Compact stream descriptions (a scenario's ``probe`` and ``runtime`` sections) expanded into the exact
 event streams a live run records: the probe's / runtime script's JSON lines with their timings, plus the
-runner's own launch, killed and exit events. Replayed through the runner's parser, they take the same path
-as a live run."""
+runner's own launch, killed and exit events. They are checked as a recorded stream is
+(:func:`gpuassist.probe.events.parse_events`, so a scenario that describes an impossible stream fails with
+a line naming it) and take the same path as a live run."""
 
 from __future__ import annotations
 
@@ -9,11 +10,12 @@ import signal
 from collections.abc import Callable
 from typing import Any
 
+from gpuassist.probe.events import Event, parse_events
 from gpuassist.probe.runner import STAGES, StageLimits
 from gpuassist.probe.runtime_script import DEFAULT_LIMITS, TESTS
 
 
-def probe_events(probe: dict[str, Any]) -> list[dict[str, Any]]:
+def probe_events(probe: dict[str, Any]) -> list[Event]:
     """Expand a scenario's compact probe description into the runner's event stream (the probe's JSON
     lines plus the runner's launch/killed/exit events, with timings): exactly what a live run records."""
 
@@ -25,10 +27,11 @@ def probe_events(probe: dict[str, Any]) -> list[dict[str, Any]]:
         limit_for=limits.for_stage,
         startup_limit=limits.startup,
         default_startup=0.03,
+        where="the probe stream",
     )
 
 
-def runtime_stream(data: dict[str, Any], test: str) -> list[dict[str, Any]] | None:
+def runtime_stream(data: dict[str, Any], test: str) -> list[Event] | None:
     """The recorded stream of runtime test ``test`` in a scenario's (resolved) data, None when not recorded: the
     runtime script's protocol with its timings, as :func:`gpuassist.runtime.run_runtime` records it; the launch
     names the scenario's target interpreter."""
@@ -46,6 +49,7 @@ def runtime_stream(data: dict[str, Any], test: str) -> list[dict[str, Any]] | No
         default_startup=0.35,
         hello={"test": test},
         facts_last=True,
+        where=f"the {test} stream",
     )
 
 
@@ -59,7 +63,8 @@ def _stream(
     default_startup: float,
     hello: dict[str, Any] | None = None,
     facts_last: bool = False,
-) -> list[dict[str, Any]]:
+    where: str = "events",
+) -> list[Event]:
     """A compact stream description (``stages`` of ``{stage, seconds, facts, status, error, progress,
     samples}`` and an ``end``) as timed protocol events. ``facts_last``: facts arrive at the end of their
     stage, after its progress lines (runtime tests measure first, then report); the probe sends them at
@@ -70,7 +75,7 @@ def _stream(
     events: list[dict[str, Any]] = [{"event": "launch", "python": python, "rt": 0.0}]
     if status == "interpreter_not_found":
         events.append({"event": "not_found", "reason": end.get("error", "it does not exist"), "rt": 0.001})
-        return events
+        return parse_events(events, where)
     startup = float(spec.get("startup_seconds", default_startup))
     t = 0.0
     stages = list(spec.get("stages") or [])
@@ -189,4 +194,4 @@ def _stream(
         )
     else:
         raise ValueError(f"unknown stream end status {status!r}")
-    return events
+    return parse_events(events, where)

@@ -28,6 +28,7 @@ from typing import Any
 
 from gpuassist.collect.nvml import INIT_STATUS
 from gpuassist.monitor.sampler import NVML_REASONS
+from gpuassist.probe.events import Event
 from gpuassist.sim.streams import runtime_stream
 from gpuassist.step_table import title as step_title
 
@@ -166,18 +167,18 @@ def _diagnosis_segment(
 # --- the runtime tests -------------------------------------------------------------------------------------
 
 
-def _stage_spans(events: list[dict[str, Any]]) -> tuple[dict[str, tuple[float, float]], list[tuple[float, str]]]:
+def _stage_spans(events: list[Event]) -> tuple[dict[str, tuple[float, float]], list[tuple[float, str]]]:
     spans: dict[str, tuple[float, float]] = {}
     progress: list[tuple[float, str]] = []
     opened: dict[str, float] = {}
     for e in events:
-        rt = float(e.get("rt") or 0.0)
-        if e.get("event") == "stage" and e.get("status") == "start":
-            opened[str(e["stage"])] = rt
-        elif e.get("event") == "stage" and str(e.get("stage")) in opened:
-            spans[str(e["stage"])] = (opened.pop(str(e["stage"])), rt)
-        elif e.get("event") == "progress":
-            progress.append((rt, str(e.get("message") or "")))
+        rt = float(e["rt"])
+        if e["event"] == "stage" and e["status"] == "start":
+            opened[e["stage"]] = rt
+        elif e["event"] == "stage" and e["stage"] in opened:
+            spans[e["stage"]] = (opened.pop(e["stage"]), rt)
+        elif e["event"] == "progress":
+            progress.append((rt, e["message"]))
     return spans, progress
 
 
@@ -189,11 +190,11 @@ def _device_of(message: str) -> tuple[int | None, bool]:
     return None, bool(re.match(r"cpu\b", message))
 
 
-def _facts(events: list[dict[str, Any]]) -> dict[str, Any]:
-    return {str(e["key"]): e.get("value") for e in events if e.get("event") == "fact"}
+def _facts(events: list[Event]) -> dict[str, Any]:
+    return {e["key"]: e["value"] for e in events if e["event"] == "fact"}
 
 
-def _runtime_load(test: str, events: list[dict[str, Any]], threads: int) -> Callable[[float], Load]:
+def _runtime_load(test: str, events: list[Event], threads: int) -> Callable[[float], Load]:
     """The load during one recorded runtime test, ``t`` in seconds since its launch."""
     spans, progress = _stage_spans(events)
     facts = _facts(events)
@@ -285,7 +286,7 @@ def runtime_segments(data: dict[str, Any], start: float) -> tuple[list[dict[str,
         torch_fact = _facts(events).get(f"{test}.torch")
         if isinstance(torch_fact, dict) and isinstance(torch_fact.get("threads"), int):
             threads = int(torch_fact["threads"])
-        length = float(events[-1].get("rt") or 0.0)
+        length = float(events[-1]["rt"])
         t += RUNTIME_GAP_S
         markers.append({"step": step, "title": step_title(step), "start": round(t, 3), "end": round(t + length, 3)})
         fn = _runtime_load(test, events, threads)
@@ -373,9 +374,9 @@ def _generate(name: str, data: dict[str, Any], gen: dict[str, Any]) -> dict[str,
 def _under_load(data: dict[str, Any], index: int) -> dict[str, Any]:
     """The host's NVML reading of GPU ``index`` taken under load during the recorded benchmark, if any."""
     for e in runtime_stream(data, "bench") or []:
-        if e.get("event") == "host_sample":
-            for g in e.get("gpus") or []:
-                if isinstance(g, dict) and g.get("index") == index:
+        if e["event"] == "host_sample":
+            for g in e["gpus"]:
+                if g.get("index") == index:
                     return g
     return {}
 

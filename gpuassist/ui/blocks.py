@@ -7,9 +7,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QFrame, QGridLayout, QHBoxLayout, QPushButton, QSizePolicy, QVBoxLayout, QWidget
 
+from gpuassist.report.blocks import Absent, Block, Code, KeyValues, Series, Table
 from gpuassist.ui.cards import plain_label, wrap_label
 from gpuassist.ui.style import mono_font
-from gpuassist.wizard.blocks import Absent, Block, Code, KeyValues, Series, Table
 
 SERIES_COLOURS = ["#1a73e8", "#6b7280", "#2e7d32", "#ef6c00", "#6a1b9a"]
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import os
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -268,7 +269,7 @@ class FleetWindow(QMainWindow):
         self.headline.setText(f"Reading the reports in {folder} …")
         key = node_key(os.environ)
 
-        def work(emit: Callable[[dict[str, Any]], None], cancel: Any) -> FleetResult | None:
+        def work(emit: Callable[[int], None], cancel: threading.Event) -> FleetResult | None:
             notes = SourceNotes()
             try:
                 return merge(
@@ -276,13 +277,13 @@ class FleetWindow(QMainWindow):
                     key=key,
                     notes=notes,
                     cancel=cancel,
-                    progress=lambda n: emit({"event": "progress", "done": n}),
+                    progress=emit,
                 )
             except Cancelled:
                 return None
 
-        def progress(ev: dict[str, Any]) -> None:
-            self.headline.setText(f"Reading the reports in {folder} … {ev.get('done')}")
+        def progress(read: int) -> None:  # reports read so far
+            self.headline.setText(f"Reading the reports in {folder} … {read}")
 
         def returned(result: FleetResult | None) -> None:
             if result is not None:

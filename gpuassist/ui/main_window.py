@@ -54,7 +54,7 @@ from gpuassist.ui.pages import ScriptProgress, StepPage, SummaryPage
 from gpuassist.ui.script_run_panel import ScriptRunPanel
 from gpuassist.ui.workers import WorkerHandle, start_worker
 from gpuassist.wizard import SUMMARY, Flow, StepContext, StepStatus
-from gpuassist.wizard.model import DEFAULT_SECONDS, DEFAULT_STEPS
+from gpuassist.wizard.model import DEFAULT_SECONDS, DEFAULT_STEPS, FlowEvent, OnFlowEvent
 from gpuassist.wizard.script_run import (
     run_unavailable,
     target_python,
@@ -64,8 +64,10 @@ from gpuassist.wizard.script_run import (
 # Lazy imports: start-up. Panels, readers and exporters load when first used, after the window is shown.
 
 if TYPE_CHECKING:  # the environment table loads when first shown (start-up budget)
+    import threading
+
     from gpuassist.ui.envs_panel import EnvironmentsPanel
-    from gpuassist.wizard.environments import Environments
+    from gpuassist.wizard.environments import Environments, EnvRowEvent
 
 log = logging.getLogger(__name__)
 
@@ -628,7 +630,7 @@ class MainWindow(QMainWindow):
         if self._run_all:
             self.monitor_view.run_started()
 
-        def work(emit: Any, cancel: Any) -> list[str]:
+        def work(emit: OnFlowEvent, cancel: threading.Event) -> list[str]:
             return flow.execute(step_ids, emit, cancel)
 
         self.worker = start_worker(
@@ -649,13 +651,12 @@ class MainWindow(QMainWindow):
             self.worker.cancel()
             self.statusBar().showMessage("Stopping…")
 
-    def _on_event(self, ev: dict[str, Any]) -> None:
+    def _on_event(self, ev: FlowEvent) -> None:
         sid = ev.get("step")
-        if not isinstance(sid, str) or sid not in self.flow.ids:
+        if sid is None or sid not in self.flow.ids:
             return
-        if ev.get("event") == "step":
-            status = ev.get("status")
-            if status == "start":
+        if ev["event"] == "step":
+            if ev["status"] == "start":
                 step = self.flow.step(sid)
                 if sid != SUMMARY:  # the summary takes no time: no band on the time axis
                     self.monitor.mark_start(sid, "Diagnosis" if step.group else step.title)
@@ -953,13 +954,12 @@ class MainWindow(QMainWindow):
         target = self.flow.context.target
         answered = [0]
 
-        def work(emit: Any, cancel: Any) -> Environments:
+        def work(emit: Callable[[EnvRowEvent], None], cancel: threading.Event) -> Environments:
             return scan(target, emit, cancel)
 
-        def progress(ev: dict[str, Any]) -> None:
-            if ev.get("event") == "env_row":
-                answered[0] += 1
-                self.envs_panel.show_scanning(answered[0])
+        def progress(ev: EnvRowEvent) -> None:
+            answered[0] += 1
+            self.envs_panel.show_scanning(answered[0])
 
         def returned(envs: Environments) -> None:
             if self.flow.source == "report":

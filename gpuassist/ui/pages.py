@@ -30,10 +30,11 @@ from gpuassist.report.model import Report
 from gpuassist.step_table import BY_ID
 from gpuassist.ui.cards import FindingCard, ScrollBody, clear_layout, plain_label, wrap_label
 from gpuassist.wizard import StepState, StepStatus
+from gpuassist.wizard.model import StepOwnEvent
 from gpuassist.wizard.script_run import RunProgress
 
 if TYPE_CHECKING:  # the page blocks load with the first page that shows measurements (start-up budget)
-    from gpuassist.wizard.blocks import Block
+    from gpuassist.report.blocks import Block
 
 STAGE_NAMES = {
     # the probe (Environment, Driver, Wheel)
@@ -172,41 +173,40 @@ class Progress(QWidget):
             self.bar.setRange(0, PROGRESS_STEPS)
             self.bar.setValue(int(PROGRESS_STEPS * min(1.0, stages_done / len(self.stages))))
 
-    def on_event(self, ev: dict[str, Any]) -> None:
+    def on_event(self, ev: StepOwnEvent) -> None:
         """Probe and runtime-test events: stages move the bar, a runtime test's progress lines move it
         within its stage and name what is being measured."""
-        kind = ev.get("event")
-        if kind == "launch":
+        if ev["event"] == "launch":
             self.reset()
-            self._set_text(f"Starting {ev.get('python')}")
-        elif kind == "hello":
-            self.stages = [str(s) for s in ev.get("stages") or []]
+            self._set_text(f"Starting {ev['python']}")
+        elif ev["event"] == "hello":
+            self.stages = list(ev["stages"])
             self.runtime = bool(ev.get("test"))
             self._set_fraction(0)
-        elif kind == "stage":
-            name = str(ev.get("stage"))
-            if ev.get("status") == "start":
+        elif ev["event"] == "stage":
+            name = ev["stage"]
+            if ev["status"] == "start":
                 self.current = name
                 self.count = ""
                 self._set_text(self._stage_text(name))
             else:
                 self.done += 1
                 self._set_fraction(self.done)
-        elif kind == "progress":
-            total, done = ev.get("total"), ev.get("done")
-            name = str(ev.get("stage") or self.current)
-            message = str(ev.get("message") or "")
+        elif ev["event"] == "progress":
+            total, done = ev["total"], ev["done"]
+            name = ev["stage"] or self.current
+            message = ev["message"]
             if message and message != "done":
                 self._set_text(self._stage_text(name, message))
-            if isinstance(total, int) and total > 0 and isinstance(done, int):
+            if total > 0:
                 self.count = f"{min(done + 1, total)} of {total}"
                 self._set_fraction(self.done + min(1.0, (done + 1) / total))
                 self._show()
-        elif kind in ("done", "exit"):
+        elif ev["event"] in ("done", "exit"):
             self._set_fraction(len(self.stages))
             self._set_text("Judging the measurements…" if self.runtime else "Checking the host and applying the rules…")
-        elif kind == "killed":
-            self._set_text(f"Stopping the {'test' if self.runtime else 'probe'} ({ev.get('reason')})…")
+        elif ev["event"] == "killed":
+            self._set_text(f"Stopping the {'test' if self.runtime else 'probe'} ({ev['reason']})…")
 
 
 class ScriptProgress(Progress):
@@ -222,7 +222,7 @@ class ScriptProgress(Progress):
         super().reset()
         self.model.reset()
 
-    def on_event(self, ev: dict[str, Any]) -> None:
+    def on_event(self, ev: StepOwnEvent) -> None:
         if not self.model.on_event(ev):
             return
         fraction = self.model.fraction

@@ -15,13 +15,17 @@ import queue
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TypeVar, cast
 
 from PySide6.QtCore import QObject, Qt, QThread, Signal, Slot
 
 log = logging.getLogger(__name__)
 
-WorkFn = Callable[[Callable[[dict[str, Any]], None], threading.Event], Any]
+E = TypeVar("E")  # the events the function emits (typed where they are made: wizard.model, probe.events)
+R = TypeVar("R")  # what the function returns
+#: ``fn(emit, cancel)``. The worker itself only carries its events and value (as objects) from one thread to
+#: the other: :func:`start_worker` ties their types to the callbacks.
+WorkFn = Callable[[Callable[[object], None], threading.Event], object]
 LIVE_THREADS: dict[QThread, WorkerHandle] = {}  # thread → handle (keeps worker and relay alive)
 
 
@@ -49,10 +53,10 @@ class Worker(QObject):
         super().__init__()
         self.fn = fn
         self.cancel = threading.Event()
-        self.events: queue.SimpleQueue[dict[str, Any]] = queue.SimpleQueue()
-        self.value: Any = None
+        self.events: queue.SimpleQueue[object] = queue.SimpleQueue()
+        self.value: object = None
 
-    def post(self, event: dict[str, Any]) -> None:
+    def post(self, event: object) -> None:
         """Called on the worker thread for each event."""
         self.events.put(event)
         self.progress.emit()
@@ -107,8 +111,8 @@ class _Relay(QObject):
         self,
         thread: QThread,
         worker: Worker,
-        on_progress: Callable[[dict[str, Any]], None] | None,
-        on_returned: Callable[[Any], None] | None,
+        on_progress: Callable[[object], None] | None,
+        on_returned: Callable[[object], None] | None,
         on_errored: Callable[[str], None] | None,
         on_done: Callable[[], None] | None,
     ) -> None:
@@ -148,19 +152,23 @@ class _Relay(QObject):
 
 
 def start_worker(
-    fn: WorkFn,
+    fn: Callable[[Callable[[E], None], threading.Event], R],
     *,
-    on_progress: Callable[[dict[str, Any]], None] | None = None,
-    on_returned: Callable[[Any], None] | None = None,
+    on_progress: Callable[[E], None] | None = None,
+    on_returned: Callable[[R], None] | None = None,
     on_errored: Callable[[str], None] | None = None,
     on_done: Callable[[], None] | None = None,
 ) -> WorkerHandle:
-    """Start ``fn`` on a new QThread; callbacks run on the calling (UI) thread, ``on_done`` last."""
+    """Start ``fn`` on a new QThread; callbacks run on the calling (UI) thread, ``on_done`` last.
+    ``on_progress`` gets each event ``fn`` emitted, ``on_returned`` its value."""
     thread = QThread()
     thread.setObjectName("gpuassist-worker")
     worker = Worker(fn)
     worker.moveToThread(thread)
-    relay = _Relay(thread, worker, on_progress, on_returned, on_errored, on_done)
+    # the queue and value hold exactly what fn emitted and returned: hand them back with their types
+    progress = cast("Callable[[object], None] | None", on_progress)
+    returned = cast("Callable[[object], None] | None", on_returned)
+    relay = _Relay(thread, worker, progress, returned, on_errored, on_done)
     handle = WorkerHandle(thread, worker)
     handle.relay = relay
     worker.progress.connect(relay.progress)

@@ -16,15 +16,12 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from gpuassist.audit.run_blocks import run_blocks
 from gpuassist.audit.run_rules import SYNC_WORDS
 from gpuassist.facts import NotCollected, from_jsonable
 from gpuassist.knowledge.pcie import pcie_theoretical_gbps
 from gpuassist.knowledge.wheels import cuda_int_to_str
-from gpuassist.report.model import Report
-from gpuassist.report.render import verdict
-from gpuassist.report.tiers import tiers
-from gpuassist.step_table import TABLE
-from gpuassist.wizard.blocks import (
+from gpuassist.report.blocks import (
     Absent,
     Block,
     Code,
@@ -37,7 +34,10 @@ from gpuassist.wizard.blocks import (
     fmt_num,
     fmt_seconds,
 )
-from gpuassist.wizard.run_blocks import run_blocks
+from gpuassist.report.model import Report
+from gpuassist.report.render import verdict
+from gpuassist.report.tiers import tiers
+from gpuassist.step_table import TABLE
 
 
 def _plain(value: Any) -> str:
@@ -903,7 +903,7 @@ def bench_blocks(facts: Mapping[str, Any]) -> list[Block]:
 
 def script_blocks(facts: Mapping[str, Any]) -> list[Block]:
     """What the script audit read: the file, what it is, and what the reader should know about it; when the
-    script was also run, what the run measured (:mod:`gpuassist.wizard.run_blocks`)."""
+    script was also run, what the run measured (:mod:`gpuassist.audit.run_blocks`)."""
     out: list[Block] = []
     summary = _get(facts, "audit.summary")
     for f in _rows(_get(facts, "audit.files")):

@@ -16,7 +16,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, TypedDict
 
 from gpuassist.envs.inspect import OK, EnvRow, Inventory, inventory
 from gpuassist.facts import Facts
@@ -156,9 +156,17 @@ class Environments:
         return text + (f"; {gpu} with a GPU build of torch" if gpu else "; none has a GPU build of torch")
 
 
-def scan(target: str | None, emit: Callable[[dict[str, Any]], None], cancel: threading.Event) -> Environments:
-    """Find and inspect every interpreter (seconds; run it on a worker). ``emit`` gets ``{"event": "env_row",
-    "name": ..., "status": ...}`` as each interpreter answers."""
+class EnvRowEvent(TypedDict):
+    """One interpreter of the scan has answered (the app counts them while it waits)."""
+
+    event: Literal["env_row"]
+    name: str
+    status: str  # ``ok`` or why it could not be read
+
+
+def scan(target: str | None, emit: Callable[[EnvRowEvent], None], cancel: threading.Event) -> Environments:
+    """Find and inspect every interpreter (seconds; run it on a worker). ``emit`` gets an
+    :class:`EnvRowEvent` as each interpreter answers."""
 
     def on_row(row: EnvRow) -> None:
         emit({"event": "env_row", "name": row.name, "status": row.status})

@@ -10,19 +10,18 @@ server without a screen gets the same report as the app.
 from __future__ import annotations
 
 import io
-from dataclasses import asdict, dataclass, field
-from typing import Any
+from dataclasses import dataclass, field
 
 from gpuassist.findings import Finding
 from gpuassist.monitor.figure import figure_svg
 from gpuassist.monitor.sampler import LiveSource, Monitor, Trace
+from gpuassist.report.blocks import Absent, Block, Code, KeyValues, Series, Table, print_blocks, terminal_console
 from gpuassist.report.model import Report
 from gpuassist.report.render import render, to_json_text
 from gpuassist.report.tiers import is_demonstration
 from gpuassist.step_table import TABLE
-from gpuassist.wizard.blocks import Absent, Block, Code, KeyValues, Series, Table
 from gpuassist.wizard.display import fact_label, show, step_blocks
-from gpuassist.wizard.model import StepContext
+from gpuassist.wizard.model import FlowEvent, StepContext
 
 
 @dataclass
@@ -34,12 +33,7 @@ class Section:
     status: str
     findings: list[Finding] = field(default_factory=list)
     demonstrations: list[Finding] = field(default_factory=list)
-    blocks: list[dict[str, Any]] = field(default_factory=list)
-
-
-def block_dict(block: Block) -> dict[str, Any]:
-    """A display block as plain data for the templates (the report layer knows no wizard types)."""
-    return {"kind": type(block).__name__.lower(), **asdict(block)}
+    blocks: list[Block] = field(default_factory=list)
 
 
 def header(report: Report) -> list[tuple[str, str]]:
@@ -90,7 +84,7 @@ def sections(report: Report) -> list[Section]:
             continue
         mine = [f for f in report.findings if f.step == info.id]
         key_facts = [(label, show(key, facts[key])) for label, key in info.key_facts if key in facts]
-        blocks = [block_dict(b) for b in step_blocks(info.id, facts, key_facts)]
+        blocks = step_blocks(info.id, facts, key_facts)
         status = recorded.get(info.id, "not_run")
         if not mine and not blocks and status == "not_run":
             continue
@@ -154,11 +148,11 @@ def run_all_headless(context: StepContext, *, live_monitor: bool = True) -> Repo
         monitor.start()
         context.monitor = monitor
 
-    def on_event(ev: dict[str, Any]) -> None:
-        if monitor is None or ev.get("event") != "step" or ev.get("step") == "summary":
+    def on_event(ev: FlowEvent) -> None:
+        if monitor is None or ev["event"] != "step" or ev["step"] == "summary":
             return
-        sid = str(ev.get("step"))
-        if ev.get("status") == "start":
+        sid = ev["step"]
+        if ev["status"] == "start":
             step = flow.step(sid)
             monitor.mark_start(sid, "Diagnosis" if step.group else step.title)
         else:
@@ -190,42 +184,15 @@ def terminal_blocks(
 ) -> str:
     """Every step's measurements as terminal tables (rich), after the findings; then what was offered."""
     # Start-up: rich (~40 ms) loads only for the text format.
-    from rich.console import Console
-    from rich.table import Table as RichTable
     from rich.text import Text
 
     buf = io.StringIO()
-    console = Console(
-        file=buf, width=width or 100, force_terminal=colour, no_color=colour is False, highlight=False, soft_wrap=False
-    )
+    console = terminal_console(buf, width=width, colour=colour)
     for part in parts:
-        if not part.blocks or all(b["kind"] == "keyvalues" and b["title"] == "What was found" for b in part.blocks):
+        if not part.blocks or all(isinstance(b, KeyValues) and b.title == "What was found" for b in part.blocks):
             continue
         console.print(Text(f"\n{part.title}", style="bold underline"))
-        for b in part.blocks:
-            kind = b["kind"]
-            if kind == "table":
-                t = RichTable(title=b["title"], title_justify="left", show_lines=False)
-                for i, c in enumerate(b["columns"]):
-                    t.add_column(c, justify="right" if i in b["numeric"] else "left")
-                for i, row in enumerate(b["rows"]):
-                    t.add_row(*row, style="bold green" if i == b["highlight"] else None)
-                console.print(t)
-            elif kind == "keyvalues":
-                t = RichTable.grid(padding=(0, 2))
-                t.add_column(style="dim")
-                t.add_column()
-                for label, value in b["rows"]:
-                    t.add_row(label, value)
-                console.print(Text(b["title"], style="bold"))
-                console.print(t)
-            elif kind == "code":
-                console.print(Text(b["title"], style="bold"))
-                console.print(Text("  " + b["text"], style="cyan"), soft_wrap=True)
-            elif kind == "absent":
-                console.print(Text(f"{b['title']}: {b['text']}", style="dim"))
-            if b.get("note"):
-                console.print(Text(b["note"], style="dim"))
+        print_blocks(console, part.blocks)
     offered = [s for s in report.steps if s.get("status") == "offered"]
     if offered:
         names = ", ".join(str(s.get("title")) for s in offered)

@@ -19,7 +19,16 @@ from gpuassist.facts import Facts
 from gpuassist.findings import Finding, Severity
 from gpuassist.report.model import Report, step_summaries
 from gpuassist.step_table import BY_ID, REPORT_STEP_IDS, SUMMARY
-from gpuassist.wizard.model import Event, OnEvent, Step, StepContext, StepResult, StepStatus
+from gpuassist.wizard.model import (
+    FlowEvent,
+    OnFlowEvent,
+    Step,
+    StepContext,
+    StepOwnEvent,
+    StepResult,
+    StepStatus,
+    routed,
+)
 
 log = logging.getLogger(__name__)
 
@@ -243,7 +252,10 @@ class Flow:
                         self._states[other.id] = StepState(other, note=EARLY_NOTE if early else st.note, findings=early)
 
     def execute(
-        self, step_ids: Iterable[str] | None, on_event: OnEvent | None = None, cancel: threading.Event | None = None
+        self,
+        step_ids: Iterable[str] | None,
+        on_event: OnFlowEvent | None = None,
+        cancel: threading.Event | None = None,
     ) -> list[str]:
         """Run a plan (see :meth:`plan`) on the calling thread; returns the ids that ran or were decided.
 
@@ -251,7 +263,11 @@ class Flow:
         forwards the step's own events with ``"step"`` added. Never raises for a step's failure.
         """
         cancel = cancel or threading.Event()
-        emit = on_event or (lambda e: None)
+
+        def ignore(event: FlowEvent) -> None:
+            pass
+
+        emit = on_event or ignore
         done: list[str] = []
         refreshed_groups: set[str] = set()
         for sid in self.plan(step_ids):
@@ -279,8 +295,8 @@ class Flow:
             self._set(sid, StepStatus.RUNNING)
             emit({"event": "step", "step": sid, "status": "start", "title": step.title})
 
-            def forward(ev: Event, sid: str = sid) -> None:
-                emit({**ev, "step": sid})
+            def forward(ev: StepOwnEvent, sid: str = sid) -> None:
+                emit(routed(ev, sid))
 
             started = time.perf_counter()
             try:

@@ -7,23 +7,71 @@ returning a :class:`StepResult`; the GUI calls it on a worker thread, tests call
 
 from __future__ import annotations
 
+import copy
 import shlex
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
 from gpuassist.findings import OK_COLOUR, OK_ICON, Finding, Severity
 from gpuassist.monitor import Monitor
+from gpuassist.probe.events import Event, Routed
 from gpuassist.report.model import Report
 
 if TYPE_CHECKING:  # start-up: the audit run's engine loads when a run is asked for
-    from gpuassist.audit.run import Bound
+    from gpuassist.audit.run import Bound, BoundJson
 
 
-Event = dict[str, Any]
-OnEvent = Callable[[Event], None]
+# ---- events: what a step emits while it runs, and what the flow emits around the steps ---------------------
+
+
+class AuditReadEvent(Routed):
+    """The script step starts reading the user's file (the static audit)."""
+
+    event: Literal["audit"]
+    message: str
+
+
+class ScriptRunEvent(Routed):
+    """The script step starts running the user's script (``gpuassist audit --run`` in the app)."""
+
+    event: Literal["script_run"]
+    script: str  # the file's name
+    python: str
+    cwd: str
+    bound: BoundJson
+    display: str  # the command line as shown (secrets scrubbed)
+
+
+class _StepEventRequired(TypedDict):
+    event: Literal["step"]
+    step: str
+    status: str  # "start", or the step's final StepStatus value
+
+
+class StepEvent(_StepEventRequired, total=False):
+    """The flow starts a step, or a step ended (or was decided without running: skipped, offered)."""
+
+    reason: str  # why it ended so (StepResult.reason)
+    title: str  # on start
+
+
+#: What a step emits: the script-run protocol's events (probe, runtime test, audit run) and its own.
+StepOwnEvent = Event | AuditReadEvent | ScriptRunEvent
+OnEvent = Callable[[StepOwnEvent], None]
+#: What :meth:`gpuassist.wizard.flow.Flow.execute` emits: its step events, and each step's own events with
+#: ``step`` set to the step that emitted them (:func:`routed`).
+FlowEvent = StepEvent | StepOwnEvent
+OnFlowEvent = Callable[[FlowEvent], None]
+
+
+def routed(event: StepOwnEvent, step: str) -> StepOwnEvent:
+    """A copy of a step's event that names the step it came from."""
+    out = copy.copy(event)
+    out["step"] = step
+    return out
 
 
 class StepStatus(str, Enum):

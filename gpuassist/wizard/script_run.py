@@ -14,16 +14,20 @@ from __future__ import annotations
 import os
 import threading
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gpuassist.own_python import fallback_python
+from gpuassist.probe.events import ProgressEvent
 from gpuassist.wizard.model import (
-    Event,
     OnEvent,
     RunRequest,
     RunRequestError,
     StepContext,
+    StepOwnEvent,
 )
+
+if TYPE_CHECKING:  # start-up: the audit run's engine loads when a run is asked for
+    from gpuassist.audit.run import BoundJson
 
 # Lazy imports: start-up. The audit run's engine loads when a script is first chosen or run.
 
@@ -105,7 +109,7 @@ def run_script(
     findings with the static audit ``static`` (an ``AuditResult`` or None) as ``gpuassist audit --run`` does.
     Raises :class:`RunRequestError` for a request that cannot run; never for anything the script does."""
     from gpuassist.audit.run import RUN_STEP, RunUsageError, add_static_audit, parse_command, run_audit, run_report
-    from gpuassist.audit.run_summary import ending_lines
+    from gpuassist.audit.run_blocks import ending_lines
 
     args, bound = request.args(), request.bound()
     cwd = working_dir(path)
@@ -133,7 +137,7 @@ def run_script(
     report = run_report(result)
     if static is not None:
         add_static_audit(report, static, cwd)
-    lines = [line.strip().removeprefix("ended: ") for line in ending_lines(report.facts)]
+    lines = ending_lines(report.facts)
     ending = lines[0] if lines else ""
     stop = result.facts.get("run.stop")
     failure = ""
@@ -159,49 +163,47 @@ class RunProgress:
         self.fraction: float | None = None
         self.text = "Starting…"
         self.script = "your script"
-        self.bound: dict[str, Any] = {}
+        self.bound: BoundJson = {"seconds": 0.0, "steps": None}  # none yet: no measure of how far it is
         self.running = False
 
-    def on_event(self, ev: Event) -> bool:
+    def on_event(self, ev: StepOwnEvent) -> bool:
         """Take one event; True when the bar or the line changed."""
-        kind = ev.get("event")
-        if kind == "audit":
-            self.text = f"{ev.get('message') or 'Reading the script'} (read, not run)…"
-        elif kind == "script_run":
-            self.script = str(ev.get("script") or self.script)
-            self.bound = dict(ev.get("bound") or {})
-            self.text = f"Starting {ev.get('python')} in {ev.get('cwd')}…"
-        elif kind == "stage" and ev.get("stage") == "setup" and ev.get("status") == "start":
+        if ev["event"] == "audit":
+            self.text = f"{ev['message'] or 'Reading the script'} (read, not run)…"
+        elif ev["event"] == "script_run":
+            self.script = ev["script"] or self.script
+            self.bound = ev["bound"]
+            self.text = f"Starting {ev['python']} in {ev['cwd']}…"
+        elif ev["event"] == "stage" and ev["stage"] == "setup" and ev["status"] == "start":
             self.text = "Importing torch and installing gpuassist's instruments in that interpreter…"
-        elif kind == "stage" and ev.get("stage") == "script" and ev.get("status") == "start":
+        elif ev["event"] == "stage" and ev["stage"] == "script" and ev["status"] == "start":
             self.running = True
             self.fraction = 0.0
             self.text = f"Running {self.script}…"
-        elif kind == "progress" and ev.get("stage") == "script":
+        elif ev["event"] == "progress" and ev["stage"] == "script":
             self._progress(ev)
-        elif kind == "stage" and ev.get("stage") == "script":
+        elif ev["event"] == "stage" and ev["stage"] == "script":
             self.running = False
             self.fraction = 1.0
             self.text = f"{self.script} stopped; judging what it did…"
-        elif kind == "killed":
-            why = "you stopped it" if ev.get("reason") == "cancelled" else str(ev.get("reason"))
+        elif ev["event"] == "killed":
+            why = "you stopped it" if ev["reason"] == "cancelled" else ev["reason"]
             self.text = f"Stopping {self.script} ({why})…"
         else:
             return False
         return True
 
-    def _progress(self, ev: Event) -> None:
-        raw_steps = ev.get("steps")
-        steps = raw_steps if isinstance(raw_steps, int) else 0
+    def _progress(self, ev: ProgressEvent) -> None:
+        steps = ev.get("steps", 0)
         seconds = float(ev.get("seconds") or 0.0)
-        limit_steps, limit_seconds = self.bound.get("steps"), self.bound.get("seconds")
+        limit_steps, limit_seconds = self.bound["steps"], self.bound["seconds"]
         shares = []
-        if isinstance(limit_steps, int) and limit_steps > 0:
+        if limit_steps is not None and limit_steps > 0:
             shares.append(steps / limit_steps)
-        if isinstance(limit_seconds, (int, float)) and limit_seconds > 0:
+        if limit_seconds > 0:
             shares.append(seconds / float(limit_seconds))
         if shares:
             self.fraction = min(1.0, max(shares))
-        done = f"{steps:,} of {limit_steps:,} steps" if isinstance(limit_steps, int) else f"{steps:,} steps"
+        done = f"{steps:,} of {limit_steps:,} steps" if limit_steps is not None else f"{steps:,} steps"
         of = f" of at most {float(limit_seconds):g} s" if limit_seconds else ""
         self.text = f"Running {self.script}: {done}, {seconds:.0f} s{of}"

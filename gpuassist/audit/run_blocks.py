@@ -1,25 +1,58 @@
-"""The numbers of a script's instrumented run (``run.*`` facts) as page blocks, in words and tables.
+"""The numbers of a script's instrumented run (``run.*`` facts) as display blocks, in words and tables.
 
-Findings say what is wrong; these blocks are what the run measured, shown even when nothing is wrong —
-the same things ``gpuassist audit --run`` prints (:mod:`gpuassist.audit.run_summary`), laid out as the
-other measured steps' pages are: how it ran and ended, where the operators ran, what crossed between
-devices, which lines made the host wait, how a step split into waiting for data and computing, the first
-forward pass, and the last lines the script printed.
+Findings say what is wrong; these blocks are what the run measured, shown even when nothing is wrong: how it
+ran and ended, where the operators ran, what crossed between devices, which lines made the host wait, how
+a step split into waiting for data and computing, the first forward pass, and the last lines the script
+printed. They are written once, here: the app's "Your script" page shows them, the exported reports carry
+them, and ``gpuassist audit --run`` prints them (:func:`summary_text`) with the renderer every other step's
+terminal tables use (:func:`gpuassist.report.blocks.print_blocks`).
 """
 
 from __future__ import annotations
 
+import io
 import os
+import re
 from collections.abc import Mapping
 from typing import Any
 
-from gpuassist.audit.run_rules import SYNC_WORDS, accelerators, is_accel, wait_share, where
-from gpuassist.audit.run_summary import ending_lines, output_lines
+from gpuassist.audit.run_rules import SYNC_WORDS, _num, accelerators, is_accel, quoted, wait_share, where
 from gpuassist.facts import Facts, NotCollected, from_jsonable
-from gpuassist.wizard.blocks import Absent, Block, Code, KeyValues, Table, fmt_bool, fmt_bytes, fmt_num, fmt_seconds
+from gpuassist.report.blocks import (
+    Absent,
+    Block,
+    Code,
+    KeyValues,
+    Table,
+    fmt_bool,
+    fmt_bytes,
+    fmt_num,
+    fmt_seconds,
+    print_blocks,
+    terminal_console,
+)
 
 OUTPUT_LINES = 12
 TOP_OPERATORS = 8
+
+STOP_WORDS = {
+    "steps": "stopped after {steps} {kind}, as asked",
+    "seconds": "stopped after {seconds:.1f} s, as asked ({steps} {kind} done)",
+    "finished": "the script finished by itself after {seconds:.1f} s ({steps} {kind})",
+    "exit": "the script called {function}({code}) after {seconds:.1f} s ({steps} {kind})",
+    "error": "the script raised an exception after {seconds:.1f} s ({steps} {kind})",
+    "interrupted": "the script was interrupted after {seconds:.1f} s",
+}
+# Terminal control in what the script printed (progress bars' cursor moves and colours, stray bytes): the
+# report shows the text, it must not move the reader's cursor or clear their screen.
+ESCAPE_SEQUENCE = re.compile(r"\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)?|[@-Z\\-_])")
+CONTROL_CHARACTER = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# A faulthandler dump's lines (`  File "x.py", line 3 in f`: no comma before "in", unlike a traceback's).
+FAULT_DUMP_LINE = re.compile(
+    r'\s*$|\s*File ".*", line \d+ in |(Current thread|Thread) 0x[0-9a-fA-F]+ |'
+    r"Fatal Python error: |Python runtime state: |Stack \(most recent call first\)|"
+    r"Extension modules: |\s*<no Python frame>|\s*\.\.\.$"
+)
 
 
 def _get(facts: Facts, key: str) -> Any:
@@ -52,6 +85,119 @@ def line_of(site: Any, facts: Facts) -> str:
 
 def code_of(site: Any) -> str:
     return str(site.get("code") or "") if isinstance(site, dict) else ""
+
+
+# ---- how it ended, what it printed: in words ------------------------------------------------------------
+
+
+def _kind(facts: Facts, n: Any) -> str:
+    """``steps``/``forward passes`` (singular for one) as the run counted them."""
+    forward = (_get(facts, "run.steps") or {}).get("kind") == "forward"
+    if n == 1:
+        return "forward pass" if forward else "step"
+    return "forward passes" if forward else "steps"
+
+
+def not_run_line(facts: Facts) -> str:
+    """Why the script never started: torch could not be imported, or setting up the instruments failed."""
+    error = (_get(facts, "run.torch") or {}).get("import_error")
+    if isinstance(error, dict):
+        return (
+            f"not run: `import torch` fails in this interpreter ({error.get('type')}: "
+            f"{str(error.get('message'))[:200]})"
+        )
+    stages = [s for s in _get(facts, "run.stages") or [] if isinstance(s, dict) and s.get("status") == "failed"]
+    why = stages[0].get("error") if stages else None
+    return f"not run: {why or facts.value('run.error') or facts.value('run.outcome')}"
+
+
+def ending_lines(facts: Facts) -> list[str]:
+    """How the run ended, in words: the first line says how, the others why and where (a stop the script
+    did not heed, its processes, its exception)."""
+    outcome = facts.value("run.outcome")
+    stop = _get(facts, "run.stop") or {}
+    if outcome == "crashed":
+        return [
+            f"the script crashed ({facts.value('run.signal')}); the numbers below are from the last "
+            f"summary it sent ({(_get(facts, 'run.snapshot') or {}).get('seconds', '?')} s into the run)"
+        ]
+    if outcome == "timeout":
+        return [f"killed after it stopped responding ({facts.value('run.error')})"]
+    if outcome == "cancelled":
+        return ["stopped by the user"]
+    if outcome == "ok" and not stop:
+        return [not_run_line(facts)]
+    if outcome == "failed" and facts.value("run.failed_stage") == "script":
+        code = facts.value("run.returncode")
+        return [
+            f"the script's process exited with status {code} without a Python exit (a native library "
+            f"called exit()?), so the numbers below are from the last summary it sent "
+            f"({(_get(facts, 'run.snapshot') or {}).get('seconds', '?')} s into the run)"
+        ]
+    if outcome != "ok":
+        return [f"{facts.value('run.error') or outcome}"]
+    seconds = float(stop.get("seconds") or 0.0)
+    asked = _num(stop.get("requested_at"))
+    forced = bool(stop.get("forced")) and asked is not None
+    code = stop.get("exit_code")
+    text = STOP_WORDS.get(str(stop.get("reason")), "{reason}").format(
+        steps=stop.get("steps", 0),
+        kind=_kind(facts, stop.get("steps", 0)),
+        seconds=asked if forced else seconds,
+        code="" if code is None else code,
+        function=stop.get("function") or "sys.exit",
+        reason=stop.get("reason"),
+    )
+    lines = [text]
+    if stop.get("forced"):
+        caught = int(_num(stop.get("stop_raised")) or 0)
+        why = (
+            f"it caught gpuassist's stop request ({caught}×: an `except BaseException:` or a bare `except:` "
+            "around its loop does that)"
+            if caught
+            else "it did not reach a point where it could stop (a torch operator, a step or a batch)"
+        )
+        later = f" {seconds - asked:.1f} s later" if forced and asked is not None else ""
+        lines.append(f"{why}, so it was ended{later} where it was:")
+        lines += [f"  {where(s, facts)} in {s.get('function')}{quoted(s)}" for s in stop.get("stuck_at") or []]
+    children = int(_num(stop.get("child_processes")) or 0)
+    if children:
+        lines.append(
+            f"{children} process{'es' if children > 1 else ''} the script started (multiprocessing, "
+            "torch.multiprocessing.spawn) still ran: gpuassist measures the script's own process only, "
+            "so the work done in them is not in these numbers"
+        )
+    exc = _get(facts, "run.exception")
+    if isinstance(exc, dict):
+        lines.append(
+            f"exception at {where(exc.get('site'), facts)}{quoted(exc.get('site'))}: "
+            f"{exc.get('type')}: {str(exc.get('message'))[:300]}"
+        )
+    return lines
+
+
+def printable(line: str) -> str:
+    """A line the script printed, without terminal control (escape sequences dropped, other control bytes
+    shown as ``?``)."""
+    return CONTROL_CHARACTER.sub("?", ESCAPE_SEQUENCE.sub("", line))
+
+
+def printed_lines(facts: Facts, limit: int) -> list[str]:
+    """The end of the script's own output, at most ``limit`` lines of 160 characters. The stack dump the
+    process left when gpuassist stopped it (faulthandler, on SIGTERM) is not the script's output: the
+    findings quote it where it matters."""
+    tail = facts.value("run.stderr_tail")
+    if not isinstance(tail, str) or not tail.strip():
+        return []
+    lines = tail.splitlines()
+    dump = facts.value("run.fault_traceback")
+    if isinstance(dump, str) and dump.strip():  # the tail ends with the dump, often with its start cut off
+        while lines and FAULT_DUMP_LINE.match(lines[-1]):
+            lines.pop()
+    return [text[:160] for text in (printable(line).rstrip() for line in lines) if text.strip()][-limit:]
+
+
+# ---- the blocks ------------------------------------------------------------------------------------------
 
 
 def run_blocks(facts: Mapping[str, Any]) -> list[Block]:
@@ -97,7 +243,7 @@ def how_it_ran(facts: Facts) -> KeyValues:
         ("Working folder", str(command.get("cwd") or "—")),
         ("Stop after", limit),
     ]
-    ending = [line.strip().removeprefix("ended: ") for line in ending_lines(facts)]
+    ending = ending_lines(facts)
     if ending:
         rows.append(("How it ended", "\n".join(ending)))
     if torch.get("version"):
@@ -291,37 +437,60 @@ def steps(facts: Facts) -> list[Block]:
         else f"optimizer steps ({optimizers or 'optimizer'})"
     )
     rows = [("Steps done", f"{_count(found.get('count'))} {kind}")]
+    elsewhere = int(_num(found.get("other_thread")) or 0)
+    if elsewhere:
+        rows.append(
+            (
+                "On another thread",
+                f"{_count(elsewhere)} of them ran on another thread than the script's main one: gpuassist counts "
+                "operators, copies and waits on the main thread only, so their work is not in those numbers",
+            )
+        )
     out: list[Block] = []
+    note = ""
     if per:
         inst = _dict(facts, "run.instrumentation")
         step_s = float(per.get("seconds") or 0.0)
         wait_s = float(per.get("data_wait") or 0.0)
         overhead = float(per.get("ops") or 0.0) * float(inst.get("per_op_seconds") or 0.0)
-        compute = max(0.0, step_s - wait_s - overhead)
-        rows += [
-            ("First step (start-up)", fmt_seconds(per.get("first_step_seconds"))),
-            ("Each later step (median)", fmt_seconds(step_s)),
-            ("… waiting for the next batch", fmt_seconds(wait_s)),
-            ("… computing", fmt_seconds(compute)),
-            ("… gpuassist's instruments (estimate)", fmt_seconds(overhead)),
-        ]
+        if found.get("count") == 1:  # no step after the first: nothing but start-up was timed
+            rows += [
+                ("The one step (start-up included)", fmt_seconds(per.get("first_step_seconds"))),
+                ("… waiting for the batch", fmt_seconds(wait_s)),
+                ("… gpuassist's instruments (estimate)", fmt_seconds(overhead)),
+            ]
+        else:
+            rows += [
+                ("First step (start-up)", fmt_seconds(per.get("first_step_seconds"))),
+                ("Each later step (median)", fmt_seconds(step_s)),
+                ("… waiting for the next batch", fmt_seconds(wait_s)),
+                ("… computing", fmt_seconds(max(0.0, step_s - wait_s - overhead))),
+                ("… gpuassist's instruments (estimate)", fmt_seconds(overhead)),
+            ]
+            note = (
+                "Medians over the steps after the first, which includes start-up (workers, cuDNN autotuning, "
+                "the first allocations)."
+            )
         share = wait_share(facts)
         if share is not None:
             rows.append(("Share of a step spent waiting for data", f"{100 * share:.0f} %"))
-    out.append(
-        KeyValues(
-            "Steps: waiting for data vs computing",
-            rows,
-            note="Medians over the steps after the first, which includes start-up (workers, "
-            "cuDNN autotuning, the first allocations).",
-        )
-    )
+    out.append(KeyValues("Steps: waiting for data vs computing", rows, note=note))
     loaders = _rows(_dict(facts, "run.data").get("loaders"))
     if loaders:
         out.append(
             Table(
                 "DataLoaders",
-                ["Line", "Dataset", "Batch", "num_workers", "pin_memory", "Batches", "Waited in all", "First batch"],
+                [
+                    "Line",
+                    "Dataset",
+                    "Batch",
+                    "num_workers",
+                    "pin_memory",
+                    "Batches",
+                    "Epochs",
+                    "Waited in all",
+                    "First batches",
+                ],
                 [
                     [
                         line_of(d.get("site"), facts),
@@ -330,12 +499,14 @@ def steps(facts: Facts) -> list[Block]:
                         str(d.get("num_workers")),
                         fmt_bool(d.get("pin_memory")),
                         _count(d.get("batches")),
+                        _count(d.get("epochs")),
                         fmt_seconds(d.get("wait_seconds")),
                         fmt_seconds(d.get("startup_seconds")),
                     ]
                     for d in loaders
                 ],
-                numeric=(2, 3, 5, 6, 7),
+                numeric=(2, 3, 5, 6, 7, 8),
+                note="First batches: the wait for the first batch of each epoch, in all (the workers start).",
             )
         )
     return out
@@ -410,7 +581,7 @@ def output(facts: Facts) -> list[Block]:
     """The end of what the script printed, cleaned as ``audit --run`` prints it (no terminal control, no
     stack dump of the stop)."""
 
-    lines = [line.removeprefix("  | ") for line in output_lines(facts, OUTPUT_LINES)[2:]]
+    lines = printed_lines(facts, OUTPUT_LINES)
     if not lines:
         return []
     return [
@@ -420,3 +591,17 @@ def output(facts: Facts) -> list[Block]:
             note="Its standard output and error, as it ran under gpuassist.",
         )
     ]
+
+
+def summary_text(facts: Mapping[str, Any], *, width: int | None = None, colour: bool | None = None) -> str:
+    """The run as terminal text (``gpuassist audit --run``, ``--format text``): the blocks the app shows,
+    under a line naming the command, each only when the run got that far."""
+    # Start-up: rich (~40 ms) loads only for the text format.
+    from rich.text import Text
+
+    f = facts if isinstance(facts, Facts) else Facts(dict(facts))
+    buf = io.StringIO()
+    console = terminal_console(buf, width=width, colour=colour)
+    console.print(Text(f"Audit run of `{_dict(f, 'run.command').get('display')}`", style="bold underline"))
+    print_blocks(console, run_blocks(f))
+    return buf.getvalue()
