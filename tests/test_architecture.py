@@ -115,14 +115,7 @@ def test_lazy_imports_are_only_for_start_up_and_say_so() -> None:
 #: What the window loads of gpuassist before its first frame is drawn. Adding a module here is a start-up cost: measure
 #: it with benchmarks/gui_startup.py first (budget: docs/architecture.md §5).
 GUI_START_UP = {
-    # the default target is chosen before the window shows (files read only; benchmarks/default_target.py)
-    "gpuassist.envs",
-    "gpuassist.envs.discovery",
-    "gpuassist.envs.ondisk",
-    "gpuassist.envs.projects",
-    "gpuassist.envs.pyenv",
-    "gpuassist.envs.target",
-    "gpuassist.envs.trust",
+    # (the default target is chosen on the turn after the first frame: gpuassist.envs loads then)
     "gpuassist.wizard.retarget",
     "gpuassist",
     "gpuassist.facts",
@@ -158,7 +151,6 @@ GUI_START_UP = {
     # signals close the window like its close button (the processes to leave alone at exit are listed once
     # the window is complete: gpuassist.lifetime and psutil load after the first frame)
     "gpuassist.interrupts",
-    "gpuassist.files",
 }
 
 

@@ -42,8 +42,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gpuassist.envs.discovery import Context
-from gpuassist.envs.target import REMEMBERED, TargetChoice, choose_target
 from gpuassist.monitor import Monitor
 from gpuassist.own_python import fallback_python, own_python
 from gpuassist.report.model import Report
@@ -63,9 +61,10 @@ from gpuassist.wizard.script_run import (
 
 # Lazy imports: start-up. Panels, readers and exporters load when first used, after the window is shown.
 
-if TYPE_CHECKING:  # the environment table loads when first shown (start-up budget)
+if TYPE_CHECKING:  # the environment table loads when first shown, the discovery when the selector is filled
     import threading
 
+    from gpuassist.envs.target import TargetChoice
     from gpuassist.ui.envs_panel import EnvironmentsPanel
     from gpuassist.wizard.environments import Environments, EnvRowEvent
 
@@ -442,8 +441,12 @@ class MainWindow(QMainWindow):
             combo.addItem(f"{self.flow.context.target or 'python'}  (simulated)", self.flow.context.target)
             combo.setEnabled(False)
             return
+        # start-up: the interpreter discovery (~13 ms of imports) loads here, after the first frame (``defer``)
+        from gpuassist.envs import target as targets
+        from gpuassist.envs.discovery import Context
+
         remembered = str(self.settings.value(remembered_key(), "") or "") or None
-        choice = choose_target(Context.current(), remembered=remembered)  # file reads only: milliseconds
+        choice = targets.choose_target(Context.current(), remembered=remembered)  # file reads only: milliseconds
         found = [
             c.python for c in (choice.discovery.candidates if choice.discovery else []) if c.exists and not c.refused
         ]
@@ -462,7 +465,7 @@ class MainWindow(QMainWindow):
         self.target_choice = choice
         idx = combo.findData(choice.python) if choice.python else -1
         combo.setCurrentIndex(max(0, idx))
-        self.flow.set_target(combo.currentData(), reason=choice.reason, explicit=choice.how == REMEMBERED)
+        self.flow.set_target(combo.currentData(), reason=choice.reason, explicit=choice.how == targets.REMEMBERED)
 
     def _recent_targets(self) -> list[str]:
         """Interpreters chosen before (newest first), stored as one newline-separated string."""

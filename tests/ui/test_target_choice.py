@@ -72,7 +72,7 @@ def machine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
         ]
         return Environments.from_inventory(Inventory(rows, seconds=0.2).with_target(target))
 
-    monkeypatch.setattr("gpuassist.ui.main_window.choose_target", choose)
+    monkeypatch.setattr("gpuassist.envs.target.choose_target", choose)  # the window looks it up there
     monkeypatch.setattr("gpuassist.wizard.environments.scan", scan)
     return {"pythons": pythons, "calls": calls}
 
