@@ -124,12 +124,19 @@ def build_window(args: argparse.Namespace, settings: Any, *, defer: bool = False
     flow = build_flow(ctx)
     monitor = make_monitor(scenario, args.replay_speed)
     window = MainWindow(flow, monitor, settings, scenario_label=label, defer=defer)
-    # sampling starts once the window is up: its first imports (psutil, NVML) would compete with start-up
     from PySide6.QtCore import QTimer
 
-    QTimer.singleShot(50, monitor.start)
+    def when_up(work: Any, delay_ms: int = 0) -> None:
+        """``work`` once the window is up: complete (``defer``: after its first frame), and the loop running."""
+        if window.complete:
+            QTimer.singleShot(delay_ms, work)
+        else:
+            window.completed.connect(lambda: QTimer.singleShot(delay_ms, work))
+
+    # sampling starts once the window is up: its first imports (psutil, NVML) would compete with start-up
+    when_up(monitor.start, 50)
     if args.fleet:  # the fleet view opens over the main window, once it is shown
-        QTimer.singleShot(0, lambda: window.open_fleet(args.fleet))
+        when_up(lambda: window.open_fleet(args.fleet))
     if args.python:
         window.set_target(args.python, reason="the interpreter named with --python", remember=False)
     return window
