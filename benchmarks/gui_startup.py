@@ -69,17 +69,28 @@ app.exec()
 OFFSCREEN_SCREEN = {"name": "bench", "x": 0, "y": 0, "width": 1920, "height": 1080, "logicalDpi": 96, "dpr": 1}
 
 
-def time_to_shown(cmd: list[str], env: dict[str, str]) -> tuple[float, str]:
+def time_to_shown(cmd: list[str], env: dict[str, str]) -> tuple[float, float | None, str]:
+    """Seconds to the first drawn frame, to the complete window (the app's second line, if it prints one), and
+    the first line."""
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
     assert proc.stdout is not None
+    shown: tuple[float, str] | None = None
+    complete: float | None = None
     for line in proc.stdout:
         if line.startswith("window-shown"):
-            took = time.perf_counter() - t0
-            proc.wait(timeout=30)
-            return took, line.strip()
+            shown = (time.perf_counter() - t0, line.strip())
+        elif line.startswith("window-complete"):
+            complete = time.perf_counter() - t0
     proc.wait(timeout=30)
-    raise RuntimeError(f"{cmd[0]} exited ({proc.returncode}) without showing a window")
+    if shown is None:
+        raise RuntimeError(f"{cmd[0]} exited ({proc.returncode}) without showing a window")
+    return shown[0], complete, shown[1]
+
+
+def ms(values: list[float]) -> str:
+    low, mid, high = (x * 1000 for x in (min(values), statistics.median(values), max(values)))
+    return f"median {mid:7.1f} ms  (min {low:.1f}, max {high:.1f})"
 
 
 def main() -> int:
@@ -90,29 +101,38 @@ def main() -> int:
     # An installed app has its bytecode compiled (pip does it at install); an editable install under
     # PYTHONDONTWRITEBYTECODE=1 would otherwise compile every module at every start.
     compileall.compile_dir(str(Path(gpuassist.__file__).parent), quiet=1)
+    load_before = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as tmp:
-        env = {**os.environ, "GPUASSIST_STARTUP_PROBE": "1", "XDG_CONFIG_HOME": tmp, "XDG_STATE_HOME": tmp}
+        # "complete": the app also says when the rest of the window (built on the turn after the first frame)
+        # is there; only the first frame is held to the budget, the other line is for information
+        env = {**os.environ, "GPUASSIST_STARTUP_PROBE": "complete", "XDG_CONFIG_HOME": tmp, "XDG_STATE_HOME": tmp}
         if not env.get("DISPLAY"):
             screen = Path(tmp) / "screen.json"
             screen.write_text(json.dumps({"screens": [OFFSCREEN_SCREEN]}), encoding="utf-8")
             env["QT_QPA_PLATFORM"] = f"offscreen:configfile={screen}"
         app: list[float] = []
+        complete: list[float] = []
         bare: list[float] = []
         for i in range(args.rounds + 1):
-            a, line = time_to_shown([gui], env)
+            a, whole, line = time_to_shown([gui], env)
             if "torch=False" not in line:
                 print(f"FAIL: torch was imported in the GUI process ({line})")
                 return 1
-            b, _ = time_to_shown([sys.executable, "-c", BARE], env)
+            b, _, _ = time_to_shown([sys.executable, "-c", BARE], env)
             if i:  # round 0 warms the caches
                 app.append(a)
                 bare.append(b)
+                if whole is not None:
+                    complete.append(whole)
     ma, mb = statistics.median(app), statistics.median(bare)
     ratio = ma / mb
     where = "offscreen 1920x1080" if env.get("QT_QPA_PLATFORM", "").startswith("offscreen") else "display "
     print(f"platform           : {where}{env.get('DISPLAY', '') if where == 'display ' else ''}")
-    print(f"gpuassist-gui      : median {ma * 1000:7.1f} ms  (min {min(app) * 1000:.1f}, max {max(app) * 1000:.1f})")
-    print(f"bare PySide6 + plot: median {mb * 1000:7.1f} ms  (min {min(bare) * 1000:.1f}, max {max(bare) * 1000:.1f})")
+    print(f"load average (1 m) : {load_before:.2f} before, {os.getloadavg()[0]:.2f} after")
+    print(f"gpuassist-gui      : {ms(app)}")
+    if complete:
+        print(f"  window complete  : {ms(complete)}  (every page built, the target chosen)")
+    print(f"bare PySide6 + plot: {ms(bare)}")
     print(f"ratio              : {ratio:.2f}  (budget ≤ 1.10)   torch imported: no")
     return 0 if ratio <= 1.1 else 1
 
