@@ -511,6 +511,7 @@ def _audit_run(args: argparse.Namespace) -> int:
     from gpuassist.report.model import Report
     from gpuassist.report.redact import redact_report
     from gpuassist.report.render import render
+    from gpuassist.wizard.display import fact_label, show
 
     if args.python is not None:
         _target(args.python)  # `--python ""` is a usage error
@@ -553,7 +554,7 @@ def _audit_run(args: argparse.Namespace) -> int:
         text = (
             summary_text(redacted.facts, colour=to_terminal, width=width)
             + "\n"
-            + render(redacted, "text", colour=to_terminal, width=width)
+            + render(redacted, "text", colour=to_terminal, width=width, fact_label=fact_label, show_value=show)
         )
     _write_output(text, args.output, fmt=args.format)
     return 1 if redacted.has_error else 0

@@ -40,7 +40,28 @@ def test_a_table_too_wide_for_the_terminal_is_printed_a_row_at_a_time() -> None:
     code = "print(f'epoch {epoch} loss {loss.item():.4f} accuracy {accuracy:.2%}')"
     table = Table("Lines that wait", ["Line", "What it does", "Code"], [[path, "calls .item()", code]], highlight=0)
     narrow = rendered([table], width=80)
-    assert f"Lines that wait\n  {path}\n    What it does  calls .item()" in narrow
+    assert f"Lines that wait\n  Line: {path}\n    What it does  calls .item()" in narrow
     assert code in " ".join(narrow.split())  # wrapped between words at most, never folded or cut
     wide = rendered([table], width=250)
     assert "┃ Line" in wide and path in wide and code in wide  # room enough: a table
+
+
+def test_long_headers_over_short_cells_stay_a_table() -> None:
+    """The DataLoader sweep's columns (persistent_workers, prefetch_factor, ...) are wider than their values: the
+    headers are shortened, the table stays a table (the rows were printed one by one, eight lines each)."""
+    columns = ["num_workers", "pin_memory", "persistent_workers", "prefetch_factor", "batches/s", "samples/s"]
+    table = Table("Settings tried", columns, [["8", "yes", "yes", "4", "322.3", "10,315"]], numeric=(0, 3, 4, 5))
+    out = rendered([table], width=60)
+    assert "┃" in out and "10,315" in out and "num_workers:" not in out
+
+
+def test_a_tight_table_keeps_every_word_whole_within_the_width() -> None:
+    """rich's own shrinking folded `/tmp/t_audit.py:4` and `y=(x@x).sum().item()` mid-word at 100 columns and
+    cropped the last column: the widths are now set so that each cell's words stay whole, or rows are printed."""
+    row = ["/tmp/t_audit.py:4", "calls .item() (or float()/int()/bool() of a tensor)", "cpu", "50", "no step counted"]
+    row += ["no (a CPU tensor)", "y=(x@x).sum().item()"]
+    table = Table("Lines", ["Line", "What it does", "Tensor on", "Times", "In steps", "Waits", "Code"], [row] * 2)
+    for width in (100, 120, 160):
+        out = rendered([table], width=width)
+        assert all(len(line) <= width for line in out.splitlines())
+        assert "/tmp/t_audit.py:4" in out and "y=(x@x).sum().item()" in out and "float()/int()/bool()" in out

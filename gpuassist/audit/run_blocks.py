@@ -404,7 +404,7 @@ def host_waits(facts: Facts) -> list[Block]:
                 SYNC_WORDS.get(str(s.get("kind")), str(s.get("kind"))),
                 str(s.get("device") or "—"),
                 _count(s.get("count")),
-                f"{_count(s.get('steps'))} of {total_steps:,}",
+                f"{_count(s.get('steps'))} of {total_steps:,}" if total_steps else "no step counted",
                 "yes" if waits else "no (a CPU tensor)",
                 code_of(s.get("site")),
             ]

@@ -136,6 +136,7 @@ def print_blocks(console: Console, blocks: Iterable[Block]) -> None:
     (a path or a line of code is never cut in two). Every string is printed as text, never read as rich
     markup (a script's output or a path can hold ``[...]``)."""
     # Start-up: rich (~40 ms) loads only for the text format.
+    from rich import box
     from rich.measure import Measurement
     from rich.table import Table as RichTable
     from rich.text import Text
@@ -150,21 +151,55 @@ def print_blocks(console: Console, blocks: Iterable[Block]) -> None:
             out.add_row(*([""] if indent else []), Text(label), Text(value))
         return out
 
+    def table(b: Table, widths: list[int], *, compact: bool = False) -> RichTable:
+        """The block as a rich table with these column widths; ``compact``: no vertical rules, for wide ones."""
+        style: dict[str, Any] = (
+            {"box": box.SIMPLE_HEAD, "pad_edge": False, "show_edge": False, "collapse_padding": True} if compact else {}
+        )
+        t = RichTable(title=Text(b.title), title_justify="left", show_lines=False, **style)
+        for i, (c, w) in enumerate(zip(b.columns, widths, strict=True)):
+            just: Any = "right" if i in b.numeric else "left"
+            t.add_column(Text(c, overflow="ellipsis"), justify=just, overflow="fold", width=w)
+        for i, row in enumerate(b.rows):
+            t.add_row(*map(Text, row), style="bold green" if i == b.highlight else None)
+        return t
+
+    def column_widths(b: Table, compact: bool) -> list[int] | None:
+        """Widths that keep every word of every cell whole (a header may be shortened: num_worke…), the spare
+        room shared by how much each column would still use; None when even that does not fit. rich's own
+        shrinking folds words (a path, a line of code) when a table is tight, so the widths are set here."""
+        cells = [[row[i] if i < len(row) else "" for row in b.rows] for i in range(len(b.columns))]
+        least = [
+            max([len(w) for cell in col for w in cell.split()] + [min(len(head), 6), 1])
+            for head, col in zip(b.columns, cells, strict=True)
+        ]
+        most = [
+            max([len(line) for cell in col for line in cell.splitlines()] + [len(head), 1])
+            for head, col in zip(b.columns, cells, strict=True)
+        ]
+        probe = table(b, [1] * len(b.columns), compact=compact)
+        overhead = Measurement.get(console, console.options.update_width(10_000), probe).maximum - len(b.columns)
+        room = console.width - overhead
+        if sum(least) > room:
+            return None
+        spare, want = room - sum(least), [m - lo for m, lo in zip(most, least, strict=True)]
+        if sum(want) <= spare:
+            return most
+        return [lo + (spare * w) // sum(want) for lo, w in zip(least, want, strict=True)]
+
     for n, b in enumerate(b for b in blocks if not isinstance(b, Series)):
         if n:
             console.print()
         if isinstance(b, Table):
-            t = RichTable(title=Text(b.title), title_justify="left", show_lines=False)
-            for i, c in enumerate(b.columns):
-                t.add_column(Text(c), justify="right" if i in b.numeric else "left", overflow="fold")
-            for i, row in enumerate(b.rows):
-                t.add_row(*map(Text, row), style="bold green" if i == b.highlight else None)
-            if Measurement.get(console, console.options.update_width(10_000), t).minimum <= console.width:
-                console.print(t)
+            layouts = ((compact, column_widths(b, compact)) for compact in (False, True))
+            fitted = next(((compact, w) for compact, w in layouts if w is not None), None)
+            if fitted is not None:
+                console.print(table(b, fitted[1], compact=fitted[0]))
                 continue
             console.print(Text(b.title, style="bold"))
             for i, row in enumerate(b.rows):
-                console.print(Text(f"  {row[0]}", style="bold green" if i == b.highlight else "bold"))
+                head = f"  {b.columns[0]}: {row[0]}" if b.columns and b.columns[0].strip() else f"  {row[0]}"
+                console.print(Text(head, style="bold green" if i == b.highlight else "bold"), soft_wrap=True)
                 console.print(grid(zip(b.columns[1:], row[1:], strict=False), indent=4))
         elif isinstance(b, KeyValues):
             console.print(Text(b.title, style="bold"))
