@@ -228,9 +228,11 @@ def main(argv: Sequence[str]) -> int:
             window.open_report_file(args.report)
         elif args.run:
             window.run(None)
+        if args.page and (args.report or args.run):  # the asked page, over the report's Summary or the run's step
+            window.go(args.page)
 
     window.completed.connect(completed)
-    if args.page:
+    if args.page:  # in the first frame already
         QTimer.singleShot(0, lambda: window.go(args.page))
         if args.run:  # the run follows the step in progress; come back to the asked page at the end
             window.run_finished.connect(lambda: window.go(args.page))
