@@ -716,11 +716,15 @@ class MainWindow(QMainWindow):
 
     def _show_target_reason(self) -> None:
         ctx = self.flow.context
-        if ctx.simulated or self.flow.source == "report" or not ctx.target:
+        choosing = not ctx.target and not self._targets_filled  # the turn after the first frame chooses it
+        if ctx.simulated or self.flow.source == "report" or not (ctx.target or choosing):
             self.target_reason.setText("")
             self.target_reason.setVisible(False)
             return
-        self.target_reason.setVisible(True)
+        self.target_reason.setVisible(True)  # its line is there from the first frame: the layout does not jump
+        if choosing:
+            self.target_reason.setText("Choosing the interpreter to diagnose…")
+            return
         self.target_reason.setText(f"Diagnosing {ctx.target}: {ctx.target_reason or 'your choice'}")
         self.target_reason.setToolTip(
             "Why this interpreter. Change it in the selector, with Browse…, or in the "

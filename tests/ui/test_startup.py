@@ -42,6 +42,8 @@ def test_the_first_frame_has_the_page_in_view_and_the_rest_follows_it(qtbot: Any
     first = window.flow.ids[0]
     assert list(window.pages) == [first] and not window.complete
     assert window.target_combo.count() == 0 and window.flow.context.target is None  # chosen after the first frame
+    # its line holds the place from the first frame on, so the layout does not move when the reason comes
+    assert not window.target_reason.isHidden() and window.target_reason.text().startswith("Choosing the interpreter")
     assert window.stack.currentWidget() is window.pages[first]
     with qtbot.waitSignal(window.first_frame, timeout=5000), qtbot.waitSignal(window.completed, timeout=5000):
         window.show()
