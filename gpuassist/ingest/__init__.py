@@ -10,12 +10,13 @@ import re
 
 from gpuassist.facts import Facts
 from gpuassist.findings import Evidence
-from gpuassist.ingest import collect_env, errors, paste_causes, paste_facts
+from gpuassist.ingest import collect_env, errors, paste_causes, paste_facts, system_causes, user_words
 from gpuassist.ingest import kinds as kinds_mod
 from gpuassist.ingest.report_json import looks_like_json, parse_report
 from gpuassist.ingest.text import MAX_BYTES, UnreadableInput, clean_lines, decode
 from gpuassist.report.build import build_report
 from gpuassist.report.model import Report
+from gpuassist.rules import gpu_stacks
 
 __all__ = ["UnreadableInput", "load", "load_text"]
 
@@ -119,6 +120,7 @@ def load_text(text: str, *, label: str = "the input") -> Report:
     matches = paste_causes.adjust_matches(lines, errors.match_lines(lines))
     sources: paste_facts.Sources = {}
     extra = paste_facts.gather(lines, parsed.field_lines, sources)
+    extra = {**user_words.stated_facts(lines, sources), **extra}  # a tool's own output wins over the user's words
     if parsed.recognised and not _filled_in_template(lines, parsed, matches):
         # collect_env's own field lines are read as facts by the parser; matching them again as error text
         # would turn "CUDA used to build PyTorch: None" on a Mac, or the WSL kernel name of a healthy WSL2
@@ -189,8 +191,21 @@ def _add_paste_findings(
         if same is not None:
             report.findings.remove(same)
         report.findings.append(found)
+    # What the text rules out goes before any reading builds on it (and again below for the guesses added later).
+    matches = user_words.ruled_out_guesses(lines, user_words.unknown_error_matches(lines, matches))
+    if report.facts.value("host.os") == "Darwin" and report.facts.value("platform.rosetta") is not True:
+        unavailable = report.facts.value("cuda.available") is False or _says_unavailable(lines)
+        mac = user_words.mac_cuda_failure(lines, matches, unavailable=unavailable)
+        matches = matches if mac is None else [*matches, mac]
     matches = _driver_present_matches(lines, report, _macos_matches(lines, report, matches))
     matches = _wsl_driver_matches(report, _jetson_without_torch(lines, matches))
+    if report.facts.value("platform.jetson"):
+        matches = system_causes.jetson_source_build_expected(
+            matches,
+            cuda_trouble=report.facts.value("cuda.available") is False
+            or _says_unavailable(lines)
+            or system_causes.says_gpu_unused(lines),
+        )
     for inferred in (
         _jetson_match(lines, report, matches),
         _visible_devices_match(lines, report),
@@ -199,7 +214,19 @@ def _add_paste_findings(
         _compose_match(lines, report),
         _display_devices_match(lines),
         _stated_graphics_match(lines, report),
+        None if report.facts.known("reported.gpus") else user_words.stated_non_nvidia_graphics(lines),
+        user_words.cpu_torch_in_words(lines),
+        user_words.memory_not_released(lines),
+        user_words.nouveau_without_driver(lines),
+        user_words.other_job_on_gpu(lines, matches),
+        user_words.works_in_own_check_not_app(lines),
+        user_words.visible_devices_hide_all(
+            lines, unavailable=report.facts.value("cuda.available") is False or _says_unavailable(lines)
+        ),
         _cpu_machine_match(lines, matches),
+        system_causes.nouveau_bound_match(lines, matches),
+        system_causes.container_gpu_listing_without_toolkit(lines),
+        system_causes.recurring_app_xid_match(lines),
         _smi_memory_held_match(lines, matches),
         _two_interpreters_match(lines),
         paste_causes.works_elsewhere_match(lines),
@@ -210,13 +237,16 @@ def _add_paste_findings(
         # The text shows torch importing in another interpreter: "No module named torch" is that program's
         # interpreter lacking it, not torch missing from the machine.
         matches = [m for m in matches if m.id != "torch_not_installed"]
-    matches = _in_container_matches(lines, report, matches)
+    matches = system_causes.device_plugin_node_has_driver(lines, _in_container_matches(lines, report, matches))
     matches = _gpu_less_container_matches(lines, report, matches)
-    matches = _no_gpu_explains(matches)
+    matches = system_causes.kernel_cause_explains(_no_gpu_explains(matches))
     windows_cpu = _windows_pip_match(lines, report, matches)
     if windows_cpu is not None:
         matches = [*matches, windows_cpu]
-    errors.merge(report, matches)
+    user_words.drop_unsupported_uvm_verdict(report, lines)
+    matches = user_words.import_failure_first(report, lines, matches)
+    matches = system_causes.gpu_and_build_shown(lines, matches)
+    errors.merge(report, user_words.ruled_out_guesses(lines, matches))
     for f in report.findings:
         if not any(e.fact == "pasted.line" for e in f.evidence):
             cited = dict.fromkeys(sources[e.fact] for e in f.evidence if e.fact in sources)
@@ -246,7 +276,7 @@ def _filled_in_template(lines: list[str], parsed: collect_env.CollectEnvParse, m
 
 # The text says CUDA does not work ("is_available() returns False", "CPU-only version", "CUDA not available").
 UNAVAILABLE = re.compile(
-    r"is_available(?:\(\))?\)?\s*(?:returns?|returned|is|=+|->|:|gives)?\s*(?:i get\s+)?false|"
+    r"is_available(?:\(\))?\)?\s*(?:returns?|returned|is|=+|->|:|gives|#\s*(?:returns?\s*)?)?\s*(?:i get\s+)?false|"
     r"is_available\b[^\n]{0,24}?\b(?:returns?|returned|gives|gave|shows?|showed|prints?|printed)\s+"
     r"(?:me\s+)?[`'\"]?false|"
     r"\b(?:returns?|returned|gives|prints?)\s+[`'\"]?false[`'\"]?\W{0,4}(?:torch\.)?(?:cuda\.)?is_available|"
@@ -265,16 +295,22 @@ CONTAINER_IMAGE = re.compile(
     r"podman)\b|\b(?:docker|podman) (?:pull|run|exec)\b",
     re.IGNORECASE,
 )
-VISIBLE_SET = re.compile(r"CUDA_VISIBLE_DEVICES\s*[\"']?\]?\s*=\s*[\"']?(?:-1|\d+(?:,\d+)*|\"\"|'')")
+# The value's own quotes are optional around a number and a pair for the empty value ('= ""').
+VISIBLE_SET = re.compile(r"CUDA_VISIBLE_DEVICES\s*[\"']?\]?\s*=\s*(?:\"\"|''|[\"']?(?:-1|\d+(?:,\d+)*))")
 
 
-GENERIC_WHEEL = re.compile(r"manylinux|\bpypi\b|pip3? install torch\b|\+cpu\b|CPU[- ]only", re.IGNORECASE)
+GENERIC_WHEEL = re.compile(
+    r"manylinux|\bpypi\b|pip3? install torch\b|\+cpu\b|CPU[- ]only|download\.pytorch\.org|"
+    r"(?:binaries|wheels?|builds?|packages?) from (?:the )?pytorch(?:\.org| website| site)|pytorch(?:\.org)? website|"
+    r"conda-forge",
+    re.IGNORECASE,
+)
 
 
 def _says_unavailable(lines: list[str]) -> bool:
     """The text says CUDA does not work, also across a line break ("is_available()\\n i get false")."""
     text = "\n".join(line[:2000] for line in lines[:5000])
-    return UNAVAILABLE.search(re.sub(r"\s*\n\s*", " ", text)) is not None
+    return UNAVAILABLE.search(re.sub(r"\s*\n\s*", " ", text)) is not None or user_words.says_gpu_not_detected(text)
 
 
 def _visible_devices_match(lines: list[str], report: Report) -> errors.Match | None:
@@ -397,6 +433,8 @@ CPU_MACHINE = re.compile(
 MAC_CUDA_SYMPTOMS = (
     "cpu_only_build",
     "source_build_without_cuda",
+    "driver_too_old",  # "CUDA driver version is insufficient" from CuPy and others: there is no CUDA driver at all
+    "nvidia_module_not_loaded",
     "no_nvidia_driver",
     "no_nvidia_gpu",
     "macos_no_cuda_use_mps",
@@ -520,7 +558,8 @@ IN_CONTAINER = re.compile(
     r"\bdocker[- ]compose\b|\b(?:docker|podman|nerdctl)\s+(?:run|exec|compose)\b|"
     r"\bnvidia-docker\b|^Creating \S+_run\b|"
     r"\b(?:inside|in|within|from) (?:the |a |my |this )?(?:docker |podman )?container\b|"
-    r"\b(?:on|in|with|to) (?:a |my |our |the )?(?:kubernetes|k8s)\b|\bkubectl\b|\bdevice[- ]plugin\b",
+    r"\b(?:on|in|with|to) (?:a |my |our |the )?(?:kubernetes|k8s)\b|\bkubectl\b|\bdevice[- ]plugin\b|"
+    r"\bnvidia\.com/gpu\b|\b(?:inside|in|within|from) (?:the |a |my |our |this )?pods?\b",
     re.IGNORECASE,
 )
 
@@ -684,7 +723,14 @@ def _stated_graphics_match(lines: list[str], report: Report) -> errors.Match | N
 
 # What a machine without an NVIDIA GPU shows when asked for one: the container runtime finds no GPU to select, CUDA
 # finds no driver, libcuda is missing. None of these is a separate cause there.
-NO_GPU_CONSEQUENCES = ("docker_no_gpu_runtime", "no_nvidia_driver", "nvidia_module_not_loaded", "wsl_libcuda_problem")
+# A CPU build of torch is right for such a machine: a CUDA build would not help.
+NO_GPU_CONSEQUENCES = (
+    "docker_no_gpu_runtime",
+    "no_nvidia_driver",
+    "nvidia_module_not_loaded",
+    "wsl_libcuda_problem",
+    "cpu_only_build",
+)
 
 
 def _no_gpu_explains(matches: list[errors.Match]) -> list[errors.Match]:
@@ -724,14 +770,23 @@ def _jetson_match(lines: list[str], report: Report, matches: list[errors.Match])
     (PyPI's aarch64 wheels have no Tegra GPU support): the JetPack-matched wheel or container is the fix."""
     if not report.facts.value("platform.jetson") or report.facts.value("cuda.available") is True:
         return None
-    if not any(re.search(r"torch", line[:2000], re.IGNORECASE) for line in lines):
-        return None  # a Jetson question about something else
-    says_unavailable = report.facts.value("cuda.available") is False or _says_unavailable(lines)
+    # English and other languages' "the GPU is not detected" (user_words) count as the complaint too.
+    gpu_unused = system_causes.says_gpu_unused(lines) or _says_unavailable(lines)
+    if not any(re.search(r"torch", line[:2000], re.IGNORECASE) for line in lines) and (
+        not gpu_unused or system_causes.names_another_gpu_stack(lines)
+    ):
+        return None  # a Jetson question about something else (another library, or no complaint about the GPU)
+    if report.facts.value("cuda.available") is not False and gpu_stacks.local_torch_build(
+        report.facts.value("torch.version")
+    ):
+        return None  # a torch built on the board or NVIDIA's own: a crash there is not the PyPI wheel's
+    says_unavailable = report.facts.value("cuda.available") is False or _says_unavailable(lines) or gpu_unused
     if (
         not says_unavailable
         and not any(m.id in ("cpu_only_build", "no_nvidia_driver", "no_nvidia_gpu") for m in matches)
         and not any(f.id == "cpu_only_build" for f in report.findings)
         and not any(_jetson_torch_line(line[:2000]) for line in lines)
+        and not system_causes.cuda_failed_at_first_use(lines, matches)
     ):
         return None
     no = next((i for i, line in enumerate(lines, start=1) if paste_facts.JETSON_RELEASE.search(line)), 1)

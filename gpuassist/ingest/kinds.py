@@ -11,11 +11,12 @@ import re
 from dataclasses import dataclass
 
 from gpuassist.ingest.paste_facts import ENV_REPORT_MARK
+from gpuassist.ingest.user_words import mentions_gpu
 
 # Words that make a text about PyTorch/CUDA/the GPU at all; a text with none of them is refused.
 TOPIC = re.compile(
     r"python|torch|cuda|cudnn|nvidia|nvcc|nvml|nccl|\bgpus?\b|geforce|quadro|tesla|rocm|\bhip\b|\bmps\b|"
-    r"jetson|tegra|jupyter|ipykernel|conda|\bpip3?\b",
+    r"jetson|tegra|(?<![a-z])orin(?![a-z])|jupyter|ipykernel|conda|\bpip3?\b|显卡|显存",
     re.IGNORECASE,
 )
 
@@ -66,7 +67,7 @@ KIND_PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
             "jetson",
             "Jetson / L4T output",
             r"tegrastats|GR3D_FREQ|# R\d+ \(release\), REVISION|\bL4T\b|JetPack|nvidia-l4t|-tegra\b|\bJetson\b|"
-            r"\bOrin\b|\bXavier[ -]NX\b|\bAGX[ -]Xavier\b",
+            r"(?<![a-z])Orin(?![a-z])|\bXavier[ -]NX\b|\bAGX[ -]Xavier\b|\bjtop\b",
         ),
         (
             "install",
@@ -122,8 +123,9 @@ def detect(lines: list[str], *, collect_env: bool = False, skip: set[int] | None
 
 
 def about_the_topic(text: str) -> bool:
-    """Whether the text mentions Python, PyTorch, CUDA, NVIDIA or a GPU at all."""
-    return TOPIC.search(text[:2_000_000]) is not None
+    """Whether the text mentions Python, PyTorch, CUDA, NVIDIA or a GPU at all (a GPU also in other languages:
+    "显卡", "Grafikkarte", "видеокарта")."""
+    return TOPIC.search(text[:2_000_000]) is not None or mentions_gpu(text[:2_000_000])
 
 
 def describe(kinds: list[InputKind]) -> str:

@@ -76,7 +76,7 @@ ENV_TABLE = re.compile(r"^\s*(?P<key>[A-Za-z][\w.]{0,20}(?: [\w.,]{1,40}){0,2})\
 XFORMERS_HEAD = re.compile(r"xFormers can't load C\+\+/CUDA extensions|xFormers was built for:")
 XFORMERS_TORCH = re.compile(r"^\s*PyTorch \S{1,40}(?: with CUDA \d{1,6})? \(you have (\d+\.\d+[\w.+]{0,40})\)")
 REPL_IN = re.compile(
-    r"^\s*(?:>>>|In \[\d+\]:)\s*(?:print\(\s*(torch\.[\w.]+(?:\(\))?)\s*\)|(torch\.[\w.]+(?:\(\))?))\s*;?\s*$"
+    r"^\s*(?:>>>|In \[\d+\]:)\s*(?:print\(\s*(torch\.[\w.]+(?:\(\d?\))?)\s*\)|(torch\.[\w.]+(?:\(\d?\))?))\s*;?\s*$"
 )
 REPL_OUT = re.compile(r"^\s*(?:Out\[\d+\]:\s*)?(.*?)\s*$")
 # A torch wheel file name without a local version (+cu121) built for Windows: PyPI's, which is CPU-only.
@@ -95,12 +95,42 @@ CONDA_SOLVE_FAILED = re.compile(r"PackagesNotFoundError|PackageNotFoundError|Res
 WSL_TEXT = re.compile(r"\bWSL ?2\b|\bWSL\b|Windows Subsystem for Linux|\bUbuntu Subsystem\b", re.IGNORECASE)
 WSL1_TEXT = re.compile(r"\bWSL ?1\b", re.IGNORECASE)
 JETSON_RELEASE = re.compile(
-    r"# R(\d+) \(release\), REVISION: ([\d.]+)|\bL4T\s+R?(\d+\.\d+(?:\.\d+)?)|-tegra\b|"
-    r"tegrastats|GR3D_FREQ|\bJetson\b|(?<![A-Za-z])JetPack\s*[<>=]*\s*\d|"  # no \\b: CJK text runs into "JETPACK5"
+    r"\bR(\d+) \(release\), REVISION: ([\d.]+)|\bL4T\s+R?(\d+\.\d+(?:\.\d+)?)|-tegra\b|"
+    r"tegrastats|GR3D_FREQ|(?<![A-Za-z])Jetson(?![A-Za-z])|(?<![A-Za-z])JetPack\s*[<>=]*\s*\d|"  # no \\b: CJK runs on
+    # jetson-stats' jtop, the board's monitor; the SoC (Tegra X1, Tegra194), its GPU's names (ga10b, gv11b, gp10b,
+    # gm20b, the nvgpu driver) and JetPack written short (JP5.1.2).
+    r"\bjtop\b|\bjetson[-_]stats\b|(?<![A-Za-z])Tegra(?![a-z])|\b(?:ga10b|gv11b|gp10b|gm20b|nvgpu)\b|"
+    r"(?<![A-Za-z])JP\s?[4-6]\.\d|\bXavier[ -](?:AGX|NX)\b|"
     # The modules by name (Orin, Xavier NX / AGX Xavier) and NVIDIA's L4T container images (l4t-pytorch, l4t-base).
-    r"\bOrin\b|\bXavier[ -]NX\b|\bAGX[ -]Xavier\b|\bl4t-(?:base|pytorch|ml|jetpack|tensorflow|cuda|r\d)",
+    r"(?<![A-Za-z])Orin(?![A-Za-z])|\bXavier[ -]NX\b|\bAGX[ -]Xavier\b|"
+    r"\bl4t-(?:base|pytorch|ml|jetpack|tensorflow|cuda|r\d)",
     re.IGNORECASE,
 )
+# Lower-case words one of which every JETSON_RELEASE match contains: most lines have none, and skip the regex.
+JETSON_HINTS = (
+    "release), revision",
+    "l4t",
+    "tegra",
+    "gr3d_freq",
+    "jetson",
+    "jetpack",
+    "jtop",
+    "ga10b",
+    "gv11b",
+    "gp10b",
+    "gm20b",
+    "nvgpu",
+    "jp",
+    "xavier",
+    "orin",
+)
+
+
+def _may_name_a_jetson(line: str) -> bool:
+    low = line.lower()
+    return any(hint in low for hint in JETSON_HINTS)
+
+
 # The text says it is a Mac: its words (MacBook, macOS, OS X, M1 Pro, Apple silicon, "I'm on a Mac") or a macOS home
 # path (/Users/name/...; Windows writes C:\\Users).
 MAC_TEXT = re.compile(
@@ -438,6 +468,10 @@ def repl_facts(lines: list[str], sources: Sources) -> dict[str, Any]:
             facts["cuda.available"] = _available(value)
         elif expr == "torch.cuda.device_count()" and value.isdigit():
             facts["cuda.device_count"] = int(value)
+        elif re.fullmatch(r"torch\.cuda\.get_device_name\(\d?\)", expr) and re.search(
+            r"nvidia|geforce|quadro|tesla|titan|rtx|gtx", value, re.IGNORECASE
+        ):
+            facts["reported.gpus"] = [{"index": 0, "name": value}]  # the device torch itself names
         elif expr == "torch.cuda.get_arch_list()" and value.startswith("["):
             facts["torch.arch_list"] = re.findall(r"(?:sm|compute)_\d+a?", value)
         new = [k for k in facts if k not in before]
@@ -520,8 +554,7 @@ def platform_facts(lines: list[str], sources: Sources) -> dict[str, Any]:
         if "host.os" not in facts and (WINDOWS.search(line) or SMI_WINDOWS.search(line)):
             facts["host.os"] = "Windows"
             _note(sources, ("host.os",), no, line)
-        j = JETSON_RELEASE.search(line)
-        if j and "platform.jetson" not in facts:
+        if "platform.jetson" not in facts and _may_name_a_jetson(line) and JETSON_RELEASE.search(line):
             facts["platform.jetson"] = line.strip()[:200]
             _note(sources, ("platform.jetson",), no, line)
     if "platform.jetson" in facts:

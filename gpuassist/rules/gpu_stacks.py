@@ -96,7 +96,7 @@ def jetson_release(facts: Facts) -> str | None:
     m = re.search(r"\bR(\d+)\b|\bL4T\s*R?(\d+)\b", said, re.IGNORECASE)
     if m:
         return m.group(1) or m.group(2)
-    jp = re.search(r"(?<![A-Za-z])JetPack\s*[<>=]*\s*([4-6])(?!\d)", said, re.IGNORECASE)
+    jp = re.search(r"(?<![A-Za-z])(?:JetPack|JP)\s*[<>=]*\s*([4-6])(?!\d)", said, re.IGNORECASE)
     return {"4": "32", "5": "35", "6": "36"}[jp.group(1)] if jp else None
 
 
@@ -109,6 +109,15 @@ def nvidia_jetson_build(version: str) -> bool:
     return bool(re.search(r"[.+]nv\d+\.\d+", version))
 
 
+# A torch built from source ("1.12.0a0+git67ece03", "2.0.0a0+gite9ebda2"), on the board or by the image's maker.
+SOURCE_BUILD = re.compile(r"\d\.\d+\.\d+a0\+(?:git)?[0-9a-f]{7,}\b|\+git[0-9a-f]{7,}\b")
+
+
+def local_torch_build(version: object) -> bool:
+    """The torch is not a PyPI/download.pytorch.org wheel: NVIDIA's JetPack build or one built from source."""
+    return isinstance(version, str) and (nvidia_jetson_build(version) or SOURCE_BUILD.search(version) is not None)
+
+
 @rule("jetson_needs_nvidia_wheel")
 def jetson_needs_nvidia_wheel(facts: Facts) -> Finding | None:
     if not is_jetson(facts) or not view.torch_imported(facts) or facts.value("cuda.available") is True:
@@ -116,6 +125,8 @@ def jetson_needs_nvidia_wheel(facts: Facts) -> Finding | None:
     version = str(facts.value("torch.version"))
     if nvidia_jetson_build(version) and facts.value("torch.cuda_build"):
         return None
+    if local_torch_build(version) and facts.value("cuda.available") is None:
+        return None  # built for the board (a Jetson image's own build): nothing says it lacks the GPU
     rel = jetson_release(facts)
     jp, folder = JETPACK_WHEELS.get(rel or "", ("6.1", "v61"))
     cuda = facts.value("torch.cuda_build")

@@ -258,6 +258,18 @@ def _inside(path: str, root: str) -> bool:
     return _norm(path).startswith(_norm(root) + _pathmod(path).sep)
 
 
+SOURCE_COMMIT = re.compile(r"(?:git)?[0-9a-f]{7,40}")
+
+
+def _rebuilt_checkout(imported: str, installed: str) -> bool:
+    """Both versions are source builds of one release that differ only in the commit hash ("1.7.0a0+9ddd3df" vs
+    "1.7.0a0+a9603c7"): one checkout rebuilt in place (a develop install, a vendor image's rebuild), whose metadata
+    kept an older commit. Not two copies of torch."""
+    a, _, a_local = imported.partition("+")
+    b, _, b_local = installed.partition("+")
+    return a == b and bool(SOURCE_COMMIT.fullmatch(a_local)) and bool(SOURCE_COMMIT.fullmatch(b_local))
+
+
 @rule("stale_or_shadowed_torch")
 def stale_or_shadowed_torch(facts: Facts) -> Finding | None:
     dists = [d for d in facts.value("torch.dists", []) or [] if isinstance(d, dict)]
@@ -292,6 +304,7 @@ def stale_or_shadowed_torch(facts: Facts) -> Finding | None:
             len(dists) == 1
             and str(imported_version) not in versions
             and not (str(imported_version).split("+")[0] in base_versions and "+" not in next(iter(versions)))
+            and not _rebuilt_checkout(str(imported_version), next(iter(versions)))
         ):
             problems.append(
                 f"the package metadata says torch {dists[0].get('version')} but the module that imports reports "

@@ -1,0 +1,232 @@
+"""Causes that system texts (kernel logs, lshw/lspci, Jetson reports) show, and what they explain.
+
+A kernel log that says why the driver cannot reach the GPU (a legacy GPU or the open module refusing a GeForce, the
+module and libraries at different versions, the GPU fallen off the bus) explains every later sign of it: nvidia-smi
+failing to talk to the driver, "No NVIDIA GPU found", RmInitAdapter failing. Those lines' own readings (load the
+module, install a driver, reseat the card) would send the user the wrong way, so they give way to the cause.
+A GPU bound to nouveau with no nvidia-smi is a machine without NVIDIA's driver. On a Jetson, the user's words that
+the GPU stays idle ("no activity on the GPU", "doesn't use CUDA", "检测不到显卡") are the Jetson form of "CUDA is
+not available"; a torch built on the board is not the PyPI wheel. Program-class Xids that follow one GPU across
+processes, LXD/Incus's GPU listing without the container toolkit and a pod given its GPU by the device plugin are
+read here too.
+"""
+
+from __future__ import annotations
+
+import re
+
+from gpuassist.ingest.errors import Match
+from gpuassist.knowledge import catalogue
+
+# Kernel-side causes the log names outright: the driver refusing the GPU, the kernel module and the libraries at
+# different versions, a GPU fault (fallen off the bus, GSP). Each explains the generic signs of a driver that cannot
+# reach the GPU.
+KERNEL_EXPLAINERS = ("driver_does_not_support_gpu", "driver_library_mismatch", "gpu_xid_fault")
+# What such a cause leads to; their fixes (load the module, install a driver, reset the GPU, install the container
+# toolkit) do not apply once the log says why.
+REFUSAL_CONSEQUENCES = ("no_nvidia_driver", "no_nvidia_gpu", "docker_no_gpu_runtime")
+# The kernel-module reading stands down only where its line is a consequence (nvidia-smi failing to talk to the
+# driver, CUDA finding no GPU or driver); a module problem of its own (Secure Boot's key, nouveau holding the GPU, a
+# module built for another kernel) stays beside the other cause.
+MODULE_CONSEQUENCE_LINE = re.compile(
+    r"NVIDIA-SMI has failed because it couldn't communicate|No CUDA GPUs are available|Found no NVIDIA driver|"
+    r"^\s*No devices were found",
+    re.IGNORECASE,
+)
+
+
+def kernel_cause_explains(matches: list[Match]) -> list[Match]:
+    """The log names a kernel-side cause: the consequences' readings give way to it (the adapter failing to start is
+    the refusal's consequence too; a fault that is more than that, an Xid, stays)."""
+    named = {m.id for m in matches if m.id in KERNEL_EXPLAINERS and m.specific}
+    if not named:
+        return matches
+    return [
+        m
+        for m in matches
+        if not (
+            (m.id in REFUSAL_CONSEQUENCES and not m.specific)
+            or (m.id == "nvidia_module_not_loaded" and MODULE_CONSEQUENCE_LINE.search(m.line))
+            or (m.id == "gpu_xid_fault" and not m.specific and "driver_does_not_support_gpu" in named)
+        )
+    ]
+
+
+# lshw's "configuration: driver=nouveau", lspci -k's "Kernel driver in use: nouveau", dmesg's "nouveau 0000:01:00.0:
+# NVIDIA GA106".
+NOUVEAU_BOUND = re.compile(
+    r"\bdriver\s*=\s*nouveau\b|Kernel driver in use:\s*nouveau\b|"
+    r"\bnouveau [0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.\d: NVIDIA\b",
+    re.IGNORECASE,
+)
+NVIDIA_DEVICE = re.compile(r"\bvendor:\s*NVIDIA\b|NVIDIA Corporation|\b10de:|\bnouveau \S+: NVIDIA\b", re.IGNORECASE)
+SMI_FAILED_TO_TALK = re.compile(r"NVIDIA-SMI has failed because it couldn't communicate\b", re.IGNORECASE)
+
+
+def nouveau_bound_match(lines: list[str], matches: list[Match]) -> Match | None:
+    """The NVIDIA GPU is driven by nouveau and nvidia-smi is missing (its reading is already a guess): no NVIDIA
+    driver is installed. With nvidia-smi present but failing, the driver is installed and nouveau holds the GPU
+    instead, which the kernel-module reading covers."""
+    if not any(m.id == "no_nvidia_driver" and not NOUVEAU_BOUND.search(m.line) for m in matches):
+        return None  # nvidia-smi missing (or another sign of no driver) is needed beside nouveau
+    bound = next((i for i, line in enumerate(lines, start=1) if NOUVEAU_BOUND.search(line[:2000])), None)
+    if bound is None or not any(NVIDIA_DEVICE.search(line[:2000]) for line in lines):
+        return None
+    if any(SMI_FAILED_TO_TALK.search(line[:2000]) for line in lines):
+        return None
+    return Match("no_nvidia_driver", bound, lines[bound - 1].strip()[:500], True, 0.8)
+
+
+# The user's words that the GPU is not used, in English and Chinese: the GPU idle, no activity or load on it, a
+# program that does not use CUDA, the GPU not detected.
+GPU_UNUSED = re.compile(
+    r"\b(?:no|zero|0\s*%?)\s+(?:activity|usage|utili[sz]ation|load)\s+(?:on|of)\s+(?:the\s+)?(?:gpu|cuda)\b|"
+    r"\bgpu\b[^.\n]{0,30}\b(?:is|appears|stays|remains|seems)\s+(?:to\s+be\s+)?(?:idle|unused|at\s+0\s*%)|"
+    r"\b(?:does\s*n[o']t|doesn't|don'?t|do\s+not|does\s+not|not|never|isn't|is\s+not|aren't|are\s+not)\s+"
+    r"(?:use|using|utili[sz]e|utili[sz]ing|detect|detecting|see|seeing|find|finding)\s+(?:the\s+|my\s+|any\s+)?"
+    r"(?:gpu|cuda)\b|"
+    r"\b(?:can(?:no|')t|could\s*n[o']t|unable\s+to)\s+(?:detect|find|see|use)\s+(?:the\s+|my\s+|any\s+)?(?:gpu|cuda)\b|"
+    r"\bgpu\s+(?:is\s+)?not\s+(?:detected|found|used|recogni[sz]ed)|"
+    r"(?:检测不到|识别不到|找不到|没有使用|没用到|用不了|无法使用|无法识别|不能使用)\s*(?:显卡|gpu|cuda)|"
+    r"(?:显卡|gpu)\s*(?:没有|不|未)(?:被)?(?:使用|调用|识别|检测到|工作)",
+    re.IGNORECASE,
+)
+
+
+def says_gpu_unused(lines: list[str]) -> bool:
+    """The text says, in the user's words, that the GPU is not used or not found."""
+    return any(GPU_UNUSED.search(line[:2000]) for line in lines[:5000])
+
+
+# GPU stacks other than torch that a Jetson question can be about: their GPU use is not torch's wheel.
+OTHER_GPU_STACK = re.compile(
+    r"mediapipe|tensorrt|tensorflow|onnx ?runtime|onnxruntime|opencv|\bcv2\b|deepstream|gstreamer|\bjax\b|"
+    r"paddle|ollama|llama\.cpp|mxnet|\bcupy\b|numba|\bvpi\b|darknet|\bncnn\b",
+    re.IGNORECASE,
+)
+
+
+def names_another_gpu_stack(lines: list[str]) -> bool:
+    """The text is about a GPU library other than torch (MediaPipe, TensorRT, OpenCV, ...)."""
+    return any(OTHER_GPU_STACK.search(line[:2000]) for line in lines[:5000])
+
+
+def jetson_source_build_expected(matches: list[Match], cuda_trouble: bool) -> list[Match]:
+    """A torch built from source ("1.12.0a0+git67ece03") is how Jetson images and their users get a CUDA torch;
+    on a Jetson (the caller's condition), the source-build guess needs the text to say CUDA does not work."""
+    if cuda_trouble:
+        return matches
+    return [m for m in matches if not (m.id == "source_build_without_cuda" and not m.specific)]
+
+
+# A traceback from code that moves work to the GPU or a CUDA error: CUDA failed at first use.
+TRACEBACK = re.compile(r"Traceback \(most recent call last\)")
+CUDA_USE = re.compile(
+    r"""\.to\(\s*['"]cuda|\.cuda\(\)|device\s*=\s*['"]cuda|CUDA error|cudaError|CUDA_ERROR""", re.IGNORECASE
+)
+
+
+def cuda_failed_at_first_use(lines: list[str], matches: list[Match]) -> bool:
+    """The text shows a traceback of code that uses CUDA (or a CUDA error), and no error that shows CUDA working
+    (out of memory, a device-side assert): on a Jetson, the build failing on the board's GPU."""
+    if any(m.id in catalogue() and catalogue()[m.id].gpu_in_use for m in matches):
+        return False
+    return any(TRACEBACK.search(line[:2000]) for line in lines[:5000]) and any(
+        CUDA_USE.search(line[:2000]) for line in lines[:5000]
+    )
+
+
+# The pod got its GPU from the NVIDIA device plugin (which advertises GPUs only from a working driver on the node).
+DEVICE_PLUGIN = re.compile(r"\bdevice[- ]plugin\b|\bnvidia\.com/gpu\b", re.IGNORECASE)
+
+
+def device_plugin_node_has_driver(lines: list[str], matches: list[Match]) -> list[Match]:
+    """In a pod given the GPU by the NVIDIA device plugin, a missing libcuda is the container runtime not mounting
+    the node's driver (the plugin found the GPU through that driver): "no driver on this machine" is not offered."""
+    if not any(m.id == "docker_no_gpu_runtime" for m in matches):
+        return matches
+    if not any(DEVICE_PLUGIN.search(line[:2000]) for line in lines[:5000]):
+        return matches
+    return [m for m in matches if not (m.id == "no_nvidia_driver" and not m.specific)]
+
+
+def _field(line: str, name: str) -> str | None:
+    """The value after ``name:`` on a line of a YAML-like listing ("" when empty), or None when it is not that field."""
+    stripped = line.strip()
+    if not stripped.startswith(name + ":"):
+        return None
+    return stripped[len(name) + 1 :].strip()
+
+
+def container_gpu_listing_without_toolkit(lines: list[str]) -> Match | None:
+    """LXD/Incus's resource listing ("NVIDIA information:" under the GPU) fills CUDA Version and NVRM Version from
+    the NVIDIA container toolkit (nvidia-container-cli): both empty, with the host's driver named, mean the toolkit
+    is missing and no container can be given the GPU."""
+    for no, line in enumerate(lines[:5000], start=1):
+        if _field(line, "NVIDIA information") != "":
+            continue
+        block = lines[no : no + 12]
+        cuda = next((v for v in (_field(b, "CUDA Version") for b in block) if v is not None), None)
+        nvrm = next((v for v in (_field(b, "NVRM Version") for b in block) if v is not None), None)
+        if cuda == "" and nvrm == "":
+            return Match("docker_no_gpu_runtime", no, line.strip()[:500], True, 0.8)
+    return None
+
+
+# An Xid NVIDIA lists as mostly the program's own fault (13 graphics exception, 31 MMU fault, 43 channel stopped,
+# 45 preemptive cleanup), with its GPU and process: "NVRM: Xid (PCI:0000:db:00): 31, pid=13641, ...".
+APP_CLASS_XID = re.compile(r"NVRM: Xid \((?P<gpu>[^)]*)\):\s*(?P<xid>13|31|43|45)\b[^\n]*?\bpid=(?P<pid>\d+)")
+RECURRING_PROCESSES = 3
+
+
+def recurring_app_xid_match(lines: list[str]) -> Match | None:
+    """One GPU logs the same program-class Xid for several different processes (separate runs): NVIDIA's Xid guide
+    reads a fault that follows the GPU across programs and runs as the GPU's (or its driver's), not one program's
+    bug. Read as the cause (a lone program-class Xid stays the program's); a program rerun with the same bug looks
+    the same, which the finding's confirm step (run another program on that GPU) tells apart."""
+    pids: dict[tuple[str, str], set[str]] = {}
+    first: dict[tuple[str, str], tuple[int, str]] = {}
+    for no, line in enumerate(lines[:20000], start=1):
+        m = APP_CLASS_XID.search(line[:2000])
+        if m is None:
+            continue
+        key = (m.group("gpu"), m.group("xid"))
+        pids.setdefault(key, set()).add(m.group("pid"))
+        first.setdefault(key, (no, line.strip()[:500]))
+    recurring = [key for key, seen in pids.items() if len(seen) >= RECURRING_PROCESSES]
+    if not recurring:
+        return None
+    no, line = min(first[key] for key in recurring)
+    return Match("gpu_xid_fault", no, line, True, 0.7)
+
+
+# A script's own printout of the build: a label line ("CUDA VERSION:", "torch.version.cuda") and the value on the
+# next line ("11.3"). nvidia-smi's "CUDA Version: 12.2" (the driver's, on one line) is not this.
+CUDA_BUILD_LABEL = re.compile(
+    r"^\s*(?:torch\.version\.cuda|(?:torch |pytorch )?cuda (?:version|build)|built with cuda)\s*[:=]?\s*$",
+    re.IGNORECASE,
+)
+CUDA_BUILD_VALUE = re.compile(r"^\s*'?(\d{1,2}\.\d)'?\s*$")
+# An NVIDIA GPU by its model name (what torch.cuda.get_device_name prints).
+NVIDIA_MODEL = re.compile(r"\b(?:GeForce|Quadro|TITAN|RTX\s?A?\d{3,4}|GTX\s?\d{3,4}|Tesla [KMPTV]\d+)\b")
+
+
+def shown_cuda_build(lines: list[str]) -> bool:
+    """The text prints torch's CUDA version under its own label: the build is a CUDA one."""
+    return any(
+        CUDA_BUILD_LABEL.match(lines[i][:200]) and CUDA_BUILD_VALUE.match(lines[i + 1][:200])
+        for i in range(min(len(lines), 5000) - 1)
+    )
+
+
+def gpu_and_build_shown(lines: list[str], matches: list[Match]) -> list[Match]:
+    """The text shows a CUDA build of torch, or names an NVIDIA GPU: the guesses that the build is CPU-only or that
+    the machine has no NVIDIA GPU are out (a verdict from the text itself stays)."""
+    dropped = set()
+    if shown_cuda_build(lines):
+        dropped.add("cpu_only_build")
+    if any(NVIDIA_MODEL.search(line[:2000]) for line in lines[:5000]):
+        dropped.add("no_nvidia_gpu")
+    if not dropped:
+        return matches
+    return [m for m in matches if not (m.id in dropped and not m.specific)]
