@@ -556,7 +556,7 @@ class MainWindow(QMainWindow):
         if summary is not None and (not busy or self.current_page is summary):
             self.refresh_summary()
         interactive = self.flow.interactive
-        self.run_button.setEnabled(interactive and not busy)
+        self.run_button.setEnabled(interactive and not busy and self._targets_filled)  # a run needs its target
         self.stop_button.setEnabled(busy)
         self.target_combo.setEnabled(interactive and not busy and not self.flow.context.simulated)
         self.browse_button.setEnabled(interactive and not busy and not self.flow.context.simulated)
@@ -622,7 +622,7 @@ class MainWindow(QMainWindow):
     # -- running --------------------------------------------------------------------------------------------
     def run(self, step_ids: list[str] | None) -> bool:
         """Run all (None) or the given steps (plus unfinished dependencies) on a worker thread."""
-        if self.busy or not self.flow.interactive or self._closing:
+        if self.busy or not self.flow.interactive or self._closing or not self._targets_filled:
             return False
         flow = self.flow
         plan = flow.plan(step_ids)

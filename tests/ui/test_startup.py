@@ -45,9 +45,10 @@ def test_the_first_frame_has_the_page_in_view_and_the_rest_follows_it(qtbot: Any
     # its line holds the place from the first frame on, so the layout does not move when the reason comes
     assert not window.target_reason.isHidden() and window.target_reason.text().startswith("Choosing the interpreter")
     assert window.stack.currentWidget() is window.pages[first]
+    assert not window.run_button.isEnabled() and not window.run_all()  # no run before its target is chosen
     with qtbot.waitSignal(window.first_frame, timeout=5000), qtbot.waitSignal(window.completed, timeout=5000):
         window.show()
-    assert window.frame_drawn and window.complete
+    assert window.frame_drawn and window.complete and window.run_button.isEnabled()
     # every page, in step order, as a window built at once has them
     assert list(window.pages) != [first] and set(window.pages) == set(window.flow.ids)
     assert [window.stack.widget(i) for i in range(window.stack.count())] == [window.pages[s] for s in window.flow.ids]
