@@ -1,8 +1,10 @@
 """`gpuassist-gui`: build the QApplication, the wizard flow, the monitor and the main window.
 
-Start-up stays lean (docs/architecture.md §5: ≤ 1.3 × a bare PySide6 window with one pyqtgraph plot): nothing heavy is
-imported before the window shows — no torch ever in this process, NVML is opened on the sampler thread,
-scenarios/ingest/renderers load when first used.
+Start-up stays lean (docs/architecture.md §5: first frame ≤ 1.1 × a bare PySide6 window with one pyqtgraph plot):
+nothing heavy is imported before the window shows — no torch ever in this process, NVML is opened on the sampler
+thread, scenarios/ingest/renderers load when first used — and the window is built with ``defer``: the first frame
+has the page in view; the other pages, the default target's choice, sampling and --run/--report come on the turn
+after it.
 """
 
 from __future__ import annotations
