@@ -10,6 +10,7 @@ after it.
 from __future__ import annotations
 
 import argparse
+import gc
 import logging
 import os
 import sys
@@ -145,6 +146,14 @@ def build_window(args: argparse.Namespace, settings: Any, *, defer: bool = False
     return window
 
 
+def resume_collector() -> None:
+    """Turn the garbage collector back on (gpuassist-gui pauses it for the start-up) with every object made so
+    far moved out of its way: modules, classes and widgets live as long as the app."""
+    if not gc.isenabled():
+        gc.freeze()
+        gc.enable()
+
+
 def _descendants() -> set[int]:
     from gpuassist import lifetime
 
@@ -225,6 +234,7 @@ def main(argv: Sequence[str]) -> int:
     before: list[set[int]] = []
 
     def completed() -> None:
+        resume_collector()
         before.append(_descendants())
         if args.report:
             window.open_report_file(args.report)
@@ -234,6 +244,8 @@ def main(argv: Sequence[str]) -> int:
             window.go(args.page)
 
     window.completed.connect(completed)
+    window.destroyed.connect(resume_collector)  # closed before it was complete
+    QTimer.singleShot(2000, resume_collector)  # and in any case within two seconds
     if args.page:  # in the first frame already
         QTimer.singleShot(0, lambda: window.go(args.page))
         if args.run:  # the run follows the step in progress; come back to the asked page at the end
