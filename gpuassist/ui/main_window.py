@@ -158,6 +158,7 @@ class MainWindow(QMainWindow):
         card_actions().diagnose_requested.connect(self._diagnose_offered)
         self._following = False  # the run is moving the page (not the user)
         self._user_navigated = False
+        self._summary_due = False  # a redraw of the Summary in view is queued (see refresh)
         self.frame_drawn = False  # the first frame is on screen (first_frame was or is about to be emitted)
         self.complete = False  # every page is built and the target chosen (``completed`` was emitted)
         self._targets_filled = False
@@ -553,8 +554,13 @@ class MainWindow(QMainWindow):
                 else:
                     page.update_buttons(busy=busy, interactive=self.flow.interactive)
         summary = self.pages.get(SUMMARY)
-        if summary is not None and (not busy or self.current_page is summary):
+        if summary is not None and not busy:
             self.refresh_summary()
+        elif summary is not None and self.current_page is summary and not self._summary_due:
+            # during a run, the Summary in view is redrawn once per burst of events, not once per event (each
+            # redraw builds its cards again: 5–15 ms of the UI thread)
+            self._summary_due = True
+            QTimer.singleShot(0, self._redraw_summary_due)
         interactive = self.flow.interactive
         self.run_button.setEnabled(interactive and not busy and self._targets_filled)  # a run needs its target
         self.stop_button.setEnabled(busy)
@@ -574,6 +580,11 @@ class MainWindow(QMainWindow):
             self.target_info.setText(f"torch {torch}" if torch else "torch not importable")
         else:
             self.target_info.setText("")
+
+    def _redraw_summary_due(self) -> None:
+        self._summary_due = False
+        if self.pages.get(SUMMARY) is not None:
+            self.refresh_summary()
 
     def refresh_summary(self) -> None:
         states = self.flow.states()
