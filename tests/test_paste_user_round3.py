@@ -326,3 +326,23 @@ def test_shadowing_library_message_comes_before_the_import_failure() -> None:
         "undefined symbol: cublasLt_for_cublas_HSS, version libcublasLt.so.12"
     )
     assert _ids(load_text(text))[:2] == ["ld_library_path_shadowing", "torch_import_error"]
+
+
+# ------------------------------------------------------------- a data-centre GPU named in the user's sentence
+
+
+def test_data_centre_gpu_in_words_with_an_old_build() -> None:
+    report = load_text("We are using an H100 box; torch.__version__ is 1.12.1+cu113 and every matmul fails")
+    assert report.facts.value("reported.gpus") == [{"index": 0, "name": "H100"}]
+    assert _ids(report)[0] == "gpu_arch_too_new_for_build"
+
+
+def test_data_centre_gpu_in_words_with_a_fitting_build() -> None:
+    report = load_text("I have an a100 machine and torch 1.13.1+cu117; the loss becomes NaN after 3 epochs")
+    assert report.facts.value("reported.gpus") == [{"index": 0, "name": "a100"}]
+    assert "gpu_arch_too_new_for_build" not in _ids(report)
+
+
+def test_a_model_number_in_another_sense_is_not_a_gpu() -> None:
+    report = load_text("my T4-based cluster name is odd; I have 100 images and torch 2.1.0+cu121 on CPU")
+    assert report.facts.value("reported.gpus") is None

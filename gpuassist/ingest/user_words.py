@@ -466,10 +466,31 @@ STATED_GPU = re.compile(
     re.IGNORECASE,
 )
 # "I have an RTX 5090", "I'm using a GeForce RTX 4090", "my new RTX 5080": the user's own GPU named in a sentence.
+# Data-centre and workstation models too ("I have an a100 machine", "my Tesla V100", "I'm using an RTX A6000").
 OWN_GPU = re.compile(
-    r"\b(?:i have|i've got|i got|i'?m using|i am using|i use|i own|my(?: new)?)\s+(?:an?\s+|the\s+)?"
-    r"(?P<name>(?:NVIDIA\s+)?(?:GeForce\s+)?(?:RTX|GTX)\s?\d{3,4}(?:\s?(?:Ti|SUPER))?)\b",
+    r"\b(?:i have|i've got|i got|i'?m using|i am using|i use|i own|my(?: new)?|we have|we'?re using|we are using|"
+    r"our(?: new)?)\s+(?:an?\s+|the\s+)?"
+    r"(?P<name>(?:NVIDIA\s+)?(?:GeForce\s+)?(?:RTX|GTX)\s?\d{3,4}(?:\s?(?:Ti|SUPER))?|(?:NVIDIA\s+)?(?:Tesla\s+)?"
+    r"(?:[ABHV]100|A[1-4]0|A800|H[28]00|[BH]200|L40S?|V100S?|P100|T4|RTX\s?A[2-6]000)(?![\w-]))",
     re.IGNORECASE,
+)
+# Cheap gate for the two regexes above: a line that names none of these names no NVIDIA model.
+OWN_GPU_WORDS = (
+    "rtx",
+    "gtx",
+    "geforce",
+    "quadro",
+    "tesla",
+    "titan",
+    "100",
+    "a10",
+    "a20",
+    "a30",
+    "a40",
+    "800",
+    "200",
+    "l40",
+    "t4",
 )
 # CUDA_VISIBLE_DEVICES as an environment listing or export states it: "CUDA_VISIBLE_DEVICES=-1" alone on its line.
 STATED_VISIBLE = re.compile(
@@ -592,7 +613,7 @@ def stated_facts(lines: list[str], sources: dict[str, tuple[int, str]]) -> dict[
             facts["torch.cuda_build"] = f"{cuda[:-1]}.{cuda[-1]}"
             sources.setdefault("torch.version", (no, line.strip()[:500]))
             sources.setdefault("torch.cuda_build", (no, line.strip()[:500]))
-        named = "rtx" in low or "gtx" in low or "geforce" in low or "quadro" in low or "tesla" in low or "titan" in low
+        named = any(word in low for word in OWN_GPU_WORDS)
         stated = STATED_GPU.match(line) if named else None
         for g in [stated] if stated else OWN_GPU.finditer(line) if named else ():
             gpus.add(g.group("name").strip())
