@@ -346,3 +346,26 @@ def test_data_centre_gpu_in_words_with_a_fitting_build() -> None:
 def test_a_model_number_in_another_sense_is_not_a_gpu() -> None:
     report = load_text("my T4-based cluster name is odd; I have 100 images and torch 2.1.0+cu121 on CPU")
     assert report.facts.value("reported.gpus") is None
+
+
+# ------------------------------------------------------------------------ the build a project pins
+
+
+def test_pinned_build_too_old_for_the_stated_gpu() -> None:
+    text = "requirements.txt pins torch==1.6.0+cu101 but I'm using an RTX 4090. Do I need to build from source?"
+    report = load_text(text)
+    assert _ids(report)[0] == "gpu_arch_too_new_for_build"
+    assert report.findings[0].title.startswith("The pinned torch 1.6.0+cu101")
+
+
+def test_installed_build_wins_over_the_pin() -> None:
+    text = (
+        "The requirement says torch==1.7.1+cu101, so I took a newer one.\n"
+        "torch.__version__ prints 1.13.1+cu117 and on my RTX 3090 training runs, only slower than the paper."
+    )
+    assert "gpu_arch_too_new_for_build" not in _ids(load_text(text))
+
+
+def test_an_install_command_is_not_a_pin() -> None:
+    text = "I have an RTX 3090.\npip install torch==1.7.1+cu101 -f https://download.pytorch.org/whl/torch_stable.html"
+    assert "gpu_arch_too_new_for_build" not in _ids(load_text(text))

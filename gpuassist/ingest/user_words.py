@@ -474,6 +474,11 @@ OWN_GPU = re.compile(
     r"(?:[ABHV]100|A[1-4]0|A800|H[28]00|[BH]200|L40S?|V100S?|P100|T4|RTX\s?A[2-6]000)(?![\w-]))",
     re.IGNORECASE,
 )
+# A pin the project sets, not an install the user ran: "the requirement in the txt file, torch==1.7.1+cu101".
+REQUIREMENT = re.compile(
+    r"\brequire(?:ment|ments|d|s)\b|\bpinn(?:ed|s)\b|requirements\.txt|environment\.ya?ml|setup\.py|pyproject",
+    re.IGNORECASE,
+)
 # Cheap gate for the two regexes above: a line that names none of these names no NVIDIA model.
 OWN_GPU_WORDS = (
     "rtx",
@@ -613,6 +618,12 @@ def stated_facts(lines: list[str], sources: dict[str, tuple[int, str]]) -> dict[
             facts["torch.cuda_build"] = f"{cuda[:-1]}.{cuda[-1]}"
             sources.setdefault("torch.version", (no, line.strip()[:500]))
             sources.setdefault("torch.cuda_build", (no, line.strip()[:500]))
+        elif t and "requested.torch_version" not in facts and REQUIREMENT.search(line):
+            # The project's pin ("the requirement torch==1.7.1+cu101"): the build the user is told to install.
+            cuda = t.group("cuda")
+            facts["requested.torch_version"] = t.group("version")
+            facts["requested.cuda_build"] = f"{cuda[:-1]}.{cuda[-1]}"
+            sources.setdefault("requested.torch_version", (no, line.strip()[:500]))
         named = any(word in low for word in OWN_GPU_WORDS)
         stated = STATED_GPU.match(line) if named else None
         for g in [stated] if stated else OWN_GPU.finditer(line) if named else ():

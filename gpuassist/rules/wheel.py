@@ -167,23 +167,40 @@ def _arch_problem(facts: Facts) -> tuple[list[view.Gpu], list[view.Gpu], list[st
 TOOLKIT = "the CUDA toolkit"
 
 
+def _toolkit_build(facts: Facts) -> tuple[str, str] | None:
+    """(CUDA version, name) of the build to judge by its toolkit: the installed one, else, when the text states no
+    installed torch, the build the project pins (requested.*: what the user is told to install)."""
+    if facts.value("torch.cuda_build"):
+        return str(facts.value("torch.cuda_build")), _torch_name(facts)
+    if not facts.known("torch.version") and facts.value("requested.cuda_build"):
+        return str(facts.value("requested.cuda_build")), f"The pinned torch {facts.value('requested.torch_version')}"
+    return None
+
+
+def _build_name(facts: Facts, source: str | None) -> str:
+    build = _toolkit_build(facts) if source == TOOLKIT else None
+    return build[1] if build else _torch_name(facts)
+
+
 def _older_toolkit_problem(facts: Facts) -> tuple[list[view.Gpu], list[view.Gpu], list[str], str | None] | None:
     """No arch list is known (torch 1.x, conda, source builds), but the CUDA the build was made with is older
     than a GPU's architecture: no arch list such a toolkit can produce runs on it."""
-    cuda = facts.value("torch.cuda_build")
-    if not cuda:
+    build = _toolkit_build(facts)
+    if build is None:
         return None
+    cuda = build[0]
     too_new = [g for g in view.nvidia_gpus(facts).gpus if g.capability and cuda_predates(str(cuda), g.capability)]
     return (too_new, [], [], TOOLKIT) if too_new else None
 
 
 def _contains(facts: Facts, arch_list: list[str], source: str | None) -> str:
-    if source == TOOLKIT:
-        cuda = str(facts.value("torch.cuda_build"))
+    build = _toolkit_build(facts)
+    if source == TOOLKIT and build is not None:
+        cuda, name = build
         gpus = view.nvidia_gpus(facts).gpus
         needed = sorted({n for g in gpus if g.capability and (n := cuda_predates(cuda, g.capability))})
         return (
-            f"{_torch_name(facts)} was built with CUDA {cuda}; code for this GPU architecture first came with "
+            f"{name} was built with CUDA {cuda}; code for this GPU architecture first came with "
             f"CUDA {' / '.join(needed) or 'a newer release'} (a toolkit cannot compile for GPUs newer than itself, "
             "and kernels run only within their own architecture family), so the build holds no code for it"
         )
@@ -219,6 +236,8 @@ ARCH_EVIDENCE = (
     "devices",
     "reported.gpus",
     "cuda.init_warnings",
+    "requested.torch_version",
+    "requested.cuda_build",
 )
 
 
@@ -233,7 +252,7 @@ def gpu_arch_too_new_for_build(facts: Facts) -> Finding | None:
     return finding(
         "gpu_arch_too_new_for_build",
         Severity.ERROR,
-        title=f"{_torch_name(facts)} has no kernels for {_gpu_desc(too_new)}",
+        title=f"{_build_name(facts, source)} has no kernels for {_gpu_desc(too_new)}",
         explanation=(
             f"{_contains(facts, arch_list, source)}"
             + ("" if source == TOOLKIT else f", and {_gpu_desc(too_new)} is newer than all of them")
