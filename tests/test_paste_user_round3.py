@@ -369,3 +369,19 @@ def test_installed_build_wins_over_the_pin() -> None:
 def test_an_install_command_is_not_a_pin() -> None:
     text = "I have an RTX 3090.\npip install torch==1.7.1+cu101 -f https://download.pytorch.org/whl/torch_stable.html"
     assert "gpu_arch_too_new_for_build" not in _ids(load_text(text))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "| GPU  Name        Persistence-M | Bus-Id        Disp.A | Volatile Uncorr. ECC |\n"
+        "| Fan  Temp  Perf  Pwr:Usage/Cap |         Memory-Usage | GPU-Util  Compute M. |\n"
+        "|                                |                      |               MIG M. |\n"
+        "|   0  NVIDIA A100-SXM4-40GB  On  | 00000000:07:00.0 Off |                    0 |\n"
+        "|                                |                      |             Disabled |\n"
+        "but torch.cuda.device_count() returns 1 although the node has 2 GPUs",
+        "MIG mode: Disabled on both cards, still torch sees only one GPU",
+    ],
+)
+def test_mig_column_or_mig_off_is_not_mig(text: str) -> None:
+    assert "mig_multiple_instances" not in _ids(load_text(text))

@@ -517,7 +517,9 @@ def visible_devices_hide_all(lines: list[str], *, unavailable: bool) -> Match | 
 
 # MIG named as on: "MIG mode enabled", "the configuration for MIG", "Multi-Instance GPU", nvidia-smi -L's "MIG 3g.20gb
 # Device 0" or a MIG-<uuid>. Upper-case MIG only: "mig" is a word in other languages and other tools.
-MIG_STATED = re.compile(r"(?<![\w-])MIG(?!\w)|(?i:multi[- ]instance gpu)")
+# nvidia-smi's table has a "MIG M." column on every GPU, and "MIG Mode ... Disabled" / "N/A" says it is off: not MIG on.
+MIG_STATED = re.compile(r"(?<![\w-])MIG(?!\w)(?! M\.)|(?i:multi[- ]instance gpu)")
+MIG_OFF = re.compile(r"\bMIG\b\W{0,3}(?:mode\W{0,6})?(?:current\W{0,6})?(?:disabled|n/a|off)\b", re.IGNORECASE)
 # What a process sees of a MIG GPU: one device, or none ("device_count() shows only one gpu", "returns 1").
 ONE_OR_NO_DEVICE = re.compile(
     r"device_count\(\)[^\n]{0,40}?(?:\b(?:only|just)\s+(?:one|1|a single)\b|(?:returns?|shows?|is|gives?|=+|:)\s*"
@@ -532,7 +534,7 @@ def mig_in_words(lines: list[str]) -> Match | None:
     """MIG stated as configured on the GPU while torch is said to see one device: a CUDA process enumerates at most
     one MIG instance (picked by its MIG UUID), however many slices there are, so MIG is why the count is short. A
     likely cause read from words, not the machine's own answer."""
-    if not any(MIG_STATED.search(line[:MAX_LINE]) for line in lines):
+    if not any(MIG_STATED.search(cut := line[:MAX_LINE]) and not MIG_OFF.search(cut) for line in lines):
         return None
     for no, line in enumerate(lines, start=1):
         if ONE_OR_NO_DEVICE.search(line[:MAX_LINE]):
