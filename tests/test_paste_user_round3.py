@@ -385,3 +385,27 @@ def test_an_install_command_is_not_a_pin() -> None:
 )
 def test_mig_column_or_mig_off_is_not_mig(text: str) -> None:
     assert "mig_multiple_instances" not in _ids(load_text(text))
+
+
+# ----------------------------------------------------------- a resolver's versions are not the installed torch
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "/Users/me/.venv\n  × No solution found when resolving dependencies:\n"
+        "  ╰─▶ Because torch==2.5.1+cpu has no wheels with a matching platform tag (e.g., `macosx_14_0_x86_64`) and\n"
+        "      you require torch==2.5.1+cpu, we can conclude that your requirements are unsatisfiable.",
+        "ERROR: Cannot install torch==2.3.0+cpu because these package versions have conflicting dependencies.\n"
+        "The conflict is caused by:\n    The user requested torch==2.3.0+cpu\nResolutionImpossible",
+    ],
+)
+def test_resolver_versions_are_not_the_installed_build(text: str) -> None:
+    report = load_text(text)
+    assert report.facts.value("torch.version") is None
+    assert "cpu_only_build" not in _ids(report)
+
+
+def test_a_plus_cpu_version_in_prose_is_still_the_installed_build() -> None:
+    report = load_text("After the update my torch is 2.5.1+cpu and cuda is not available any more")
+    assert report.facts.value("torch.version") == "2.5.1+cpu"

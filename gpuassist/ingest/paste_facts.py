@@ -161,8 +161,17 @@ MAC_X86 = re.compile(r"macOS-[\d.]+-x86_64|OS: macOS [\d.]+ \(x86_64\)|Darwin\b.
 TORCH_WORD = re.compile(r"\b(?:py)?torch(?!vision|audio|text)\b", re.IGNORECASE)
 PLUS_CPU = re.compile(r"(?<![\w.+])(\d+\.\d+(?:\.\d+)?(?:(?:a|b|rc|\.dev)\d+)?\+cpu)\b")
 # pip's resolver output lists versions that exist, not the one installed.
+# A resolver's answer names versions asked for or on offer, not the installed one: pip ("from versions:", "The user
+# requested torch==", "The conflict is caused by"), uv's and Poetry's PubGrub reports ("Because torch==2.11.0+cpu has no
+# wheels with a matching platform tag ... you require ...", "hint: Wheels are available for `torch` (v2.11.0+cpu)",
+# "which doesn't match any versions, version solving failed"), conda ("UnsatisfiableError", "PackagesNotFoundError").
 RESOLVER_LIST = re.compile(
-    r"from versions:|Could not find a version|No matching distribution|Looking in", re.IGNORECASE
+    r"from versions:|Could not find a version|No matching distribution|Looking in|The user requested|"
+    r"The conflict is caused by|ResolutionImpossible|conflicting dependencies|"
+    r"\bBecause\b[^\n]*\b(?:has no wheels|depends on|requires|doesn't match any versions)|has no wheels with a matching platform tag|\byou require\b|"
+    r"\bWheels are available for\b|we can conclude that|requirements are unsatisfiable|version solving failed|"
+    r"UnsatisfiableError|PackagesNotFoundError",
+    re.IGNORECASE,
 )
 # A traceback frame inside the torch package: torch is installed there (its __init__ ran, or failed).
 TORCH_INIT = re.compile(r"File \"(?P<file>[^\"]*?[/\\](?:site|dist)-packages[/\\]torch[/\\]__init__\.py)\"")
