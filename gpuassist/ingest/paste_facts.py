@@ -168,7 +168,8 @@ PLUS_CPU = re.compile(r"(?<![\w.+])(\d+\.\d+(?:\.\d+)?(?:(?:a|b|rc|\.dev)\d+)?\+
 RESOLVER_LIST = re.compile(
     r"from versions:|Could not find a version|No matching distribution|Looking in|The user requested|"
     r"The conflict is caused by|ResolutionImpossible|conflicting dependencies|"
-    r"\bBecause\b[^\n]*\b(?:has no wheels|depends on|requires|doesn't match any versions)|has no wheels with a matching platform tag|\byou require\b|"
+    r"\bBecause\b[^\n]*\b(?:has no wheels|depends on|requires|doesn't match any versions)|"
+    r"has no wheels with a matching platform tag|\byou require\b|"
     r"\bWheels are available for\b|we can conclude that|requirements are unsatisfiable|version solving failed|"
     r"UnsatisfiableError|PackagesNotFoundError",
     re.IGNORECASE,
