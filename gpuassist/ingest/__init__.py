@@ -753,16 +753,18 @@ def _cpu_machine_match(lines: list[str], matches: list[errors.Match]) -> errors.
 
 # A torch install attempt, crash or complaint on a Jetson (not a MediaPipe or TensorRT question).
 INSTALL_COMMAND = re.compile(r"\b(?:pip3?|conda|mamba)\s+install\b", re.IGNORECASE)
-TORCH_TROUBLE = re.compile(r"illegal instruction|not available|unavailable", re.IGNORECASE)
+# "Illegal instruction (core dumped)" is not one: on a Jetson it is NumPy's OpenBLAS picking a CPU core type the
+# board lacks (fixed by OPENBLAS_CORETYPE=ARMV8), whatever torch is installed; a wrong torch wheel fails to import
+# or finds no CUDA instead.
+TORCH_TROUBLE = re.compile(r"not available|unavailable", re.IGNORECASE)
 
 
 def _jetson_torch_line(line: str) -> bool:
-    """The line installs torch, or says torch crashed / is unavailable (checked as separate conditions so a long
-    line is scanned a fixed number of times)."""
-    low = line.lower()
-    return (
-        "torch" in low and (INSTALL_COMMAND.search(line) is not None or TORCH_TROUBLE.search(line) is not None)
-    ) or "illegal instruction" in low
+    """The line installs torch, or says torch is unavailable (checked as separate conditions so a long line is
+    scanned a fixed number of times)."""
+    return "torch" in line.lower() and (
+        INSTALL_COMMAND.search(line) is not None or TORCH_TROUBLE.search(line) is not None
+    )
 
 
 def _jetson_match(lines: list[str], report: Report, matches: list[errors.Match]) -> errors.Match | None:
