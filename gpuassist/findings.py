@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 import textwrap
 from dataclasses import dataclass, field
@@ -156,6 +157,17 @@ def _quoted_commands(line: str) -> list[tuple[str, str]]:
 
 
 def actions_from_fix(fix: str) -> list[Action]:
+    """:func:`split_fix`, remembered: the Summary reads every finding's actions at each redraw, and telling Python
+    from prose compiles each line."""
+    return list(_split_fix_cached(fix))
+
+
+@functools.lru_cache(maxsize=1024)
+def _split_fix_cached(fix: str) -> tuple[Action, ...]:
+    return tuple(split_fix(fix))
+
+
+def split_fix(fix: str) -> list[Action]:
     """Split a fix written as text into runnable blocks (the convention the rules write fixes in: a line of
     prose, then its commands indented by two spaces; "Option N" / "Or" starts an alternative; a prose
     line "Label: command" is a one-line block). Used for findings whose rule gives no structured actions,

@@ -7,6 +7,7 @@ as `./run-app` does.
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 from collections.abc import Mapping
@@ -48,6 +49,10 @@ def main() -> int:
             file=sys.stderr,
         )
         return cli_main(diagnose_args(sys.argv[1:]))
+    # Start-up creates hundreds of thousands of long-lived objects (PySide6, numpy, pyqtgraph, our modules) and
+    # the collector would walk them again and again for nothing: it is paused until the window is complete, then
+    # those objects are frozen out of later collections (the app resumes it: gpuassist.ui.app).
+    gc.disable()
     from gpuassist.ui.app import main as app_main
 
     return int(app_main(sys.argv[1:]))

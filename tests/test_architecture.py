@@ -112,17 +112,10 @@ def test_lazy_imports_are_only_for_start_up_and_say_so() -> None:
     assert lazy_imports_without_a_reason() == []
 
 
-#: What the window loads of gpuassist before it is shown. Adding a module here is a start-up cost: measure
+#: What the window loads of gpuassist before its first frame is drawn. Adding a module here is a start-up cost: measure
 #: it with benchmarks/gui_startup.py first (budget: docs/architecture.md §5).
 GUI_START_UP = {
-    # the default target is chosen before the window shows (files read only; benchmarks/default_target.py)
-    "gpuassist.envs",
-    "gpuassist.envs.discovery",
-    "gpuassist.envs.ondisk",
-    "gpuassist.envs.projects",
-    "gpuassist.envs.pyenv",
-    "gpuassist.envs.target",
-    "gpuassist.envs.trust",
+    # (the default target is chosen on the turn after the first frame: gpuassist.envs loads then)
     "gpuassist.wizard.retarget",
     "gpuassist",
     "gpuassist.facts",
@@ -155,10 +148,9 @@ GUI_START_UP = {
     # the typed events the pages read while a step runs (TypedDicts: no import beyond json and typing)
     "gpuassist.probe",
     "gpuassist.probe.events",
-    # signals close the window like its close button; the run's leftovers are reaped (~12 ms together)
+    # signals close the window like its close button (the processes to leave alone at exit are listed once
+    # the window is complete: gpuassist.lifetime and psutil load after the first frame)
     "gpuassist.interrupts",
-    "gpuassist.lifetime",
-    "gpuassist.files",
 }
 
 

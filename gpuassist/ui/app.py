@@ -1,13 +1,16 @@
 """`gpuassist-gui`: build the QApplication, the wizard flow, the monitor and the main window.
 
-Start-up stays lean (docs/architecture.md §5: ≤ 1.3 × a bare PySide6 window with one pyqtgraph plot): nothing heavy is
-imported before the window shows — no torch ever in this process, NVML is opened on the sampler thread,
-scenarios/ingest/renderers load when first used.
+Start-up stays lean (docs/architecture.md §5: first frame ≤ 1.1 × a bare PySide6 window with one pyqtgraph plot):
+nothing heavy is imported before the window shows — no torch ever in this process, NVML is opened on the sampler
+thread, scenarios/ingest/renderers load when first used — and the window is built with ``defer``: the first frame
+has the page in view; the other pages, the default target's choice, sampling and --run/--report come on the turn
+after it.
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import logging
 import os
 import sys
@@ -23,7 +26,8 @@ from typing import Any
 
 log = logging.getLogger("gpuassist.ui")
 
-STARTUP_ENV = "GPUASSIST_STARTUP_PROBE"  # benchmarks: print a line when the window is shown, then quit
+# benchmarks: print a line once the window's first frame is drawn, then quit ("complete": once it is complete)
+STARTUP_ENV = "GPUASSIST_STARTUP_PROBE"
 
 
 def parse_args(argv: Sequence[str]) -> argparse.Namespace:
@@ -104,8 +108,9 @@ def make_monitor(scenario: Any, speed: float = 1.0) -> Any:
     return Monitor(LiveSource(label="this machine" if scenario is None else "this machine, not the simulated one"))
 
 
-def build_window(args: argparse.Namespace, settings: Any) -> Any:
-    """The window for parsed arguments (shared by main() and the tests)."""
+def build_window(args: argparse.Namespace, settings: Any, *, defer: bool = False) -> Any:
+    """The window for parsed arguments (shared by main() and the tests); ``defer``: what the first frame does
+    not show is built on the turn after it (:class:`~gpuassist.ui.main_window.MainWindow`)."""
     from gpuassist.ui.main_window import MainWindow
     from gpuassist.wizard import StepContext, build_flow
 
@@ -122,16 +127,31 @@ def build_window(args: argparse.Namespace, settings: Any) -> Any:
     ctx = StepContext(target=target, scenario=args.simulate, replay_speed=args.replay_speed)
     flow = build_flow(ctx)
     monitor = make_monitor(scenario, args.replay_speed)
-    window = MainWindow(flow, monitor, settings, scenario_label=label)
-    # sampling starts once the window is up: its first imports (psutil, NVML) would compete with start-up
+    window = MainWindow(flow, monitor, settings, scenario_label=label, defer=defer)
     from PySide6.QtCore import QTimer
 
-    QTimer.singleShot(50, monitor.start)
+    def when_up(work: Any, delay_ms: int = 0) -> None:
+        """``work`` once the window is up: complete (``defer``: after its first frame), and the loop running."""
+        if window.complete:
+            QTimer.singleShot(delay_ms, work)
+        else:
+            window.completed.connect(lambda: QTimer.singleShot(delay_ms, work))
+
+    # sampling starts once the window is up: its first imports (psutil, NVML) would compete with start-up
+    when_up(monitor.start, 50)
     if args.fleet:  # the fleet view opens over the main window, once it is shown
-        QTimer.singleShot(0, lambda: window.open_fleet(args.fleet))
+        when_up(lambda: window.open_fleet(args.fleet))
     if args.python:
         window.set_target(args.python, reason="the interpreter named with --python", remember=False)
     return window
+
+
+def resume_collector() -> None:
+    """Turn the garbage collector back on (gpuassist-gui pauses it for the start-up) with every object made so
+    far moved out of its way: modules, classes and widgets live as long as the app."""
+    if not gc.isenabled():
+        gc.freeze()
+        gc.enable()
 
 
 def _descendants() -> set[int]:
@@ -173,7 +193,7 @@ def main(argv: Sequence[str]) -> int:
     install_excepthook(log_path)
     settings = QSettings()
     try:
-        window = build_window(args, settings)
+        window = build_window(args, settings, defer=True)
     except LookupError as exc:  # unknown scenario
         print(f"gpuassist: {exc.args[0] if exc.args else exc}", file=sys.stderr)
         return 2
@@ -193,24 +213,40 @@ def main(argv: Sequence[str]) -> int:
     ticker = QTimer()
     ticker.timeout.connect(lambda: None)  # Python runs signal handlers only when it gets control back
     ticker.start(200)
-    if os.environ.get(STARTUP_ENV):
+    probe = os.environ.get(STARTUP_ENV)
+    if probe:
 
-        def shown() -> None:
-            print(f"window-shown {time.perf_counter() - t0:.4f} torch={'torch' in sys.modules}", flush=True)
-            window.close()
-            app.quit()
+        def report(what: str, last: bool) -> None:
+            print(f"window-{what} {time.perf_counter() - t0:.4f} torch={'torch' in sys.modules}", flush=True)
+            if last:
+                window.close()
+                app.quit()
 
-        QTimer.singleShot(0, shown)
-    # once the window shows (psutil is not a start-up import), before any run: the processes this one already
-    # had are not ours to reap at exit. (No subreaper here: in a long session, orphans that end on their own
-    # would stay zombies; a run's leftovers are found by their marker instead, gpuassist.lifetime.)
-    before: set[int] = set()
-    QTimer.singleShot(0, lambda: before.update(_descendants()))
-    if args.report:
-        QTimer.singleShot(0, lambda: window.open_report_file(args.report))
-    elif args.run:
-        QTimer.singleShot(0, lambda: window.run(None))
-    if args.page:
+        # the first frame is drawn: the start-up is over; with "complete", also the turn after it that builds
+        # the other pages and chooses the target (the benchmark's second line)
+        window.first_frame.connect(lambda: report("shown", probe != "complete"))
+        if probe == "complete":
+            window.completed.connect(lambda: report("complete", True))
+    # once the window is complete (its first frame drawn; psutil is not a start-up import), before any run: the
+    # processes this one already had are not ours to reap at exit. (No subreaper here: in a long session,
+    # orphans that end on their own would stay zombies; a run's leftovers are found by their marker instead,
+    # gpuassist.lifetime.) A window closed before it was complete started nothing: nothing to reap.
+    before: list[set[int]] = []
+
+    def completed() -> None:
+        resume_collector()
+        before.append(_descendants())
+        if args.report:
+            window.open_report_file(args.report)
+        elif args.run:
+            window.run(None)
+        if args.page and (args.report or args.run):  # the asked page, over the report's Summary or the run's step
+            window.go(args.page)
+
+    window.completed.connect(completed)
+    window.destroyed.connect(resume_collector)  # closed before it was complete
+    QTimer.singleShot(2000, resume_collector)  # and in any case within two seconds
+    if args.page:  # in the first frame already
         QTimer.singleShot(0, lambda: window.go(args.page))
         if args.run:  # the run follows the step in progress; come back to the asked page at the end
             window.run_finished.connect(lambda: window.go(args.page))
@@ -220,7 +256,8 @@ def main(argv: Sequence[str]) -> int:
     finally:
         ticker.stop()
         restore()
-        from gpuassist import lifetime
+        if before:
+            from gpuassist import lifetime
 
-        lifetime.reap_descendants(exclude=before)
+            lifetime.reap_descendants(exclude=before[0])
     return 128 + received[0] if received else int(code)

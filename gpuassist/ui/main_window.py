@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QEventLoop, QSettings, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QEventLoop, QObject, QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QColor, QFont, QIcon, QKeySequence, QPainter, QPen, QPixmap, QShortcut
 from PySide6.QtWidgets import (
     QComboBox,
@@ -42,8 +42,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gpuassist.envs.discovery import Context
-from gpuassist.envs.target import REMEMBERED, TargetChoice, choose_target
 from gpuassist.monitor import Monitor
 from gpuassist.own_python import fallback_python, own_python
 from gpuassist.report.model import Report
@@ -63,9 +61,10 @@ from gpuassist.wizard.script_run import (
 
 # Lazy imports: start-up. Panels, readers and exporters load when first used, after the window is shown.
 
-if TYPE_CHECKING:  # the environment table loads when first shown (start-up budget)
+if TYPE_CHECKING:  # the environment table loads when first shown, the discovery when the selector is filled
     import threading
 
+    from gpuassist.envs.target import TargetChoice
     from gpuassist.ui.envs_panel import EnvironmentsPanel
     from gpuassist.wizard.environments import Environments, EnvRowEvent
 
@@ -83,6 +82,7 @@ EXPORT_FILTERS = {
 }
 EXPORT_SUFFIX = {"html": ".html", "markdown": ".md", "json": ".json", "csv": ".csv"}
 ASK_DELAY_MS = 300  # the question opens once the window has been shown and drawn
+COMPLETE_WITHIN_MS = 1000  # a deferred window completes by then even if its first frame never comes
 PICKED_REASON = "your choice in gpuassist (remembered on this machine)"
 ASK_GUESS = (
     "Which Python does your code run? {count} environments have torch; gpuassist picked {name}, the one "
@@ -130,8 +130,13 @@ class MainWindow(QMainWindow):
     """See module docstring. ``settings`` persists geometry, last target and the redaction choice."""
 
     run_finished = Signal()
+    first_frame = Signal()  # the window's first frame is drawn (work that can wait for it waits for it)
 
-    def __init__(self, flow: Flow, monitor: Monitor, settings: QSettings, *, scenario_label: str = "") -> None:
+    def __init__(
+        self, flow: Flow, monitor: Monitor, settings: QSettings, *, scenario_label: str = "", defer: bool = False
+    ) -> None:
+        """``defer``: build only what the first frame shows (the page in view, no guess of the target) and the
+        rest on the turn after it (app start-up: docs/architecture.md §5); ``completed`` says when."""
         super().__init__()
         self.flow = flow
         self.monitor = monitor
@@ -153,6 +158,13 @@ class MainWindow(QMainWindow):
         card_actions().diagnose_requested.connect(self._diagnose_offered)
         self._following = False  # the run is moving the page (not the user)
         self._user_navigated = False
+        self._summary_due = False  # a redraw of the Summary in view is queued (see refresh)
+        self.frame_drawn = False  # the first frame is on screen (first_frame was or is about to be emitted)
+        self.complete = False  # every page is built and the target chosen (``completed`` was emitted)
+        self._targets_filled = False
+        self._target_chosen = False  # set_target() was called: a deferred fill of the selector keeps its choice
+        self._defer = defer
+        self._drawn = False  # the first refresh() is done: a page built from now on is drawn as it is built
         flow.context.monitor = monitor  # a run of the user's script gets its band on it
         self.setWindowTitle("gpuassist — why is PyTorch not using my GPU?")
         self.setStyleSheet(style.STYLESHEET)
@@ -180,34 +192,12 @@ class MainWindow(QMainWindow):
         self.steps_list.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.steps_list.currentRowChanged.connect(self._on_row)
         self.stack = QStackedWidget()
-        self.pages: dict[str, StepPage | SummaryPage] = {}
-        total = len(flow.steps)
+        self.pages: dict[str, StepPage | SummaryPage] = {}  # the pages built so far (all, once complete)
+        self.compact = False
         for n, step in enumerate(flow.steps, 1):
-            item = QListWidgetItem(f"{n}  {step.title}")
-            self.steps_list.addItem(item)
-            page: StepPage | SummaryPage
-            if step.id == SUMMARY:
-                page = SummaryPage(n, total)
-                page.export_requested.connect(self.export_dialog)
-                page.run_offered_requested.connect(lambda: self.run(self.flow.offered() or None))
-                page.redact_changed.connect(self._on_redact)
-            else:
-                page = StepPage(
-                    step.id,
-                    step.title,
-                    step.explanation,
-                    n,
-                    total,
-                    progress=ScriptProgress() if step.id == "script" else None,
-                )
-                page.run_requested.connect(self.run_step)
-                page.next_requested.connect(self.go_next)
-            page.back_requested.connect(self.go_back)
-            self.pages[step.id] = page
-            self.stack.addWidget(page)
-        self.summary.redact.setChecked(self.redact)
-        if "script" in self.pages:
-            self._build_script_chooser()
+            self.steps_list.addItem(QListWidgetItem(f"{n}  {step.title}"))
+        for step in flow.steps[:1] if defer else flow.steps:
+            self._build_page(step.id)
 
         upper = QSplitter(Qt.Orientation.Horizontal)
         upper.addWidget(self.steps_list)
@@ -218,7 +208,6 @@ class MainWindow(QMainWindow):
         self.monitor_view = MonitorView(monitor, simulated=flow.context.simulated, tags=step_tags(flow))
         self.monitor_view.export_csv_requested.connect(lambda: self.export_dialog("csv"))
         self.monitor_view.collapsed_changed.connect(self._on_monitor_collapsed)
-        self.compact = False
         self.vsplit = QSplitter(Qt.Orientation.Vertical)
         self.vsplit.addWidget(upper)
         self.vsplit.addWidget(self.monitor_view)
@@ -240,11 +229,68 @@ class MainWindow(QMainWindow):
             self.resize(min(1400, int(w * 0.92)), min(920, int(h * 0.92)))
         self.monitor_view.set_collapsed(str(settings.value("monitor_collapsed") or "0") == "1")
         self._update_banner()
+        if defer:  # the rest once the first frame is drawn, or soon anyway (a window never exposed: minimised)
+            self.first_frame.connect(lambda: QTimer.singleShot(0, self._complete))
+            QTimer.singleShot(COMPLETE_WITHIN_MS, self._complete)
         self.refresh()
+        self._drawn = True
         self.steps_list.setCurrentRow(0)
+        if not defer:
+            self._complete()
+
+    completed = Signal()  # every page is built and the target chosen (at once, or after the first frame)
+
+    def _complete(self) -> None:
+        """Build the pages not built yet and choose the default target (the selector is filled)."""
+        if self.complete or self._closing:
+            return
+        self.complete = True
+        for step in self.flow.steps:
+            self._page(step.id)
+        if not self._targets_filled:
+            self._fill_targets()
+            self.refresh()
         if self.target_choice is not None and self.target_choice.ask:
             # after the window is up: the environment table (and its scan) are not part of start-up
             QTimer.singleShot(ASK_DELAY_MS, self.ask_for_target)
+        self.completed.emit()
+
+    def _page(self, step_id: str) -> StepPage | SummaryPage:
+        """The step's page, built now if it was not yet (a window built with ``defer``)."""
+        return self.pages.get(step_id) or self._build_page(step_id)
+
+    def _build_page(self, step_id: str) -> StepPage | SummaryPage:
+        flow = self.flow
+        n = flow.ids.index(step_id) + 1
+        step = flow.steps[n - 1]
+        page: StepPage | SummaryPage
+        if step.id == SUMMARY:
+            page = SummaryPage(n, len(flow.steps))
+            page.export_requested.connect(self.export_dialog)
+            page.run_offered_requested.connect(lambda: self.run(self.flow.offered() or None))
+            page.redact_changed.connect(self._on_redact)
+            page.redact.setChecked(self.redact)
+        else:
+            page = StepPage(
+                step.id,
+                step.title,
+                step.explanation,
+                n,
+                len(flow.steps),
+                progress=ScriptProgress() if step.id == "script" else None,
+            )
+            page.run_requested.connect(self.run_step)
+            page.next_requested.connect(self.go_next)
+        page.back_requested.connect(self.go_back)
+        self.pages[step.id] = page
+        self.stack.insertWidget(sum(1 for s in flow.ids[: n - 1] if s in self.pages), page)  # in step order
+        if step.id == "script":
+            self._build_script_chooser()
+        if self.compact:
+            page.set_compact(True)
+        if self._drawn:  # built after the window's first drawing: drawn in the state the others show
+            self._draw_if_stale(step.id)
+        return page
 
     # -- layout: the monitor folds away (remembered); below ~800 px of height the window is compact ---------
     def _on_monitor_collapsed(self, collapsed: bool) -> None:
@@ -289,6 +335,17 @@ class MainWindow(QMainWindow):
             if h > strip + 200:
                 self.vsplit.setSizes([h - strip, strip])
             self._fit_monitor()  # a monitor folded last time (or on a short screen) starts folded
+            handle = self.windowHandle()
+            if handle is not None:  # its first expose draws the first frame (synchronously, in its handler)
+                handle.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        handle = self.windowHandle()
+        if watched is handle and event.type() == QEvent.Type.Expose and handle.isExposed():
+            handle.removeEventFilter(self)
+            self.frame_drawn = True
+            QTimer.singleShot(0, self.first_frame.emit)  # the turn after the expose: the frame is drawn
+        return super().eventFilter(watched, event)
 
     # -- building ----------------------------------------------------------------------------------------
     def _build_topbar(self) -> QWidget:
@@ -314,7 +371,8 @@ class MainWindow(QMainWindow):
         self.target_combo.setMinimumContentsLength(12)  # elided; the full path is in the list and tooltip
         self.target_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.target_combo.setToolTip("The Python interpreter to diagnose: the one your training script runs with")
-        self._fill_targets()
+        if not self._defer or self.flow.context.simulated:  # else once the first frame is drawn (_complete)
+            self._fill_targets()
         self.target_combo.activated.connect(self._on_target_activated)
         lay.addWidget(self.target_combo, 1)
         self.browse_button = QPushButton("Browse…")
@@ -375,16 +433,21 @@ class MainWindow(QMainWindow):
     def _fill_targets(self) -> None:
         """The selector: the default target (gpuassist.envs.target: the interpreter chosen on this machine
         before, else the active/project/PATH one, never this app's own while another exists), the other
-        interpreters found, and recent choices."""
+        interpreters found, and recent choices. Filled after the first frame (``defer``), it keeps a target
+        chosen meanwhile (--python) and only lists the others."""
+        self._targets_filled = True
         combo = self.target_combo
         combo.clear()
         if self.flow.context.simulated:
             combo.addItem(f"{self.flow.context.target or 'python'}  (simulated)", self.flow.context.target)
             combo.setEnabled(False)
             return
+        # start-up: the interpreter discovery (~13 ms of imports) loads here, after the first frame (``defer``)
+        from gpuassist.envs import target as targets
+        from gpuassist.envs.discovery import Context
+
         remembered = str(self.settings.value(remembered_key(), "") or "") or None
-        choice = choose_target(Context.current(), remembered=remembered)  # file reads only: milliseconds
-        self.target_choice = choice
+        choice = targets.choose_target(Context.current(), remembered=remembered)  # file reads only: milliseconds
         found = [
             c.python for c in (choice.discovery.candidates if choice.discovery else []) if c.exists and not c.refused
         ]
@@ -394,9 +457,16 @@ class MainWindow(QMainWindow):
                 seen.append(p)
         for p in seen:
             combo.addItem(p + ("  (this app's Python)" if p == own_python() else ""), p)
+        chosen = self.flow.context.target
+        if self._target_chosen and chosen:  # the choice made before this (deferred) fill stands
+            if combo.findData(chosen) < 0:
+                combo.addItem(chosen, chosen)
+            combo.setCurrentIndex(combo.findData(chosen))
+            return
+        self.target_choice = choice
         idx = combo.findData(choice.python) if choice.python else -1
         combo.setCurrentIndex(max(0, idx))
-        self.flow.set_target(combo.currentData(), reason=choice.reason, explicit=choice.how == REMEMBERED)
+        self.flow.set_target(combo.currentData(), reason=choice.reason, explicit=choice.how == targets.REMEMBERED)
 
     def _recent_targets(self) -> list[str]:
         """Interpreters chosen before (newest first), stored as one newline-separated string."""
@@ -404,7 +474,7 @@ class MainWindow(QMainWindow):
 
     @property
     def summary(self) -> SummaryPage:
-        page = self.pages[SUMMARY]
+        page = self._page(SUMMARY)
         assert isinstance(page, SummaryPage)
         return page
 
@@ -424,12 +494,12 @@ class MainWindow(QMainWindow):
             if self.busy and not self._following:
                 self._user_navigated = True  # the run no longer moves the page, nor ends on the Summary
             self.flow.go(step_id)
-            self.stack.setCurrentIndex(row)
+            self.stack.setCurrentWidget(self._page(step_id))
             self._draw_if_stale(step_id)
 
     def _draw_if_stale(self, step_id: str) -> None:
         """A page whose drawing was put off during a run is drawn as it comes into view."""
-        page = self.pages[step_id]
+        page = self._page(step_id)
         if isinstance(page, SummaryPage):
             self.refresh_summary()
             return
@@ -473,7 +543,7 @@ class MainWindow(QMainWindow):
                 f"{st.step.title}: {status.label}" + (f" — {st.reason}" if st.reason else ""),
             )
             item.setData(Qt.ItemDataRole.UserRole, status.value)
-            page = self.pages[st.step.id]
+            page = self.pages.get(st.step.id)  # a page not built yet is drawn when it is built
             if isinstance(page, StepPage) and status is not StepStatus.RUNNING:
                 # while a run goes on, only the page in view is redrawn (tables and plots cost the UI
                 # thread tens of ms); the others are drawn when shown, or when the run ends
@@ -483,10 +553,16 @@ class MainWindow(QMainWindow):
                     )
                 else:
                     page.update_buttons(busy=busy, interactive=self.flow.interactive)
-        if not busy or self.current_page is self.summary:
+        summary = self.pages.get(SUMMARY)
+        if summary is not None and not busy:
             self.refresh_summary()
+        elif summary is not None and self.current_page is summary and not self._summary_due:
+            # during a run, the Summary in view is redrawn once per burst of events, not once per event (each
+            # redraw builds its cards again: 5–15 ms of the UI thread)
+            self._summary_due = True
+            QTimer.singleShot(0, self._redraw_summary_due)
         interactive = self.flow.interactive
-        self.run_button.setEnabled(interactive and not busy)
+        self.run_button.setEnabled(interactive and not busy and self._targets_filled)  # a run needs its target
         self.stop_button.setEnabled(busy)
         self.target_combo.setEnabled(interactive and not busy and not self.flow.context.simulated)
         self.browse_button.setEnabled(interactive and not busy and not self.flow.context.simulated)
@@ -504,6 +580,11 @@ class MainWindow(QMainWindow):
             self.target_info.setText(f"torch {torch}" if torch else "torch not importable")
         else:
             self.target_info.setText("")
+
+    def _redraw_summary_due(self) -> None:
+        self._summary_due = False
+        if self.pages.get(SUMMARY) is not None:
+            self.refresh_summary()
 
     def refresh_summary(self) -> None:
         states = self.flow.states()
@@ -552,7 +633,7 @@ class MainWindow(QMainWindow):
     # -- running --------------------------------------------------------------------------------------------
     def run(self, step_ids: list[str] | None) -> bool:
         """Run all (None) or the given steps (plus unfinished dependencies) on a worker thread."""
-        if self.busy or not self.flow.interactive or self._closing:
+        if self.busy or not self.flow.interactive or self._closing or not self._targets_filled:
             return False
         flow = self.flow
         plan = flow.plan(step_ids)
@@ -586,7 +667,7 @@ class MainWindow(QMainWindow):
 
     def _on_event(self, ev: FlowEvent) -> None:
         sid = ev.get("step")
-        if sid is None or sid not in self.pages:
+        if sid is None or sid not in self.flow.ids:
             return
         if ev["event"] == "step":
             if ev["status"] == "start":
@@ -594,7 +675,7 @@ class MainWindow(QMainWindow):
                 if sid != SUMMARY:  # the summary takes no time: no band on the time axis
                     self.monitor.mark_start(sid, "Diagnosis" if step.group else step.title)
                 for page_id in self._group_of(sid):
-                    page = self.pages[page_id]
+                    page = self._page(page_id)
                     if isinstance(page, StepPage):
                         shared = "Environment, Driver and Wheel" if step.group else None
                         page.show_running(shared_with=shared)
@@ -605,7 +686,7 @@ class MainWindow(QMainWindow):
             self.refresh()
             return
         for page_id in self._group_of(sid):
-            page = self.pages[page_id]
+            page = self._page(page_id)
             if isinstance(page, StepPage):
                 page.progress.on_event(ev)
 
@@ -646,11 +727,15 @@ class MainWindow(QMainWindow):
 
     def _show_target_reason(self) -> None:
         ctx = self.flow.context
-        if ctx.simulated or self.flow.source == "report" or not ctx.target:
+        choosing = not ctx.target and not self._targets_filled  # the turn after the first frame chooses it
+        if ctx.simulated or self.flow.source == "report" or not (ctx.target or choosing):
             self.target_reason.setText("")
             self.target_reason.setVisible(False)
             return
-        self.target_reason.setVisible(True)
+        self.target_reason.setVisible(True)  # its line is there from the first frame: the layout does not jump
+        if choosing:
+            self.target_reason.setText("Choosing the interpreter to diagnose…")
+            return
         self.target_reason.setText(f"Diagnosing {ctx.target}: {ctx.target_reason or 'your choice'}")
         self.target_reason.setToolTip(
             "Why this interpreter. Change it in the selector, with Browse…, or in the "
@@ -692,6 +777,7 @@ class MainWindow(QMainWindow):
     def set_target(self, path: str | None, *, reason: str = PICKED_REASON, remember: bool = True) -> None:
         """Change the interpreter diagnosed (the user's choice, remembered on this machine unless
         ``remember`` is off, as for --python); re-run what had run against the old one."""
+        self._target_chosen = True
         if path and self.target_combo.findData(path) < 0:
             self.target_combo.addItem(path, path)
         if path:
@@ -771,7 +857,7 @@ class MainWindow(QMainWindow):
         self.settings.setValue("script_run_args", panel.args.text())
         self.settings.setValue("script_run_steps", str(panel.steps.value()) if panel.use_steps.isChecked() else "none")
         self.settings.setValue("script_run_seconds", str(panel.seconds.value()))
-        page = self.pages["script"]
+        page = self._page("script")
         assert isinstance(page, StepPage)
         page.run_words = (
             ("Read and run it", "Read and run it again") if panel.request() else ("Run this step", "Run again")
@@ -810,7 +896,7 @@ class MainWindow(QMainWindow):
 
     def set_script(self, path: str, *, run: bool = True) -> None:
         """Audit ``path`` (read, never run) in the script step; its findings join the report."""
-        page = self.pages["script"]
+        page = self._page("script")
         assert isinstance(page, StepPage)
         rerun = self.flow.set_script(path)
         self.settings.setValue("script", path)
@@ -1177,7 +1263,9 @@ class MainWindow(QMainWindow):
         with contextlib.suppress(RuntimeError, TypeError):  # already disconnected
             card_actions().diagnose_requested.disconnect(self._diagnose_offered)
         self.settings.setValue("geometry", self.saveGeometry())
-        self.settings.setValue("redact", "1" if self.summary.redact.isChecked() else "0")
+        summary = self.pages.get(SUMMARY)
+        if isinstance(summary, SummaryPage):  # not built yet (closed at once): the setting is as it was
+            self.settings.setValue("redact", "1" if summary.redact.isChecked() else "0")
         self.settings.sync()
         self.shutdown()
         event.accept()

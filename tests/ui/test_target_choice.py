@@ -72,7 +72,7 @@ def machine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
         ]
         return Environments.from_inventory(Inventory(rows, seconds=0.2).with_target(target))
 
-    monkeypatch.setattr("gpuassist.ui.main_window.choose_target", choose)
+    monkeypatch.setattr("gpuassist.envs.target.choose_target", choose)  # the window looks it up there
     monkeypatch.setattr("gpuassist.wizard.environments.scan", scan)
     return {"pythons": pythons, "calls": calls}
 
@@ -182,3 +182,25 @@ def test_the_app_refuses_an_empty_python(capsys: pytest.CaptureFixture[str]) -> 
 
     assert main(["--python", ""]) == 2
     assert "--python needs the path of a Python interpreter" in capsys.readouterr().err
+
+
+def test_a_guess_made_after_the_first_frame_still_asks(
+    qtbot: Any, machine: dict[str, Any], fresh_settings: Any
+) -> None:
+    """`gpuassist-gui` chooses the target on the turn after the first frame (defer): the guess and the question
+    are the same as when it was chosen while the window was built."""
+    from gpuassist.ui.app import build_window, parse_args
+
+    window = build_window(parse_args([]), fresh_settings, defer=True)
+    qtbot.addWidget(window)
+    try:
+        assert window.flow.context.target is None and machine["calls"] == []
+        with qtbot.waitSignal(window.completed, timeout=5000):
+            window.show()
+        assert machine["calls"] == [None]  # chosen once, with nothing remembered
+        assert window.flow.context.target == str(machine["pythons"]["cpuenv"])
+        assert "a guess" in window.target_reason.text()
+        qtbot.waitUntil(lambda: window.environments is not None and window.envs_worker is None, timeout=10_000)
+        assert window.envs_panel.asking and "cpuenv" in window.envs_panel.ask_label.text()
+    finally:
+        window.close()
