@@ -214,3 +214,54 @@ def test_illegal_instruction_on_a_jetson_is_not_the_torch_wheel() -> None:
 def test_a_jetson_torch_without_cuda_is_still_the_wheel() -> None:
     text = "Jetson Orin, JetPack 5.1 (L4T R35.2.1)\npip3 install torch\n>>> torch.cuda.is_available()\nFalse\n"
     assert _ids(text)[0] == "jetson_needs_nvidia_wheel"
+
+
+# --- Jetson: a CUDA library missing at torch import; an L4T container of another JetPack line ------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Jetson Nano, JetPack 4.2 (CUDA 10.0)\n>>> import torch\n"
+        "ImportError: libcudart.so.10.2: cannot open shared object file: No such file or directory\n",
+        "docker run -it dustynv/l4t-pytorch:r32.7.1\n>>> import torch\n"
+        "OSError: libcublas.so.10: cannot open shared object file: No such file or directory\n",
+    ],
+)
+def test_a_cuda_library_missing_at_torch_import_on_a_jetson_is_the_jetpack_wheel(text: str) -> None:
+    report = load_text(text)
+    assert report.findings[0].id == "jetson_needs_nvidia_wheel"
+    assert "torch_import_error" not in [f.id for f in report.findings]
+
+
+def test_a_cuda_library_missing_off_a_jetson_is_not_the_jetpack_wheel() -> None:
+    text = ">>> import torch\nImportError: libcudart.so.12: cannot open shared object file: No such file or directory\n"
+    assert "jetson_needs_nvidia_wheel" not in _ids(text)
+
+
+def test_an_l4t_container_of_another_jetpack_line_is_the_jetpack_container() -> None:
+    text = (
+        "Board: L4T 32.6.1 (JetPack 4.6)\n"
+        "docker run --runtime nvidia -it nvcr.io/nvidia/l4t-pytorch:r35.2.1-pth2.0-py3\n"
+        "cudaGetDeviceCount returned 3\n-> initialization error\n"
+    )
+    report = load_text(text)
+    assert report.findings[0].id == "jetson_needs_nvidia_wheel"
+    assert "docker_no_gpu_runtime" not in [f.id for f in report.findings]
+
+
+def test_an_l4t_container_of_the_boards_own_line_is_not_a_mismatch() -> None:
+    text = (
+        "Board: L4T R35.3.1 (JetPack 5.1.1)\n"
+        "docker run --runtime nvidia -it nvcr.io/nvidia/l4t-pytorch:r35.2.1-pth2.0-py3\n"
+        ">>> torch.cuda.is_available()\nTrue\n"
+    )
+    assert not _claimed(text)
+
+
+def test_a_wheel_built_on_a_jetson_run_elsewhere_is_not_the_jetpack_wheel() -> None:
+    text = (
+        "I built torch on a Jetson; it does not work on my ARM server without an NVIDIA GPU:\n>>> import torch\n"
+        "OSError: libcurand.so.10: cannot open shared object file: No such file or directory\n"
+    )
+    assert "jetson_needs_nvidia_wheel" not in _claimed(text)

@@ -206,6 +206,8 @@ def _add_paste_findings(
             or _says_unavailable(lines)
             or system_causes.says_gpu_unused(lines),
         )
+        matches = system_causes.jetson_cuda_library_missing(lines, matches)
+        matches = system_causes.jetson_container_release_mismatch(lines, matches)
     for inferred in (
         _jetson_match(lines, report, matches),
         _visible_devices_match(lines, report),
