@@ -129,6 +129,14 @@ def test_changing_the_target_invalidates_what_depends_on_it() -> None:
     assert rec.calls == ["environment", "wheel", "placement", "benchmark"]
 
 
+def test_choosing_the_target_before_anything_ran_leaves_the_steps_simply_not_run() -> None:
+    """The app chooses its target after the first frame: the pages said "Needs to run again: the target
+    interpreter changed" on a fresh start, where nothing had run."""
+    flow, _ = toy_flow({})
+    assert flow.set_target("/opt/conda/bin/python") == []
+    assert all(flow.state(i).note == "" for i in flow.ids)
+
+
 def test_a_step_that_raises_becomes_an_error_result_and_the_run_goes_on() -> None:
     flow, _ = toy_flow({})
 

@@ -187,7 +187,8 @@ class Flow:
                 st = self._states[sid]
                 if st.status.finished:
                     had.append(sid)
-                self._states[sid] = StepState(st.step, note=note)
+                # "needs to run again" only where something ran: a step never run is simply not run yet
+                self._states[sid] = StepState(st.step, note=note if st.status.finished else st.note)
         return had
 
     def set_target(self, target: str | None, *, reason: str = "", explicit: bool = True) -> list[str]:
