@@ -265,3 +265,37 @@ def test_a_wheel_built_on_a_jetson_run_elsewhere_is_not_the_jetpack_wheel() -> N
         "OSError: libcurand.so.10: cannot open shared object file: No such file or directory\n"
     )
     assert "jetson_needs_nvidia_wheel" not in _claimed(text)
+
+
+# --- WSL 2: the driver libraries come from Windows ------------------------------------------------------------------
+
+TOOLKIT_NO_NVML = (
+    "nvidia-container-cli: initialization error: load library failed: libnvidia-ml.so.1: cannot open shared object "
+    "file: no such file or directory: unknown\n"
+)
+
+
+def test_a_driver_library_missing_in_wsl2_is_wsls_gpu_path() -> None:
+    report = load_text("I'm using WSL2 with Docker Desktop, RTX 3090.\n" + TOOLKIT_NO_NVML)
+    assert report.findings[0].id == "wsl_libcuda_problem"
+    assert "no_nvidia_driver" not in [f.id for f in report.findings]
+
+
+def test_a_driver_library_missing_on_linux_stays_the_driver_reading() -> None:
+    ids = _ids("Ubuntu 22.04 server, RTX 3090\n" + TOOLKIT_NO_NVML)
+    assert "wsl_libcuda_problem" not in ids
+    assert ids[0] == "no_nvidia_driver"
+
+
+# --- a container whose nvidia-smi shows no CUDA version -------------------------------------------------------------
+
+SMI_NO_CUDA_HEADER = "| NVIDIA-SMI 470.57.02    Driver Version: 470.57.02    CUDA Version: N/A      |\n"
+
+
+def test_smi_without_cuda_in_a_container_is_the_runtime_not_mounting_libcuda() -> None:
+    text = "$ docker run --gpus all -it ubuntu:22.04 bash\n" + SMI_NO_CUDA_HEADER + "torch.cuda.is_available() False\n"
+    assert _ids(text)[0] == "docker_no_gpu_runtime"
+
+
+def test_smi_without_cuda_outside_a_container_is_not_the_container() -> None:
+    assert "docker_no_gpu_runtime" not in _claimed(SMI_NO_CUDA_HEADER + "torch.cuda.is_available() False\n")

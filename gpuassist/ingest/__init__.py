@@ -213,6 +213,7 @@ def _add_paste_findings(
         _visible_devices_match(lines, report),
         _container_run_match(lines, report),
         _container_smi_match(lines, report),
+        _container_without_compute_match(lines, report),
         _compose_match(lines, report),
         _display_devices_match(lines),
         _stated_graphics_match(lines, report),
@@ -499,7 +500,19 @@ def _driver_present_matches(lines: list[str], report: Report, matches: list[erro
             else m
             for m in out
         ]
+        # WSL 2's driver libraries (libcuda, libnvidia-ml) come from Windows through /usr/lib/wsl/lib: one that
+        # cannot be loaded there is WSL's GPU path (a Windows build or driver without WSL GPU support), whoever
+        # loads it (CUDA, nvidia-smi, the container toolkit).
+        if not any(m.id == "wsl_libcuda_problem" and m.specific for m in out):
+            library = next(
+                (m for m in matches if m.id in NO_DRIVER_GUESSES and WSL_DRIVER_LIBRARY.search(m.line)), None
+            )
+            if library is not None:
+                out.append(errors.Match("wsl_libcuda_problem", library.line_no, library.line, True, 0.9))
     return out
+
+
+WSL_DRIVER_LIBRARY = re.compile(r"\blib(?:cuda|nvidia-ml)\.so|\bNVML\b", re.IGNORECASE)
 
 
 # Readings of an NVIDIA-driver failure that assume a Linux kernel module, which WSL does not have.
@@ -542,6 +555,22 @@ def _container_smi_match(lines: list[str], report: Report) -> errors.Match | Non
     if missing is None or not any(CONTAINER_WORDS.search(line[:2000]) for line in lines):
         return None
     return errors.Match("docker_no_gpu_runtime", missing[0], missing[1].strip()[:500], True, 0.9)
+
+
+# nvidia-smi's header (or -q, or the user's account of it) with no CUDA version: libcuda.so is not there.
+SMI_NO_CUDA = re.compile(r"CUDA Version\W{0,3}(?:was |is |shows? |of )?N/?A\b", re.IGNORECASE)
+
+
+def _container_without_compute_match(lines: list[str], report: Report) -> errors.Match | None:
+    """nvidia-smi works in a container but shows "CUDA Version: N/A": the runtime mounted NVML (the utility
+    capability) but not libcuda (compute), because the image does not ask for it (NVIDIA_DRIVER_CAPABILITIES without
+    compute; the nvidia/cuda images set it). A base image or run option that requests compute is the fix."""
+    if report.facts.value("cuda.available") is True:
+        return None
+    shown = next(((no, line) for no, line in enumerate(lines, start=1) if SMI_NO_CUDA.search(line[:2000])), None)
+    if shown is None or not any(CONTAINER_WORDS.search(line[:2000]) for line in lines):
+        return None
+    return errors.Match("docker_no_gpu_runtime", shown[0], shown[1].strip()[:500], True, 0.9)
 
 
 def _compose_match(lines: list[str], report: Report) -> errors.Match | None:
