@@ -299,3 +299,32 @@ def test_smi_without_cuda_in_a_container_is_the_runtime_not_mounting_libcuda() -
 
 def test_smi_without_cuda_outside_a_container_is_not_the_container() -> None:
     assert "docker_no_gpu_runtime" not in _claimed(SMI_NO_CUDA_HEADER + "torch.cuda.is_available() False\n")
+
+
+# --- the user states there is no NVIDIA GPU (the catalogue's no_nvidia_gpu statement pattern, in more forms) ---------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I ran torch.cuda.is_available() on a computer without an nvidia graphics card and Python just exits.\n",
+        "We have no NVIDIA GPU here.\nRuntimeError: Found no NVIDIA driver on your system.\n",
+    ],
+)
+def test_a_stated_machine_without_nvidia_gpu_is_no_nvidia_gpu(text: str) -> None:
+    report = load_text(text)
+    assert report.findings[0].id == "no_nvidia_gpu"
+    assert "no_nvidia_driver" not in _claimed(text)
+
+
+def test_a_program_without_an_nvidia_requirement_is_not_a_machine_without_one() -> None:
+    text = "Can this model run without an NVIDIA GPU? torch.cuda.is_available() is True on my RTX 3060.\n"
+    assert "no_nvidia_gpu" not in _claimed(text)
+
+
+def test_another_machine_without_a_gpu_and_no_cuda_call_is_not_the_verdict() -> None:
+    text = (
+        "My Jetson-built wheel works on the Jetson but not on an ARM machine without an NVIDIA GPU:\n>>> import torch\n"
+        "OSError: libcurand.so.10: cannot open shared object file: No such file or directory\n"
+    )
+    assert "no_nvidia_gpu" not in [f.id for f in load_text(text).findings if f.severity is Severity.ERROR]

@@ -230,6 +230,7 @@ def _add_paste_findings(
         system_causes.nouveau_bound_match(lines, matches),
         system_causes.container_gpu_listing_without_toolkit(lines),
         system_causes.recurring_app_xid_match(lines),
+        system_causes.machine_without_nvidia_gpu_match(lines),
         _smi_memory_held_match(lines, matches),
         _two_interpreters_match(lines),
         paste_causes.works_elsewhere_match(lines),

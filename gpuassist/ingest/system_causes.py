@@ -295,3 +295,29 @@ def jetson_container_release_mismatch(lines: list[str], matches: list[Match]) ->
         return matches
     kept = [m for m in matches if m.id not in ("docker_no_gpu_runtime", "jetson_needs_nvidia_wheel")]
     return [*kept, Match("jetson_needs_nvidia_wheel", tag[0], tag[1].strip()[:500], True, 0.9)]
+
+
+# A machine described as lacking an NVIDIA GPU ("on a computer without an nvidia graphics card"). The first-person
+# statements ("I don't have an NVIDIA GPU", "we have no NVIDIA GPU") are the catalogue's no_nvidia_gpu pattern; this
+# form also describes other machines ("built on a Jetson, fails on an ARM machine without an NVIDIA GPU"), so it
+# only counts when the text asks CUDA for the GPU there.
+MACHINE_WITHOUT_NVIDIA = re.compile(
+    r"\b(?:computer|machine|laptop|PC|system|desktop|notebook)\s+(?:without|with no|that has no)\s+(?:an?\s+|any\s+)?"
+    r"nvidia\s+(?:gpu|graphics(?: card)?|graphic card|video card|card)s?\b",
+    re.IGNORECASE,
+)
+CUDA_CALLED = re.compile(
+    r"torch\.cuda\.|\.cuda\(\)|device\s*=\s*['\"]cuda|CUDA is not available|No CUDA GPUs|Found no NVIDIA driver",
+    re.IGNORECASE,
+)
+
+
+def machine_without_nvidia_gpu_match(lines: list[str]) -> Match | None:
+    """The user's machine is described as having no NVIDIA GPU and the text calls CUDA on it: no GPU is the cause
+    of whatever CUDA does there (an error, a silent exit)."""
+    said = next(
+        ((no, line) for no, line in enumerate(lines, start=1) if MACHINE_WITHOUT_NVIDIA.search(line[:2000])), None
+    )
+    if said is None or not any(CUDA_CALLED.search(line[:2000]) for line in lines):
+        return None
+    return Match("no_nvidia_gpu", said[0], said[1].strip()[:500], True, 0.8)
