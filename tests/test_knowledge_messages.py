@@ -86,6 +86,7 @@ LINES = {
     "nvidia_smi": _example_lines,
     "xid": _xid_lines,
     "nvrm": _example_lines,
+    "kmod": _example_lines,
     "torch": _example_lines,
 }
 
@@ -103,7 +104,7 @@ CASES = [
 
 def test_every_family_has_sources_and_rows() -> None:
     assert set(families()) == set(FAMILIES)
-    assert set(FAMILIES) == {"cuda_error", "nvml", "nvidia_smi", "xid", "nvrm", "torch"}
+    assert set(FAMILIES) == {"cuda_error", "nvml", "nvidia_smi", "xid", "nvrm", "kmod", "torch"}
     for fam in families().values():
         assert fam.sources and fam.rows and fam.about, fam.name
     assert len(families()["cuda_error"].rows) >= 30

@@ -132,13 +132,33 @@ def test_a_completed_fabric_is_not_fabric_manager() -> None:
     "line",
     [
         "modprobe: FATAL: Module nvidia-uvm not found in directory /lib/modules/5.15.0-91-generic",
-        "modprobe: ERROR: could not insert 'nvidia_535_uvm': No such device",
         "failed to open /dev/nvidia-uvm: No such file or directory",
     ],
 )
 def test_the_uvm_module_missing_is_the_uvm_reading(line: str) -> None:
     text = f"failed call to cuInit: CUDA_ERROR_UNKNOWN: unknown error\n{line}\n"
     assert _ids(load_text(text))[0] == "uvm_wedged_after_suspend"
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "modprobe: ERROR: could not insert 'nvidia_535_uvm': No such device",
+        "Nov 13 22:33:04 host systemd-modules-load[500]: Failed to insert module 'nvidia_uvm': No such device",
+        "modprobe: ERROR: could not insert 'nvidia_drm': No such device",
+    ],
+)
+def test_a_companion_module_refused_for_no_device_is_the_core_module_not_up(line: str) -> None:
+    """nvidia_uvm/nvidia_drm get ENODEV when the core nvidia module has no GPU up (messages.json kmod), not a wedged
+    UVM after suspend (NixOS/nixpkgs#267335: nvidia_uvm inserted before the GPU was available)."""
+    report = load_text(f"$ sudo journalctl -b\n{line}\ntorch.cuda.is_available() returns False\n")
+    assert _ids(report)[0] == "nvidia_module_not_loaded"
+
+
+def test_the_core_module_refused_for_no_device_stays_the_driver_reading() -> None:
+    """Counter-example: the core module's own ENODEV is the driver refusing the GPU, not a companion module."""
+    report = load_text("modprobe: ERROR: could not insert 'nvidia': No such device\n")
+    assert _ids(report)[0] == "driver_does_not_support_gpu"
 
 
 def test_the_uvm_module_loaded_says_nothing() -> None:

@@ -206,11 +206,14 @@ def _add_paste_findings(
             or _says_unavailable(lines)
             or system_causes.says_gpu_unused(lines),
         )
+        matches = system_causes.jetson_cuda_library_missing(lines, matches)
+        matches = system_causes.jetson_container_release_mismatch(lines, matches)
     for inferred in (
         _jetson_match(lines, report, matches),
         _visible_devices_match(lines, report),
         _container_run_match(lines, report),
         _container_smi_match(lines, report),
+        _container_without_compute_match(lines, report),
         _compose_match(lines, report),
         _display_devices_match(lines),
         _stated_graphics_match(lines, report),
@@ -238,6 +241,7 @@ def _add_paste_findings(
         system_causes.nouveau_bound_match(lines, matches),
         system_causes.container_gpu_listing_without_toolkit(lines),
         system_causes.recurring_app_xid_match(lines),
+        system_causes.machine_without_nvidia_gpu_match(lines),
         _smi_memory_held_match(lines, matches),
         _two_interpreters_match(lines),
         paste_causes.works_elsewhere_match(lines),
@@ -508,7 +512,19 @@ def _driver_present_matches(lines: list[str], report: Report, matches: list[erro
             else m
             for m in out
         ]
+        # WSL 2's driver libraries (libcuda, libnvidia-ml) come from Windows through /usr/lib/wsl/lib: one that
+        # cannot be loaded there is WSL's GPU path (a Windows build or driver without WSL GPU support), whoever
+        # loads it (CUDA, nvidia-smi, the container toolkit).
+        if not any(m.id == "wsl_libcuda_problem" and m.specific for m in out):
+            library = next(
+                (m for m in matches if m.id in NO_DRIVER_GUESSES and WSL_DRIVER_LIBRARY.search(m.line)), None
+            )
+            if library is not None:
+                out.append(errors.Match("wsl_libcuda_problem", library.line_no, library.line, True, 0.9))
     return out
+
+
+WSL_DRIVER_LIBRARY = re.compile(r"\blib(?:cuda|nvidia-ml)\.so|\bNVML\b", re.IGNORECASE)
 
 
 # Readings of an NVIDIA-driver failure that assume a Linux kernel module, which WSL does not have.
@@ -551,6 +567,22 @@ def _container_smi_match(lines: list[str], report: Report) -> errors.Match | Non
     if missing is None or not any(CONTAINER_WORDS.search(line[:2000]) for line in lines):
         return None
     return errors.Match("docker_no_gpu_runtime", missing[0], missing[1].strip()[:500], True, 0.9)
+
+
+# nvidia-smi's header (or -q, or the user's account of it) with no CUDA version: libcuda.so is not there.
+SMI_NO_CUDA = re.compile(r"CUDA Version\W{0,3}(?:was |is |shows? |of )?N/?A\b", re.IGNORECASE)
+
+
+def _container_without_compute_match(lines: list[str], report: Report) -> errors.Match | None:
+    """nvidia-smi works in a container but shows "CUDA Version: N/A": the runtime mounted NVML (the utility
+    capability) but not libcuda (compute), because the image does not ask for it (NVIDIA_DRIVER_CAPABILITIES without
+    compute; the nvidia/cuda images set it). A base image or run option that requests compute is the fix."""
+    if report.facts.value("cuda.available") is True:
+        return None
+    shown = next(((no, line) for no, line in enumerate(lines, start=1) if SMI_NO_CUDA.search(line[:2000])), None)
+    if shown is None or not any(CONTAINER_WORDS.search(line[:2000]) for line in lines):
+        return None
+    return errors.Match("docker_no_gpu_runtime", shown[0], shown[1].strip()[:500], True, 0.9)
 
 
 def _compose_match(lines: list[str], report: Report) -> errors.Match | None:
@@ -764,16 +796,18 @@ def _cpu_machine_match(lines: list[str], matches: list[errors.Match]) -> errors.
 
 # A torch install attempt, crash or complaint on a Jetson (not a MediaPipe or TensorRT question).
 INSTALL_COMMAND = re.compile(r"\b(?:pip3?|conda|mamba)\s+install\b", re.IGNORECASE)
-TORCH_TROUBLE = re.compile(r"illegal instruction|not available|unavailable", re.IGNORECASE)
+# "Illegal instruction (core dumped)" is not one: on a Jetson it is NumPy's OpenBLAS picking a CPU core type the
+# board lacks (fixed by OPENBLAS_CORETYPE=ARMV8), whatever torch is installed; a wrong torch wheel fails to import
+# or finds no CUDA instead.
+TORCH_TROUBLE = re.compile(r"not available|unavailable", re.IGNORECASE)
 
 
 def _jetson_torch_line(line: str) -> bool:
-    """The line installs torch, or says torch crashed / is unavailable (checked as separate conditions so a long
-    line is scanned a fixed number of times)."""
-    low = line.lower()
-    return (
-        "torch" in low and (INSTALL_COMMAND.search(line) is not None or TORCH_TROUBLE.search(line) is not None)
-    ) or "illegal instruction" in low
+    """The line installs torch, or says torch is unavailable (checked as separate conditions so a long line is
+    scanned a fixed number of times)."""
+    return "torch" in line.lower() and (
+        INSTALL_COMMAND.search(line) is not None or TORCH_TROUBLE.search(line) is not None
+    )
 
 
 def _jetson_match(lines: list[str], report: Report, matches: list[errors.Match]) -> errors.Match | None:

@@ -11,6 +11,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from gpuassist.ingest.mig_facts import mig_facts
+from gpuassist.ingest.python_arch import python_arch_facts
+from gpuassist.ingest.scheduler_facts import scheduler_facts
+
 MAX_LINE = 2000
 
 SMI_HEADER = re.compile(r"Driver Version:\s*(\d{3,}\.\d+(?:\.\d+)?)(?:.*?CUDA Version:\s*(\d+)\.(\d+))?")
@@ -174,6 +178,8 @@ RESOLVER_LIST = re.compile(
     r"UnsatisfiableError|PackagesNotFoundError",
     re.IGNORECASE,
 )
+TORCH_NOT_FOUND = re.compile(r"No matching distribution found for torch\b|satisfies the requirement torch\b", re.I)
+PIP_INSTALL = re.compile(r"\bpip3?(?:\.exe)?\s+install\b", re.IGNORECASE)
 # A traceback frame inside the torch package: torch is installed there (its __init__ ran, or failed).
 TORCH_INIT = re.compile(r"File \"(?P<file>[^\"]*?[/\\](?:site|dist)-packages[/\\]torch[/\\]__init__\.py)\"")
 WINDOWS = re.compile(
@@ -543,9 +549,13 @@ def install_facts(lines: list[str], sources: Sources) -> dict[str, Any]:
 def mention_facts(lines: list[str], sources: Sources) -> dict[str, Any]:
     """Facts stated in passing: a +cpu torch version on a line about torch, torch's own file in a traceback."""
     facts: dict[str, Any] = {}
+    # pip said the requested torch does not exist for this Python: the version on its install line is not installed.
+    not_found = any(TORCH_NOT_FOUND.search(line[:MAX_LINE]) for line in lines)
     for no, raw in enumerate(lines, start=1):
         line = raw[:MAX_LINE]
         cpu = PLUS_CPU.search(line)
+        if not_found and PIP_INSTALL.search(line):
+            cpu = None
         if cpu and "torch.version" not in facts and TORCH_WORD.search(line) and not RESOLVER_LIST.search(line):
             facts["torch.version"] = cpu.group(1)
             facts["torch.cuda_build"] = None
@@ -624,6 +634,9 @@ def gather(lines: list[str], skip: set[int], sources: Sources | None = None) -> 
         install_facts(lines, sources),
         nvidia_smi_facts(lines, skip, sources),
         platform_facts(lines, sources),
+        mig_facts(lines, sources),
+        scheduler_facts(lines, sources),
+        python_arch_facts(lines, sources),
     ):
         for key, value in part.items():
             facts.setdefault(key, value)

@@ -216,3 +216,94 @@ def gpu_and_build_shown(lines: list[str], matches: list[Match]) -> list[Match]:
     if not dropped:
         return matches
     return [m for m in matches if not (m.id in dropped and not m.specific)]
+
+
+# A CUDA library of the toolkit (runtime, cuRAND, cuBLAS, cuFFT, cuSPARSE, cuSOLVER, cuDNN, NVRTC, NVTX, CUPTI) that
+# the loader cannot find.
+CUDA_LIBRARY_MISSING = re.compile(
+    r"\blib(?:cudart|curand|cublas(?:Lt)?|cufft|cusparse|cusolver|cudnn\w*|nvrtc|nvToolsExt|cupti)\.so[\d.]*: "
+    r"cannot open shared object file",
+    re.IGNORECASE,
+)
+
+
+# The board itself named: a module, its SoC, an L4T release or image, JetPack (the bare word "Jetson" may be elsewhere).
+JETSON_BOARD = re.compile(
+    r"\bJetson[ -](?:Nano|TX[12]|Xavier|AGX|NX|Orin)|\b(?:Orin|Xavier)\b|\bl4t\b|-tegra\b|\bTegra\b|\bJetPack\b",
+    re.IGNORECASE,
+)
+
+
+def jetson_cuda_library_missing(lines: list[str], matches: list[Match]) -> list[Match]:
+    """On a Jetson, torch failing to import because a CUDA library is missing: JetPack installs CUDA on the board
+    (L4T R32.4-R32.7: CUDA 10.2, R34/R35: 11.4, R36: 12.x) and a JetPack torch links against that version, so a
+    missing libcudart.so.10.2 / libcurand.so.10 means a wheel built for another JetPack, or a container started
+    without the NVIDIA runtime that mounts the board's CUDA into it. Both are the JetPack-matched wheel/container
+    reading; the import failure is its symptom, not a broken install to reinstall."""
+    missing = next(
+        ((no, line) for no, line in enumerate(lines, start=1) if CUDA_LIBRARY_MISSING.search(line[:2000])), None
+    )
+    if missing is None or not any("torch" in line[:2000].lower() for line in lines):
+        return matches
+    if not any(JETSON_BOARD.search(line[:2000]) for line in lines):
+        return matches  # "Jetson" only in passing ("a wheel built on a Jetson, run on an ARM server")
+    kept = [m for m in matches if m.id not in ("torch_import_error", "jetson_needs_nvidia_wheel")]
+    return [*kept, Match("jetson_needs_nvidia_wheel", missing[0], missing[1].strip()[:500], True, 0.9)]
+
+
+# L4T releases in the forms texts write them: a container tag ("l4t-ml:r34.1.0-py3", "noetic-pytorch-l4t-r32.5.0")
+# and the board's own release ("R32 (release), REVISION: 6.1", "L4T 32.6.1", "with version r32.6").
+L4T_CONTAINER_TAG = re.compile(r"\bl4t[\w.-]*:r(\d{2})\.\d|\bl4t-r(\d{2})\.\d", re.IGNORECASE)
+L4T_RELEASE = re.compile(r"\bR(\d{2}) \(release\)|\bL4T\s*R?(\d{2})\.\d|(?<![\w:.-])[rR](\d{2})\.\d+(?:\.\d+)?\b")
+# The JetPack line of each L4T major release (NVIDIA's JetPack archive): containers and wheels of one line do not run
+# on a board of another (CUDA 10.2 on JetPack 4, 11.4 on JetPack 5, 12.x on JetPack 6).
+JETPACK_OF_L4T = {28: 3, 32: 4, 34: 5, 35: 5, 36: 6}
+
+
+def jetson_container_release_mismatch(lines: list[str], matches: list[Match]) -> list[Match]:
+    """An L4T container of one JetPack line run on a board of another (an r34.1 image on L4T R32.6): its CUDA and
+    libraries need the board's matching driver stack, so CUDA fails to initialise in it. The JetPack-matched
+    container/wheel is the fix; the container-runtime and driver readings of the same CUDA failure stand down."""
+    tag = next(
+        ((no, line, m) for no, line in enumerate(lines, start=1) if (m := L4T_CONTAINER_TAG.search(line[:2000]))),
+        None,
+    )
+    if tag is None:
+        return matches
+    image_line = JETPACK_OF_L4T.get(int(tag[2].group(1) or tag[2].group(2)))
+    boards = {
+        JETPACK_OF_L4T.get(int(next(g for g in m.groups() if g)))
+        for line in lines
+        for m in L4T_RELEASE.finditer(L4T_CONTAINER_TAG.sub(" ", line[:2000]))
+    }
+    boards.discard(None)
+    if image_line is None or not boards or boards == {image_line}:
+        return matches
+    kept = [m for m in matches if m.id not in ("docker_no_gpu_runtime", "jetson_needs_nvidia_wheel")]
+    return [*kept, Match("jetson_needs_nvidia_wheel", tag[0], tag[1].strip()[:500], True, 0.9)]
+
+
+# A machine described as lacking an NVIDIA GPU ("on a computer without an nvidia graphics card"). The first-person
+# statements ("I don't have an NVIDIA GPU", "we have no NVIDIA GPU") are the catalogue's no_nvidia_gpu pattern; this
+# form also describes other machines ("built on a Jetson, fails on an ARM machine without an NVIDIA GPU"), so it
+# only counts when the text asks CUDA for the GPU there.
+MACHINE_WITHOUT_NVIDIA = re.compile(
+    r"\b(?:computer|machine|laptop|PC|system|desktop|notebook)\s+(?:without|with no|that has no)\s+(?:an?\s+|any\s+)?"
+    r"nvidia\s+(?:gpu|graphics(?: card)?|graphic card|video card|card)s?\b",
+    re.IGNORECASE,
+)
+CUDA_CALLED = re.compile(
+    r"torch\.cuda\.|\.cuda\(\)|device\s*=\s*['\"]cuda|CUDA is not available|No CUDA GPUs|Found no NVIDIA driver",
+    re.IGNORECASE,
+)
+
+
+def machine_without_nvidia_gpu_match(lines: list[str]) -> Match | None:
+    """The user's machine is described as having no NVIDIA GPU and the text calls CUDA on it: no GPU is the cause
+    of whatever CUDA does there (an error, a silent exit)."""
+    said = next(
+        ((no, line) for no, line in enumerate(lines, start=1) if MACHINE_WITHOUT_NVIDIA.search(line[:2000])), None
+    )
+    if said is None or not any(CUDA_CALLED.search(line[:2000]) for line in lines):
+        return None
+    return Match("no_nvidia_gpu", said[0], said[1].strip()[:500], True, 0.8)

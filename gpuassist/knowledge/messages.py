@@ -16,7 +16,8 @@ Each family turns its rows into symptom patterns the way its tool prints them:
 - ``nvml``: ``Failed to initialize NVML: <text>``, ``Unable to determine the device handle for GPU...: <text>``,
   nvidia-container-cli's ``nvml error: <text>``, pynvml's ``NVMLError_<Name>`` and ``NVML_ERROR_<NAME>``.
 - ``xid``: ``Xid (PCI:...): N`` and ``Xid N``; numbers the table does not list are a possible GPU fault.
-- ``nvidia_smi``, ``nvrm`` and ``torch``: one regex per row (format arguments written as ``\\S+``/``\\d+``).
+- ``nvidia_smi``, ``nvrm``, ``kmod`` (modprobe, systemd-modules-load, DKMS) and ``torch``: one regex per
+  row (format arguments written as ``\\S+``/``\\d+``).
 
 A row's ``specific`` id is the cause it names outright (an error verdict); its other ids are possibilities
 with their weights. A row with no ids is recognised (``lookup``) but blames nothing.
@@ -33,7 +34,7 @@ from importlib import resources
 from types import MappingProxyType
 from typing import Any
 
-FAMILIES = ("cuda_error", "nvml", "nvidia_smi", "xid", "nvrm", "torch")
+FAMILIES = ("cuda_error", "nvml", "nvidia_smi", "xid", "nvrm", "kmod", "torch")
 # A message shorter than this (``out of memory``, ``unknown error``) only counts after its tool's prefix.
 MIN_BARE = 20
 # An Xid number the table does not list is a possible GPU fault (NVIDIA adds numbers with new GPUs).
@@ -146,6 +147,7 @@ _BUILDERS = {
     "nvidia_smi": _regex_row,
     "xid": _xid_row,
     "nvrm": _regex_row,
+    "kmod": _regex_row,
     "torch": _regex_row,
 }
 

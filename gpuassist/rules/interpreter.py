@@ -87,6 +87,10 @@ def _free_threaded(facts: Facts) -> bool:
     return any(re.search(r"python3\.\d+t(\b|/|$)", p) for p in paths)
 
 
+# What a 32-bit interpreter reports as its machine (platform.machine() on 32-bit Windows / Linux, or the pasted x86).
+X86_32 = ("x86", "i386", "i486", "i586", "i686", "win32")
+
+
 @rule("no_wheel_for_platform")
 def no_wheel_for_platform(facts: Facts) -> Finding | None:
 
@@ -128,6 +132,16 @@ def no_wheel_for_platform(facts: Facts) -> Finding | None:
         fix.append(
             f'On an Intel Mac pin the last release: {fixes.pip(facts)} install "torch==2.2.2"   '
             "(CPU only: Intel Macs have no MPS or CUDA support)"
+        )
+    if machine in X86_32:
+        # No torch can be installed in a 32-bit Python, whatever the text says was installed.
+        reasons.append(
+            "this is a 32-bit Python: PyTorch publishes 64-bit wheels only, so pip finds none for it (at most "
+            "the empty 0.1.2 placeholder releases)"
+        )
+        fix.append(
+            "Install a 64-bit Python (python.org's 'Windows installer (64-bit)', or a 64-bit conda) and install "
+            "torch in it; check with: python -c \"import struct; print(struct.calcsize('P') * 8)\"   # must print 64"
         )
     if _free_threaded(facts) and not installed:
         reasons.append(

@@ -26,9 +26,26 @@ def _brief(g: dict[str, Any], *keys: str) -> dict[str, Any]:
     return {k: g.get(k) for k in ("index", "name", *keys)}
 
 
+def _mig_gpus(facts: Facts) -> list[dict[str, Any]]:
+    """GPUs in MIG mode: from NVML, else from a paste (nvidia-smi's MIG M. cell, -q, -L, or the user's words; the
+    GPUs it names, or one unnamed GPU). One listed MIG device and no more is not the problem: CUDA enumerates it."""
+    mig = [g for g in _nvml_gpus(facts) if g.get("mig_mode") == "enabled"]
+    if mig or facts.value("reported.mig_mode") != "enabled":
+        return mig
+    devices = facts.value("reported.mig_devices")
+    if isinstance(devices, list) and len(devices) == 1:
+        return []
+    shows_missing = facts.value("cuda.available") is False or isinstance(facts.value("cuda.device_count"), int)
+    if facts.value("reported.mig_said") and not shows_missing:
+        return []  # "MIG is enabled" in words, and nothing missing from torch: not what is wrong here
+    reported = facts.value("reported.gpus")
+    gpus = [g for g in reported if isinstance(g, dict)] if isinstance(reported, list) else []
+    return [{**g, "mig_mode": "enabled"} for g in gpus] or [{"index": 0, "name": "the GPU", "mig_mode": "enabled"}]
+
+
 @rule("mig_multiple_instances")
 def mig_multiple_instances(facts: Facts) -> Finding | None:
-    mig = [g for g in _nvml_gpus(facts) if g.get("mig_mode") == "enabled"]
+    mig = _mig_gpus(facts)
     if not mig:
         return None
     value = visible_devices(facts)
@@ -64,7 +81,7 @@ def mig_multiple_instances(facts: Facts) -> Finding | None:
             "  sudo nvidia-smi -i 0 -mig 0 && sudo nvidia-smi -i 0 -r"
         ),
         evidence=[
-            *view.ev(facts, "cuda.visible_devices", "cuda.device_count", "cuda.init_warnings"),
+            *view.ev(facts, "cuda.visible_devices", "cuda.device_count", "cuda.init_warnings", "reported.mig_mode"),
             Evidence("nvml.gpus", [_brief(g, "mig_mode", "uuid") for g in mig]),
         ],
         explains=["cuda_visible_devices_hides_gpus"],
