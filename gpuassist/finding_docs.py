@@ -12,22 +12,23 @@ from __future__ import annotations
 import sys
 
 from gpuassist.audit import AUDIT_IDS
-from gpuassist.knowledge import catalogue
+from gpuassist.knowledge import catalogue, symptom_patterns
 from gpuassist.rules.engine import registered_rules
 
 
 def how_detected(fid: str) -> str:
     """How gpuassist can come to name ``fid``: facts, a runtime test, pasted text, the script audit."""
     entry = catalogue()[fid]
+    has_patterns = any(p.id == fid for p in symptom_patterns())  # its own or the message tables'
     if entry.runtime_only:
         how = "runtime test only"
     elif fid in registered_rules():
         how = "facts"
-    elif entry.patterns:
+    elif has_patterns:
         how = "pasted text only"
     else:
         how = "not yet detected"
-    if entry.patterns and how != "pasted text only":
+    if has_patterns and how != "pasted text only":
         how += " + pasted text"
     if fid in AUDIT_IDS:
         how += " + script audit"

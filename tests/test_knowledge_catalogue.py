@@ -109,6 +109,11 @@ def test_generic_messages_point_at_every_cause_they_can_mean_with_low_weight() -
         "gpu_arch_dropped_from_build",
         "source_build_without_cuda",
     } <= ids_for("CUDA error: no kernel image is available for execution on the device")
+    # cudaErrorUnknown from cudaGetDeviceCount: UVM after suspend is the likeliest of several readings (a driver
+    # installed without a reboot, nvidia-uvm not loaded), so a guess, not a verdict.
+    unknown = "CUDA unknown error - this may be due to an incorrectly set up environment, e.g. changing env variable"
+    assert {"uvm_wedged_after_suspend", "nvidia_module_not_loaded"} <= ids_for(unknown)
+    assert not ids_for(unknown, specific=True)
     assert all(p.weight < 0.8 for p in symptom_patterns() if not p.specific)
 
 
@@ -137,10 +142,6 @@ def test_generic_messages_point_at_every_cause_they_can_mean_with_low_weight() -
             "forward_compat_unsupported_hw",
         ),
         ("cudaGetDeviceCount() ... Error 802: system not yet initialized", "fabric_manager_missing"),
-        (
-            "CUDA unknown error - this may be due to an incorrectly set up environment, e.g. changing env variable",
-            "uvm_wedged_after_suspend",
-        ),
         ("PyTorch version: 2.13.0+cpu", "cpu_only_build"),
     ],
 )

@@ -60,6 +60,9 @@ def test_error_finding_cites_line_fix_and_confirm(entry: dict[str, str]) -> None
     assert first.id == entry["expect_first"]
     lines = [e.value for e in first.evidence if e.fact == "pasted.line"]
     assert lines and all(str(v).startswith("line ") for v in lines)
+    if report.meta["source"] == "collect_env":  # a mixed paste around a collect_env: its facts are the evidence
+        assert entry["kind"] == "mixed", "only a mixed paste may be read as collect_env"
+        return
     assert "To confirm:" in first.fix
     assert report.meta["source"] == "error_text"
     assert report.meta["missing_facts"]

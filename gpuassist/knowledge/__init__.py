@@ -16,6 +16,7 @@ from importlib import resources
 from types import MappingProxyType
 from typing import Any
 
+from gpuassist.knowledge.messages import symptom_rows
 from gpuassist.step_table import REPORT_STEP_IDS
 
 __all__ = [
@@ -153,8 +154,14 @@ def entry(id: str) -> CatalogueEntry:
 
 @cache
 def symptom_patterns() -> tuple[SymptomPattern, ...]:
-    """All patterns of all entries: specific ones first, then by weight (highest first)."""
+    """All patterns of all entries and of the message tables (messages.json): specific ones first, then by
+    weight (highest first)."""
     every = [p for e in catalogue().values() for p in e.patterns]
+    known = catalogue()
+    for fid, pattern, specific, weight in symptom_rows():
+        if fid not in known:
+            raise ValueError(f"messages.json: {fid!r} is not a catalogue id")
+        every.append(SymptomPattern(fid, pattern, re.compile(pattern, re.IGNORECASE), specific, weight))
     return tuple(sorted(every, key=lambda p: (not p.specific, -p.weight)))
 
 
