@@ -599,3 +599,13 @@ def test_aarch64_servers(gpu: str, current: str, driver: int, expected: tuple[st
         current_release=current,
     )
     assert c is not None and (c.release, c.variant) == expected
+
+
+def test_a_name_cut_by_nvidia_smi_is_not_a_gpu_newer_than_the_tables() -> None:
+    """nvidia-smi's table cuts long names ("GeForce RTX 208..."): pytorch#37726's paste got "the tables are older
+    than this machine" as its first finding."""
+    for name in ("GeForce RTX 208...", "NVIDIA GeForce RTX 3080 L…"):
+        assert (
+            knowledge_tables_outdated(_facts(**{"nvml.status": None, "reported.gpus": [{"index": 7, "name": name}]}))
+            is None
+        )

@@ -88,7 +88,8 @@ def _newer_gpus(facts: Facts) -> tuple[list[str], list[str]]:
                 out.append(
                     f"{gpu.name} (compute capability {gpu.capability}; the newest they know is {newest[0]}.{newest[1]})"
                 )
-        elif capability_from_name(gpu.name) is None:
+        elif capability_from_name(gpu.name) is None and not str(gpu.name).rstrip().endswith(("...", "…")):
+            # (nvidia-smi's table cuts long names: "GeForce RTX 208..." is not a GPU newer than the tables)
             out.append(f"{gpu.name} (not in their GPU table, and nothing reported its compute capability)")
     return out, gpus.evidence_keys if out else []
 
