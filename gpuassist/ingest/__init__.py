@@ -12,6 +12,7 @@ from gpuassist.facts import Facts
 from gpuassist.findings import Evidence
 from gpuassist.ingest import collect_env, errors, paste_causes, paste_facts, system_causes, user_words
 from gpuassist.ingest import kinds as kinds_mod
+from gpuassist.ingest.lines import Sources
 from gpuassist.ingest.report_json import looks_like_json, parse_report
 from gpuassist.ingest.text import MAX_BYTES, UnreadableInput, clean_lines, decode
 from gpuassist.report.build import build_report
@@ -118,7 +119,7 @@ def load_text(text: str, *, label: str = "the input") -> Report:
     parsed = collect_env.parse(lines)
     kinds = kinds_mod.detect(lines, collect_env=parsed.recognised, skip=parsed.field_lines)
     matches = paste_causes.adjust_matches(lines, errors.match_lines(lines))
-    sources: paste_facts.Sources = {}
+    sources: Sources = {}
     extra = paste_facts.gather(lines, parsed.field_lines, sources)
     extra = {**user_words.stated_facts(lines, sources), **extra}  # a tool's own output wins over the user's words
     if parsed.recognised and not _filled_in_template(lines, parsed, matches):
@@ -176,9 +177,7 @@ def load_text(text: str, *, label: str = "the input") -> Report:
     return report
 
 
-def _add_paste_findings(
-    report: Report, lines: list[str], matches: list[errors.Match], sources: paste_facts.Sources
-) -> None:
+def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.Match], sources: Sources) -> None:
     """Findings only the paste's paths show (the library or torch copy to blame), then the pattern matches;
     every finding a rule drew from facts the paste stated cites the line that stated them."""
     for found in (

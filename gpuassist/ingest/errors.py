@@ -16,13 +16,12 @@ from typing import Any
 
 from gpuassist.findings import Evidence, Finding, Severity
 from gpuassist.ingest.kernel_log import wrapped_messages
+from gpuassist.ingest.lines import MAX_LINE
 from gpuassist.ingest.needles import any_of, fold, needles
 from gpuassist.knowledge import catalogue, symptom_patterns
 from gpuassist.knowledge.wheels import capability_from_name
 from gpuassist.report.model import Report, step_summaries
 from gpuassist.rules import order_findings
-
-MAX_LINE = 2000
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import re
 
-MAX_LINE = 2000
+from gpuassist.ingest.lines import MAX_LINE
+
 MAX_PARTS = 12  # the driver's longest messages (legacy GPU, probe routine) wrap over fewer lines
 NVRM = "NVRM:"
 # syslog writes the newlines inside one message as "#012".

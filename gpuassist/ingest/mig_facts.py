@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-MAX_LINE = 2000
+from gpuassist.ingest.lines import MAX_LINE, note_source
 
 # The table's third line of a GPU block: two empty cells, then the MIG M. cell.
 SMI_MIG_CELL = re.compile(r"^\|\s*\|\s*\|\s*(Enabled|Disabled)\s*\|\s*$")
@@ -31,10 +31,6 @@ MIG_WORDS = re.compile(
 DISABLED_WORDS = re.compile(r"\bMIG(?: mode)?:? (?:is )?(?:disabled|off|not enabled)\b", re.IGNORECASE)
 
 
-def _note(sources: dict[str, tuple[int, str]], key: str, no: int, line: str) -> None:
-    sources.setdefault(key, (no, line.strip()[:500]))
-
-
 def mig_facts(lines: list[str], sources: dict[str, tuple[int, str]]) -> dict[str, Any]:
     """``reported.mig_mode`` ("enabled"/"disabled") and ``reported.mig_devices`` (the listed MIG devices)."""
     facts: dict[str, Any] = {}
@@ -48,10 +44,10 @@ def mig_facts(lines: list[str], sources: dict[str, tuple[int, str]]) -> dict[str
         cell = SMI_MIG_CELL.match(line) if table else None
         if cell and facts.get("reported.mig_mode") != "enabled":
             facts["reported.mig_mode"] = cell.group(1).lower()
-            _note(sources, "reported.mig_mode", no, line)
+            note_source(sources, "reported.mig_mode", no, line)
         if SMI_MIG_DEVICES.match(line):
             facts["reported.mig_mode"] = "enabled"
-            _note(sources, "reported.mig_mode", no, line)
+            note_source(sources, "reported.mig_mode", no, line)
         if Q_MIG_SECTION.match(line):
             in_q_section = True
             continue
@@ -59,18 +55,18 @@ def mig_facts(lines: list[str], sources: dict[str, tuple[int, str]]) -> dict[str
         in_q_section = False
         if current and current.group(1) != "N/A" and facts.get("reported.mig_mode") != "enabled":
             facts["reported.mig_mode"] = current.group(1).lower()
-            _note(sources, "reported.mig_mode", no, line)
+            note_source(sources, "reported.mig_mode", no, line)
         if MIG_DEVICE.match(line):
             devices.append(line.strip())
+            note_source(sources, "reported.mig_devices", no, line)
             facts["reported.mig_mode"] = "enabled"
-            _note(sources, "reported.mig_mode", no, line)
+            note_source(sources, "reported.mig_mode", no, line)
     if devices:
         facts["reported.mig_devices"] = devices
-        _note(sources, "reported.mig_devices", *next((n, x) for n, x in enumerate(lines, 1) if MIG_DEVICE.match(x)))
     if "reported.mig_mode" not in facts and not any(DISABLED_WORDS.search(line[:MAX_LINE]) for line in lines):
         said = next(((no, line) for no, line in enumerate(lines, start=1) if MIG_WORDS.search(line[:MAX_LINE])), None)
         if said:
             facts["reported.mig_mode"] = "enabled"
             facts["reported.mig_said"] = True  # in words only: the rule wants a GPU missing from torch too
-            _note(sources, "reported.mig_mode", *said)
+            note_source(sources, "reported.mig_mode", *said)
     return facts

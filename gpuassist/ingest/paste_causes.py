@@ -18,9 +18,8 @@ from dataclasses import dataclass
 
 from gpuassist.findings import Evidence, Finding, Severity
 from gpuassist.ingest.errors import PASTE_EXPLAINS, Match
+from gpuassist.ingest.lines import MAX_LINE
 from gpuassist.rules.make import finding
-
-MAX_LINE = 2000
 
 # "/usr/local/cuda-11.2/lib64/libcublas.so.11: undefined symbol ..." / "version `GOMP_5.0' not found" /
 # "cannot open shared object file" naming a full path / "file too short" / "invalid ELF header". The message is

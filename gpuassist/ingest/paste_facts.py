@@ -11,11 +11,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from gpuassist.ingest.lines import MAX_LINE, Sources, note_source
 from gpuassist.ingest.mig_facts import mig_facts
 from gpuassist.ingest.python_arch import python_arch_facts
 from gpuassist.ingest.scheduler_facts import scheduler_facts
-
-MAX_LINE = 2000
 
 SMI_HEADER = re.compile(r"Driver Version:\s*(\d{3,}\.\d+(?:\.\d+)?)(?:.*?CUDA Version:\s*(\d+)\.(\d+))?")
 SMI_Q_DRIVER = re.compile(r"^\s*Driver Version\s*:\s*(\d{3,}\.\d+(?:\.\d+)?)\s*$")
@@ -202,15 +201,6 @@ NOT_WINDOWS_TEXT = re.compile(
 )
 
 
-Sources = dict[str, tuple[int, str]]
-
-
-def _note(sources: Sources, keys: list[str] | tuple[str, ...], no: int, line: str) -> None:
-    """Remember the (first) line that stated each fact, for the findings' evidence."""
-    for key in keys:
-        sources.setdefault(key, (no, line.strip()[:500]))
-
-
 def _cuda_int(major: str, minor: str) -> int:
     return int(major) * 1000 + int(minor) * 10
 
@@ -226,22 +216,22 @@ def nvidia_smi_facts(lines: list[str], skip: set[int], sources: Sources) -> dict
         if m and "driver.version" not in facts:
             facts["driver.version"] = m.group(1)
             facts["driver.version_source"] = "nvidia-smi (pasted)"
-            _note(sources, ("driver.version",), no, line)
+            note_source(sources, ("driver.version",), no, line)
             if m.re is SMI_HEADER and m.group(2):
                 facts["cuda.driver_version"] = _cuda_int(m.group(2), m.group(3))
-                _note(sources, ("cuda.driver_version",), no, line)
+                note_source(sources, ("cuda.driver_version",), no, line)
         q = SMI_Q_CUDA.match(line)
         if q and "cuda.driver_version" not in facts:
             facts["cuda.driver_version"] = _cuda_int(q.group(1), q.group(2))
-            _note(sources, ("cuda.driver_version",), no, line)
+            note_source(sources, ("cuda.driver_version",), no, line)
         row = SMI_ROW.match(line) or SMI_LIST.match(line)
         if row:
             gpus.append({"index": int(row.group(1)), "name": row.group(2).strip()})
-            _note(sources, ("reported.gpus",), no, line)
+            note_source(sources, ("reported.gpus",), no, line)
         prod = SMI_Q_PRODUCT.match(line)
         if prod:
             gpus.append({"index": len(gpus), "name": prod.group(1)})
-            _note(sources, ("reported.gpus",), no, line)
+            note_source(sources, ("reported.gpus",), no, line)
     if gpus:
         facts["reported.gpus"] = gpus
     return facts
@@ -267,16 +257,16 @@ def fork_facts(lines: list[str], sources: Sources) -> dict[str, Any]:
             available = _available(m.group(2))
             if available is not None:
                 facts["cuda.available"] = available
-            _note(sources, ("torch.version", "torch.cuda_build", "cuda.available"), no, line)
+            note_source(sources, ("torch.version", "torch.cuda_build", "cuda.available"), no, line)
         g = FORK_GPU.match(line)
         if g and "reported.gpus" not in facts:
             facts["reported.gpus"] = [{"index": 0, "name": g.group(1)}]
-            _note(sources, ("reported.gpus",), no, line)
+            note_source(sources, ("reported.gpus",), no, line)
         plat = FORK_PLATFORM.match(line)
         if plat and "host.os" not in facts:
             found = platform_string_facts(plat.group(1))
             facts.update(found)
-            _note(sources, list(found), no, line)
+            note_source(sources, list(found), no, line)
         u = ULTRALYTICS.search(line.strip())
         if u:  # the last banner is the latest run
             for key in ("torch.version", "torch.cuda_build", "cuda.available", "reported.gpus"):
@@ -286,7 +276,7 @@ def fork_facts(lines: list[str], sources: Sources) -> dict[str, Any]:
             if u.group(3):
                 facts["cuda.available"] = True
                 facts["reported.gpus"] = [{"index": int(u.group(2)), "name": u.group(3)}]
-            _note(sources, ("torch.version", "torch.cuda_build", "cuda.available", "reported.gpus"), no, line)
+            note_source(sources, ("torch.version", "torch.cuda_build", "cuda.available", "reported.gpus"), no, line)
     _local_build(facts)
     return facts
 
@@ -354,7 +344,7 @@ def env_table_facts(lines: list[str], skip: set[int], sources: Sources) -> dict[
             elif fact == "reported.gpus":
                 found = [{"index": i, "name": name} for i, name in enumerate(found)]
             facts[fact] = None if found == "" else found
-            _note(stated, (fact, "torch.cuda_build") if fact == "torch.version" else (fact,), no, line)
+            note_source(stated, (fact, "torch.cuda_build") if fact == "torch.version" else (fact,), no, line)
     if len([k for k in facts if k != "host.os"]) < 2:
         return {}
     for key, where in stated.items():
@@ -389,24 +379,24 @@ def lightning_facts(lines: list[str], sources: Sources) -> dict[str, Any]:
                 gpus = [] if not value else None  # "None": torch saw no GPU, which says nothing of the machine
             elif section == "cuda" and name == "available" and _available(value) is not None:
                 facts["cuda.available"] = _available(value)
-                _note(sources, ("cuda.available",), no, line)
+                note_source(sources, ("cuda.available",), no, line)
             elif section == "cuda" and name == "version":
                 build = re.fullmatch(r"(\d+\.\d+)(?:\.\d+)*", value)
                 if build or value.lower() == "none":
                     facts["torch.cuda_build"] = build.group(1) if build else None
-                    _note(sources, ("torch.cuda_build",), no, line)
+                    note_source(sources, ("torch.cuda_build",), no, line)
             elif section in ("lightning", "packages") and name == "torch" and re.match(r"\d+\.\d+", value):
                 facts.setdefault("torch.version", value)
-                _note(sources, ("torch.version",), no, line)
+                note_source(sources, ("torch.version",), no, line)
             elif section == "system" and name == "os" and value in ("Linux", "Windows", "Darwin"):
                 facts["host.os"] = value
-                _note(sources, ("host.os",), no, line)
+                note_source(sources, ("host.os",), no, line)
             continue
         item = LIGHTNING_ITEM.match(line)
         if item and gpus is not None:
             gpus.append(item.group(1).strip())
             facts["reported.gpus"] = [{"index": i, "name": n} for i, n in enumerate(gpus)]
-            _note(sources, ("reported.gpus",), no, line)
+            note_source(sources, ("reported.gpus",), no, line)
     if "cuda.available" not in facts:
         return {}  # no "* CUDA:" section: not this report
     _local_build(facts)
@@ -422,7 +412,7 @@ def xformers_facts(lines: list[str], sources: Sources) -> dict[str, Any]:
         m = XFORMERS_TORCH.match(raw[:MAX_LINE])
         if m:
             facts["torch.version"] = m.group(1)
-            _note(sources, ("torch.version", "torch.cuda_build"), no, raw)
+            note_source(sources, ("torch.version", "torch.cuda_build"), no, raw)
             break
     _local_build(facts)
     return facts
@@ -492,7 +482,7 @@ def repl_facts(lines: list[str], sources: Sources) -> dict[str, Any]:
             facts["torch.arch_list"] = re.findall(r"(?:sm|compute)_\d+a?", value)
         new = [k for k in facts if k not in before]
         if new:
-            _note(
+            note_source(
                 said,
                 [*new, "torch.cuda_build"] if "torch.version" in new else new,
                 i + 1,
@@ -505,7 +495,7 @@ def repl_facts(lines: list[str], sources: Sources) -> dict[str, Any]:
     for session_facts, session_sources in chosen:
         merged.update(session_facts)
         for key, where in session_sources.items():
-            _note(sources, (key,), *where)
+            note_source(sources, (key,), *where)
     _local_build(merged)
     return merged
 
@@ -518,24 +508,24 @@ def install_facts(lines: list[str], sources: Sources) -> dict[str, Any]:
         m = INSTALLED.search(line)
         if m:
             facts["torch.version"] = m.group(1)
-            _note(sources, ("torch.version", "torch.cuda_build"), no, line)
+            note_source(sources, ("torch.version", "torch.cuda_build"), no, line)
         w = WINDOWS_PYPI_WHEEL.search(line)
         if w and "download.pytorch.org/whl/cu" not in line:
             facts["torch.version"] = w.group(1)
             facts["torch.cuda_build"] = None
             facts["host.os"] = "Windows"
-            _note(sources, ("torch.version", "torch.cuda_build", "host.os"), no, line)
+            note_source(sources, ("torch.version", "torch.cuda_build", "host.os"), no, line)
         pin = CONDA_CUDA_PIN.search(line)
         if pin and re.search(r"\bpytorch\b", line, re.IGNORECASE) and "conda.requested_cuda" not in facts:
             facts["conda.requested_cuda"] = pin.group(1)
-            _note(sources, ("torch.cuda_build",), no, line)
+            note_source(sources, ("torch.cuda_build",), no, line)
         c = CONDA_TORCH.match(line) or CONDA_PLAN_TORCH.search(line)
         if c and re.search(r"cpu|cuda|py\d", c.group(2)):
             facts["torch.conda_build"] = c.group(2)
             facts.setdefault("torch.version", c.group(1))
             if "cpu" in c.group(2):
                 facts["torch.cuda_build"] = None
-            _note(sources, ("torch.conda_build", "torch.version", "torch.cuda_build"), no, line)
+            note_source(sources, ("torch.conda_build", "torch.version", "torch.cuda_build"), no, line)
     _local_build(facts)
     # What the command asked for stands for the build only when nothing shows what conda actually installed (a
     # solver can fall back to the CPU package: then the package plan says so and wins).
@@ -559,11 +549,11 @@ def mention_facts(lines: list[str], sources: Sources) -> dict[str, Any]:
         if cpu and "torch.version" not in facts and TORCH_WORD.search(line) and not RESOLVER_LIST.search(line):
             facts["torch.version"] = cpu.group(1)
             facts["torch.cuda_build"] = None
-            _note(sources, ("torch.version", "torch.cuda_build"), no, line)
+            note_source(sources, ("torch.version", "torch.cuda_build"), no, line)
         init = TORCH_INIT.search(line)
         if init and "torch.file" not in facts:
             facts["torch.file"] = init.group("file")
-            _note(sources, ("torch.file",), no, line)
+            note_source(sources, ("torch.file",), no, line)
     return facts
 
 
@@ -573,10 +563,10 @@ def platform_facts(lines: list[str], sources: Sources) -> dict[str, Any]:
         line = raw[:MAX_LINE]
         if "host.os" not in facts and (WINDOWS.search(line) or SMI_WINDOWS.search(line)):
             facts["host.os"] = "Windows"
-            _note(sources, ("host.os",), no, line)
+            note_source(sources, ("host.os",), no, line)
         if "platform.jetson" not in facts and _may_name_a_jetson(line) and JETSON_RELEASE.search(line):
             facts["platform.jetson"] = line.strip()[:200]
-            _note(sources, ("platform.jetson",), no, line)
+            note_source(sources, ("platform.jetson",), no, line)
     if "platform.jetson" in facts:
         facts.setdefault("host.machine", "aarch64")
     if "host.os" not in facts and "platform.jetson" not in facts:
@@ -585,11 +575,11 @@ def platform_facts(lines: list[str], sources: Sources) -> dict[str, Any]:
         )
         if named and not any(NOT_WINDOWS_TEXT.search(line[:MAX_LINE]) for line in lines):
             facts["host.os"] = "Windows"
-            _note(sources, ("host.os",), *named)
+            note_source(sources, ("host.os",), *named)
     wsl = next(((no, line) for no, line in enumerate(lines, start=1) if WSL_TEXT.search(line[:MAX_LINE])), None)
     if wsl:
         facts["platform.wsl"] = "wsl1" if WSL1_TEXT.search(wsl[1]) else "wsl2"
-        _note(sources, ("platform.wsl",), *wsl)
+        note_source(sources, ("platform.wsl",), *wsl)
     mac = next(
         (
             (no, line)
@@ -600,13 +590,13 @@ def platform_facts(lines: list[str], sources: Sources) -> dict[str, Any]:
     )
     if mac and "host.os" not in facts and not any(LINUX_TEXT.search(line[:MAX_LINE]) for line in lines):
         facts["host.os"] = "Darwin"
-        _note(sources, ("host.os",), *mac)
+        note_source(sources, ("host.os",), *mac)
         chip = next(
             ((no, line) for no, line in enumerate(lines, start=1) if APPLE_SILICON.search(line[:MAX_LINE])), None
         )
         if chip:
             facts["host.machine"] = "arm64"
-            _note(sources, ("host.machine",), *chip)
+            note_source(sources, ("host.machine",), *chip)
     chip = next(((no, line) for no, line in enumerate(lines, start=1) if APPLE_CHIP.search(line[:MAX_LINE])), None)
     x86 = next(((no, line) for no, line in enumerate(lines, start=1) if MAC_X86.search(line[:MAX_LINE])), None)
     said = next(((no, line) for no, line in enumerate(lines, start=1) if ROSETTA.search(line[:MAX_LINE])), None)
@@ -616,7 +606,7 @@ def platform_facts(lines: list[str], sources: Sources) -> dict[str, Any]:
         facts["python.machine"] = "x86_64"
         for hit in (said, chip, x86):
             if hit is not None:
-                _note(sources, ("platform.rosetta", "python.machine"), *hit)
+                note_source(sources, ("platform.rosetta", "python.machine"), *hit)
     return facts
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-MAX_LINE = 2000
+from gpuassist.ingest.lines import MAX_LINE, note_source
 
 # sys.platform is "win32" on 64-bit Windows too: only these forms say the interpreter itself is 32-bit.
 PYTHON_32BIT = re.compile(
@@ -23,6 +23,6 @@ def python_arch_facts(lines: list[str], sources: dict[str, tuple[int, str]]) -> 
     """``python.machine`` = "x86" when the text shows a 32-bit Python."""
     for no, raw in enumerate(lines, start=1):
         if PYTHON_32BIT.search(raw[:MAX_LINE]):
-            sources.setdefault("python.machine", (no, raw.strip()[:500]))
+            note_source(sources, "python.machine", no, raw)
             return {"python.machine": "x86"}
     return {}

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-MAX_LINE = 2000
+from gpuassist.ingest.lines import MAX_LINE, note_source
 
 # A launch command at the start of a line (after a shell prompt) or a job-script directive.
 LAUNCH = re.compile(
@@ -45,14 +45,14 @@ def scheduler_facts(lines: list[str], sources: dict[str, tuple[int, str]]) -> di
             if "scheduler.kind" not in facts:
                 facts["scheduler.kind"] = kind
                 facts["scheduler.job_id"] = JOB_VARIABLE[kind]
-                sources.setdefault("scheduler.kind", (no, line.strip()[:500]))
+                note_source(sources, "scheduler.kind", no, line)
             if GPU_REQUEST.search(line):
                 requests.append(line.strip()[:200])
         job = JOB_ID.search(line)
         if job:
             facts.setdefault("scheduler.kind", "slurm" if "SLURM" in job.group(0) else job.group(0)[:3].lower())
             facts["scheduler.job_id"] = job.group(1)
-            sources.setdefault("scheduler.job_id", (no, line.strip()[:500]))
+            note_source(sources, "scheduler.job_id", no, line)
     if "scheduler.kind" not in facts or not any(GPU_TOPIC.search(line[:MAX_LINE]) for line in lines):
         return {}  # a job that is not about the GPU (the rule then has nothing to explain)
     if requests:

@@ -18,10 +18,9 @@ from functools import cache
 
 from gpuassist.findings import Severity
 from gpuassist.ingest.errors import Match
+from gpuassist.ingest.lines import MAX_LINE, note_source
 from gpuassist.ingest.needles import any_of
 from gpuassist.report.model import Report
-
-MAX_LINE = 2000
 
 # The graphics card / GPU named in other languages (zh, ja, ko, es, pt, de, fr, it, ru), and NVIDIA's name in them.
 GPU_WORDS = (
@@ -618,14 +617,14 @@ def stated_facts(lines: list[str], sources: dict[str, tuple[int, str]]) -> dict[
             cuda = t.group("cuda")
             facts["torch.version"] = t.group("version")
             facts["torch.cuda_build"] = f"{cuda[:-1]}.{cuda[-1]}"
-            sources.setdefault("torch.version", (no, line.strip()[:500]))
-            sources.setdefault("torch.cuda_build", (no, line.strip()[:500]))
+            note_source(sources, "torch.version", no, line)
+            note_source(sources, "torch.cuda_build", no, line)
         elif t and "requested.torch_version" not in facts and REQUIREMENT.search(line):
             # The project's pin ("the requirement torch==1.7.1+cu101"): the build the user is told to install.
             cuda = t.group("cuda")
             facts["requested.torch_version"] = t.group("version")
             facts["requested.cuda_build"] = f"{cuda[:-1]}.{cuda[-1]}"
-            sources.setdefault("requested.torch_version", (no, line.strip()[:500]))
+            note_source(sources, "requested.torch_version", no, line)
         named = any(word in low for word in OWN_GPU_WORDS)
         stated = STATED_GPU.match(line) if named else None
         for g in [stated] if stated else OWN_GPU.finditer(line) if named else ():
