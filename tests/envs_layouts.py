@@ -8,6 +8,10 @@ import stat
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
+
+from gpuassist.envs.discovery import Origin
+from gpuassist.envs.inspect import EnvRow, TorchCopy
 
 PYVER = f"python{sys.version_info.major}.{sys.version_info.minor}"
 
@@ -121,3 +125,36 @@ def linked_prefix(root: Path, *, conda: bool = False, torch: str | None = None) 
     if torch:
         stub_torch(site_packages(root), torch)
     return root / "bin" / "python"
+
+
+def env_row(
+    name: str,
+    version: str | None,
+    *,
+    origins: tuple[tuple[str, str], ...] = (),
+    status: str = "ok",
+    prefix: str | None = None,
+    kind: str = "venv",
+    **extra: Any,
+) -> EnvRow:
+    """A recorded row of the environment table (no process runs): a Linux venv under /home/u/<name>, with one pip
+    torch ``version`` in its site-packages (none when ``version`` is None)."""
+    prefix = prefix or f"/home/u/{name}"
+    site = f"{prefix}/lib/python3.11/site-packages"
+    torch = (
+        [TorchCopy(version, version.split("+")[1] if "+" in version else None, site, "pip", True)] if version else []
+    )
+    return EnvRow(
+        python=f"{prefix}/bin/python",
+        name=name,
+        kind=kind,
+        status=status,
+        origins=[Origin(k, label, f"{prefix}/bin/python") for k, label in origins],
+        python_version="3.11.7",
+        prefix=prefix,
+        platform="linux",
+        machine="x86_64",
+        torch=torch,
+        torch_origin=f"{site}/torch/__init__.py" if version else None,
+        **extra,
+    )

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from gpuassist.envs.discovery import Origin
-from gpuassist.envs.inspect import EnvRow, TorchCopy, build_flavour
+from envs_layouts import env_row
+from gpuassist.envs.inspect import build_flavour
 from gpuassist.facts import Facts
 from gpuassist.findings import Severity
 from gpuassist.rules.engine import registered_rules
@@ -18,46 +18,8 @@ GPU_HOST = {"pci.nvidia_gpu_count": 1, "nvml.status": "ok", "nvml.gpus": [{"inde
 NO_GPU_HOST = {"pci.nvidia_gpu_count": 0, "nvml.status": "driver_not_loaded"}
 
 
-def row(
-    name: str,
-    version: str | None,
-    *,
-    target: bool = False,
-    origins: tuple[tuple[str, str], ...] = (),
-    status: str = "ok",
-    prefix: str | None = None,
-    kind: str = "venv",
-    **extra: Any,
-) -> dict[str, Any]:
-    prefix = prefix or f"/home/u/{name}"
-    torch = (
-        [
-            TorchCopy(
-                version,
-                version.split("+")[1] if "+" in version else None,
-                f"{prefix}/lib/python3.11/site-packages",
-                "pip",
-                True,
-            )
-        ]
-        if version
-        else []
-    )
-    return EnvRow(
-        python=f"{prefix}/bin/python",
-        name=name,
-        kind=kind,
-        status=status,
-        origins=[Origin(k, lab, f"{prefix}/bin/python") for k, lab in origins],
-        python_version="3.11.7",
-        prefix=prefix,
-        platform="linux",
-        machine="x86_64",
-        torch=torch,
-        torch_origin=f"{prefix}/lib/python3.11/site-packages/torch/__init__.py" if version else None,
-        is_target=target,
-        **extra,
-    ).to_json()
+def row(name: str, version: str | None, *, target: bool = False, **kw: Any) -> dict[str, Any]:
+    return env_row(name, version, is_target=target, **kw).to_json()
 
 
 def facts(rows: list[dict[str, Any]], host: dict[str, Any] | None = None, **more: Any) -> Facts:

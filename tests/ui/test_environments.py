@@ -14,8 +14,8 @@ import psutil
 import pytest
 from PySide6.QtCore import Qt
 
-from gpuassist.envs.discovery import Origin
-from gpuassist.envs.inspect import EnvRow, Inventory, TorchCopy
+from envs_layouts import env_row
+from gpuassist.envs.inspect import EnvRow, Inventory
 from gpuassist.report.envs import envs_report
 from gpuassist.wizard.environments import COLUMNS, Environments
 
@@ -76,34 +76,7 @@ def test_a_pick_while_steps_run_waits_and_simulated_machines_have_no_table(qtbot
 
 def sample_inventory() -> Inventory:
     def row(name: str, version: str | None, **kw: Any) -> EnvRow:
-        prefix = f"/home/u/{name}"
-        torch = (
-            [
-                TorchCopy(
-                    version,
-                    version.split("+")[1] if "+" in version else None,
-                    f"{prefix}/lib/python3.11/site-packages",
-                    "pip",
-                    True,
-                )
-            ]
-            if version
-            else []
-        )
-        return EnvRow(
-            python=f"{prefix}/bin/python",
-            name=name,
-            kind="venv",
-            status="ok",
-            origins=[Origin("path", "PATH python", f"{prefix}/bin/python")],
-            python_version="3.11.7",
-            prefix=prefix,
-            platform="linux",
-            machine="x86_64",
-            torch=torch,
-            torch_origin=f"{prefix}/lib/python3.11/site-packages/torch/__init__.py" if version else None,
-            **kw,
-        )
+        return env_row(name, version, origins=(("path", "PATH python"),), **kw)
 
     return Inventory(
         [row("app", "2.5.1+cpu", is_target=True), row("gpu", "2.5.1+cu124")],
