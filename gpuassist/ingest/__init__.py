@@ -12,6 +12,7 @@ from gpuassist.facts import Facts
 from gpuassist.findings import Evidence
 from gpuassist.ingest import collect_env, errors, paste_causes, paste_facts, system_causes, user_words
 from gpuassist.ingest import kinds as kinds_mod
+from gpuassist.ingest.build_facts import cpu_build_without_version
 from gpuassist.ingest.lines import Sources
 from gpuassist.ingest.report_json import looks_like_json, parse_report
 from gpuassist.ingest.text import MAX_BYTES, UnreadableInput, clean_lines, decode
@@ -244,6 +245,7 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
         _smi_memory_held_match(lines, matches),
         _two_interpreters_match(lines),
         paste_causes.works_elsewhere_match(lines),
+        cpu_build_without_version(report.facts, sources),
     ):
         if inferred is not None:
             matches = [*matches, inferred]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from gpuassist.ingest.build_facts import build_facts
 from gpuassist.ingest.lines import MAX_LINE, Sources, note_source
 from gpuassist.ingest.mig_facts import mig_facts
 from gpuassist.ingest.python_arch import python_arch_facts
@@ -627,6 +628,7 @@ def gather(lines: list[str], skip: set[int], sources: Sources | None = None) -> 
         mig_facts(lines, sources),
         scheduler_facts(lines, sources),
         python_arch_facts(lines, sources),
+        build_facts(lines, sources),
     ):
         for key, value in part.items():
             facts.setdefault(key, value)

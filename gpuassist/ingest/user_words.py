@@ -321,6 +321,18 @@ CUDA_FAILURE = re.compile(
 )
 
 
+# CUDA not working in the user's or a tool's words, as a Mac text says it: is_available() answering False or
+# choosing 'cpu' (the usual `'cuda' if torch.cuda.is_available() else 'cpu'` line), "CUDA is not supported / not
+# available / doesn't work", "no CUDA", torch.amp's "User provided device_type of 'cuda', but CUDA is not available".
+MAC_NO_CUDA = re.compile(
+    r"is_available\(\)[^\n]{0,80}?(?:[`'\"]cpu[`'\"]|\bfalse\b)|"
+    r"\bcuda\b[^\n.]{0,40}?\b(?:is not|isn'?t|not|doesn'?t|does not|won'?t|cannot|can'?t)\s+(?:be\s+)?"
+    r"(?:supported|available|work|exist|run|used?)\b|"
+    r"\b(?:no|without)\s+cuda\b(?![-_ ](?:toolkit|home|path))",
+    re.IGNORECASE,
+)
+
+
 def mac_cuda_failure(lines: list[str], matches: list[Match], *, unavailable: bool = False) -> Match | None:
     """On a Mac, any CUDA failure (whatever tool prints it: jcuda, CuPy, numba; or is_available() answering False)
     means CUDA does not exist there: the answer is MPS (or the CPU), not a driver or a CUDA build. Only when no other
@@ -330,6 +342,9 @@ def mac_cuda_failure(lines: list[str], matches: list[Match], *, unavailable: boo
     failed = next(((no, line) for no, line in enumerate(lines, start=1) if CUDA_FAILURE.search(line[:MAX_LINE])), None)
     if failed is None and unavailable:
         failed = next(((no, line) for no, line in enumerate(lines, start=1) if "is_available" in line[:MAX_LINE]), None)
+    if failed is None:
+        said = ((no, line) for no, line in enumerate(lines, start=1) if MAC_NO_CUDA.search(line[:MAX_LINE]))
+        failed = next(said, None)
     if failed is None:
         return None
     return Match("macos_no_cuda_use_mps", failed[0], failed[1].strip()[:500], True, 0.85)

@@ -1,0 +1,213 @@
+"""Which torch build is installed, read from the listings that state it without collect_env.
+
+Each of these prints the build in its own shape, and a paste often holds only one of them:
+
+- a one-line check, ``python -c "import torch; print(torch.__version__, torch.version.cuda)"`` (the catalogue's
+  own confirm step), answered on the next line as ``2.3.0 None`` (``None``: no CUDA, a CPU build);
+- ``pip show torch`` (``Name: torch`` then ``Version: 2.3.1+cpu``);
+- a lockfile (uv.lock, poetry.lock, pdm.lock: ``name = "torch"`` then ``version = "2.5.1+cpu"``, or a source on
+  the CPU index ``https://download.pytorch.org/whl/cpu``);
+- the REPL answering ``torch.backends.cuda.is_built()`` with ``False`` (the build has no CUDA) and
+  ``torch.cuda.get_device_capability()`` with ``(12, 0)`` (the GPU's compute capability, which the build's arch
+  list is checked against).
+
+Sources: torch/version.py (``cuda`` is None in a CPU build), torch/backends/cuda/__init__.py (``is_built``),
+pip's ``show`` command (src/pip/_internal/commands/show.py: ``Name:``/``Version:`` lines), the lockfile formats of
+uv (``[[package]]`` tables with ``name``/``version``/``source``) and Poetry/PDM (the same keys).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from gpuassist.facts import Facts
+from gpuassist.ingest.errors import Match
+from gpuassist.ingest.lines import MAX_LINE, Sources, note_source
+
+# A local version tag states the build: +cpu has no CUDA, +cu121 is CUDA 12.1.
+VERSION = r"\d+\.\d+(?:\.\d+)?(?:(?:a|b|rc|\.dev|\.post)\d+)?(?:\+[\w.]+)?"
+TORCH_EXPRS = {
+    "torch.__version__": "torch.version",
+    "torch.version.cuda": "torch.cuda_build",
+    "torch.cuda.is_available()": "cuda.available",
+    "torch.cuda.device_count()": "cuda.device_count",
+    "torch.backends.cuda.is_built()": "torch.cuda_built",
+}
+PRINT_CALL = re.compile(r"\bprint\(([^\n]*)\)")
+PIP_SHOW_NAME = re.compile(r"^\s*Name:\s*torch\s*$", re.IGNORECASE)
+PIP_SHOW_VERSION = re.compile(rf"^\s*Version:\s*({VERSION})\s*$")
+LOCK_NAME = re.compile(r'^\s*name\s*=\s*"torch"\s*$')
+LOCK_VERSION = re.compile(rf'^\s*version\s*=\s*"({VERSION})"\s*$')
+LOCK_SOURCE = re.compile(r"download\.pytorch\.org/whl/(?:nightly/|test/)?(cpu|cu\d{2,3})\b")
+LOCK_NEXT_PACKAGE = re.compile(r"^\s*\[\[package\]\]|^\s*name\s*=")
+REPL_ASK = re.compile(r"^\s*(?:>>>|In \[\d+\]:)\s*(?:print\(\s*)?(torch\.[\w.]+\(\))\s*\)?\s*;?\s*$")
+# The question that asks the build itself (the source line of a version-less CPU-build statement).
+BUILD_ASKED = re.compile(r"torch\.version\.cuda|torch\.backends\.cuda\.is_built\(\)")
+CAPABILITY = re.compile(r"^\s*(?:Out\[\d+\]:\s*)?\((\d{1,2}),\s*(\d)\)\s*$")
+
+
+def local_tag_build(version: str) -> tuple[bool, str | None]:
+    """(whether the tag states the build, the CUDA version it states: None for +cpu)."""
+    tag = version.partition("+")[2]
+    if tag == "cpu":
+        return True, None
+    m = re.fullmatch(r"cu(\d{2,3})", tag)
+    if m:
+        digits = m.group(1)
+        return True, f"{digits[:-1]}.{digits[-1]}"
+    return False, None
+
+
+def _value(expr_fact: str, token: str) -> tuple[bool, Any]:
+    """What one printed token says for the fact its expression states; (False, None) when it is not that shape."""
+    if expr_fact == "torch.version":
+        return (True, token) if re.fullmatch(VERSION, token) else (False, None)
+    if expr_fact == "torch.cuda_build":
+        if token == "None":
+            return True, None
+        return (True, token) if re.fullmatch(r"\d+\.\d+(?:\.\d+)?", token) else (False, None)
+    if expr_fact in ("cuda.available", "torch.cuda_built"):
+        return (True, token == "True") if token in ("True", "False") else (False, None)
+    if expr_fact == "cuda.device_count":
+        return (True, int(token)) if token.isdigit() else (False, None)
+    return False, None
+
+
+def printed_check_facts(lines: list[str], sources: Sources) -> dict[str, Any]:
+    """``print(torch.__version__, torch.version.cuda, ...)`` in a command or script, and the line it printed: each
+    printed word belongs to the expression in the same place (only when every word fits its expression)."""
+    facts: dict[str, Any] = {}
+    for i, raw in enumerate(lines[:-1]):
+        call = PRINT_CALL.search(raw[:MAX_LINE])
+        if call is None or "torch." not in call.group(1):
+            continue
+        args = [a.strip() for a in call.group(1).split(",")]
+        if not any(a in TORCH_EXPRS for a in args):
+            continue
+        out = lines[i + 1][:MAX_LINE].strip()
+        tokens = out.split()
+        if len(tokens) != len(args):
+            continue
+        stated: dict[str, Any] = {}
+        for arg, token in zip(args, tokens, strict=True):
+            fact = TORCH_EXPRS.get(arg)
+            if fact is None:
+                continue
+            fits, value = _value(fact, token)
+            if not fits:
+                stated = {}
+                break
+            stated[fact] = value
+        if not stated:
+            continue
+        for key, value in stated.items():
+            facts.setdefault(key, value)
+        note_source(sources, tuple(stated), i + 1, f"{raw.strip()}  ->  {out}")
+    return facts
+
+
+def pip_show_facts(lines: list[str], sources: Sources) -> dict[str, Any]:
+    """``pip show torch``: the ``Version:`` line that follows ``Name: torch``."""
+    for i, raw in enumerate(lines):
+        if not PIP_SHOW_NAME.match(raw[:MAX_LINE]):
+            continue
+        for no in range(i + 1, min(i + 3, len(lines))):
+            m = PIP_SHOW_VERSION.match(lines[no][:MAX_LINE])
+            if m:
+                note_source(sources, ("torch.version", "torch.cuda_build"), no + 1, lines[no])
+                return {"torch.version": m.group(1)}
+    return {}
+
+
+def lockfile_facts(lines: list[str], sources: Sources) -> dict[str, Any]:
+    """A lockfile's torch package(s): when every torch entry it locks is a CPU build (``+cpu`` or the CPU index), the
+    environment it installs has no CUDA; a lock that resolves a CPU torch for one platform and a CUDA torch for
+    another does not say which one this machine got, so it states nothing."""
+    builds: list[tuple[int, str, str | None]] = []  # (line number, version, the build it states or "?")
+    for i, raw in enumerate(lines):
+        if not LOCK_NAME.match(raw[:MAX_LINE]):
+            continue
+        version, build, no = None, "?", i + 1
+        for j in range(i + 1, min(i + 8, len(lines))):
+            line = lines[j][:MAX_LINE]
+            if LOCK_NEXT_PACKAGE.match(line):
+                break
+            v = LOCK_VERSION.match(line)
+            if v:
+                version, no = v.group(1), j + 1
+                stated, cuda = local_tag_build(version)
+                if stated:
+                    build = "cpu" if cuda is None else cuda
+            s = LOCK_SOURCE.search(line)
+            if s and build == "?":
+                tag = s.group(1)
+                build = "cpu" if tag == "cpu" else f"{tag[2:-1]}.{tag[-1]}"
+        if version is not None:
+            builds.append((no, version, build))
+    if not builds or any(b != "cpu" for _, _, b in builds):
+        return {}
+    no, version, _ = builds[0]
+    note_source(sources, ("torch.version", "torch.cuda_build"), no, lines[no - 1])
+    return {"torch.version": version, "torch.cuda_build": None}
+
+
+def repl_build_facts(lines: list[str], sources: Sources) -> dict[str, Any]:
+    """The REPL's answers that state the build or the GPU without a version: ``torch.backends.cuda.is_built()``
+    -> False, ``torch.cuda.get_device_capability()`` -> ``(12, 0)``."""
+    facts: dict[str, Any] = {}
+    for i, raw in enumerate(lines[:-1]):
+        m = REPL_ASK.match(raw[:MAX_LINE])
+        if m is None:
+            continue
+        out = lines[i + 1][:MAX_LINE].strip()
+        if m.group(1) == "torch.backends.cuda.is_built()" and out in ("True", "False"):
+            facts["torch.cuda_built"] = out == "True"
+            note_source(sources, ("torch.cuda_built", "torch.cuda_build"), i + 1, f"{raw.strip()}  ->  {out}")
+        cap = CAPABILITY.match(out) if m.group(1) == "torch.cuda.get_device_capability()" else None
+        if cap and "torch.device_capability" not in facts:
+            facts["torch.device_capability"] = f"{cap.group(1)}.{cap.group(2)}"
+            note_source(sources, ("torch.device_capability", "reported.gpus"), i + 1, f"{raw.strip()}  ->  {out}")
+    return facts
+
+
+def build_facts(lines: list[str], sources: Sources) -> dict[str, Any]:
+    """Every build fact the listings above state; the first to state a fact wins. A version's local tag states the
+    build as well (``+cpu``: no CUDA), unless a listing stated it outright."""
+    facts: dict[str, Any] = {}
+    for part in (
+        printed_check_facts(lines, sources),
+        pip_show_facts(lines, sources),
+        lockfile_facts(lines, sources),
+        repl_build_facts(lines, sources),
+    ):
+        for key, value in part.items():
+            facts.setdefault(key, value)
+    stated, cuda = local_tag_build(str(facts.get("torch.version") or ""))
+    if stated:
+        facts.setdefault("torch.cuda_build", cuda)
+    if facts.get("torch.cuda_built") is False:
+        facts.setdefault("torch.cuda_build", None)
+    capability = facts.pop("torch.device_capability", None)
+    if capability is not None:
+        name = f"a GPU of compute capability {capability}"
+        facts["reported.gpus"] = [{"index": 0, "name": name, "compute_capability": capability}]
+    return facts
+
+
+def cpu_build_without_version(facts: Facts, sources: Sources) -> Match | None:
+    """The text states the build has no CUDA (``torch.version.cuda`` -> None, ``torch.backends.cuda.is_built()`` ->
+    False) but not the torch version, so the wheel rule (which names the version it judges) cannot run: the
+    statement itself is the CPU build, a verdict like ``+cpu``."""
+    if (
+        not facts.known("torch.cuda_build")
+        or facts.value("torch.cuda_build") is not None
+        or facts.value("torch.version")
+    ):
+        return None
+    if facts.value("torch.hip_build") or facts.value("cuda.available") is True or facts.value("host.os") == "Darwin":
+        return None  # ROCm builds have no CUDA version; a Mac's build has none either (its own finding)
+    where = sources.get("torch.cuda_build")
+    if where is None or not BUILD_ASKED.search(where[1]):
+        return None  # stated by something else (collect_env's "N/A" when torch does not import)
+    return Match("cpu_only_build", where[0], where[1], True, 0.9)

@@ -1,0 +1,200 @@
+"""Which torch build and platform a paste shows, in every listing that states it (issue #14, round 4: wheels, builds
+and platforms). The texts are synthetic, written in each tool's own layout (pip show, a one-line check's printout,
+uv.lock/poetry.lock, the REPL, uv's and Poetry's resolver reports, a Mac's own words); each mechanism has a
+counter-example that must not fire."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpuassist.ingest import load_text
+from gpuassist.ingest.build_facts import build_facts, lockfile_facts, printed_check_facts
+from gpuassist.ingest.text import clean_lines
+
+
+def _ids(text: str) -> list[str]:
+    return [f.id for f in load_text(text).findings]
+
+
+# ------------------------------------------------------------------ the one-line check the catalogue asks for
+
+CHECK_CPU = """\
+$ python -c "import torch; print(torch.__version__, torch.version.cuda, torch.cuda.is_available())"
+2.3.0 None False
+"""
+CHECK_CUDA = """\
+$ python -c "import torch; print(torch.__version__, torch.version.cuda, torch.cuda.is_available())"
+2.3.0 12.1 False
+"""
+
+
+def test_printed_check_maps_each_word_to_its_expression() -> None:
+    sources: dict[str, tuple[int, str]] = {}
+    facts = printed_check_facts(clean_lines(CHECK_CPU), sources)
+    assert facts == {"torch.version": "2.3.0", "torch.cuda_build": None, "cuda.available": False}
+    assert sources["torch.cuda_build"][0] == 1
+
+
+def test_printed_check_with_none_is_a_cpu_build() -> None:
+    assert _ids(CHECK_CPU)[:1] == ["cpu_only_build"]
+
+
+def test_printed_check_with_a_cuda_version_is_not_a_cpu_build() -> None:
+    assert "cpu_only_build" not in _ids(CHECK_CUDA)
+
+
+def test_printed_check_ignores_output_that_does_not_fit() -> None:
+    text = "$ python -c 'import torch; print(torch.__version__, torch.version.cuda)'\nTraceback (most recent call"
+    assert printed_check_facts(clean_lines(text), {}) == {}
+
+
+# ----------------------------------------------------------------------------------------------------- pip show
+
+
+def test_pip_show_plus_cpu_is_a_cpu_build() -> None:
+    text = "$ pip show torch\nName: torch\nVersion: 2.3.1+cpu\nSummary: Tensors and Dynamic neural networks\n"
+    assert _ids(text)[:1] == ["cpu_only_build"]
+
+
+def test_pip_show_of_another_package_states_nothing() -> None:
+    text = "$ pip show torchvision\nName: torchvision\nVersion: 0.18.1+cpu\n"
+    assert "torch.version" not in build_facts(clean_lines(text), {})
+
+
+# ---------------------------------------------------------------------------------------------------- lockfiles
+
+UV_LOCK_CPU = """\
+[[package]]
+name = "torch"
+version = "2.5.1+cpu"
+source = { registry = "https://download.pytorch.org/whl/cpu" }
+"""
+POETRY_LOCK_CPU_INDEX = """\
+[[package]]
+name = "torch"
+version = "2.4.0"
+description = "Tensors and Dynamic neural networks in Python with strong GPU acceleration"
+
+[package.source]
+type = "legacy"
+url = "https://download.pytorch.org/whl/cpu"
+"""
+UV_LOCK_SPLIT = """\
+[[package]]
+name = "torch"
+version = "2.5.1+cpu"
+source = { registry = "https://download.pytorch.org/whl/cpu" }
+
+[[package]]
+name = "torch"
+version = "2.5.1+cu124"
+source = { registry = "https://download.pytorch.org/whl/cu124" }
+"""
+
+
+def test_lockfile_with_only_cpu_torch_is_a_cpu_build() -> None:
+    assert lockfile_facts(clean_lines(UV_LOCK_CPU), {}) == {"torch.version": "2.5.1+cpu", "torch.cuda_build": None}
+    assert _ids(UV_LOCK_CPU)[:1] == ["cpu_only_build"]
+
+
+def test_poetry_lock_source_on_the_cpu_index_is_a_cpu_build() -> None:
+    assert lockfile_facts(clean_lines(POETRY_LOCK_CPU_INDEX), {})["torch.cuda_build"] is None
+
+
+def test_lockfile_with_a_cpu_and_a_cuda_torch_states_nothing() -> None:
+    # uv resolves per platform: which of the two this machine got is not in the lock.
+    assert lockfile_facts(clean_lines(UV_LOCK_SPLIT), {}) == {}
+
+
+# ------------------------------------------------------------------------------------ the REPL without a version
+
+
+def test_is_built_false_is_a_cpu_build() -> None:
+    assert _ids(">>> import torch\n>>> torch.backends.cuda.is_built()\nFalse\n")[:1] == ["cpu_only_build"]
+
+
+def test_version_cuda_none_without_a_version_is_a_cpu_build() -> None:
+    assert _ids(">>> print(torch.version.cuda)\nNone\n>>> torch.cuda.is_available()\nFalse\n")[:1] == ["cpu_only_build"]
+
+
+def test_is_built_true_claims_no_cpu_build() -> None:
+    assert "cpu_only_build" not in _ids(">>> torch.backends.cuda.is_built()\nTrue\n")
+
+
+def test_collect_env_na_is_not_a_stated_cpu_build() -> None:
+    # collect_env prints N/A for everything when torch does not import: not a CPU build.
+    text = "PyTorch version: N/A\nIs debug build: N/A\nCUDA used to build PyTorch: N/A\nIs CUDA available: N/A\n"
+    assert "cpu_only_build" not in _ids(text)
+
+
+def test_device_capability_is_checked_against_the_arch_list() -> None:
+    text = (
+        ">>> torch.cuda.get_arch_list()\n['sm_50', 'sm_60', 'sm_70', 'sm_75', 'sm_80', 'sm_86', 'sm_90']\n"
+        ">>> torch.cuda.get_device_capability()\n(12, 0)\n"
+    )
+    assert _ids(text)[:1] == ["gpu_arch_too_new_for_build"]
+
+
+def test_device_capability_inside_the_arch_list_is_fine() -> None:
+    text = (
+        ">>> torch.cuda.get_arch_list()\n['sm_50', 'sm_60', 'sm_70', 'sm_75', 'sm_80', 'sm_86', 'sm_90']\n"
+        ">>> torch.cuda.get_device_capability()\n(8, 6)\n"
+    )
+    ids = _ids(text)
+    assert "gpu_arch_too_new_for_build" not in ids and "gpu_arch_dropped_from_build" not in ids
+
+
+# ---------------------------------------------------------------------------- resolvers finding no wheel at all
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # uv: the release has no wheel for this Python (a too new Python)
+        "  × No solution found when resolving dependencies:\n  ╰─▶ Because torch==2.2.2 has no wheels with a matching "
+        "Python ABI tag (e.g., `cp313`) and you require torch==2.2.2, we can conclude that your requirements are "
+        "unsatisfiable.\n",
+        # uv: the variant asked for does not exist on the index
+        "  ╰─▶ Because there is no version of torch==2.4.0+cu118 and you require torch==2.4.0+cu118, we can conclude "
+        "that your requirements are unsatisfiable.\n",
+        # Poetry's installer: no wheel of the locked version fits this environment
+        "  - Installing torch (2.1.0+cu121)\n\n  RuntimeError\n\n  Unable to find installation candidates for torch "
+        "(2.1.0+cu121)\n",
+    ],
+)
+def test_resolver_reports_are_no_wheel(text: str) -> None:
+    assert _ids(text)[:1] == ["no_wheel_for_platform"]
+
+
+def test_resolver_report_about_another_package_is_not_torch_without_a_wheel() -> None:
+    text = (
+        "  ╰─▶ Because box2d==2.3.10 has no wheels with a matching Python ABI tag (e.g., `cp314`) and you require "
+        "box2d==2.3.10, we can conclude that your requirements are unsatisfiable.\n"
+    )
+    assert "no_wheel_for_platform" not in _ids(text)
+
+
+# ------------------------------------------------------------------------------------- a Mac, in its own words
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "On my MacBook Air I ran the notebook's check and torch.cuda.is_available() gives 'cpu' as the device.\n",
+        "I'm on a Mac (M2). The script says CUDA is not available and everything runs slowly.\n",
+        "/Users/ana/miniforge3/envs/sd/lib/python3.10/site-packages/torch/amp/autocast_mode.py:250: UserWarning: "
+        "User provided device_type of 'cuda', but CUDA is not available. Disabling\n",
+    ],
+)
+def test_a_mac_without_cuda_is_pointed_to_mps(text: str) -> None:
+    assert _ids(text)[:1] == ["macos_no_cuda_use_mps"]
+
+
+def test_a_mac_that_uses_mps_fine_claims_nothing() -> None:
+    text = "On my M2 MacBook training runs on mps:\n>>> torch.backends.mps.is_available()\nTrue\nepoch 1 loss 0.53\n"
+    assert _ids(text) == []
+
+
+def test_a_mac_used_only_to_reach_a_linux_server_is_not_a_mac_problem() -> None:
+    text = "I ssh from my Mac into our Ubuntu server with two RTX 3090s; there CUDA is not available in torch.\n"
+    assert "macos_no_cuda_use_mps" not in _ids(text)
