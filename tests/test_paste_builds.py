@@ -198,3 +198,106 @@ def test_a_mac_that_uses_mps_fine_claims_nothing() -> None:
 def test_a_mac_used_only_to_reach_a_linux_server_is_not_a_mac_problem() -> None:
     text = "I ssh from my Mac into our Ubuntu server with two RTX 3090s; there CUDA is not available in torch.\n"
     assert "macos_no_cuda_use_mps" not in _ids(text)
+
+
+# ------------------------------------------------------------------------- install requests that fix the build
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "name: myenv\nchannels:\n  - pytorch\ndependencies:\n  - python=3.10\n  - pytorch=2.0.1\n  - cpuonly\n",
+        "$ conda install pytorch torchvision torchaudio cpuonly -c pytorch\n",
+        "--extra-index-url https://download.pytorch.org/whl/cpu\ntorch==2.0.1\n",
+    ],
+)
+def test_a_cpu_install_request_is_a_cpu_build(text: str) -> None:
+    assert _ids(text)[:1] == ["cpu_only_build"]
+
+
+def test_a_cuda_install_request_is_not_a_cpu_build() -> None:
+    text = "--extra-index-url https://download.pytorch.org/whl/cu121\ntorch==2.1.0\n  - cpuonly-helper-docs\n"
+    assert "cpu_only_build" not in _ids(text)
+
+
+def test_pip_show_finding_no_torch_is_torch_not_installed() -> None:
+    assert _ids("$ pip show torch\nWARNING: Package(s) not found: torch\n")[:1] == ["torch_not_installed"]
+    assert "torch_not_installed" not in _ids("$ pip show torchaudio\nWARNING: Package(s) not found: torchaudio\n")
+
+
+def test_pytorch_configure_summary_without_cuda_is_a_source_build_without_it() -> None:
+    text = "-- ******** Summary ********\n--   USE_CUDA              : OFF\n--   USE_CUDNN             : OFF\n"
+    assert _ids(text)[:1] == ["source_build_without_cuda"]
+    assert "source_build_without_cuda" not in _ids("--   USE_CUDA              : ON\n")
+
+
+# ------------------------------------------------------------------------------------ Windows and PyPI's wheel
+
+
+@pytest.mark.parametrize(
+    "installed",
+    ["Successfully installed torch-2.2.0", " + torch==2.2.0", "  - Installing torch (2.2.0)"],
+)
+def test_an_untagged_torch_installed_on_windows_is_the_pypi_cpu_build(installed: str) -> None:
+    text = f"PS C:\\Users\\me\\proj> poetry install\n{installed}\nPS C:\\Users\\me\\proj> python check.py\nFalse\n"
+    assert _ids(text)[:1] == ["cpu_only_build"]
+
+
+def test_a_tagged_cuda_torch_installed_on_windows_is_not_a_cpu_build() -> None:
+    text = "PS C:\\Users\\me\\proj> pip install torch\nSuccessfully installed torch-2.2.0+cu121\n"
+    assert "cpu_only_build" not in _ids(text)
+
+
+def test_an_untagged_torch_on_linux_is_pypis_cuda_build() -> None:
+    assert "cpu_only_build" not in _ids("$ pip install torch\nSuccessfully installed torch-2.2.0\n")
+
+
+def test_automatic1111s_gpu_check_failing_on_windows_suggests_the_cpu_build() -> None:
+    text = (
+        '  File "C:\\sd\\webui\\modules\\launch_utils.py", line 386, in prepare_environment\n'
+        "RuntimeError: Torch is not able to use GPU; add --skip-torch-cuda-test to COMMANDLINE_ARGS variable to "
+        "disable this check\n"
+    )
+    assert _ids(text)[:1] == ["cpu_only_build"]
+
+
+# --------------------------------------------------------------------------------------------- two torch copies
+
+
+def test_the_imported_torch_differing_from_pips_is_a_shadowing_copy() -> None:
+    text = (
+        '(venv) u@box:~/proj$ python -c "import torch; print(torch.__version__)"\n1.13.1+cu117\n'
+        "(venv) u@box:~/proj$ pip list | grep torch\ntorch                    2.3.1+cu121\n"
+    )
+    assert _ids(text)[:1] == ["stale_or_shadowed_torch"]
+
+
+def test_collect_env_import_and_pip_section_agreeing_is_not_shadowing() -> None:
+    text = "PyTorch version: 2.3.1+cu121\nIs CUDA available: True\n[pip3] torch==2.3.1+cu121\n"
+    assert "stale_or_shadowed_torch" not in _ids(text)
+
+
+def test_a_source_build_rebuilt_in_place_is_not_shadowing() -> None:
+    text = "PyTorch version: 1.7.0a0+9ddd3df\nIs CUDA available: True\n[pip3] torch==1.7.0a0+a9603c7\n"
+    assert "stale_or_shadowed_torch" not in _ids(text)
+
+
+def test_versions_before_and_after_an_install_are_not_shadowing() -> None:
+    text = (
+        ">>> torch.__version__\n'1.13.1+cpu'\n$ pip install -U torch\nSuccessfully installed torch-2.3.1\n"
+        "$ pip list\ntorch 2.3.1\n"
+    )
+    assert "stale_or_shadowed_torch" not in _ids(text)
+
+
+# ------------------------------------------------------------------------------------------ Rosetta from conda
+
+
+def test_an_x86_64_conda_on_apple_silicon_is_rosetta() -> None:
+    text = "$ conda info\n       platform : osx-64\n$ sysctl -n machdep.cpu.brand_string\nApple M1 Pro\n"
+    assert _ids(text)[:1] == ["macos_rosetta_x86_python"]
+
+
+def test_an_arm64_conda_on_apple_silicon_is_not_rosetta() -> None:
+    text = "$ conda info\n       platform : osx-arm64\n$ sysctl -n machdep.cpu.brand_string\nApple M1 Pro\n"
+    assert "macos_rosetta_x86_python" not in _ids(text)

@@ -12,7 +12,7 @@ from gpuassist.facts import Facts
 from gpuassist.findings import Evidence
 from gpuassist.ingest import collect_env, errors, paste_causes, paste_facts, system_causes, user_words
 from gpuassist.ingest import kinds as kinds_mod
-from gpuassist.ingest.build_facts import cpu_build_without_version
+from gpuassist.ingest.build_facts import cpu_build_without_version, two_torch_copies
 from gpuassist.ingest.lines import Sources
 from gpuassist.ingest.report_json import looks_like_json, parse_report
 from gpuassist.ingest.text import MAX_BYTES, UnreadableInput, clean_lines, decode
@@ -246,6 +246,7 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
         _two_interpreters_match(lines),
         paste_causes.works_elsewhere_match(lines),
         cpu_build_without_version(report.facts, sources),
+        two_torch_copies(lines),
     ):
         if inferred is not None:
             matches = [*matches, inferred]
@@ -298,6 +299,8 @@ UNAVAILABLE = re.compile(
     r"\b(?:returns?|returned|gives|prints?)\s+[`'\"]?false[`'\"]?\W{0,4}(?:torch\.)?(?:cuda\.)?is_available|"
     r"CUDA (?:is )?(?:not|un)available|CPU[- ]only (?:version|build|wheel)|"
     r"no CUDA GPUs are available|no CUDA-capable device|"
+    # AUTOMATIC1111's launcher (modules/launch_utils.py) when torch.cuda.is_available() is False
+    r"Torch is not able to use GPU|"
     r"is_available(?:\(\))?\s*(?:就是|都是|还是|仍然是|一直是|是|为|返回|显示|输出)\s*false",
     re.IGNORECASE,
 )

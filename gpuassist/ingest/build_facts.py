@@ -211,3 +211,103 @@ def cpu_build_without_version(facts: Facts, sources: Sources) -> Match | None:
     if where is None or not BUILD_ASKED.search(where[1]):
         return None  # stated by something else (collect_env's "N/A" when torch does not import)
     return Match("cpu_only_build", where[0], where[1], True, 0.9)
+
+
+# ------------------------------------------------------------------ two copies of torch: the imported one and pip's
+
+# The version the interpreter imports: the REPL's or a printed check's answer to torch.__version__, collect_env's
+# "PyTorch version:" (collect_env imports torch to print it), a framework banner's "torch-2.1.0+cu121".
+IMPORTED_FIELD = re.compile(rf"^\s*PyTorch version:\s*({VERSION})\s*$")
+# The version the package manager lists in the environment: pip list/freeze ("torch 2.3.1+cu121", "torch==2.3.1"),
+# collect_env's own "[pip3] torch==2.3.1" section (pip's listing, not the import), pip show's "Version:".
+LISTED = re.compile(rf"^\s*(?:\[pip3?\]\s*)?torch(?:\s+|==)({VERSION})\s*$")
+# Something was installed in between: the listing and the import may be from before and after it.
+INSTALL_ACTION = re.compile(r"Successfully installed\b|^\s*[+~-]\s*torch==|Installing torch \(|Updating torch \(")
+
+
+BUILD_TAG = re.compile(r"cpu|cu\d{2,3}|rocm[\d.]+")
+
+
+def _same_release(a: str, b: str) -> bool:
+    """The same torch, where a listing without a local tag (conda's, an index that drops it) matches any tag, and a
+    source build's tag (a git hash: ``1.7.0a0+9ddd3df``, rebuilt in place) is not a different build."""
+    (ra, _, ta), (rb, _, tb) = a.partition("+"), b.partition("+")
+    if not (BUILD_TAG.fullmatch(ta) and BUILD_TAG.fullmatch(tb)):
+        return ra == rb
+    return ra == rb and ta == tb
+
+
+def _imported_version(lines: list[str]) -> tuple[int, str, str] | None:
+    for i, raw in enumerate(lines):
+        line = raw[:MAX_LINE]
+        m = IMPORTED_FIELD.match(line)
+        if m:
+            return i + 1, line, m.group(1)
+        ask = re.match(r"^\s*(?:>>>|In \[\d+\]:)\s*(?:print\(\s*)?torch\.__version__\s*\)?\s*$", line)
+        if ask and i + 1 < len(lines):
+            out = lines[i + 1][:MAX_LINE].strip().removeprefix("Out[").partition("]:")
+            value = (out[2] if out[1] else out[0]).strip().strip("'\"")
+            if re.fullmatch(VERSION, value):
+                return i + 1, f"{line.strip()}  ->  {value}", value
+    checked = printed_check_facts(lines, {})
+    version = checked.get("torch.version")
+    return (0, "", str(version)) if version else None
+
+
+def two_torch_copies(lines: list[str]) -> Match | None:
+    """The interpreter imports one torch version while the package manager lists another in the same paste (pip list
+    says 2.3.1+cu121, torch.__version__ says 1.13.1+cpu): a second copy (~/.local, PYTHONPATH, another env's
+    site-packages) is the one that runs, so reinstalling changes nothing. Not when something was installed in
+    between (the listing and the import may then be from before and after it)."""
+    if any(INSTALL_ACTION.search(line[:MAX_LINE]) for line in lines):
+        return None
+    imported = _imported_version(lines)
+    if imported is None:
+        return None
+    listed = _listed_versions(lines)
+    if not listed or any(_same_release(v, imported[2]) for _, _, v in listed):
+        return None
+    no, line, _ = listed[0]
+    return Match("stale_or_shadowed_torch", no, line.strip()[:500], False, 0.8)
+
+
+def _listed_versions(lines: list[str]) -> list[tuple[int, str, str]]:
+    """Every torch version a package manager lists: pip list/freeze, collect_env's [pip3] section, pip show."""
+    found = []
+    for i, raw in enumerate(lines):
+        line = raw[:MAX_LINE]
+        m = LISTED.match(line)
+        if m is None and any(PIP_SHOW_NAME.match(lines[j][:MAX_LINE]) for j in range(max(0, i - 2), i)):
+            m = PIP_SHOW_VERSION.match(line)
+        if m:
+            found.append((i + 1, line, m.group(1)))
+    return found
+
+
+# ------------------------------------------------------------- an untagged torch installed on Windows is PyPI's
+
+# An installer stating the torch it installed, without a local tag: pip ("Successfully installed ... torch-2.2.0"),
+# uv (" + torch==2.2.0"), Poetry ("Installing torch (2.2.0)", "Updating torch (2.1.0 -> 2.2.0)"). PyTorch's own
+# indexes tag every CUDA wheel (+cu121), so an untagged version came from PyPI, whose Windows torch is the CPU build.
+INSTALLED_UNTAGGED = re.compile(
+    r"Successfully installed .*?\btorch-(\d+\.\d+(?:\.\d+)?)(?![\w.+])|^\s*\+\s*torch==(\d+\.\d+(?:\.\d+)?)\s*$|"
+    r"\bInstalling torch \((\d+\.\d+(?:\.\d+)?)\)|\bUpdating torch \([^)]*?->\s*(\d+\.\d+(?:\.\d+)?)\)"
+)
+
+
+def windows_pypi_build(facts: dict[str, Any], lines: list[str], sources: Sources) -> None:
+    """On Windows, an installer's untagged torch is PyPI's CPU build: the build is stated, the rules decide (with no
+    NVIDIA GPU in sight the CPU build is fine). Nothing when anything else states the build."""
+    if facts.get("host.os") != "Windows" or "torch.cuda_build" in facts or facts.get("cuda.available") is True:
+        return
+    for no, raw in enumerate(lines, start=1):
+        m = INSTALLED_UNTAGGED.search(raw[:MAX_LINE])
+        if m is None:
+            continue
+        version = next(g for g in m.groups() if g)
+        facts.setdefault("torch.version", version)
+        if facts["torch.version"] != version:
+            return  # the import shows another torch than the one installed
+        facts["torch.cuda_build"] = None
+        note_source(sources, ("torch.version", "torch.cuda_build"), no, raw)
+        return

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from gpuassist.ingest.build_facts import build_facts
+from gpuassist.ingest.build_facts import build_facts, windows_pypi_build
 from gpuassist.ingest.lines import MAX_LINE, Sources, note_source
 from gpuassist.ingest.mig_facts import mig_facts
 from gpuassist.ingest.python_arch import python_arch_facts
@@ -159,7 +159,12 @@ LINUX_TEXT = re.compile(r"\blinux\b|\bubuntu\b|\bdebian\b|\bcentos\b|\bfedora\b|
 # Apple silicon with an x86_64 Python: Rosetta says so itself (sysctl), or the text names both.
 ROSETTA = re.compile(r"sysctl\.proc_translated:?\s*1\b|proc_translated\s*=\s*1\b")
 APPLE_CHIP = re.compile(r"\bApple M\d\b")
-MAC_X86 = re.compile(r"macOS-[\d.]+-x86_64|OS: macOS [\d.]+ \(x86_64\)|Darwin\b.*\bx86_64|'x86_64'")
+# conda's own subdir says the same: `conda info`'s "platform : osx-64" and its channel URLs (".../pytorch/osx-64")
+# are an x86_64 conda (an arm64 one is osx-arm64).
+MAC_X86 = re.compile(
+    r"macOS-[\d.]+-x86_64|OS: macOS [\d.]+ \(x86_64\)|Darwin\b.*\bx86_64|'x86_64'|"
+    r"\bplatform\s*:\s*osx-64\b|conda\.anaconda\.org/[\w.-]+/osx-64\b"
+)
 # A torch version with the +cpu local tag anywhere on a line about torch ("runtime reports PyTorch `2.9.1+cpu`",
 # xFormers' "built for PyTorch 2.6.0+cu124 ... (you have 2.6.0+cpu)"): the build is stated outright.
 TORCH_WORD = re.compile(r"\b(?:py)?torch(?!vision|audio|text)\b", re.IGNORECASE)
@@ -637,4 +642,5 @@ def gather(lines: list[str], skip: set[int], sources: Sources | None = None) -> 
         mentioned = {k: v for k, v in mentioned.items() if k not in ("torch.version", "torch.cuda_build")}
     for key, value in mentioned.items():
         facts.setdefault(key, value)
+    windows_pypi_build(facts, lines, sources)
     return facts
