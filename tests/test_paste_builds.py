@@ -301,3 +301,50 @@ def test_an_x86_64_conda_on_apple_silicon_is_rosetta() -> None:
 def test_an_arm64_conda_on_apple_silicon_is_not_rosetta() -> None:
     text = "$ conda info\n       platform : osx-arm64\n$ sysctl -n machdep.cpu.brand_string\nApple M1 Pro\n"
     assert "macos_rosetta_x86_python" not in _ids(text)
+
+
+# ------------------------------------------------------------------- ordering: a Kepler GPU cannot get a newer driver
+
+KEPLER_CU121 = """\
+PyTorch version: 2.2.0+cu121
+Is debug build: False
+CUDA used to build PyTorch: 12.1
+OS: Ubuntu 22.04.4 LTS (x86_64)
+Is CUDA available: True
+GPU models and configuration:
+GPU 0: NVIDIA GeForce {gpu}
+Nvidia driver version: 470.223.02
+"""
+
+
+def test_a_kepler_gpu_puts_the_dropped_arch_before_the_driver() -> None:
+    # 470 is Kepler's last driver branch: no driver for CUDA 12 exists for it, the build is what must change.
+    ids = _ids(KEPLER_CU121.format(gpu="GTX 760"))
+    assert ids[:2] == ["gpu_arch_dropped_from_build", "driver_too_old"]
+
+
+def test_a_newer_gpu_with_an_old_driver_keeps_the_driver_first() -> None:
+    ids = _ids(KEPLER_CU121.format(gpu="RTX 3060"))
+    assert ids[:1] == ["driver_too_old"] and "gpu_arch_dropped_from_build" not in ids
+
+
+UV_MAC_X86 = (
+    "Using Python 3.12.9 environment at: /Users/me/.venv-{tool}\n"
+    "  ╰─▶ Because torch==2.11.0 has no wheels with a matching platform tag (e.g., `macosx_26_0_x86_64`) and you "
+    "require torch==2.11.0, we can conclude that your requirements are unsatisfiable.\n"
+)
+
+
+def test_apple_silicon_only_software_with_an_x86_64_python_is_rosetta() -> None:
+    # MLX and the tools built on it run only on Apple silicon; uv's tag is the running (x86_64) interpreter's.
+    assert _ids(UV_MAC_X86.format(tool="mlx-lm"))[:1] == ["macos_rosetta_x86_python"]
+
+
+def test_an_x86_64_python_on_a_mac_of_unknown_chip_is_not_rosetta() -> None:
+    # An Intel Mac prints the same tag: without Apple silicon in the text, Rosetta is not claimed.
+    assert "macos_rosetta_x86_python" not in _ids(UV_MAC_X86.format(tool="sd"))
+
+
+def test_a_mellanox_driver_is_not_mlx() -> None:
+    text = UV_MAC_X86.format(tool="sd") + "[   12.3] mlx5_core 0000:41:00.0: firmware version: 16.35.2000\n"
+    assert "macos_rosetta_x86_python" not in _ids(text)

@@ -158,12 +158,18 @@ APPLE_SILICON = re.compile(
 LINUX_TEXT = re.compile(r"\blinux\b|\bubuntu\b|\bdebian\b|\bcentos\b|\bfedora\b|/home/|\bwsl\b", re.IGNORECASE)
 # Apple silicon with an x86_64 Python: Rosetta says so itself (sysctl), or the text names both.
 ROSETTA = re.compile(r"sysctl\.proc_translated:?\s*1\b|proc_translated\s*=\s*1\b")
-APPLE_CHIP = re.compile(r"\bApple M\d\b")
+# The chip named ("Apple M1"), or software that runs only on Apple silicon and that the user is installing or running:
+# MLX ("an array framework for machine learning on Apple silicon", ml-explore/mlx; its wheels are macOS arm64 only),
+# mlx-lm, vllm-metal (vLLM's Apple-silicon plugin, built on MLX). "mlx5" (Mellanox NICs) is not MLX.
+APPLE_CHIP = re.compile(r"\bApple M\d\b|(?i:\bvllm-metal\b|\bmlx(?:[-_]lm)?(?![\w-]))")
 # conda's own subdir says the same: `conda info`'s "platform : osx-64" and its channel URLs (".../pytorch/osx-64")
 # are an x86_64 conda (an arm64 one is osx-arm64).
 MAC_X86 = re.compile(
     r"macOS-[\d.]+-x86_64|OS: macOS [\d.]+ \(x86_64\)|Darwin\b.*\bx86_64|'x86_64'|"
-    r"\bplatform\s*:\s*osx-64\b|conda\.anaconda\.org/[\w.-]+/osx-64\b"
+    r"\bplatform\s*:\s*osx-64\b|conda\.anaconda\.org/[\w.-]+/osx-64\b|"
+    # uv names the running interpreter's own platform tag: "has no wheels with a matching platform tag (e.g.,
+    # `macosx_26_0_x86_64`)" (the tags wheels *are* available for follow in its hint, not here).
+    r"matching platform tag \(e\.g\., `macosx_\d+_\d+_x86_64`\)"
 )
 # A torch version with the +cpu local tag anywhere on a line about torch ("runtime reports PyTorch `2.9.1+cpu`",
 # xFormers' "built for PyTorch 2.6.0+cu124 ... (you have 2.6.0+cpu)"): the build is stated outright.

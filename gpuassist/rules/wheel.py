@@ -284,7 +284,17 @@ def gpu_arch_dropped_from_build(facts: Facts) -> Finding | None:
         ),
         fix=wheel_fix,
         evidence=view.ev(facts, *ARCH_EVIDENCE),
+        # Kepler's newest driver is the 470 legacy branch (Fermi's 390): a driver new enough for this build does not
+        # exist for the GPU, so "update the driver" cannot help; the build (an older torch) is the cause to fix.
+        explains=["driver_too_old"] if all(_before_maxwell(g) for g in too_old) else [],
     )
+
+
+def _before_maxwell(gpu: view.Gpu) -> bool:
+    try:
+        return float(gpu.capability or "") < 5.0
+    except ValueError:
+        return False
 
 
 def _pathmod(path: str) -> ModuleType:
