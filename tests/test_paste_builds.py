@@ -348,3 +348,43 @@ def test_an_x86_64_python_on_a_mac_of_unknown_chip_is_not_rosetta() -> None:
 def test_a_mellanox_driver_is_not_mlx() -> None:
     text = UV_MAC_X86.format(tool="sd") + "[   12.3] mlx5_core 0000:41:00.0: firmware version: 16.35.2000\n"
     assert "macos_rosetta_x86_python" not in _ids(text)
+
+
+# -------------------------------------------------------------------------- torch.__config__.show()'s build settings
+
+CONFIG_SHOW = """\
+>>> print(torch.__config__.show())
+PyTorch built with:
+  - GCC 9.3
+  - CPU capability usage: AVX2
+  - Build settings: BLAS_INFO=mkl, BUILD_TYPE=Release, {cuda}TORCH_VERSION=2.1.0, USE_CUDA={use}, USE_CUDNN={use},
+"""
+
+
+def test_config_show_without_cuda_is_a_cpu_build() -> None:
+    assert _ids(CONFIG_SHOW.format(cuda="", use="OFF"))[:1] == ["cpu_only_build"]
+    assert _ids(CONFIG_SHOW.format(cuda="", use="0"))[:1] == ["cpu_only_build"]
+
+
+def test_config_show_with_cuda_states_the_cuda_build() -> None:
+    text = CONFIG_SHOW.format(cuda="CUDA_VERSION=11.8, ", use="ON")
+    assert build_facts(clean_lines(text), {})["torch.cuda_build"] == "11.8"
+    assert "cpu_only_build" not in _ids(text)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "nvidia geforce rtx 5090 with cuda capabilities sm_120 is not compatible with the current Pytorch installation",
+        "CUDA error: RTX 50xx sm_120 is not compatible with the current PyTorch installation",
+        "VIDIA GeForce RTX 5080 with CUDA capability sm_120 is not compatible with the current PyTorch installation.",
+    ],
+)
+def test_torchs_capability_warning_in_any_spelling(line: str) -> None:
+    # torch/cuda/__init__.py's warning, retyped: lower case, "capabilities", cut at the start, only the sm named.
+    assert _ids(line + "\n")[:1] == ["gpu_arch_too_new_for_build"]
+
+
+def test_an_sm_named_without_the_warning_claims_no_arch_problem() -> None:
+    text = "torch 2.7.0+cu128 on an RTX 5090\nptxas info    : Compiling entry function 'kernel' for 'sm_120'\n"
+    assert "gpu_arch_too_new_for_build" not in _ids(text)

@@ -171,6 +171,33 @@ def repl_build_facts(lines: list[str], sources: Sources) -> dict[str, Any]:
     return facts
 
 
+# torch.__config__.show() (also inside mmcv/mmdet's "PyTorch compiling details"): its "Build settings:" line lists the
+# CMake options torch was built with (aten/src/ATen/Version.cpp show_config(), from the build options caffe2 records):
+# USE_CUDA=OFF or 0 is a build without CUDA, CUDA_VERSION=11.8 the CUDA it was built with, TORCH_VERSION its version.
+BUILD_SETTINGS = re.compile(r"\bBuild settings:\s*(.*)$")
+
+
+def config_show_facts(lines: list[str], sources: Sources) -> dict[str, Any]:
+    """The build options torch.__config__.show() prints."""
+    for no, raw in enumerate(lines, start=1):
+        m = BUILD_SETTINGS.search(raw[:MAX_LINE])
+        if m is None:
+            continue
+        settings = dict(re.findall(r"\b([A-Z][A-Z0-9_]+)=([^,\s]*)", m.group(1)))
+        facts: dict[str, Any] = {}
+        if re.fullmatch(VERSION, settings.get("TORCH_VERSION", "")):
+            facts["torch.version"] = settings["TORCH_VERSION"]
+        use_cuda = settings.get("USE_CUDA", "").upper()
+        if use_cuda in ("OFF", "0", "FALSE"):
+            facts["torch.cuda_build"] = None
+        elif use_cuda in ("ON", "1", "TRUE") and re.fullmatch(r"\d+\.\d+(?:\.\d+)?", settings.get("CUDA_VERSION", "")):
+            facts["torch.cuda_build"] = settings["CUDA_VERSION"]
+        if facts:
+            note_source(sources, tuple(facts), no, raw)
+        return facts
+    return {}
+
+
 def build_facts(lines: list[str], sources: Sources) -> dict[str, Any]:
     """Every build fact the listings above state; the first to state a fact wins. A version's local tag states the
     build as well (``+cpu``: no CUDA), unless a listing stated it outright."""
@@ -180,6 +207,7 @@ def build_facts(lines: list[str], sources: Sources) -> dict[str, Any]:
         pip_show_facts(lines, sources),
         lockfile_facts(lines, sources),
         repl_build_facts(lines, sources),
+        config_show_facts(lines, sources),
     ):
         for key, value in part.items():
             facts.setdefault(key, value)
