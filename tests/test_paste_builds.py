@@ -388,3 +388,21 @@ def test_torchs_capability_warning_in_any_spelling(line: str) -> None:
 def test_an_sm_named_without_the_warning_claims_no_arch_problem() -> None:
     text = "torch 2.7.0+cu128 on an RTX 5090\nptxas info    : Compiling entry function 'kernel' for 'sm_120'\n"
     assert "gpu_arch_too_new_for_build" not in _ids(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Mac M1 doesn't have CUDA?\nAssertionError: Torch not compiled with CUDA enabled\n",
+        "我的电脑是M2芯片的笔记本，运行报错 AssertionError: Torch not compiled with CUDA enabled\n",
+        "Graphics/Displays:\n    Apple M3 Max:\n      Chipset Model: Apple M3 Max\n"
+        "AssertionError: Torch not compiled with CUDA enabled\n",
+    ],
+)
+def test_the_mac_named_before_its_chip_or_in_chinese(text: str) -> None:
+    assert _ids(text)[:1] == ["macos_no_cuda_use_mps"]
+
+
+def test_a_mac_address_is_not_a_mac() -> None:
+    text = "The MAC address m1 changed on eth0.\nAssertionError: Torch not compiled with CUDA enabled\n"
+    assert _ids(text)[:1] == ["cpu_only_build"]

@@ -140,6 +140,9 @@ def _may_name_a_jetson(line: str) -> bool:
 MAC_TEXT = re.compile(
     r"\bmac ?os\b|\bos ?x\b|\bmacbook|\bimac\b|\bmac (?:mini|studio|pro)\b|\bapple (?:m[1-9]|silicon)\b|"
     r"\bm[1-9] (?:pro|max|ultra|chip|mac)\b|\bm[1-9] macbook|\b(?:using|on|for|with) (?:a |my )?mac\b|\bdarwin\b|"
+    # the machine before the chip ("Mac M1", "MacBook Air M2"), and in Chinese ("M1芯片": M1 chip, "苹果电脑": Apple
+    # computer)
+    r"\bmac(?:book)?(?: (?:pro|air|mini|studio))? m[1-9]\b|(?<![a-z0-9])m[1-9]\s*芯片|苹果电脑|"
     r"(?:^|[\s\"'(`])/Users/[^/\s]+/",
     re.IGNORECASE,
 )
@@ -151,7 +154,8 @@ MAC_PROMPT = re.compile(
     re.IGNORECASE,
 )
 APPLE_SILICON = re.compile(
-    r"\bapple (?:m[1-9]|silicon)\b|\bm[1-9](?: (?:pro|max|ultra|chip|mac|macbook))?\b(?=[^\n]{0,40}"
+    r"\bmac(?:book)?(?: (?:pro|air|mini|studio))? m[1-9]\b|(?<![a-z0-9])m[1-9]\s*芯片|\bapple (?:m[1-9]|silicon)\b|"
+    r"\bm[1-9](?: (?:pro|max|ultra|chip|mac|macbook))?\b(?=[^\n]{0,40}"
     r"\b(?:mac|macbook|apple|chip)\b)|\bm[1-9] (?:pro|max|ultra) chip\b",
     re.IGNORECASE,
 )
