@@ -406,3 +406,20 @@ def test_the_mac_named_before_its_chip_or_in_chinese(text: str) -> None:
 def test_a_mac_address_is_not_a_mac() -> None:
     text = "The MAC address m1 changed on eth0.\nAssertionError: Torch not compiled with CUDA enabled\n"
     assert _ids(text)[:1] == ["cpu_only_build"]
+
+
+def test_a_cpu_install_on_a_machine_said_to_have_no_gpu_is_no_cause() -> None:
+    text = (
+        "This is a cpu-only server:\n  pip install torch --index-url https://download.pytorch.org/whl/cpu\n"
+        "Then pytest fails: AssertionError: tensor mismatch in test_model.py\n"
+    )
+    assert "cpu_only_build" not in _ids(text)
+
+
+def test_torch_loads_own_cpu_only_machine_hint_is_not_the_user_saying_so() -> None:
+    text = (
+        "conda install pytorch torchvision cpuonly -c pytorch\n"
+        "RuntimeError: Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is False. "
+        "If you are running on a CPU-only machine, please use torch.load with map_location=torch.device('cpu')\n"
+    )
+    assert _ids(text)[:1] == ["cpu_only_build"]

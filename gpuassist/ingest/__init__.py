@@ -257,6 +257,7 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
     matches = system_causes.device_plugin_node_has_driver(lines, _in_container_matches(lines, report, matches))
     matches = _gpu_less_container_matches(lines, report, matches)
     matches = system_causes.kernel_cause_explains(_no_gpu_explains(matches))
+    matches = _cpu_build_wanted(lines, matches)
     windows_cpu = _windows_pip_match(lines, report, matches)
     if windows_cpu is not None:
         matches = [*matches, windows_cpu]
@@ -786,6 +787,19 @@ def _no_gpu_explains(matches: list[errors.Match]) -> list[errors.Match]:
     if not any(m.id == "no_nvidia_gpu" and m.specific for m in matches):
         return matches
     return [m for m in matches if m.id not in NO_GPU_CONSEQUENCES]
+
+
+def _cpu_build_wanted(lines: list[str], matches: list[errors.Match]) -> list[errors.Match]:
+    """A CPU build read only as a guess (an install request for it: cpuonly, the /whl/cpu index) is no cause where
+    the text says the machine has no GPU: the CPU build is then what the user meant to install."""
+    if not any(m.id == "cpu_only_build" and not m.specific for m in matches):
+        return matches
+    # torch.load's own hint ("If you are running on a CPU-only machine, please use torch.load with map_location")
+    # is not the user saying so.
+    said = (line[:2000] for line in lines if "map_location" not in line)
+    if not any(CPU_MACHINE.search(line) for line in said):
+        return matches
+    return [m for m in matches if not (m.id == "cpu_only_build" and not m.specific)]
 
 
 def _cpu_machine_match(lines: list[str], matches: list[errors.Match]) -> errors.Match | None:
