@@ -423,3 +423,25 @@ def test_torch_loads_own_cpu_only_machine_hint_is_not_the_user_saying_so() -> No
         "If you are running on a CPU-only machine, please use torch.load with map_location=torch.device('cpu')\n"
     )
     assert _ids(text)[:1] == ["cpu_only_build"]
+
+
+WINDOWS_ENV_TAIL = """\
+Python platform: Windows-10-10.0.22631-SP0
+Is CUDA available: False
+GPU models and configuration: GPU 0: NVIDIA GeForce RTX 3070
+Nvidia driver version: 546.33
+Versions of relevant libraries:
+[pip3] torch==2.1.2
+{conda}"""
+
+
+def test_a_windows_collect_env_tail_listing_an_untagged_pip_torch_is_the_pypi_cpu_build() -> None:
+    assert _ids(WINDOWS_ENV_TAIL.format(conda="[conda] Could not collect\n"))[:1] == ["cpu_only_build"]
+
+
+def test_an_untagged_torch_that_conda_installed_on_windows_is_not_read_as_pypis() -> None:
+    # conda's CUDA builds carry no local tag either; conda's own listing says which build it is.
+    text = WINDOWS_ENV_TAIL.format(
+        conda="[conda] pytorch                   2.1.2           py3.11_cuda12.1_cudnn8_0    pytorch\n"
+    )
+    assert "cpu_only_build" not in _ids(text)

@@ -12,7 +12,7 @@ from gpuassist.facts import Facts
 from gpuassist.findings import Evidence
 from gpuassist.ingest import collect_env, errors, paste_causes, paste_facts, system_causes, user_words
 from gpuassist.ingest import kinds as kinds_mod
-from gpuassist.ingest.build_facts import cpu_build_without_version, two_torch_copies
+from gpuassist.ingest.build_facts import cpu_build_without_version, two_torch_copies, windows_pypi_build
 from gpuassist.ingest.lines import Sources
 from gpuassist.ingest.report_json import looks_like_json, parse_report
 from gpuassist.ingest.text import MAX_BYTES, UnreadableInput, clean_lines, decode
@@ -128,7 +128,9 @@ def load_text(text: str, *, label: str = "the input") -> Report:
         # would turn "CUDA used to build PyTorch: None" on a Mac, or the WSL kernel name of a healthy WSL2
         # machine, into a claimed cause. Prose and torch's warnings around the fields still count.
         matches = [m for m in matches if m.line_no not in parsed.field_lines]
-        facts = Facts({**extra, **collect_env.to_facts(parsed)})
+        merged = {**extra, **collect_env.to_facts(parsed)}
+        windows_pypi_build(merged, lines, sources)  # collect_env's own "Python platform: Windows-..." is known now
+        facts = Facts(merged)
         report = build_report(
             facts,
             source="collect_env",

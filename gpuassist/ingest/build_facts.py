@@ -323,16 +323,24 @@ INSTALLED_UNTAGGED = re.compile(
 )
 
 
+# conda lists its own torch package ("pytorch 2.1.2 py3.11_cuda12.1_cudnn8_0", collect_env's "[conda] pytorch ..."):
+# pip then lists the same torch untagged, and a conda CUDA build is untagged too.
+CONDA_TORCH_LISTED = re.compile(r"^\s*(?:\[conda\]\s*)?pytorch\s+\d+\.\d+")
+
+
 def windows_pypi_build(facts: dict[str, Any], lines: list[str], sources: Sources) -> None:
-    """On Windows, an installer's untagged torch is PyPI's CPU build: the build is stated, the rules decide (with no
-    NVIDIA GPU in sight the CPU build is fine). Nothing when anything else states the build."""
+    """On Windows, an installer's untagged torch is PyPI's CPU build, and so is an untagged torch that pip lists
+    (pip list/freeze, collect_env's "[pip3] torch==2.1.2") where conda lists no torch of its own: the build is
+    stated, the rules decide (with no NVIDIA GPU in sight the CPU build is fine). Nothing when anything else states
+    the build."""
     if facts.get("host.os") != "Windows" or "torch.cuda_build" in facts or facts.get("cuda.available") is True:
         return
+    conda = any(CONDA_TORCH_LISTED.match(line[:MAX_LINE]) for line in lines)
     for no, raw in enumerate(lines, start=1):
-        m = INSTALLED_UNTAGGED.search(raw[:MAX_LINE])
-        if m is None:
+        m = INSTALLED_UNTAGGED.search(raw[:MAX_LINE]) or (None if conda else LISTED.match(raw[:MAX_LINE]))
+        version = next((g for g in m.groups() if g), "+") if m else "+"
+        if "+" in version:  # a local tag (+cu121, +cpu) states the build itself
             continue
-        version = next(g for g in m.groups() if g)
         facts.setdefault("torch.version", version)
         if facts["torch.version"] != version:
             return  # the import shows another torch than the one installed
