@@ -445,3 +445,11 @@ def test_an_untagged_torch_that_conda_installed_on_windows_is_not_read_as_pypis(
         conda="[conda] pytorch                   2.1.2           py3.11_cuda12.1_cudnn8_0    pytorch\n"
     )
     assert "cpu_only_build" not in _ids(text)
+
+
+def test_pytorchs_cmake_warning_of_a_build_without_cuda() -> None:
+    text = (
+        "CMake Warning at cmake/Dependencies.cmake (message):\n"
+        "  Not compiling with CUDA.  Suppress this warning with -DUSE_CUDA=OFF.\n"
+    )
+    assert _ids(text)[:1] == ["source_build_without_cuda"]
