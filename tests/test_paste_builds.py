@@ -453,3 +453,27 @@ def test_pytorchs_cmake_warning_of_a_build_without_cuda() -> None:
         "  Not compiling with CUDA.  Suppress this warning with -DUSE_CUDA=OFF.\n"
     )
     assert _ids(text)[:1] == ["source_build_without_cuda"]
+
+
+# ------------------------------------------------------ "no kernel image" where torch's own arch list covers the GPU
+
+NO_KERNEL_WITH_ARCH_LIST = """\
+>>> torch.__version__
+'2.7.0+cu128'
+>>> torch.cuda.get_device_name(0)
+'NVIDIA GeForce RTX 5090'
+>>> torch.cuda.get_arch_list()
+[{archs}]
+>>> x = torch.randn(2, device='cuda')
+RuntimeError: CUDA error: no kernel image is available for execution on the device
+"""
+
+
+def test_no_kernel_image_with_the_gpu_in_torchs_arch_list_is_not_torchs_arch() -> None:
+    ids = _ids(NO_KERNEL_WITH_ARCH_LIST.format(archs="'sm_75', 'sm_80', 'sm_90', 'sm_100', 'sm_120', 'compute_120'"))
+    assert not {"gpu_arch_too_new_for_build", "gpu_arch_dropped_from_build", "source_build_without_cuda"} & set(ids)
+
+
+def test_no_kernel_image_with_the_gpu_missing_from_the_arch_list_is_torchs_arch() -> None:
+    ids = _ids(NO_KERNEL_WITH_ARCH_LIST.format(archs="'sm_75', 'sm_80', 'sm_86', 'sm_90'"))
+    assert ids[:1] == ["gpu_arch_too_new_for_build"]

@@ -12,7 +12,12 @@ from gpuassist.facts import Facts
 from gpuassist.findings import Evidence
 from gpuassist.ingest import collect_env, errors, paste_causes, paste_facts, system_causes, user_words
 from gpuassist.ingest import kinds as kinds_mod
-from gpuassist.ingest.build_facts import cpu_build_without_version, two_torch_copies, windows_pypi_build
+from gpuassist.ingest.build_facts import (
+    cpu_build_without_version,
+    guesses_the_build_rules_out,
+    two_torch_copies,
+    windows_pypi_build,
+)
 from gpuassist.ingest.lines import Sources
 from gpuassist.ingest.report_json import looks_like_json, parse_report
 from gpuassist.ingest.text import MAX_BYTES, UnreadableInput, clean_lines, decode
@@ -259,7 +264,7 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
     matches = system_causes.device_plugin_node_has_driver(lines, _in_container_matches(lines, report, matches))
     matches = _gpu_less_container_matches(lines, report, matches)
     matches = system_causes.kernel_cause_explains(_no_gpu_explains(matches))
-    matches = _cpu_build_wanted(lines, matches)
+    matches = guesses_the_build_rules_out(report.facts, _cpu_build_wanted(lines, matches))
     windows_cpu = _windows_pip_match(lines, report, matches)
     if windows_cpu is not None:
         matches = [*matches, windows_cpu]

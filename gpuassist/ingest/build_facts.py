@@ -24,6 +24,8 @@ from typing import Any
 from gpuassist.facts import Facts
 from gpuassist.ingest.errors import Match
 from gpuassist.ingest.lines import MAX_LINE, Sources, note_source
+from gpuassist.knowledge.wheels import arch_covers
+from gpuassist.rules import view
 
 # A local version tag states the build: +cpu has no CUDA, +cu121 is CUDA 12.1.
 VERSION = r"\d+\.\d+(?:\.\d+)?(?:(?:a|b|rc|\.dev|\.post)\d+)?(?:\+[\w.]+)?"
@@ -347,3 +349,25 @@ def windows_pypi_build(facts: dict[str, Any], lines: list[str], sources: Sources
         facts["torch.cuda_build"] = None
         note_source(sources, ("torch.version", "torch.cuda_build"), no, raw)
         return
+
+
+# ------------------------------------------------------------- guesses that the build the text shows rules out
+
+ARCH_GUESSES = ("gpu_arch_too_new_for_build", "gpu_arch_dropped_from_build")
+# A release build: a version with its index's local tag (+cu128, +cpu, +rocm6.2), not a0+git (a source build).
+RELEASE_BUILD = re.compile(r"^\d+\.\d+\.\d+(?:\.dev\d+)?\+(?:cu\d{2,3}|cpu|rocm[\d.]+)$")
+
+
+def guesses_the_build_rules_out(facts: Facts, matches: list[Match]) -> list[Match]:
+    """"no kernel image is available" can mean several builds; the text may show which build it is. When torch's own
+    arch list covers every GPU it names (RTX 5090 with sm_120 in get_arch_list()), the kernel missing is not
+    torch's (an extension built for other GPUs, another torch copy): the arch guesses are out. A release build
+    (+cu128) is no source build. A verdict from the text itself stays."""
+    dropped: set[str] = set()
+    arch_list = facts.value("torch.arch_list")
+    capabilities = [g.capability for g in view.nvidia_gpus(facts).gpus if g.capability]
+    if arch_list and capabilities and all(arch_covers(c, arch_list) for c in capabilities):
+        dropped.update(ARCH_GUESSES)
+    if RELEASE_BUILD.match(str(facts.value("torch.version") or "")):
+        dropped.add("source_build_without_cuda")
+    return [m for m in matches if m.specific or m.id not in dropped]
