@@ -477,3 +477,29 @@ def test_no_kernel_image_with_the_gpu_in_torchs_arch_list_is_not_torchs_arch() -
 def test_no_kernel_image_with_the_gpu_missing_from_the_arch_list_is_torchs_arch() -> None:
     ids = _ids(NO_KERNEL_WITH_ARCH_LIST.format(archs="'sm_75', 'sm_80', 'sm_86', 'sm_90'"))
     assert ids[:1] == ["gpu_arch_too_new_for_build"]
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["pip install torch torchvision torchaudio", "python -m pip install torch", "uv add torch", "poetry add torch"],
+)
+def test_a_plain_torch_install_on_windows_with_the_gpu_unused_suggests_pypis_cpu_build(command: str) -> None:
+    text = f"PS C:\\dev\\proj> {command}\nOn win11 it is not using my GPU (RTX 4070).\n"
+    assert _ids(text)[:1] == ["cpu_only_build"]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "pip install torch --index-url https://download.pytorch.org/whl/cu121",
+        "pip install -r requirements.txt torch",
+        "pip install torch==2.1.0+cu121 -f https://download.pytorch.org/whl/torch_stable.html",
+    ],
+)
+def test_a_torch_install_from_another_index_on_windows_is_not_read_as_pypis(command: str) -> None:
+    text = f"PS C:\\dev\\proj> {command}\nOn win11 it is not using my GPU (RTX 4070).\n"
+    assert "cpu_only_build" not in _ids(text)
+
+
+def test_a_plain_install_on_linux_is_not_a_cpu_build() -> None:
+    assert "cpu_only_build" not in _ids("$ pip install torch\nOn Ubuntu 22.04 it is not using my GPU (RTX 4070).\n")

@@ -16,6 +16,7 @@ from gpuassist.ingest.build_facts import (
     cpu_build_without_version,
     guesses_the_build_rules_out,
     two_torch_copies,
+    windows_plain_install_match,
     windows_pypi_build,
 )
 from gpuassist.ingest.lines import Sources
@@ -265,7 +266,9 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
     matches = _gpu_less_container_matches(lines, report, matches)
     matches = system_causes.kernel_cause_explains(_no_gpu_explains(matches))
     matches = guesses_the_build_rules_out(report.facts, _cpu_build_wanted(lines, matches))
-    windows_cpu = _windows_pip_match(lines, report, matches)
+    windows_cpu = _windows_pip_match(lines, report, matches) or windows_plain_install_match(
+        report.facts, lines, matches
+    )
     if windows_cpu is not None:
         matches = [*matches, windows_cpu]
     user_words.drop_unsupported_uvm_verdict(report, lines)

@@ -359,7 +359,7 @@ RELEASE_BUILD = re.compile(r"^\d+\.\d+\.\d+(?:\.dev\d+)?\+(?:cu\d{2,3}|cpu|rocm[
 
 
 def guesses_the_build_rules_out(facts: Facts, matches: list[Match]) -> list[Match]:
-    """"no kernel image is available" can mean several builds; the text may show which build it is. When torch's own
+    """CUDA's "no kernel image is available" can mean several builds; the text may show which it is. When torch's own
     arch list covers every GPU it names (RTX 5090 with sm_120 in get_arch_list()), the kernel missing is not
     torch's (an extension built for other GPUs, another torch copy): the arch guesses are out. A release build
     (+cu128) is no source build. A verdict from the text itself stays."""
@@ -371,3 +371,32 @@ def guesses_the_build_rules_out(facts: Facts, matches: list[Match]) -> list[Matc
     if RELEASE_BUILD.match(str(facts.value("torch.version") or "")):
         dropped.add("source_build_without_cuda")
     return [m for m in matches if m.specific or m.id not in dropped]
+
+
+# ------------------------------------------------------- a plain `pip install torch` on Windows, the output unseen
+
+# pip / uv / Poetry asked for torch with no index of PyTorch's own and no local tag: on Windows that resolves to PyPI's
+# wheel, the CPU build. An index or find-links option (the CUDA index, a mirror), a +cuXYZ pin or a requirements file
+# (whose own index lines are unseen) leaves it open.
+PLAIN_TORCH_INSTALL = re.compile(
+    r"\b(?:pip3?|uv pip|python(?:3|\.exe)?\s+-m\s+pip)\s+install\b(?=[^\n]*\btorch\b)(?![^\n]*(?:--index-url|"
+    r"--extra-index-url|\s-i\s|--find-links|\s-f\s|\s-r\s|--requirement|\+cu\d|/whl/))|\b(?:uv|poetry)\s+add\s+"
+    r"(?=[^\n]*\btorch\b)(?![^\n]*(?:--index|--source|\+cu\d))"
+)
+GPU_WORDS = re.compile(r"\bcuda\b|\bgpus?\b|nvidia|geforce|\brtx\b|\bgtx\b|显卡|is_available", re.IGNORECASE)
+
+
+def windows_plain_install_match(facts: Facts, lines: list[str], matches: list[Match]) -> Match | None:
+    """On Windows, the text installs torch with a plain pip/uv/Poetry command and speaks of the GPU: PyPI's Windows
+    torch is the CPU build, so that is the likely cause (a guess: what was installed is not shown). Not when the
+    text states the build, or a message names a cause outright."""
+    if facts.value("host.os") != "Windows" or facts.known("torch.cuda_build") or facts.value("cuda.available"):
+        return None
+    if any(m.specific or m.weight >= 0.8 for m in matches) or not any(GPU_WORDS.search(x[:MAX_LINE]) for x in lines):
+        return None
+    command = next(
+        ((no, line) for no, line in enumerate(lines, start=1) if PLAIN_TORCH_INSTALL.search(line[:MAX_LINE])), None
+    )
+    if command is None:
+        return None
+    return Match("cpu_only_build", command[0], command[1].strip()[:500], False, 0.7)
