@@ -503,3 +503,23 @@ def test_a_torch_install_from_another_index_on_windows_is_not_read_as_pypis(comm
 
 def test_a_plain_install_on_linux_is_not_a_cpu_build() -> None:
     assert "cpu_only_build" not in _ids("$ pip install torch\nOn Ubuntu 22.04 it is not using my GPU (RTX 4070).\n")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "ERROR: Package 'torch' requires a different Python: 3.7.9 not in '>=3.8.0'\n",
+        "  ╰─▶ Because the current Python version (3.13.1) does not satisfy Python>=3.8,<3.13 and torch==2.2.0 depends "
+        "on Python>=3.8,<3.13, we can conclude that torch==2.2.0 cannot be used.\n",
+        "UnsatisfiableError: The following specifications were found\nto be incompatible with the existing python "
+        "installation in your environment:\n\nSpecifications:\n\n  - pytorch -> python[version='>=3.6,<3.7.0a0|>=3.7,"
+        "<3.8.0a0']\n\nYour python: python=3.10\n",
+    ],
+)
+def test_torch_excluding_this_python_is_no_wheel(text: str) -> None:
+    assert _ids(text)[:1] == ["no_wheel_for_platform"]
+
+
+def test_another_package_excluding_this_python_is_not_torch_without_a_wheel() -> None:
+    text = "ERROR: Package 'hermes-agent' requires a different Python: 3.10.12 not in '>=3.11'\n(next to torch)\n"
+    assert "no_wheel_for_platform" not in _ids(text)
