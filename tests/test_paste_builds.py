@@ -523,3 +523,26 @@ def test_torch_excluding_this_python_is_no_wheel(text: str) -> None:
 def test_another_package_excluding_this_python_is_not_torch_without_a_wheel() -> None:
     text = "ERROR: Package 'hermes-agent' requires a different Python: 3.10.12 not in '>=3.11'\n(next to torch)\n"
     assert "no_wheel_for_platform" not in _ids(text)
+
+
+NOT_COMPILED_TRACE = (
+    '  File "D:\\other\\venv\\lib\\site-packages\\torch\\cuda\\__init__.py", line 310, in _lazy_init\n'
+    '    raise AssertionError("Torch not compiled with CUDA enabled")\n'
+    "AssertionError: Torch not compiled with CUDA enabled\n"
+)
+
+
+def test_a_listed_cuda_torch_with_torch_saying_it_has_no_cuda_is_another_copy() -> None:
+    text = "(venv) D:\\proj> pip list\ntorch                    2.5.1+cu124\n" + NOT_COMPILED_TRACE
+    assert _ids(text)[:1] == ["stale_or_shadowed_torch"]
+
+
+def test_a_cuda_torch_installed_after_the_error_is_not_another_copy() -> None:
+    text = NOT_COMPILED_TRACE + "D:\\proj> pip install torch --index-url https://download.pytorch.org/whl/cu124\n"
+    text += "Successfully installed torch-2.5.1+cu124\n"
+    assert "stale_or_shadowed_torch" not in _ids(text)
+
+
+def test_a_listed_cpu_torch_with_the_same_message_is_the_cpu_build() -> None:
+    text = "(venv) D:\\proj> pip list\ntorch                    2.5.1+cpu\n" + NOT_COMPILED_TRACE
+    assert _ids(text)[:1] == ["cpu_only_build"]

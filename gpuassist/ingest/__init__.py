@@ -14,6 +14,7 @@ from gpuassist.ingest import collect_env, errors, paste_causes, paste_facts, sys
 from gpuassist.ingest import kinds as kinds_mod
 from gpuassist.ingest.build_facts import (
     cpu_build_without_version,
+    cuda_listed_cpu_running,
     guesses_the_build_rules_out,
     two_torch_copies,
     windows_plain_install_match,
@@ -266,6 +267,7 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
     matches = _gpu_less_container_matches(lines, report, matches)
     matches = system_causes.kernel_cause_explains(_no_gpu_explains(matches))
     matches = guesses_the_build_rules_out(report.facts, _cpu_build_wanted(lines, matches))
+    matches = cuda_listed_cpu_running(lines, matches)
     windows_cpu = _windows_pip_match(lines, report, matches) or windows_plain_install_match(
         report.facts, lines, matches
     )

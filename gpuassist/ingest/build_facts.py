@@ -400,3 +400,24 @@ def windows_plain_install_match(facts: Facts, lines: list[str], matches: list[Ma
     if command is None:
         return None
     return Match("cpu_only_build", command[0], command[1].strip()[:500], False, 0.7)
+
+
+# torch's own "Torch not compiled with CUDA enabled" (torch/cuda/__init__.py): the torch that runs is a CPU build.
+NOT_COMPILED = re.compile(r"Torch not compiled with CUDA enabled", re.IGNORECASE)
+
+
+def cuda_listed_cpu_running(lines: list[str], matches: list[Match]) -> list[Match]:
+    """The package manager lists a CUDA torch (pip list's "torch 2.5.1+cu124") while torch itself says it was not
+    compiled with CUDA, and nothing was installed in between: the torch that runs is another copy than the listed
+    one (another environment's, ~/.local, a stale install), so reinstalling the listed one changes nothing. That
+    copy, not "install a CUDA build", is the cause."""
+    if any(INSTALL_ACTION.search(line[:MAX_LINE]) for line in lines):
+        return matches
+    cuda_listed = next(
+        ((no, line) for no, line, version in _listed_versions(lines) if re.search(r"\+cu\d{2,3}$", version)), None
+    )
+    said = next(((no, line) for no, line in enumerate(lines, start=1) if NOT_COMPILED.search(line[:MAX_LINE])), None)
+    if cuda_listed is None or said is None:
+        return matches
+    kept = [m for m in matches if m.id != "cpu_only_build"]
+    return [*kept, Match("stale_or_shadowed_torch", cuda_listed[0], cuda_listed[1].strip()[:500], True, 0.9)]
