@@ -106,7 +106,12 @@ JETSON_RELEASE = re.compile(
     r"(?<![A-Za-z])JP\s?[4-6]\.\d|\bXavier[ -](?:AGX|NX)\b|"
     # The modules by name (Orin, Xavier NX / AGX Xavier) and NVIDIA's L4T container images (l4t-pytorch, l4t-base).
     r"(?<![A-Za-z])Orin(?![A-Za-z])|\bXavier[ -]NX\b|\bAGX[ -]Xavier\b|"
-    r"\bl4t-(?:base|pytorch|ml|jetpack|tensorflow|cuda|r\d)",
+    r"\bl4t-(?:base|pytorch|ml|jetpack|tensorflow|cuda|r\d)|"
+    # L4T's Debian packages (dpkg -l: nvidia-l4t-core 35.4.1-...; apt show nvidia-jetpack), jtop's "L4T: 35.3.1" and
+    # "Jetpack: 5.1.1", the board configs of /etc/nv_tegra_release (BOARD: t186ref), NVIDIA's JetPack wheel folder
+    # (developer.download.nvidia.com/compute/redist/jp/v512/pytorch/) and jetson-containers' images (dustynv/...).
+    r"\bnvidia-l4t-[a-z]|\bnvidia-jetpack\b|\bL4T\s*[:=]\s*R?\d{2}\.\d|(?<![A-Za-z])JetPack\s*[:=]\s*[4-7]\.\d|"
+    r"\bBOARD: t\d{3}ref\b|/redist/jp/v\d{2,3}/|\bdustynv/[\w.-]+:",
     re.IGNORECASE,
 )
 # Lower-case words one of which every JETSON_RELEASE match contains: most lines have none, and skip the regex.
@@ -126,6 +131,9 @@ JETSON_HINTS = (
     "jp",
     "xavier",
     "orin",
+    "redist/jp/",
+    "board: t",
+    "dustynv/",
 )
 
 

@@ -1,0 +1,153 @@
+"""What a Jetson text says about its torch, read against NVIDIA's JetPack facts, and which cause comes first.
+
+On a Jetson (the caller has established it: an L4T release, a Tegra kernel, the board's name) the same message means
+something else than on a PC or an ARM server:
+
+- a library the JetPack wheels need but JetPack does not install (OpenBLAS and Open MPI for the JetPack 4/5 wheels,
+  cuSPARSELt for the JetPack 6 wheels from 24.06 on, cuDSS for the jetson-ai-lab torch 2.8+ wheels) missing at
+  ``import torch`` means NVIDIA's wheel is installed and one system package is missing: install it, the wheel is
+  right (NVIDIA's "Installing PyTorch for Jetson Platform" lists ``libopenblas-dev`` as a prerequisite; the
+  Torch-TensorRT JetPack guide installs cuSPARSELt into /usr/local/cuda/lib64; the jetson-ai-lab jp6/cu126 wheels of
+  torch 2.8+ link ``libcudss.so.0``);
+- "no kernel image is available" is a torch built without the board's GPU architecture (Nano/TX1 sm_53, TX2 sm_62,
+  Xavier sm_72, Orin sm_87; PyPI's aarch64 CUDA wheels carry sm_80/90/100/110/120 only): the wheel was not built
+  for this board, not a GPU too new for the tables;
+- a CUDA build asking for a newer driver is a wheel made for a newer JetPack (or for ARM servers): the board's
+  driver comes with its L4T release and is upgraded only by a new JetPack, so "update your driver from nvidia.com"
+  does not apply and the JetPack-matched wheel does.
+
+Jetson AGX Thor (JetPack 7, L4T R38, CUDA 13, sm_110) is the exception: NVIDIA aligned it with the ARM-server (SBSA)
+CUDA, so PyPI's aarch64 ``+cu130`` wheels (torch 2.11 and later) are built for it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from gpuassist.ingest.errors import Match
+from gpuassist.report.model import Report
+
+
+@dataclass(frozen=True)
+class JetsonDependency:
+    """A shared library a JetPack torch wheel links that JetPack itself does not install, and how to get it."""
+
+    library: re.Pattern[str]
+    provides: str
+    install: str
+
+
+# Sources: NVIDIA "Installing PyTorch for Jetson Platform" (docs.nvidia.com/deeplearning/frameworks/
+# install-pytorch-jetson-platform: `sudo apt-get -y install python3-pip libopenblas-dev`); the "PyTorch for Jetson"
+# forum page (forums.developer.nvidia.com/t/72048: `libopenblas-base libopenmpi-dev libomp-dev` for the JetPack 4/5
+# wheels); Torch-TensorRT "Torch-TensorRT in JetPack" (docs.pytorch.org/TensorRT/getting_started/jetpack.html:
+# "Ensure libcusparseLt.so exists at /usr/local/cuda/lib64/"); the jetson-ai-lab jp6/cu126 torch 2.8+ wheels, which
+# need nvidia-cudss-cu12 / NVIDIA's cuDSS (libcudss.so.0).
+JETSON_DEPENDENCIES = (
+    JetsonDependency(
+        re.compile(r"\blibopenblas\.so(?:\.\d+)*\b", re.IGNORECASE),
+        "OpenBLAS",
+        "sudo apt-get install -y libopenblas-dev",
+    ),
+    JetsonDependency(
+        re.compile(r"\blib(?:mpi(?:_cxx)?|open-(?:pal|rte))\.so(?:\.\d+)*\b", re.IGNORECASE),
+        "Open MPI",
+        "sudo apt-get install -y libopenmpi-dev",
+    ),
+    JetsonDependency(
+        re.compile(r"\blibomp\.so(?:\.\d+)*\b", re.IGNORECASE), "LLVM OpenMP", "sudo apt-get install -y libomp-dev"
+    ),
+    JetsonDependency(
+        re.compile(r"\blibcusparseLt\.so(?:\.\d+)*\b", re.IGNORECASE),
+        "cuSPARSELt",
+        "install NVIDIA's cuSPARSELt for CUDA 12 on aarch64 (the libcusparse_lt archive from "
+        "developer.download.nvidia.com/compute/cusparselt/redist/, copied into /usr/local/cuda/lib64, or "
+        "`pip install nvidia-cusparselt-cu12`) and run `sudo ldconfig`",
+    ),
+    JetsonDependency(
+        re.compile(r"\blibcudss\.so(?:\.\d+)*\b", re.IGNORECASE),
+        "cuDSS",
+        "install NVIDIA's cuDSS for CUDA 12 (`pip install nvidia-cudss-cu12`, or the libcudss archive from "
+        "developer.download.nvidia.com/compute/cudss/redist/) and make its lib directory visible to the loader",
+    ),
+)
+SHARED_LIBRARY_MISSING = re.compile(r"\.so(?:\.\d+)*: cannot open shared object file", re.IGNORECASE)
+LOADER_FAILED = re.compile(r"cannot open shared object file|\bnot found\b|No such file", re.IGNORECASE)
+
+
+def missing_dependency(lines: list[str]) -> tuple[int, str, JetsonDependency] | None:
+    """The first line where the loader cannot find one of the JetPack wheels' system libraries."""
+    for no, line in enumerate(lines[:20000], start=1):
+        head = line[:2000]
+        if ".so" not in head or not LOADER_FAILED.search(head):
+            continue
+        for dep in JETSON_DEPENDENCIES:
+            if dep.library.search(head):
+                return no, line.strip()[:500], dep
+    return None
+
+
+# A generic aarch64 torch (PyPI's manylinux wheel, a `+cpu` build, conda-forge's `cpu_generic`, the
+# download.pytorch.org index): beside it, a missing library is that wheel's, and the wheel is the cause.
+GENERIC_AARCH64_WHEEL = re.compile(
+    r"\btorch-\S*manylinux\S*aarch64\.whl|\btorch[-=]=?\d[\w.]*\+cpu\b|cpu_generic|"
+    r"download\.pytorch\.org/whl|conda-forge/linux-aarch64::pytorch",
+    re.IGNORECASE,
+)
+
+
+def shows_generic_wheel(lines: list[str]) -> bool:
+    return any(GENERIC_AARCH64_WHEEL.search(line[:2000]) for line in lines[:5000])
+
+
+NO_KERNEL_IMAGE = re.compile(r"no kernel image is available for execution on the device", re.IGNORECASE)
+# The readings of "no kernel image" that assume a PC's discrete GPU (newer or older than the build's list) or a
+# second torch: on a Jetson the board's own architecture is what the wheel lacks.
+ARCH_READINGS = ("gpu_arch_too_new_for_build", "gpu_arch_dropped_from_build", "stale_or_shadowed_torch")
+# What a CUDA wheel made for another JetPack (or for ARM servers) shows on a Jetson: the board's L4T driver is older
+# than the build's CUDA, or the wheel looks for a discrete GPU's driver that a Jetson does not have.
+DRIVER_READINGS = ("driver_too_old", "no_nvidia_driver", "nvidia_module_not_loaded", "no_nvidia_gpu")
+
+
+def settle(lines: list[str], matches: list[Match]) -> list[Match]:
+    """On a Jetson: a missing JetPack-wheel dependency is an import failure with its own fix (the wheel is right);
+    "no kernel image" and a driver complaint are the wheel not built for this board (the JetPack-matched wheel)."""
+    missing = missing_dependency(lines)
+    generic = shows_generic_wheel(lines)
+    if missing is not None and not generic:
+        no, line, _dep = missing
+        kept = [m for m in matches if m.id not in ("torch_import_error", "jetson_needs_nvidia_wheel")]
+        return [Match("torch_import_error", no, line, True, 0.9), *kept]
+    failed = next((m for m in matches if m.id == "torch_import_error" and SHARED_LIBRARY_MISSING.search(m.line)), None)
+    if failed is not None and generic:
+        # A PyPI / conda-forge torch failing to load a library on a Jetson: even loaded it would have no Tegra GPU.
+        kept = [m for m in matches if m.id not in ("torch_import_error", "jetson_needs_nvidia_wheel")]
+        return [Match("jetson_needs_nvidia_wheel", failed.line_no, failed.line, True, 0.9), *kept]
+    kernel = next(
+        ((no, line) for no, line in enumerate(lines[:20000], start=1) if NO_KERNEL_IMAGE.search(line[:2000])), None
+    )
+    if kernel is not None:
+        kept = [m for m in matches if m.id not in ARCH_READINGS and m.id != "jetson_needs_nvidia_wheel"]
+        return [Match("jetson_needs_nvidia_wheel", kernel[0], kernel[1].strip()[:500], True, 0.9), *kept]
+    driver = next((m for m in matches if m.id in DRIVER_READINGS), None)
+    if driver is None or not any(m.id == "jetson_needs_nvidia_wheel" for m in matches):
+        return matches
+    return [m for m in matches if m.id not in DRIVER_READINGS]
+
+
+def settle_findings(report: Report, lines: list[str]) -> None:
+    """After the rules ran: a driver complaint (a rule's finding too) gives way to the JetPack-wheel finding, and an
+    import failure's fix names the missing JetPack-wheel dependency and the command that installs it."""
+    if any(f.id == "jetson_needs_nvidia_wheel" for f in report.findings):
+        report.findings[:] = [f for f in report.findings if f.id not in DRIVER_READINGS]
+    missing = missing_dependency(lines)
+    if missing is None or shows_generic_wheel(lines):
+        return
+    dep = missing[2]
+    for f in report.findings:
+        if f.id == "torch_import_error" and dep.provides not in f.fix:
+            f.fix = (
+                f"This Jetson's torch (NVIDIA's JetPack build) needs {dep.provides}, which JetPack does not install: "
+                f"{dep.install}; then `python3 -c 'import torch'` again. Reinstalling torch would not add it.\n" + f.fix
+            )

@@ -1,0 +1,183 @@
+"""Jetson texts read against NVIDIA's JetPack facts (gpuassist/ingest/jetson_texts.py, paste_facts.JETSON_RELEASE).
+
+Every text here is synthetic, written in the layout of the tool that prints it (dpkg -l, jtop, /etc/nv_tegra_release,
+pip, the Python REPL); each mechanism has a text where it must fire and one where it must not (a healthy board, an
+ARM server, a PC)."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpuassist.findings import Severity
+from gpuassist.ingest import jetson_texts, load_text
+from gpuassist.ingest.text import clean_lines
+
+
+def _ids(text: str) -> list[str]:
+    return [f.id for f in load_text(text).findings]
+
+
+def _claims(text: str) -> list[str]:
+    return [f.id for f in load_text(text).findings if f.severity in (Severity.ERROR, Severity.WARNING)]
+
+
+def _jetson(text: str) -> bool:
+    return bool(load_text(text).facts.value("platform.jetson"))
+
+
+# --- the board recognised from L4T's own outputs --------------------------------------------------------------
+
+BOARD_OUTPUTS = {
+    "dpkg": "ii  nvidia-l4t-core   36.3.0-20240506102626   arm64   NVIDIA Core Package\n",
+    "apt show": "Package: nvidia-jetpack\nVersion: 6.0+b106\nArchitecture: arm64\n",
+    "jtop": " Machine: aarch64\n L4T: 35.4.1\n Jetpack: 5.1.2\n",
+    "nv_tegra_release": "# R32 (release), REVISION: 7.4, GCID: 33514132, BOARD: t210ref, EABI: aarch64\n",
+    "board config only": "BOARD: t186ref, EABI: aarch64\n",
+    "JetPack wheel folder": (
+        "wget https://developer.download.nvidia.com/compute/redist/jp/v512/pytorch/"
+        "torch-2.1.0a0+41361538.nv23.06-cp38-cp38-linux_aarch64.whl\n"
+    ),
+    "jetson-containers image": "docker run --runtime nvidia -it dustynv/pytorch:2.1-r36.2.0\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(BOARD_OUTPUTS))
+def test_l4t_outputs_name_a_jetson(name: str) -> None:
+    text = BOARD_OUTPUTS[name] + ">>> import torch\n>>> torch.cuda.is_available()\nTrue\n"
+    assert _jetson(text), name
+    assert _claims(text) == []  # a working board stays clean
+
+
+ARM_SERVERS = {
+    "GH200 collect_env": (
+        "OS: Ubuntu 22.04.4 LTS (aarch64)\nPython platform: Linux-6.8.0-1013-nvidia-64k-aarch64-with-glibc2.35\n"
+        "GPU models and configuration: GPU 0: NVIDIA GH200 480GB\nModel name: Neoverse-V2\n"
+    ),
+    "DGX Spark": "DGX Spark (GB10), DGX OS 7, kernel 6.11.0-1016-nvidia, aarch64\n",
+    "Grace server dpkg": "ii  nvidia-driver-570-open  570.133.20-0ubuntu1  arm64  NVIDIA driver metapackage\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(ARM_SERVERS))
+def test_an_arm_server_is_not_a_jetson(name: str) -> None:
+    text = ARM_SERVERS[name] + ">>> torch.cuda.is_available()\nFalse\n"
+    assert not _jetson(text), name
+    assert "jetson_needs_nvidia_wheel" not in _ids(text)
+
+
+def test_a_cpu_torch_on_an_arm_server_is_a_cpu_build_not_the_jetson_reading() -> None:
+    text = ARM_SERVERS["GH200 collect_env"] + "PyTorch version: 2.5.1+cpu\nCUDA used to build PyTorch: None\n"
+    ids = _ids(text)
+    assert ids[:1] == ["cpu_only_build"]
+    assert "jetson_needs_nvidia_wheel" not in ids
+
+
+# --- a JetPack wheel's system dependency missing: the wheel is right, install the library ----------------------
+
+IMPORT_FAILS = """\
+Jetson AGX Orin, JetPack 6.1
+>>> import torch
+Traceback (most recent call last):
+  File "<stdin>", line 1, in <module>
+  File "/usr/local/lib/python3.10/dist-packages/torch/__init__.py", line 290, in <module>
+    from torch._C import *  # noqa: F403
+ImportError: {lib}: cannot open shared object file: No such file or directory
+"""
+
+
+@pytest.mark.parametrize(
+    ("lib", "provides"),
+    [
+        ("libopenblas.so.0", "OpenBLAS"),
+        ("libmpi_cxx.so.40", "Open MPI"),
+        ("libomp.so.5", "LLVM OpenMP"),
+        ("libcusparseLt.so.0", "cuSPARSELt"),
+        ("libcudss.so.0", "cuDSS"),
+    ],
+)
+def test_a_jetpack_wheel_dependency_missing_is_an_import_error_with_its_install(lib: str, provides: str) -> None:
+    report = load_text(IMPORT_FAILS.format(lib=lib))
+    first = report.findings[0]
+    assert first.id == "torch_import_error"
+    assert first.severity is Severity.ERROR
+    assert provides in first.fix
+    assert "jetson_needs_nvidia_wheel" not in [f.id for f in report.findings]
+
+
+def test_the_dependency_reading_needs_a_jetson() -> None:
+    # The same library missing on a PC is the generic import failure, without the JetPack install step.
+    report = load_text(
+        IMPORT_FAILS.format(lib="libcusparseLt.so.0").replace("Jetson AGX Orin, JetPack 6.1", "Ubuntu PC")
+    )
+    assert not report.facts.value("platform.jetson")
+    assert all("JetPack" not in f.fix for f in report.findings)
+
+
+def test_a_generic_wheel_beside_the_missing_library_keeps_the_jetson_reading() -> None:
+    text = (
+        "pip3 install torch\n  Downloading torch-2.3.1-cp310-cp310-manylinux_2_17_aarch64.manylinux2014_aarch64.whl\n"
+        + IMPORT_FAILS.format(lib="libcusparseLt.so.0")
+    )
+    assert "torch_import_error" not in _ids(text)[:1]
+    assert jetson_texts.shows_generic_wheel(clean_lines(text))
+
+
+def test_a_cuda_library_of_another_jetpack_stays_the_wheel_reading() -> None:
+    # libcudart 10.2 is JetPack 4's CUDA: a wheel built for another JetPack, not a package to install.
+    text = IMPORT_FAILS.format(lib="libcudart.so.10.2").replace("JetPack 6.1", "JetPack 5.1")
+    assert _ids(text)[:1] == ["jetson_needs_nvidia_wheel"]
+
+
+# --- "no kernel image" and driver complaints on a Jetson -----------------------------------------------------
+
+NO_KERNEL = """\
+Jetson Xavier NX, L4T R35.4.1
+>>> x = torch.ones(3, device="cuda")
+RuntimeError: CUDA error: no kernel image is available for execution on the device
+"""
+
+
+def test_no_kernel_image_on_a_jetson_is_a_wheel_not_built_for_the_board() -> None:
+    ids = _ids(NO_KERNEL)
+    assert ids[:1] == ["jetson_needs_nvidia_wheel"]
+    assert not {"gpu_arch_too_new_for_build", "gpu_arch_dropped_from_build"} & set(_claims(NO_KERNEL))
+
+
+def test_no_kernel_image_on_a_pc_keeps_the_arch_readings() -> None:
+    text = NO_KERNEL.replace("Jetson Xavier NX, L4T R35.4.1", "GeForce RTX 5090, driver 575.51")
+    assert "jetson_needs_nvidia_wheel" not in _ids(text)
+
+
+DRIVER_TOO_OLD = """\
+Jetson AGX Orin 64GB, JetPack 6.2 (L4T 36.4.3)
+pip install torch
+Successfully installed torch-2.11.0 nvidia-cuda-runtime-13.0.96
+>>> torch.cuda.is_available()
+UserWarning: CUDA initialization: The NVIDIA driver on your system is too old (found version 12060). Please update \
+your GPU driver by downloading and installing a new version from the URL: http://www.nvidia.com/Download/index.aspx
+False
+"""
+
+
+def test_a_driver_complaint_on_a_jetson_is_the_wheel_for_another_jetpack() -> None:
+    claims = _claims(DRIVER_TOO_OLD)
+    assert claims[:1] == ["jetson_needs_nvidia_wheel"]
+    assert "driver_too_old" not in claims
+
+
+def test_the_driver_complaint_on_a_pc_stays() -> None:
+    text = DRIVER_TOO_OLD.replace("Jetson AGX Orin 64GB, JetPack 6.2 (L4T 36.4.3)", "Ubuntu 22.04, GeForce RTX 3060")
+    assert "driver_too_old" in _claims(text)
+
+
+# --- the user's "CUDA is not available" ---------------------------------------------------------------------
+
+
+def test_cuda_is_not_available_in_words_counts_as_unavailable() -> None:
+    text = "System is an NVIDIA Jetson Orin\nRuntimeError: CUDA is not available. Pytorch is too slow on CPU.\n"
+    assert _ids(text)[:1] == ["jetson_needs_nvidia_wheel"]
+
+
+def test_a_jetson_monitor_log_without_torch_stays_clean() -> None:
+    text = "RAM 2870/7620MB (lfb 2x4MB) CPU [12%@1510,8%@1510] GR3D_FREQ 0%@[305] cpu@45.5C gpu@44C\n"
+    assert _claims(text) == []
