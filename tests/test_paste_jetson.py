@@ -10,6 +10,7 @@ import pytest
 
 from gpuassist.findings import Severity
 from gpuassist.ingest import jetson_texts, load_text
+from gpuassist.ingest.python_c import python_c_facts
 from gpuassist.ingest.text import clean_lines
 
 
@@ -181,3 +182,83 @@ def test_cuda_is_not_available_in_words_counts_as_unavailable() -> None:
 def test_a_jetson_monitor_log_without_torch_stays_clean() -> None:
     text = "RAM 2870/7620MB (lfb 2x4MB) CPU [12%@1510,8%@1510] GR3D_FREQ 0%@[305] cpu@45.5C gpu@44C\n"
     assert _claims(text) == []
+
+
+# --- `python -c "...print(...)..."` and its output lines --------------------------------------------------------
+
+PYTHON_C_CHECK = """\
+nvidia@orin:~$ python3 -c "import torch; print(torch.__version__); print(torch.cuda.is_available())"
+2.4.0
+False
+nvidia@orin:~$ cat /etc/nv_tegra_release
+# R36 (release), REVISION: 3.0, GCID: 36191598, BOARD: generic, EABI: aarch64, DATE: Mon May  6 17:34:21 UTC 2024
+"""
+
+
+def test_a_python_c_check_states_the_version_and_availability() -> None:
+    report = load_text(PYTHON_C_CHECK)
+    assert report.facts.value("torch.version") == "2.4.0"
+    assert report.facts.value("cuda.available") is False
+    assert [f.id for f in report.findings][:1] == ["jetson_needs_nvidia_wheel"]
+
+
+def test_one_print_with_several_values_and_a_warning_between() -> None:
+    text = (
+        "$ python -c 'import torch; print(torch.__version__, torch.version.cuda, torch.cuda.is_available())'\n"
+        "/usr/lib/python3/dist-packages/torch/cuda/__init__.py:118: UserWarning: CUDA initialization: CUDA driver "
+        "initialization failed, you might not have a CUDA gpu.\n"
+        "  return torch._C._cuda_getDeviceCount() > 0\n"
+        "2.3.0 12.2 False\n"
+    )
+    facts = python_c_facts(clean_lines(text), {})
+    assert facts == {"torch.version": "2.3.0", "torch.cuda_build": "12.2", "cuda.available": False}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # the output was not pasted: the next command follows
+        "$ python3 -c 'import torch; print(torch.cuda.is_available())'\n$ nvidia-smi\n",
+        # an f-string prints words that are not the bare values
+        "$ python3 -c \"import torch; print(f'cuda: {torch.cuda.is_available()}')\"\ncuda: True\n",
+        # the program failed instead of printing
+        "$ python3 -c 'import torch; print(torch.cuda.is_available())'\nTraceback (most recent call last):\n",
+        # a word count that does not match the print's arguments
+        "$ python3 -c 'import torch; print(torch.__version__, torch.cuda.is_available())'\n2.4.0\n",
+    ],
+)
+def test_a_python_c_check_without_a_readable_answer_states_nothing(text: str) -> None:
+    assert python_c_facts(clean_lines(text), {}) == {}
+
+
+# --- JetPack 7 (Thor, L4T R38+): the ARM-server CUDA 13, for which PyPI's aarch64 +cu130 wheels are built ----------
+
+THOR = """\
+# R38 (release), REVISION: 2.1, GCID: 41844464, BOARD: generic, EABI: aarch64, DATE: Thu Aug 21 03:34:05 UTC 2025
+>>> import torch
+>>> torch.__version__
+'{version}'
+>>> torch.cuda.is_available()
+False
+"""
+
+
+def test_a_cpu_torch_on_jetpack_7_points_to_pypis_cuda_13_wheel() -> None:
+    report = load_text(THOR.format(version="2.9.1+cpu"))
+    first = report.findings[0]
+    assert first.id == "jetson_needs_nvidia_wheel"
+    assert "cu130" in first.fix
+    assert "redist/jp" not in first.fix
+
+
+def test_a_cuda_13_torch_on_jetpack_7_is_not_the_wrong_wheel() -> None:
+    assert "jetson_needs_nvidia_wheel" not in _ids(THOR.format(version="2.11.0+cu130"))
+
+
+def test_a_cpu_torch_on_jetpack_6_points_to_nvidias_jetpack_wheel() -> None:
+    report = load_text(
+        THOR.format(version="2.5.1+cpu").replace("# R38 (release), REVISION: 2.1", "# R36 (release), REVISION: 4.3")
+    )
+    first = report.findings[0]
+    assert first.id == "jetson_needs_nvidia_wheel"
+    assert "redist/jp/v61" in first.fix

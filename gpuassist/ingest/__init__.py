@@ -261,7 +261,12 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
     matches = user_words.import_failure_first(report, lines, matches)
     matches = system_causes.gpu_and_build_shown(lines, matches)
     if report.facts.value("platform.jetson"):
-        matches = jetson_texts.settle(lines, matches)
+        matches = jetson_texts.settle(
+            lines,
+            matches,
+            cuda_13_on_jetpack_7=gpu_stacks.sbsa_jetpack(gpu_stacks.jetson_release(report.facts))
+            and str(report.facts.value("torch.cuda_build") or "").startswith("13"),
+        )
     errors.merge(report, user_words.ruled_out_guesses(lines, matches))
     if report.facts.value("platform.jetson"):
         jetson_texts.settle_findings(report, lines)

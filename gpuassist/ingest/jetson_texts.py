@@ -110,9 +110,12 @@ ARCH_READINGS = ("gpu_arch_too_new_for_build", "gpu_arch_dropped_from_build", "s
 DRIVER_READINGS = ("driver_too_old", "no_nvidia_driver", "nvidia_module_not_loaded", "no_nvidia_gpu")
 
 
-def settle(lines: list[str], matches: list[Match]) -> list[Match]:
+def settle(lines: list[str], matches: list[Match], *, cuda_13_on_jetpack_7: bool = False) -> list[Match]:
     """On a Jetson: a missing JetPack-wheel dependency is an import failure with its own fix (the wheel is right);
-    "no kernel image" and a driver complaint are the wheel not built for this board (the JetPack-matched wheel)."""
+    "no kernel image" and a driver complaint are the wheel not built for this board (the JetPack-matched wheel).
+    On JetPack 7 a CUDA 13 torch is the right wheel: whatever fails there, it is not the wheel's platform."""
+    if cuda_13_on_jetpack_7:
+        return [m for m in matches if m.id != "jetson_needs_nvidia_wheel"]
     missing = missing_dependency(lines)
     generic = shows_generic_wheel(lines)
     if missing is not None and not generic:

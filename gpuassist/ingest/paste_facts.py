@@ -14,6 +14,7 @@ from typing import Any
 from gpuassist.ingest.lines import MAX_LINE, Sources, note_source
 from gpuassist.ingest.mig_facts import mig_facts
 from gpuassist.ingest.python_arch import python_arch_facts
+from gpuassist.ingest.python_c import python_c_facts
 from gpuassist.ingest.scheduler_facts import scheduler_facts
 
 SMI_HEADER = re.compile(r"Driver Version:\s*(\d{3,}\.\d+(?:\.\d+)?)(?:.*?CUDA Version:\s*(\d+)\.(\d+))?")
@@ -625,6 +626,7 @@ def gather(lines: list[str], skip: set[int], sources: Sources | None = None) -> 
     facts: dict[str, Any] = {}
     for part in (
         repl_facts(lines, sources),
+        python_c_facts(lines, sources),
         fork_facts(lines, sources),
         lightning_facts(lines, sources),
         env_table_facts(lines, skip, sources),

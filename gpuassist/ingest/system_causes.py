@@ -257,7 +257,7 @@ L4T_CONTAINER_TAG = re.compile(r"\bl4t[\w.-]*:r(\d{2})\.\d|\bl4t-r(\d{2})\.\d", 
 L4T_RELEASE = re.compile(r"\bR(\d{2}) \(release\)|\bL4T\s*R?(\d{2})\.\d|(?<![\w:.-])[rR](\d{2})\.\d+(?:\.\d+)?\b")
 # The JetPack line of each L4T major release (NVIDIA's JetPack archive): containers and wheels of one line do not run
 # on a board of another (CUDA 10.2 on JetPack 4, 11.4 on JetPack 5, 12.x on JetPack 6).
-JETPACK_OF_L4T = {28: 3, 32: 4, 34: 5, 35: 5, 36: 6}
+JETPACK_OF_L4T = {28: 3, 32: 4, 34: 5, 35: 5, 36: 6, 38: 7, 39: 7}
 
 
 def jetson_container_release_mismatch(lines: list[str], matches: list[Match]) -> list[Match]:
