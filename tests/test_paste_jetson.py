@@ -262,3 +262,41 @@ def test_a_cpu_torch_on_jetpack_6_points_to_nvidias_jetpack_wheel() -> None:
     first = report.findings[0]
     assert first.id == "jetson_needs_nvidia_wheel"
     assert "redist/jp/v61" in first.fix
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "UserWarning: CUDA initialization: CUDA driver version is insufficient for CUDA runtime version",
+        "RuntimeError: CUDA error: the provided PTX was compiled with an unsupported toolchain.",
+        "RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a "
+        "driver from http://www.nvidia.com/Download/index.aspx",
+    ],
+)
+def test_a_build_asking_for_another_driver_on_a_jetson_is_the_wheel(message: str) -> None:
+    text = f"Jetson Xavier NX (JetPack 5.1.2)\n>>> import torch\n{message}\n"
+    claims = _claims(text)
+    assert claims[:1] == ["jetson_needs_nvidia_wheel"]
+    assert not {"driver_too_old", "no_nvidia_driver"} & set(claims)
+
+
+JETSON_CONTAINER = """\
+sudo docker run --runtime nvidia -it --rm dustynv/pytorch:2.1-{tag}
+on my Jetson Xavier NX with L4T R35.4.1
+>>> torch.cuda.is_available()
+False
+"""
+
+
+def test_a_jetson_containers_image_of_another_jetpack_is_the_release_mismatch() -> None:
+    report = load_text(JETSON_CONTAINER.format(tag="r36.2.0"))
+    first = report.findings[0]
+    assert first.id == "jetson_needs_nvidia_wheel"
+    assert first.severity is Severity.ERROR
+    assert any("dustynv/pytorch:2.1-r36.2.0" in str(e.value) for e in first.evidence)
+
+
+def test_a_jetson_containers_image_of_the_boards_jetpack_is_not_a_mismatch() -> None:
+    # Only the usual guess remains (CUDA unavailable on a Jetson), not the mismatch verdict.
+    report = load_text(JETSON_CONTAINER.format(tag="r35.4.1"))
+    assert all(f.severity is not Severity.ERROR for f in report.findings)

@@ -108,6 +108,9 @@ ARCH_READINGS = ("gpu_arch_too_new_for_build", "gpu_arch_dropped_from_build", "s
 # What a CUDA wheel made for another JetPack (or for ARM servers) shows on a Jetson: the board's L4T driver is older
 # than the build's CUDA, or the wheel looks for a discrete GPU's driver that a Jetson does not have.
 DRIVER_READINGS = ("driver_too_old", "no_nvidia_driver", "nvidia_module_not_loaded", "no_nvidia_gpu")
+# Of those, the ones that are the build's own demand (a newer CUDA driver; a desktop driver's libcuda): on a Jetson
+# the JetPack-matched wheel answers them.
+WHEEL_ASKS_OTHER_DRIVER = ("driver_too_old", "no_nvidia_driver")
 
 
 def settle(lines: list[str], matches: list[Match], *, cuda_13_on_jetpack_7: bool = False) -> list[Match]:
@@ -134,9 +137,16 @@ def settle(lines: list[str], matches: list[Match], *, cuda_13_on_jetpack_7: bool
         kept = [m for m in matches if m.id not in ARCH_READINGS and m.id != "jetson_needs_nvidia_wheel"]
         return [Match("jetson_needs_nvidia_wheel", kernel[0], kernel[1].strip()[:500], True, 0.9), *kept]
     driver = next((m for m in matches if m.id in DRIVER_READINGS), None)
-    if driver is None or not any(m.id == "jetson_needs_nvidia_wheel" for m in matches):
+    if driver is None:
         return matches
-    return [m for m in matches if m.id not in DRIVER_READINGS]
+    kept = [m for m in matches if m.id not in DRIVER_READINGS]
+    if any(m.id == "jetson_needs_nvidia_wheel" for m in matches):
+        return kept
+    # The build asks for a newer driver (or a discrete GPU's): on a Jetson that is the build, not the driver.
+    asked = next((m for m in matches if m.id in WHEEL_ASKS_OTHER_DRIVER), None)
+    if asked is None:
+        return matches
+    return [Match("jetson_needs_nvidia_wheel", asked.line_no, asked.line, asked.specific, asked.weight), *kept]
 
 
 def settle_findings(report: Report, lines: list[str]) -> None:
