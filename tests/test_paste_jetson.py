@@ -300,3 +300,26 @@ def test_a_jetson_containers_image_of_the_boards_jetpack_is_not_a_mismatch() -> 
     # Only the usual guess remains (CUDA unavailable on a Jetson), not the mismatch verdict.
     report = load_text(JETSON_CONTAINER.format(tag="r35.4.1"))
     assert all(f.severity is not Severity.ERROR for f in report.findings)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "GPU models and configuration: GPU 0: NVIDIA GH200 480GB",
+        "| NVIDIA GB10                    On  |   0000000F:01:00.0 Off |                  N/A |",
+        "Model name:                      Neoverse-V2",
+        "I am on a DGX Spark",
+    ],
+)
+def test_a_grace_system_is_an_arm_machine_not_a_jetson(line: str) -> None:
+    facts = load_text(line + "\ntorch.cuda.is_available() returns False\n").facts
+    assert facts.value("host.machine") == "aarch64"
+    assert not facts.value("platform.jetson")
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["01:00.0 3D controller: NVIDIA Corporation GH100 [H100 PCIe] (rev a1)", "NVIDIA GeForce RTX 5090 (GB202)"],
+)
+def test_a_gpu_die_name_does_not_make_an_arm_machine(line: str) -> None:
+    assert load_text(line + "\ntorch.cuda.is_available() returns False\n").facts.value("host.machine") != "aarch64"

@@ -115,6 +115,12 @@ JETSON_RELEASE = re.compile(
     r"\bBOARD: t\d{3}ref\b|/redist/jp/v\d{2,3}/|\bdustynv/[\w.-]+:",
     re.IGNORECASE,
 )
+# NVIDIA's Grace-based systems, whose CPU is always ARM (aarch64, SBSA): GH200 / GB200 / GB300 superchips, the GB10 of
+# DGX Spark, "Grace Hopper" / "Grace Blackwell", and Grace's own core (Neoverse-V2, lscpu's "Model name"). Not the GPU
+# dies (lspci's "GH100 [H100 PCIe]", "GB202": x86 machines have them too).
+GRACE_SYSTEM = re.compile(
+    r"\bG(?:H200|B200|B300|B10)\b|\bDGX\s+Spark\b|\bGrace[ -](?:Hopper|Blackwell)\b|\bNeoverse-V2\b"
+)
 # Lower-case words one of which every JETSON_RELEASE match contains: most lines have none, and skip the regex.
 JETSON_HINTS = (
     "release), revision",
@@ -578,6 +584,11 @@ def platform_facts(lines: list[str], sources: Sources) -> dict[str, Any]:
             note_source(sources, ("platform.jetson",), no, line)
     if "platform.jetson" in facts:
         facts.setdefault("host.machine", "aarch64")
+    elif grace := next(
+        ((no, line) for no, line in enumerate(lines, start=1) if GRACE_SYSTEM.search(line[:MAX_LINE])), None
+    ):
+        facts["host.machine"] = "aarch64"  # an ARM server (SBSA), not a Jetson: PyPI's aarch64 wheels are its own
+        note_source(sources, ("host.machine",), *grace)
     if "host.os" not in facts and "platform.jetson" not in facts:
         named = next(
             ((no, line) for no, line in enumerate(lines, start=1) if WINDOWS_TEXT.search(line[:MAX_LINE])), None
