@@ -323,3 +323,44 @@ def test_a_grace_system_is_an_arm_machine_not_a_jetson(line: str) -> None:
 )
 def test_a_gpu_die_name_does_not_make_an_arm_machine(line: str) -> None:
     assert load_text(line + "\ntorch.cuda.is_available() returns False\n").facts.value("host.machine") != "aarch64"
+
+
+# --- an image or wheel for a JetPack the named module cannot run --------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # JetPack 5 image on a Nano (JetPack 4 is its last)
+        "Jetson Nano, docker run --runtime nvidia nvcr.io/nvidia/l4t-pytorch:r35.2.1-pth2.0-py3\n"
+        "torch.cuda.is_available() returns False\n",
+        # JetPack 6 wheel index on a Xavier (JetPack 5 is its last)
+        "Jetson AGX Xavier\npip3 install torch --index-url https://pypi.jetson-ai-lab.dev/jp6/cu126\n"
+        "ImportError: libcublas.so.12: cannot open shared object file: No such file or directory\n",
+        # JetPack 4.6.1 wheel on an Orin (JetPack 5 is its first)
+        "AGX Orin devkit\nwget https://developer.download.nvidia.com/compute/redist/jp/v461/pytorch/torch-1.11.0a0+17540c5-"
+        "cp36-cp36m-linux_aarch64.whl\ntorch.cuda.is_available() is False\n",
+    ],
+)
+def test_an_artefact_for_a_jetpack_the_board_cannot_run_is_the_mismatch(text: str) -> None:
+    report = load_text(text)
+    first = report.findings[0]
+    assert first.id == "jetson_needs_nvidia_wheel"
+    assert first.severity is Severity.ERROR
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # the board's own JetPack line
+        "Jetson Orin Nano, running nvcr.io/nvidia/l4t-pytorch:r35.2.1-pth2.0-py3\n>>> torch.cuda.is_available()\n"
+        "False\n",
+        # two generations named: nothing to hold the image to
+        "Works on my AGX Orin with dustynv/pytorch:2.1-r36.2.0; the same on my Jetson Nano fails.\n"
+        "torch.cuda.is_available() returns False\n",
+        # the GPU works in it
+        "Jetson Nano with nvcr.io/nvidia/l4t-pytorch:r35.2.1-pth2.0-py3\n>>> torch.cuda.is_available()\nTrue\n",
+    ],
+)
+def test_no_mismatch_verdict_without_a_single_board_that_cannot_run_it(text: str) -> None:
+    assert all(f.severity is not Severity.ERROR for f in load_text(text).findings)

@@ -113,12 +113,67 @@ DRIVER_READINGS = ("driver_too_old", "no_nvidia_driver", "nvidia_module_not_load
 WHEEL_ASKS_OTHER_DRIVER = ("driver_too_old", "no_nvidia_driver")
 
 
-def settle(lines: list[str], matches: list[Match], *, cuda_13_on_jetpack_7: bool = False) -> list[Match]:
+# Which JetPack lines each module generation runs (NVIDIA's JetPack archive and the "PyTorch for Jetson" wheel table):
+# Nano, TX1 and TX2 stop at JetPack 4 (L4T R32); Xavier runs JetPack 4 and 5; Orin JetPack 5, 6 and 7; Thor only 7.
+# Each generation as texts name it: the module, its SoC (Tegra X1 = t210, TX2 = t186, Xavier = t194, Orin = t234).
+BOARD_JETPACKS = (
+    (
+        re.compile(
+            r"\bJetson[ -]?Nano\b|\bTegra[ -]?X1\b|\bt210(?:ref)?\b|\bJetson[ -]?TX[12]\b|\bt186(?:ref)?\b", re.I
+        ),
+        {3, 4},
+    ),
+    (re.compile(r"\bXavier\b|\bt194\b|\btegra194\b", re.IGNORECASE), {4, 5}),
+    (re.compile(r"\bOrin\b|\bt234\b|\btegra234\b", re.IGNORECASE), {5, 6, 7}),
+    (re.compile(r"\bThor\b|\bt264\b", re.IGNORECASE), {7}),
+)
+# What a container image or wheel was built for: an L4T container tag (l4t-pytorch:r35.2.1, dustynv/...-r36.2.0),
+# NVIDIA's JetPack wheel folder (redist/jp/v512 = JetPack 5.1.2), the jetson-ai-lab index (jp6/cu126).
+ARTEFACT_L4T = re.compile(
+    r"\bl4t[\w.-]*:r(?P<l4t>\d{2})\.\d|\bl4t-r(?P<l4t2>\d{2})\.\d|\bdustynv/[\w.-]+:[\w.-]*?\br(?P<l4t3>\d{2})\.\d|"
+    r"/redist/jp/v(?P<jp>[4-7])\d{1,2}\b|\bjetson-ai-lab\.\w+/jp(?P<jp2>[4-7])\b",
+    re.IGNORECASE,
+)
+JETPACK_OF_L4T = {28: 3, 32: 4, 34: 5, 35: 5, 36: 6, 38: 7, 39: 7}
+
+
+def _artefact_jetpack(line: str) -> int | None:
+    m = ARTEFACT_L4T.search(line)
+    if m is None:
+        return None
+    l4t = m.group("l4t") or m.group("l4t2") or m.group("l4t3")
+    if l4t:
+        return JETPACK_OF_L4T.get(int(l4t))
+    return int(m.group("jp") or m.group("jp2"))
+
+
+def board_mismatch(lines: list[str]) -> Match | None:
+    """An image or wheel built for a JetPack the named module cannot run (an L4T R35 container on a Jetson Nano, a
+    JetPack 6 wheel on a Xavier): its CUDA needs a newer L4T driver than the board can have."""
+    text = [line[:2000] for line in lines[:5000]]
+    named = [jps for pattern, jps in BOARD_JETPACKS if any(pattern.search(line) for line in text)]
+    if len(named) != 1:
+        return None  # no board, or several generations named (a comparison, a migration): nothing to hold it to
+    for no, line in enumerate(text, start=1):
+        jp = _artefact_jetpack(line)
+        if jp is not None and jp not in named[0]:
+            return Match("jetson_needs_nvidia_wheel", no, line.strip()[:500], True, 0.9)
+    return None
+
+
+def settle(
+    lines: list[str], matches: list[Match], *, cuda_13_on_jetpack_7: bool = False, cuda_works: bool = False
+) -> list[Match]:
     """On a Jetson: a missing JetPack-wheel dependency is an import failure with its own fix (the wheel is right);
     "no kernel image" and a driver complaint are the wheel not built for this board (the JetPack-matched wheel).
     On JetPack 7 a CUDA 13 torch is the right wheel: whatever fails there, it is not the wheel's platform."""
     if cuda_13_on_jetpack_7:
         return [m for m in matches if m.id != "jetson_needs_nvidia_wheel"]
+    mismatch = None if cuda_works else board_mismatch(lines)
+    if mismatch is not None:
+        kept = [m for m in matches if m.id not in ("jetson_needs_nvidia_wheel", "docker_no_gpu_runtime")]
+        kept = [m for m in kept if m.id not in DRIVER_READINGS or m.specific]
+        return [mismatch, *kept]
     missing = missing_dependency(lines)
     generic = shows_generic_wheel(lines)
     if missing is not None and not generic:
