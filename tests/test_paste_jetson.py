@@ -364,3 +364,38 @@ def test_an_artefact_for_a_jetpack_the_board_cannot_run_is_the_mismatch(text: st
 )
 def test_no_mismatch_verdict_without_a_single_board_that_cannot_run_it(text: str) -> None:
     assert all(f.severity is not Severity.ERROR for f in load_text(text).findings)
+
+
+# --- CUDA works on the board, the program runs on the CPU -----------------------------------------------------------
+
+WORKS_ON_CPU = """\
+Jetson AGX Orin, JetPack 5.1.2, torch 2.1.0a0+41361538.nv23.06
+>>> torch.cuda.is_available()
+True
+{line}
+inference takes 300 ms per frame and tegrastats shows GR3D_FREQ 0%
+"""
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Using device: cpu",
+        'device = torch.device("cpu")',
+        "Ultralytics YOLOv8.0.200 Python-3.8.10 torch-2.1.0a0+41361538.nv23.06 CPU (ARMv8 Processor rev 1 (v8l))",
+    ],
+)
+def test_a_working_jetson_whose_program_runs_on_the_cpu_is_work_left_on_the_cpu(line: str) -> None:
+    ids = _ids(WORKS_ON_CPU.format(line=line))
+    assert ids[:1] == ["workload_left_on_cpu"]
+    assert "jetson_needs_nvidia_wheel" not in ids
+
+
+def test_a_working_jetson_with_an_idle_gpu_alone_names_no_cause() -> None:
+    # GR3D at 0 % with CUDA working could be the model on the CPU, a data-bound loop or TensorRT elsewhere.
+    assert _claims(WORKS_ON_CPU.format(line="")) == []
+
+
+def test_the_cpu_device_without_working_cuda_stays_the_wheel_reading() -> None:
+    text = WORKS_ON_CPU.format(line="Using device: cpu").replace("True", "False")
+    assert _ids(text)[:1] == ["jetson_needs_nvidia_wheel"]

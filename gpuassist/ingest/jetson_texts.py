@@ -169,6 +169,10 @@ def settle(
     On JetPack 7 a CUDA 13 torch is the right wheel: whatever fails there, it is not the wheel's platform."""
     if cuda_13_on_jetpack_7:
         return [m for m in matches if m.id != "jetson_needs_nvidia_wheel"]
+    if cuda_works:
+        on_cpu = work_on_cpu(lines, matches)
+        if on_cpu is not None:
+            return [on_cpu, *(m for m in matches if m.id != "jetson_needs_nvidia_wheel")]
     mismatch = None if cuda_works else board_mismatch(lines)
     if mismatch is not None:
         kept = [m for m in matches if m.id not in ("jetson_needs_nvidia_wheel", "docker_no_gpu_runtime")]
@@ -202,6 +206,26 @@ def settle(
     if asked is None:
         return matches
     return [Match("jetson_needs_nvidia_wheel", asked.line_no, asked.line, asked.specific, asked.weight), *kept]
+
+
+# The program itself saying it runs on the CPU: a device chosen or printed as cpu ("device: cpu", "Using device: cpu",
+# `device = torch.device("cpu")`, "running on CPU") and Ultralytics' banner naming the CPU ("torch-2.1.0 CPU (ARMv8").
+ON_CPU = re.compile(
+    r"""\b(?:using|used|selected|running on|runs on|inference on)\s+(?:the\s+)?(?:device\s*[:=]?\s*)?['"]?cpu\b|"""
+    r"""\bdevice\s*(?:[:=]|is)\s*(?:torch\.device\(\s*)?['"]?cpu\b|\btorch-\S+ CPU \(""",
+    re.IGNORECASE,
+)
+
+
+def work_on_cpu(lines: list[str], matches: list[Match]) -> Match | None:
+    """On a Jetson whose torch reaches the GPU (the caller checked CUDA works), the program says it runs on the CPU:
+    the model and data were never moved, not a wheel or driver problem. Only where no error names another cause."""
+    if any(m.specific for m in matches):
+        return None
+    for no, line in enumerate(lines[:5000], start=1):
+        if "cpu" in line[:2000].lower() and ON_CPU.search(line[:2000]):
+            return Match("workload_left_on_cpu", no, line.strip()[:500], False, 0.7)
+    return None
 
 
 def settle_findings(report: Report, lines: list[str]) -> None:
