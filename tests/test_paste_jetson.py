@@ -399,3 +399,30 @@ def test_a_working_jetson_with_an_idle_gpu_alone_names_no_cause() -> None:
 def test_the_cpu_device_without_working_cuda_stays_the_wheel_reading() -> None:
     text = WORKS_ON_CPU.format(line="Using device: cpu").replace("True", "False")
     assert _ids(text)[:1] == ["jetson_needs_nvidia_wheel"]
+
+
+def test_conda_pytorch_channel_on_a_jetson_is_the_generic_build() -> None:
+    text = (
+        "Jetson AGX Orin 64GB\nconda install pytorch torchvision pytorch-cuda=11.8 -c pytorch -c nvidia\n"
+        "torch.cuda.is_available() is False\n"
+    )
+    first = load_text(text).findings[0]
+    assert (first.id, first.severity) == ("jetson_needs_nvidia_wheel", Severity.ERROR)
+
+
+DRIVER_INIT_FAILED = """\
+{where}
+torch                    2.6.0
+UserWarning: CUDA initialization: CUDA driver initialization failed, you might not have a CUDA gpu.
+"""
+
+
+def test_a_container_guess_needs_a_container_in_the_text() -> None:
+    claims = _claims(DRIVER_INIT_FAILED.format(where="jetson orin nano super, pip list | grep torch"))
+    assert claims[:1] == ["jetson_needs_nvidia_wheel"]
+    assert "docker_no_gpu_runtime" not in claims
+
+
+def test_the_container_guess_stays_where_the_text_runs_a_container() -> None:
+    where = "jetson orin nano super, inside docker run -it ubuntu:22.04 (no --runtime nvidia)"
+    assert "docker_no_gpu_runtime" in _claims(DRIVER_INIT_FAILED.format(where=where))

@@ -92,7 +92,7 @@ def missing_dependency(lines: list[str]) -> tuple[int, str, JetsonDependency] | 
 # download.pytorch.org index): beside it, a missing library is that wheel's, and the wheel is the cause.
 GENERIC_AARCH64_WHEEL = re.compile(
     r"\btorch-\S*manylinux\S*aarch64\.whl|\btorch[-=]=?\d[\w.]*\+cpu\b|cpu_generic|"
-    r"download\.pytorch\.org/whl|conda-forge/linux-aarch64::pytorch",
+    r"download\.pytorch\.org/whl|conda-forge/linux-aarch64::pytorch|\bpytorch-cuda\s*=|\bconda install\b.*\s-c\s+pytorch\b",
     re.IGNORECASE,
 )
 
@@ -161,6 +161,12 @@ def board_mismatch(lines: list[str]) -> Match | None:
     return None
 
 
+CONTAINER_WORDS = re.compile(
+    r"\b(?:docker|podman|containerd|nerdctl|kubectl|container|pod|balena)\b|\bl4t-|\bdustynv/|\bnvcr\.io/",
+    re.IGNORECASE,
+)
+
+
 def settle(
     lines: list[str], matches: list[Match], *, cuda_13_on_jetpack_7: bool = False, cuda_works: bool = False
 ) -> list[Match]:
@@ -195,6 +201,15 @@ def settle(
     if kernel is not None:
         kept = [m for m in matches if m.id not in ARCH_READINGS and m.id != "jetson_needs_nvidia_wheel"]
         return [Match("jetson_needs_nvidia_wheel", kernel[0], kernel[1].strip()[:500], True, 0.9), *kept]
+    if generic:
+        # The guess becomes the verdict: the text shows the generic aarch64 torch (PyPI, conda's pytorch channel).
+        matches = [
+            Match(m.id, m.line_no, m.line, True, m.weight) if m.id == "jetson_needs_nvidia_wheel" else m
+            for m in matches
+        ]
+    if not any(CONTAINER_WORDS.search(line[:2000]) for line in lines[:5000]):
+        # A container-runtime guess with no container in the text: the board's own torch is the likelier reading.
+        matches = [m for m in matches if not (m.id == "docker_no_gpu_runtime" and not m.specific)]
     driver = next((m for m in matches if m.id in DRIVER_READINGS), None)
     if driver is None:
         return matches
