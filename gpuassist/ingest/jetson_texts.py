@@ -92,7 +92,8 @@ def missing_dependency(lines: list[str]) -> tuple[int, str, JetsonDependency] | 
 # download.pytorch.org index): beside it, a missing library is that wheel's, and the wheel is the cause.
 GENERIC_AARCH64_WHEEL = re.compile(
     r"\btorch-\S*manylinux\S*aarch64\.whl|\btorch[-=]=?\d[\w.]*\+cpu\b|cpu_generic|"
-    r"download\.pytorch\.org/whl|conda-forge/linux-aarch64::pytorch|\bpytorch-cuda\s*=|\bconda install\b.*\s-c\s+pytorch\b",
+    r"download\.pytorch\.org/whl|conda-forge/linux-aarch64::pytorch|"
+    r"\bpytorch-cuda\s*=|\bconda install\b.*\s-c\s+pytorch\b",
     re.IGNORECASE,
 )
 
