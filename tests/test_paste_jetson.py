@@ -426,3 +426,23 @@ def test_a_container_guess_needs_a_container_in_the_text() -> None:
 def test_the_container_guess_stays_where_the_text_runs_a_container() -> None:
     where = "jetson orin nano super, inside docker run -it ubuntu:22.04 (no --runtime nvidia)"
     assert "docker_no_gpu_runtime" in _claims(DRIVER_INIT_FAILED.format(where=where))
+
+
+AMD64_HOST = """\
+docker run --gpus all -it --rm dustynv/ros:foxy-pytorch-l4t-r32.5.0
+WARNING: The requested image's platform (linux/arm64) does not match the detected host platform (linux/amd64) and no \
+specific platform was requested
+{extra}root@8bc8:/# python3 -c "import torch; print(torch.cuda.is_available())"
+False
+"""
+
+
+def test_a_jetson_image_on_an_x86_host_is_not_a_jetson() -> None:
+    report = load_text(AMD64_HOST.format(extra=""))
+    assert not report.facts.value("platform.jetson")
+    assert report.facts.value("host.machine") == "x86_64"
+    assert "jetson_needs_nvidia_wheel" not in [f.id for f in report.findings]
+
+
+def test_the_board_named_beside_the_warning_keeps_the_jetson() -> None:
+    assert _jetson(AMD64_HOST.format(extra="(this is on my Jetson Xavier NX)\n"))

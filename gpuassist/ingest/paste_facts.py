@@ -115,6 +115,11 @@ JETSON_RELEASE = re.compile(
     r"\bBOARD: t\d{3}ref\b|/redist/jp/v\d{2,3}/|\bdustynv/[\w.-]+:",
     re.IGNORECASE,
 )
+# Docker's warning when an image of another architecture runs: "The requested image's platform (linux/arm64) does not
+# match the detected host platform (linux/amd64)". A Jetson line that is only such an image's name says nothing of the
+# host.
+DOCKER_HOST_AMD64 = re.compile(r"does not match the detected host platform \(linux/amd64")
+JETSON_IMAGE_ONLY = re.compile(r"\bl4t-|\bdustynv/|/redist/jp/", re.IGNORECASE)
 # NVIDIA's Grace-based systems, whose CPU is always ARM (aarch64, SBSA): GH200 / GB200 / GB300 superchips, the GB10 of
 # DGX Spark, "Grace Hopper" / "Grace Blackwell", and Grace's own core (Neoverse-V2, lscpu's "Model name"). Not the GPU
 # dies (lspci's "GH100 [H100 PCIe]", "GB202": x86 machines have them too).
@@ -572,6 +577,15 @@ def mention_facts(lines: list[str], sources: Sources) -> dict[str, Any]:
     return facts
 
 
+def _jetson_only_as_images(lines: list[str]) -> bool:
+    """Every line that names a Jetson names it as an image or wheel (l4t-pytorch, dustynv/..., redist/jp/)."""
+    return all(
+        JETSON_IMAGE_ONLY.search(line[:MAX_LINE])
+        for line in lines
+        if _may_name_a_jetson(line[:MAX_LINE]) and JETSON_RELEASE.search(line[:MAX_LINE])
+    )
+
+
 def platform_facts(lines: list[str], sources: Sources) -> dict[str, Any]:
     facts: dict[str, Any] = {}
     for no, raw in enumerate(lines, start=1):
@@ -582,6 +596,15 @@ def platform_facts(lines: list[str], sources: Sources) -> dict[str, Any]:
         if "platform.jetson" not in facts and _may_name_a_jetson(line) and JETSON_RELEASE.search(line):
             facts["platform.jetson"] = line.strip()[:200]
             note_source(sources, ("platform.jetson",), no, line)
+    host = next(
+        ((no, line) for no, line in enumerate(lines, start=1) if DOCKER_HOST_AMD64.search(line[:MAX_LINE])), None
+    )
+    if host and "platform.jetson" in facts and _jetson_only_as_images(lines):
+        # Docker says the host is an x86 PC running an arm64 Jetson image under emulation: not a Jetson.
+        del facts["platform.jetson"]
+        sources.pop("platform.jetson", None)
+        facts["host.machine"] = "x86_64"
+        note_source(sources, ("host.machine",), *host)
     if "platform.jetson" in facts:
         facts.setdefault("host.machine", "aarch64")
     elif grace := next(
