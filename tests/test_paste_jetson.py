@@ -446,3 +446,23 @@ def test_a_jetson_image_on_an_x86_host_is_not_a_jetson() -> None:
 
 def test_the_board_named_beside_the_warning_keeps_the_jetson() -> None:
     assert _jetson(AMD64_HOST.format(extra="(this is on my Jetson Xavier NX)\n"))
+
+
+STATIC_TLS = """\
+Jetson Orin NX, JetPack 5.1.1
+>>> {statement}
+Traceback (most recent call last):
+  File "<stdin>", line 1, in <module>
+ImportError: /lib/aarch64-linux-gnu/libgomp.so.1: cannot allocate memory in static TLS block
+"""
+
+
+def test_torch_failing_on_the_static_tls_block_is_an_import_error_fixed_by_preloading() -> None:
+    first = load_text(STATIC_TLS.format(statement="import torch")).findings[0]
+    assert first.id == "torch_import_error"
+    assert "export LD_PRELOAD=/lib/aarch64-linux-gnu/libgomp.so.1" in first.fix
+
+
+def test_another_module_on_the_static_tls_block_is_not_torchs_import() -> None:
+    report = load_text(STATIC_TLS.format(statement="from sklearn.cluster import KMeans"))
+    assert all("LD_PRELOAD" not in f.fix for f in report.findings)

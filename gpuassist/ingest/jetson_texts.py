@@ -76,6 +76,26 @@ SHARED_LIBRARY_MISSING = re.compile(r"\.so(?:\.\d+)*: cannot open shared object 
 LOADER_FAILED = re.compile(r"cannot open shared object file|\bnot found\b|No such file", re.IGNORECASE)
 
 
+# glibc's dlopen failing to fit a library's thread-local storage into the static TLS block (elf/dl-tls.c), which on
+# aarch64 hits libgomp when it is loaded late: "ImportError: /lib/aarch64-linux-gnu/libgomp.so.1: cannot allocate memory
+# in static TLS block". Loading it first (LD_PRELOAD) makes room for it; the torch install is not at fault.
+STATIC_TLS = re.compile(r"(?P<lib>/\S+\.so(?:\.\d+)*): cannot allocate memory in static TLS block")
+TORCH_IMPORTED_HERE = re.compile(
+    r"""[/\\]torch[/\\]__init__\.py|^\s*(?:>>>\s*)?import torch\b|-c ["'][^"']*import torch"""
+)
+
+
+def static_tls_failure(lines: list[str]) -> tuple[int, str, str] | None:
+    """``import torch`` failing on a library that did not fit the static TLS block: (line number, line, library)."""
+    hit = next(
+        ((no, m) for no, line in enumerate(lines[:20000], start=1) if (m := STATIC_TLS.search(line[:2000]))), None
+    )
+    if hit is None or not any(TORCH_IMPORTED_HERE.search(line[:2000]) for line in lines[:20000]):
+        return None
+    no, m = hit
+    return no, lines[no - 1].strip()[:500], m.group("lib")
+
+
 def missing_dependency(lines: list[str]) -> tuple[int, str, JetsonDependency] | None:
     """The first line where the loader cannot find one of the JetPack wheels' system libraries."""
     for no, line in enumerate(lines[:20000], start=1):
@@ -180,6 +200,10 @@ def settle(
         on_cpu = work_on_cpu(lines, matches)
         if on_cpu is not None:
             return [on_cpu, *(m for m in matches if m.id != "jetson_needs_nvidia_wheel")]
+    tls = static_tls_failure(lines)
+    if tls is not None:
+        kept = [m for m in matches if m.id not in ("torch_import_error", "jetson_needs_nvidia_wheel")]
+        return [Match("torch_import_error", tls[0], tls[1], True, 0.9), *kept]
     mismatch = None if cuda_works else board_mismatch(lines)
     if mismatch is not None:
         kept = [m for m in matches if m.id not in ("jetson_needs_nvidia_wheel", "docker_no_gpu_runtime")]
@@ -249,6 +273,14 @@ def settle_findings(report: Report, lines: list[str]) -> None:
     import failure's fix names the missing JetPack-wheel dependency and the command that installs it."""
     if any(f.id == "jetson_needs_nvidia_wheel" for f in report.findings):
         report.findings[:] = [f for f in report.findings if f.id not in DRIVER_READINGS]
+    tls = static_tls_failure(lines)
+    if tls is not None:
+        for f in report.findings:
+            if f.id == "torch_import_error" and "LD_PRELOAD" not in f.fix:
+                f.fix = (
+                    f"{tls[2]} could not be loaded this late (no room left in the static TLS block, an aarch64 limit): "
+                    f"load it first, then import torch:\n  export LD_PRELOAD={tls[2]}\n" + f.fix
+                )
     missing = missing_dependency(lines)
     if missing is None or shows_generic_wheel(lines):
         return
