@@ -466,3 +466,22 @@ def test_torch_failing_on_the_static_tls_block_is_an_import_error_fixed_by_prelo
 def test_another_module_on_the_static_tls_block_is_not_torchs_import() -> None:
     report = load_text(STATIC_TLS.format(statement="from sklearn.cluster import KMeans"))
     assert all("LD_PRELOAD" not in f.fix for f in report.findings)
+
+
+@pytest.mark.parametrize(
+    ("kernel", "folder"),
+    [("4.9.253-tegra", "jp/v461/"), ("5.10.120-tegra", "jp/v512/"), ("5.15.136-tegra", "jp/v61/")],
+)
+def test_the_tegra_kernel_series_names_the_jetpack_the_fix_points_to(kernel: str, folder: str) -> None:
+    text = (
+        f"PyTorch version: 2.1.0+cpu\nCUDA used to build PyTorch: None\nOS: Ubuntu 20.04.6 LTS (aarch64)\n"
+        f"Python platform: Linux-{kernel}-aarch64-with-glibc2.31\nIs CUDA available: False\n"
+    )
+    first = load_text(text).findings[0]
+    assert first.id == "jetson_needs_nvidia_wheel"
+    assert folder in first.fix
+
+
+def test_the_fix_for_jetpack_6_names_the_jetson_ai_lab_index() -> None:
+    text = "Linux-5.15.148-tegra-aarch64\n>>> torch.__version__\n'2.5.1'\n>>> torch.cuda.is_available()\nFalse\n"
+    assert "pypi.jetson-ai-lab.io/jp6/cu126" in load_text(text).findings[0].fix

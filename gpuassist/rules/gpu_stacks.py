@@ -97,7 +97,14 @@ def jetson_release(facts: Facts) -> str | None:
     if m:
         return m.group(1) or m.group(2)
     jp = re.search(r"(?<![A-Za-z])(?:JetPack|JP)\s*[:<>=]*\s*([4-7])(?!\d)", said, re.IGNORECASE)
-    return {"4": "32", "5": "35", "6": "36", "7": "38"}[jp.group(1)] if jp else None
+    if jp:
+        return {"4": "32", "5": "35", "6": "36", "7": "38"}[jp.group(1)]
+    kernel = re.search(r"\b(\d+\.\d+)\.\d+-tegra\b", f"{said} {facts.value('host.kernel') or ''}")
+    return L4T_OF_TEGRA_KERNEL.get(kernel.group(1)) if kernel else None
+
+
+# Each Jetson Linux line ships one kernel series (Jetson Linux release notes): R32 4.9, R34/R35 5.10, R36 5.15, R38 6.8.
+L4T_OF_TEGRA_KERNEL = {"4.9": "32", "5.10": "35", "5.15": "36", "6.8": "38"}
 
 
 # JetPack 7 (Jetson Linux 38.2 and later; NVIDIA's JetPack 7.0/7.1 release notes) aligns Jetson with the ARM-server
@@ -179,7 +186,14 @@ def jetson_needs_nvidia_wheel(facts: Facts) -> Finding | None:
             f"  # download the torch-*.nv*-cp{py_tag}-*-linux_aarch64.whl for your Python from\n"
             f"  #   https://developer.download.nvidia.com/compute/redist/jp/{folder}/pytorch/\n"
             f"  {pip} install --no-cache-dir ./torch-<version>.nv<YY.MM>-cp{py_tag}-cp{py_tag}-linux_aarch64.whl\n"
-            "Or use NVIDIA's container: docker run --runtime nvidia -it nvcr.io/nvidia/l4t-pytorch:<tag for your L4T>"
+            + (
+                # Newer torch for JetPack 6 is built by NVIDIA's Jetson AI Lab into its own index (jp6/cu126).
+                f"  # or a newer torch built for JetPack 6: {pip} install torch --index-url "
+                "https://pypi.jetson-ai-lab.io/jp6/cu126\n"
+                if (rel or "36") == "36"
+                else ""
+            )
+            + "Or use NVIDIA's container: docker run --runtime nvidia -it nvcr.io/nvidia/l4t-pytorch:<tag for your L4T>"
         ),
         evidence=view.ev(
             facts,
