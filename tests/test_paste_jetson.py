@@ -485,3 +485,22 @@ def test_the_tegra_kernel_series_names_the_jetpack_the_fix_points_to(kernel: str
 def test_the_fix_for_jetpack_6_names_the_jetson_ai_lab_index() -> None:
     text = "Linux-5.15.148-tegra-aarch64\n>>> torch.__version__\n'2.5.1'\n>>> torch.cuda.is_available()\nFalse\n"
     assert "pypi.jetson-ai-lab.io/jp6/cu126" in load_text(text).findings[0].fix
+
+
+NO_SMI = """\
+{machine}
+$ nvidia-smi
+bash: nvidia-smi: command not found
+>>> import torch
+>>> torch.cuda.is_available()
+{available}
+"""
+
+
+def test_nvidia_smi_missing_on_a_working_jetson_is_normal() -> None:
+    assert _claims(NO_SMI.format(machine="Jetson Xavier NX (JetPack 5.1.2)", available="True")) == []
+
+
+def test_nvidia_smi_missing_on_a_pc_stays_a_driver_sign() -> None:
+    text = NO_SMI.format(machine="Ubuntu 22.04 desktop with a GeForce RTX 3060", available="False")
+    assert "no_nvidia_driver" in _claims(text)

@@ -132,6 +132,15 @@ DRIVER_READINGS = ("driver_too_old", "no_nvidia_driver", "nvidia_module_not_load
 # Of those, the ones that are the build's own demand (a newer CUDA driver; a desktop driver's libcuda): on a Jetson
 # the JetPack-matched wheel answers them.
 WHEEL_ASKS_OTHER_DRIVER = ("driver_too_old", "no_nvidia_driver")
+# The lines in which the build itself makes that demand (torch's and the CUDA runtime's own messages).
+BUILD_DEMAND = re.compile(
+    r"too old|insufficient|unsupported toolchain|Found no NVIDIA driver|CUDA driver version|"
+    r"forward compatibility|cudaErrorInsufficientDriver|CUDA_ERROR_(?:UNSUPPORTED_PTX_VERSION|SYSTEM_DRIVER_MISMATCH)",
+    re.IGNORECASE,
+)
+NO_SMI = re.compile(
+    r"nvidia-smi\S*:?\s*(?:command )?not found|No such file or directory.*nvidia-smi|nvidia-smi.*No such file", re.I
+)
 
 
 # Which JetPack lines each module generation runs (NVIDIA's JetPack archive and the "PyTorch for Jetson" wheel table):
@@ -235,14 +244,16 @@ def settle(
     if not any(CONTAINER_WORDS.search(line[:2000]) for line in lines[:5000]):
         # A container-runtime guess with no container in the text: the board's own torch is the likelier reading.
         matches = [m for m in matches if not (m.id == "docker_no_gpu_runtime" and not m.specific)]
+    # nvidia-smi is not part of JetPack 4/5 (JetPack 6 added a reduced one): its absence is no sign of a missing driver.
+    matches = [m for m in matches if not (m.id in DRIVER_READINGS and NO_SMI.search(m.line))]
     driver = next((m for m in matches if m.id in DRIVER_READINGS), None)
     if driver is None:
         return matches
     kept = [m for m in matches if m.id not in DRIVER_READINGS]
-    if any(m.id == "jetson_needs_nvidia_wheel" for m in matches):
+    if cuda_works or any(m.id == "jetson_needs_nvidia_wheel" for m in matches):
         return kept
     # The build asks for a newer driver (or a discrete GPU's): on a Jetson that is the build, not the driver.
-    asked = next((m for m in matches if m.id in WHEEL_ASKS_OTHER_DRIVER), None)
+    asked = next((m for m in matches if m.id in WHEEL_ASKS_OTHER_DRIVER and BUILD_DEMAND.search(m.line)), None)
     if asked is None:
         return matches
     return [Match("jetson_needs_nvidia_wheel", asked.line_no, asked.line, asked.specific, asked.weight), *kept]
