@@ -504,3 +504,32 @@ def test_nvidia_smi_missing_on_a_working_jetson_is_normal() -> None:
 def test_nvidia_smi_missing_on_a_pc_stays_a_driver_sign() -> None:
     text = NO_SMI.format(machine="Ubuntu 22.04 desktop with a GeForce RTX 3060", available="False")
     assert "no_nvidia_driver" in _claims(text)
+
+
+JETSON_RELEASE_REPORT = """\
+Model: NVIDIA Jetson AGX Orin Developer Kit - Jetpack 6.0 [L4T 36.3.0]
+Platform:
+ - Distribution: Ubuntu 22.04 Jammy Jellyfish
+ - Release: 5.15.136-tegra
+Libraries:
+ - CUDA: 12.2.140
+ - cuDNN: 8.9.4.25
+"""
+
+
+def test_a_jetson_report_with_nothing_wrong_names_no_cause() -> None:
+    assert _claims(JETSON_RELEASE_REPORT) == []
+
+
+def test_the_same_report_with_cuda_unavailable_gets_the_wheel_guess() -> None:
+    assert _ids(JETSON_RELEASE_REPORT + "torch.cuda.is_available() returns False\n")[:1] == [
+        "jetson_needs_nvidia_wheel"
+    ]
+
+
+def test_a_cpu_build_in_the_users_words_is_out_once_cuda_works_on_the_board() -> None:
+    text = (
+        "pip3 install torch gave me a CPU build, so I installed NVIDIA's wheel instead.\n"
+        "Now on my Jetson Orin Nano:\n>>> torch.cuda.is_available()\nTrue\n"
+    )
+    assert _claims(text) == []

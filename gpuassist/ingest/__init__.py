@@ -267,6 +267,9 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
             cuda_13_on_jetpack_7=gpu_stacks.sbsa_jetpack(gpu_stacks.jetson_release(report.facts))
             and str(report.facts.value("torch.cuda_build") or "").startswith("13"),
             cuda_works=report.facts.value("cuda.available") is True,
+            cuda_trouble=report.facts.value("cuda.available") is False
+            or _says_unavailable(lines)
+            or system_causes.says_gpu_unused(lines),
         )
     errors.merge(report, user_words.ruled_out_guesses(lines, matches))
     if report.facts.value("platform.jetson"):

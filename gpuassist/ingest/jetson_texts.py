@@ -191,6 +191,8 @@ def board_mismatch(lines: list[str]) -> Match | None:
     return None
 
 
+WHEEL_GUESSES = ("jetson_needs_nvidia_wheel", *DRIVER_READINGS)
+TEGRA_KERNEL = re.compile(r"-tegra\b")
 CONTAINER_WORDS = re.compile(
     r"\b(?:docker|podman|containerd|nerdctl|kubectl|container|pod|balena)\b|\bl4t-|\bdustynv/|\bnvcr\.io/",
     re.IGNORECASE,
@@ -198,7 +200,12 @@ CONTAINER_WORDS = re.compile(
 
 
 def settle(
-    lines: list[str], matches: list[Match], *, cuda_13_on_jetpack_7: bool = False, cuda_works: bool = False
+    lines: list[str],
+    matches: list[Match],
+    *,
+    cuda_13_on_jetpack_7: bool = False,
+    cuda_works: bool = False,
+    cuda_trouble: bool = True,
 ) -> list[Match]:
     """On a Jetson: a missing JetPack-wheel dependency is an import failure with its own fix (the wheel is right);
     "no kernel image" and a driver complaint are the wheel not built for this board (the JetPack-matched wheel).
@@ -206,9 +213,14 @@ def settle(
     if cuda_13_on_jetpack_7:
         return [m for m in matches if m.id != "jetson_needs_nvidia_wheel"]
     if cuda_works:
+        # CUDA works on the board: the guesses that the build or the driver cannot reach the GPU are out.
+        matches = [m for m in matches if m.specific or m.id not in ("cpu_only_build", *WHEEL_GUESSES)]
         on_cpu = work_on_cpu(lines, matches)
         if on_cpu is not None:
             return [on_cpu, *(m for m in matches if m.id != "jetson_needs_nvidia_wheel")]
+    elif not cuda_trouble and not any(m.id != "jetson_needs_nvidia_wheel" for m in matches):
+        # Only the kernel name's weak hint ("-tegra") and nothing wrong in the text: a report of a Jetson, not a fault.
+        matches = [m for m in matches if m.specific or not TEGRA_KERNEL.search(m.line)]
     tls = static_tls_failure(lines)
     if tls is not None:
         kept = [m for m in matches if m.id not in ("torch_import_error", "jetson_needs_nvidia_wheel")]
