@@ -533,3 +533,23 @@ def test_a_cpu_build_in_the_users_words_is_out_once_cuda_works_on_the_board() ->
         "Now on my Jetson Orin Nano:\n>>> torch.cuda.is_available()\nTrue\n"
     )
     assert _claims(text) == []
+
+
+UNDEFINED_CUDA_SYMBOL = """\
+{machine}
+>>> import torch
+ImportError: /usr/local/lib/python3.8/dist-packages/torch/lib/libtorch_cuda.so: undefined symbol: \
+cusparseSpSM_analysis, version libcusparse.so.11
+"""
+
+
+def test_a_newer_cuda_symbol_on_a_jetson_is_a_wheel_for_a_newer_jetpack() -> None:
+    ids = _claims(UNDEFINED_CUDA_SYMBOL.format(machine="Jetson Xavier NX, L4T R35.1.0"))
+    assert ids[:1] == ["jetson_needs_nvidia_wheel"]
+    assert "ld_library_path_shadowing" not in ids
+
+
+def test_the_same_symbol_on_a_pc_keeps_the_shadowing_reading() -> None:
+    ids = _claims(UNDEFINED_CUDA_SYMBOL.format(machine="Ubuntu 22.04, GeForce RTX 3090"))
+    assert "jetson_needs_nvidia_wheel" not in ids
+    assert "ld_library_path_shadowing" in ids

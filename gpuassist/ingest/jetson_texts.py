@@ -96,6 +96,19 @@ def static_tls_failure(lines: list[str]) -> tuple[int, str, str] | None:
     return no, lines[no - 1].strip()[:500], m.group("lib")
 
 
+# torch's own library asking the CUDA library for a symbol of a newer version ("libtorch_cuda.so: undefined symbol:
+# cusparseSpSM_analysis, version libcusparse.so.11"). On a Jetson the CUDA libraries are JetPack's (NVIDIA's wheels do
+# not ship them), so the wheel was built for a newer JetPack's CUDA than the board has.
+CUDA_SYMBOL = re.compile(r"[/\\]torch[/\\]lib[/\\]\S+\.so\S*: undefined symbol: \S+, version lib(?:cu|nv)\w*\.so")
+
+
+def cuda_symbol_missing(lines: list[str]) -> tuple[int, str] | None:
+    for no, line in enumerate(lines[:20000], start=1):
+        if "undefined symbol" in line[:2000] and CUDA_SYMBOL.search(line[:2000]):
+            return no, line.strip()[:500]
+    return None
+
+
 def missing_dependency(lines: list[str]) -> tuple[int, str, JetsonDependency] | None:
     """The first line where the loader cannot find one of the JetPack wheels' system libraries."""
     for no, line in enumerate(lines[:20000], start=1):
@@ -221,6 +234,10 @@ def settle(
     elif not cuda_trouble and not any(m.id != "jetson_needs_nvidia_wheel" for m in matches):
         # Only the kernel name's weak hint ("-tegra") and nothing wrong in the text: a report of a Jetson, not a fault.
         matches = [m for m in matches if m.specific or not TEGRA_KERNEL.search(m.line)]
+    symbol = cuda_symbol_missing(lines)
+    if symbol is not None:
+        kept = [m for m in matches if m.id not in ("torch_import_error", "jetson_needs_nvidia_wheel")]
+        return [Match("jetson_needs_nvidia_wheel", symbol[0], symbol[1], True, 0.9), *kept]
     tls = static_tls_failure(lines)
     if tls is not None:
         kept = [m for m in matches if m.id not in ("torch_import_error", "jetson_needs_nvidia_wheel")]
@@ -296,6 +313,9 @@ def settle_findings(report: Report, lines: list[str]) -> None:
     import failure's fix names the missing JetPack-wheel dependency and the command that installs it."""
     if any(f.id == "jetson_needs_nvidia_wheel" for f in report.findings):
         report.findings[:] = [f for f in report.findings if f.id not in DRIVER_READINGS]
+        if cuda_symbol_missing(lines) is not None and not any("LD_LIBRARY_PATH" in line[:2000] for line in lines):
+            # Not a library shadowing the wheel's own: JetPack's CUDA is the only one, and it is older than the build.
+            report.findings[:] = [f for f in report.findings if f.id != "ld_library_path_shadowing"]
     tls = static_tls_failure(lines)
     if tls is not None:
         for f in report.findings:
