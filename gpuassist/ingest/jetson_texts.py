@@ -14,7 +14,14 @@ something else than on a PC or an ARM server:
   for this board, not a GPU too new for the tables;
 - a CUDA build asking for a newer driver is a wheel made for a newer JetPack (or for ARM servers): the board's
   driver comes with its L4T release and is upgraded only by a new JetPack, so "update your driver from nvidia.com"
-  does not apply and the JetPack-matched wheel does.
+  does not apply and the JetPack-matched wheel does; torch's library missing a versioned CUDA symbol is the same
+  (JetPack's CUDA is the only one on the board, NVIDIA's wheels do not ship one);
+- an image or wheel for a JetPack the named module cannot run (Nano/TX1/TX2 stop at JetPack 4, Xavier at 5, Orin
+  starts at 5) is the release mismatch, even where the board's own L4T release is not stated;
+- nvidia-smi missing is normal there (JetPack 4/5 have none), a container guess needs a container in the text, and
+  ``import torch`` failing on the static TLS block (aarch64's libgomp) is fixed by preloading that library;
+- with CUDA working, a program that says it runs on the CPU left its work there, and a report of a healthy board
+  (jetson_release, tegrastats, a -tegra kernel) names no cause.
 
 Jetson AGX Thor (JetPack 7, L4T R38, CUDA 13, sm_110) is the exception: NVIDIA aligned it with the ARM-server (SBSA)
 CUDA, so PyPI's aarch64 ``+cu130`` wheels (torch 2.11 and later) are built for it.
@@ -244,8 +251,8 @@ def settle(
         return [Match("torch_import_error", tls[0], tls[1], True, 0.9), *kept]
     mismatch = None if cuda_works else board_mismatch(lines)
     if mismatch is not None:
-        kept = [m for m in matches if m.id not in ("jetson_needs_nvidia_wheel", "docker_no_gpu_runtime")]
-        kept = [m for m in kept if m.id not in DRIVER_READINGS or m.specific]
+        kept = [m for m in matches if m.id != "jetson_needs_nvidia_wheel"]
+        kept = [m for m in kept if m.specific or m.id not in ("docker_no_gpu_runtime", *DRIVER_READINGS)]
         return [mismatch, *kept]
     missing = missing_dependency(lines)
     generic = shows_generic_wheel(lines)
