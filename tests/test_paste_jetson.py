@@ -553,3 +553,36 @@ def test_the_same_symbol_on_a_pc_keeps_the_shadowing_reading() -> None:
     ids = _claims(UNDEFINED_CUDA_SYMBOL.format(machine="Ubuntu 22.04, GeForce RTX 3090"))
     assert "jetson_needs_nvidia_wheel" not in ids
     assert "ld_library_path_shadowing" in ids
+
+
+# --- an ARM server's torch from PyPI (CPU-only up to 2.10) ---------------------------------------------------------
+
+ARM_SERVER_PIP = """\
+On our GH200 node:
+$ pip install {spec}
+Successfully installed torch-{version}
+$ python -c "import torch; print(torch.__version__, torch.cuda.is_available())"
+{version} False
+"""
+
+
+def test_pypis_aarch64_torch_below_2_11_on_an_arm_server_is_the_cpu_build() -> None:
+    report = load_text(ARM_SERVER_PIP.format(spec="torch==2.5.1", version="2.5.1"))
+    assert report.facts.value("torch.cuda_build") is None and report.facts.known("torch.cuda_build")
+    assert [f.id for f in report.findings][:1] == ["cpu_only_build"]
+
+
+@pytest.mark.parametrize(
+    ("spec", "version", "machine"),
+    [
+        # another index: the download index's aarch64 CUDA builds
+        ("torch==2.5.1 --index-url https://download.pytorch.org/whl/cu124", "2.5.1", "GH200"),
+        # PyPI's aarch64 torch is a CUDA 13 build from 2.11 on
+        ("torch", "2.11.0", "GH200"),
+        # an x86 server: PyPI's Linux x86 wheel is a CUDA build
+        ("torch==2.5.1", "2.5.1", "x86_64 server with an H100"),
+    ],
+)
+def test_no_cpu_build_is_inferred_without_pypis_aarch64_wheel_below_2_11(spec: str, version: str, machine: str) -> None:
+    text = ARM_SERVER_PIP.format(spec=spec, version=version).replace("GH200", machine)
+    assert not load_text(text).facts.known("torch.cuda_build")

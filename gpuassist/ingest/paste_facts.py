@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from gpuassist.ingest.aarch64_wheels import pypi_aarch64_build
 from gpuassist.ingest.lines import MAX_LINE, Sources, note_source
 from gpuassist.ingest.mig_facts import mig_facts
 from gpuassist.ingest.python_arch import python_arch_facts
@@ -678,5 +679,7 @@ def gather(lines: list[str], skip: set[int], sources: Sources | None = None) -> 
     if "torch.version" in facts:  # a version stated by a tool's own output beats one mentioned in passing
         mentioned = {k: v for k, v in mentioned.items() if k not in ("torch.version", "torch.cuda_build")}
     for key, value in mentioned.items():
+        facts.setdefault(key, value)
+    for key, value in pypi_aarch64_build(lines, facts, sources).items():
         facts.setdefault(key, value)
     return facts
