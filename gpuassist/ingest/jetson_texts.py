@@ -33,6 +33,7 @@ import re
 from dataclasses import dataclass
 
 from gpuassist.ingest.errors import Match
+from gpuassist.ingest.system_causes import JETPACK_OF_L4T, L4T_CONTAINER_TAG
 from gpuassist.report.model import Report
 
 
@@ -177,24 +178,18 @@ BOARD_JETPACKS = (
     (re.compile(r"\bOrin\b|\bt234\b|\btegra234\b", re.IGNORECASE), {5, 6, 7}),
     (re.compile(r"\bThor\b|\bt264\b", re.IGNORECASE), {7}),
 )
-# What a container image or wheel was built for: an L4T container tag (l4t-pytorch:r35.2.1, dustynv/...-r36.2.0),
-# NVIDIA's JetPack wheel folder (redist/jp/v512 = JetPack 5.1.2), the jetson-ai-lab index (jp6/cu126).
-ARTEFACT_L4T = re.compile(
-    r"\bl4t[\w.-]*:r(?P<l4t>\d{2})\.\d|\bl4t-r(?P<l4t2>\d{2})\.\d|\bdustynv/[\w.-]+:[\w.-]*?\br(?P<l4t3>\d{2})\.\d|"
-    r"/redist/jp/v(?P<jp>[4-7])\d{1,2}\b|\bjetson-ai-lab\.\w+/jp(?P<jp2>[4-7])\b",
-    re.IGNORECASE,
-)
-JETPACK_OF_L4T = {28: 3, 32: 4, 34: 5, 35: 5, 36: 6, 38: 7, 39: 7}
+# What a wheel was built for: NVIDIA's JetPack wheel folder (redist/jp/v512 = JetPack 5.1.2), the Jetson AI Lab
+# index (jp6/cu126); an image's L4T release is its container tag (system_causes.L4T_CONTAINER_TAG).
+WHEEL_JETPACK = re.compile(r"/redist/jp/v([4-7])\d{1,2}\b|\bjetson-ai-lab\.\w+/jp([4-7])\b", re.IGNORECASE)
 
 
 def _artefact_jetpack(line: str) -> int | None:
-    m = ARTEFACT_L4T.search(line)
-    if m is None:
-        return None
-    l4t = m.group("l4t") or m.group("l4t2") or m.group("l4t3")
-    if l4t:
-        return JETPACK_OF_L4T.get(int(l4t))
-    return int(m.group("jp") or m.group("jp2"))
+    """The JetPack line an image tag or wheel source on this line was built for."""
+    tag = L4T_CONTAINER_TAG.search(line)
+    if tag is not None:
+        return JETPACK_OF_L4T.get(int(next(g for g in tag.groups() if g)))
+    wheel = WHEEL_JETPACK.search(line)
+    return int(wheel.group(1) or wheel.group(2)) if wheel else None
 
 
 def board_mismatch(lines: list[str]) -> Match | None:
