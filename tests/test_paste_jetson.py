@@ -586,3 +586,29 @@ def test_pypis_aarch64_torch_below_2_11_on_an_arm_server_is_the_cpu_build() -> N
 def test_no_cpu_build_is_inferred_without_pypis_aarch64_wheel_below_2_11(spec: str, version: str, machine: str) -> None:
     text = ARM_SERVER_PIP.format(spec=spec, version=version).replace("GH200", machine)
     assert not load_text(text).facts.known("torch.cuda_build")
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "When I run detection on my Jetson Nano with pytorch 2.3.1 it still uses the CPU.",
+        "Jetson Orin NX, JetPack 6.1: torch 2.5.1 installed, but inference runs on CPU only.",
+        "Jetson Nano with torch 1.13\nAssertionError: Invalid CUDA '--device 0' requested, use '--device cpu' or pass "
+        "valid CUDA device(s)",
+    ],
+)
+def test_work_said_to_run_on_the_cpu_of_a_jetson_gets_the_wheel_reading(sentence: str) -> None:
+    assert _ids(sentence + "\n")[:1] == ["jetson_needs_nvidia_wheel"]
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        # a second GPU asked for: the first may well exist
+        "Jetson Orin NX with torch 2.1\nAssertionError: Invalid CUDA '--device 1' requested, use '--device cpu'",
+        # the CPU named for something else
+        "Jetson Orin NX with torch 2.1: the preprocessing uses the CPU cores, the GPU is busy with the model.",
+    ],
+)
+def test_no_wheel_reading_from_a_cpu_mention_that_is_not_the_work(sentence: str) -> None:
+    assert "jetson_needs_nvidia_wheel" not in _ids(sentence + "\n")

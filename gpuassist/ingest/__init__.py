@@ -309,6 +309,8 @@ UNAVAILABLE = re.compile(
     r"\b(?:returns?|returned|gives|prints?)\s+[`'\"]?false[`'\"]?\W{0,4}(?:torch\.)?(?:cuda\.)?is_available|"
     r"CUDA (?:is )?(?:not\s+|un)available|CPU[- ]only (?:version|build|wheel)|"
     r"no CUDA GPUs are available|no CUDA-capable device|"
+    # YOLOv5 / Ultralytics' select_device refusing the first GPU: no CUDA device at all (utils/torch_utils.py).
+    r"Invalid CUDA '(?:--device |device=)(?:0|cuda)' requested|"
     r"is_available(?:\(\))?\s*(?:就是|都是|还是|仍然是|一直是|是|为|返回|显示|输出)\s*false",
     re.IGNORECASE,
 )

@@ -88,6 +88,9 @@ GPU_UNUSED = re.compile(
     r"(?:gpu|cuda)\b|"
     r"\b(?:can(?:no|')t|could\s*n[o']t|unable\s+to)\s+(?:detect|find|see|use)\s+(?:the\s+|my\s+|any\s+)?(?:gpu|cuda)\b|"
     r"\bgpu\s+(?:is\s+)?not\s+(?:detected|found|used|recogni[sz]ed)|"
+    # The work said to run on the CPU instead ("it still uses the CPU", "inference runs on CPU only").
+    r"\b(?:still|only|always|just)\s+(?:uses?|using|runs?\s+on|running\s+on)\s+(?:the\s+)?cpu\b|"
+    r"\b(?:runs?|running|works?|is\s+running)\s+on\s+(?:the\s+)?cpu\s+only\b|"
     r"(?:检测不到|识别不到|找不到|没有使用|没用到|用不了|无法使用|无法识别|不能使用)\s*(?:显卡|gpu|cuda)|"
     r"(?:显卡|gpu)\s*(?:没有|不|未)(?:被)?(?:使用|调用|识别|检测到|工作)",
     re.IGNORECASE,
