@@ -546,3 +546,34 @@ def test_a_cuda_torch_installed_after_the_error_is_not_another_copy() -> None:
 def test_a_listed_cpu_torch_with_the_same_message_is_the_cpu_build() -> None:
     text = "(venv) D:\\proj> pip list\ntorch                    2.5.1+cpu\n" + NOT_COMPILED_TRACE
     assert _ids(text)[:1] == ["cpu_only_build"]
+
+
+# ------------------------------------------------------ torch 2.8+'s capability warning: "compute capability (CC)"
+
+CC_WARNING = """\
+UserWarning: Found GPU0 {gpu} which is of compute capability (CC) {cc}.
+The following list shows the CCs this version of PyTorch was built for and the hardware CCs it supports:
+{built}
+Please follow the instructions at https://pytorch.org/get-started/locally/ to install a PyTorch release that supports \
+one of these CUDA versions: 12.6
+"""
+BUILT_CU128 = "\n".join(
+    f"- {cc} which supports hardware CC >={cc},<{int(cc.split('.')[0]) + 1}.0"
+    for cc in ("7.5", "8.0", "8.6", "9.0", "10.0", "12.0")
+)
+BUILT_CU126 = "\n".join(
+    f"- {cc} which supports hardware CC >={cc},<{int(cc.split('.')[0]) + 1}.0"
+    for cc in ("5.0", "6.0", "7.0", "8.0", "8.6", "9.0")
+)
+
+
+def test_the_cc_warning_for_an_old_gpu_is_a_dropped_arch() -> None:
+    text = CC_WARNING.format(gpu="NVIDIA GeForce GTX 1080 Ti", cc="6.1", built=BUILT_CU128)
+    facts = build_facts(clean_lines(text), {})
+    assert facts["torch.arch_list"] == ["sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120"]
+    assert _ids(text)[:1] == ["gpu_arch_dropped_from_build"]
+
+
+def test_the_cc_warning_for_a_new_gpu_is_an_arch_too_new() -> None:
+    text = CC_WARNING.format(gpu="NVIDIA GeForce RTX 5090", cc="12.0", built=BUILT_CU126)
+    assert _ids(text)[:1] == ["gpu_arch_too_new_for_build"]

@@ -200,6 +200,42 @@ def config_show_facts(lines: list[str], sources: Sources) -> dict[str, Any]:
     return {}
 
 
+# torch >= 2.8's own capability check (torch/cuda/__init__.py _check_capability -> _warn_unsupported_code): the GPU and
+# its compute capability, then one line per compute capability the build holds code for.
+#   Found GPU0 NVIDIA GeForce GTX 1080 Ti which is of compute capability (CC) 6.1.
+#   The following list shows the CCs this version of PyTorch was built for and the hardware CCs it supports:
+#   - 7.5 which supports hardware CC >=7.5,<8.0
+UNSUPPORTED_CC = re.compile(r"Found GPU(\d+) (.+?) which is of compute capability \(CC\) (\d{1,2})\.(\d)\b")
+BUILT_CC = re.compile(r"^\W*(\d{1,2})\.(\d) which supports hardware CC\b")
+
+
+def capability_check_facts(lines: list[str], sources: Sources) -> dict[str, Any]:
+    """The GPU and the build's architectures as torch's capability warning states them: the arch rules decide."""
+    for i, raw in enumerate(lines):
+        m = UNSUPPORTED_CC.search(raw[:MAX_LINE])
+        if m is None:
+            continue
+        archs = []
+        for line in lines[i + 1 : i + 40]:
+            built = BUILT_CC.match(line[:MAX_LINE])
+            if built:
+                archs.append(f"sm_{built.group(1)}{built.group(2)}")
+        facts: dict[str, Any] = {
+            "reported.gpus": [
+                {
+                    "index": int(m.group(1)),
+                    "name": m.group(2).strip(),
+                    "compute_capability": f"{m.group(3)}.{m.group(4)}",
+                }
+            ]
+        }
+        if archs:
+            facts["torch.arch_list"] = archs
+        note_source(sources, tuple(facts), i + 1, raw)
+        return facts
+    return {}
+
+
 def build_facts(lines: list[str], sources: Sources) -> dict[str, Any]:
     """Every build fact the listings above state; the first to state a fact wins. A version's local tag states the
     build as well (``+cpu``: no CUDA), unless a listing stated it outright."""
@@ -210,6 +246,7 @@ def build_facts(lines: list[str], sources: Sources) -> dict[str, Any]:
         lockfile_facts(lines, sources),
         repl_build_facts(lines, sources),
         config_show_facts(lines, sources),
+        capability_check_facts(lines, sources),
     ):
         for key, value in part.items():
             facts.setdefault(key, value)
