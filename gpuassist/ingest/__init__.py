@@ -10,7 +10,7 @@ import re
 
 from gpuassist.facts import Facts
 from gpuassist.findings import Evidence
-from gpuassist.ingest import collect_env, errors, paste_causes, paste_facts, system_causes, user_words
+from gpuassist.ingest import collect_env, errors, module_load, paste_causes, paste_facts, system_causes, user_words
 from gpuassist.ingest import kinds as kinds_mod
 from gpuassist.ingest.lines import Sources
 from gpuassist.ingest.report_json import looks_like_json, parse_report
@@ -238,6 +238,8 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
         ),
         _cpu_machine_match(lines, matches),
         system_causes.nouveau_bound_match(lines, matches),
+        module_load.secure_boot_blocks_module(lines, matches),
+        module_load.lsmod_empty_match(lines),
         system_causes.container_gpu_listing_without_toolkit(lines),
         system_causes.recurring_app_xid_match(lines),
         system_causes.machine_without_nvidia_gpu_match(lines),

@@ -1,0 +1,84 @@
+"""Why the NVIDIA kernel module is not running, read from what a text says about Secure Boot.
+
+Under Secure Boot the kernel loads only modules signed by a key it trusts: a DKMS-built nvidia.ko signed with a
+Machine Owner Key (MOK) that was never enrolled is refused, and nothing but the missing module shows it (nvidia-smi
+cannot reach the driver, `lsmod | grep nvidia` is empty, at most a lockdown line in dmesg). Secure Boot being on is
+not a fault by itself (signed modules load), so it names the cause only beside a sign that the module is not
+running, or with mokutil saying the signing key is not enrolled. Sources: mokutil src/mokutil.c ('SecureBoot
+enabled', '%s is not enrolled'), Linux security/lockdown/lockdown.c ('Kernel is locked down from %s; see man
+kernel_lockdown.7', where %s is 'EFI Secure Boot mode') and drivers/firmware/efi/secureboot.c ('secureboot: Secure
+boot enabled'), systemd's `bootctl status` ('Secure Boot: enabled').
+"""
+
+from __future__ import annotations
+
+import re
+
+from gpuassist.ingest.errors import Match
+from gpuassist.ingest.lines import MAX_LINE
+
+# mokutil --sb-state, the kernel's boot lines, bootctl, and the user's words ("Secure Boot is enabled", "with secure
+# boot on"). "SecureBoot disabled", "disable Secure Boot" and a question ("is Secure Boot enabled?") are not it.
+SECURE_BOOT_ON = re.compile(
+    r"^\W*SecureBoot enabled\b|Kernel is locked down from EFI Secure Boot|secureboot: Secure boot enabled|"
+    r"Secure Boot:\s*enabled\b|"
+    r"\bsecure[ -]?boot\b(?:\s+(?:is|was|being|mode))?\s+(?:enabled|on|turned on|active)\b(?!\s*\?)|"
+    r"\b(?:with|has|have)\s+secure[ -]?boot\s+(?:enabled|on|turned on)\b",
+    re.IGNORECASE,
+)
+SECURE_BOOT_OFF = re.compile(
+    r"SecureBoot disabled|SecureBoot validation is disabled|Secure Boot:\s*disabled|"
+    r"secure[ -]?boot\b(?:\s+(?:is|was))?\s+(?:disabled|off|turned off)\b|"
+    r"\b(?:disabled|turned off|turning off|disabling)\s+(?:the\s+)?secure[ -]?boot\b",
+    re.IGNORECASE,
+)
+# mokutil --test-key <key>: "<key> is not enrolled" (a MOK / DKMS signing key: .der, .pub, .crt, mok).
+KEY_NOT_ENROLLED = re.compile(
+    r"\S*(?:mok|\.der|\.pub|\.crt|\.cer|dkms)\S*\s+(?:reports?\s+)?is not enrolled\b|"
+    r"--test-key\b.{0,80}\bnot enrolled\b",
+    re.IGNORECASE,
+)
+# The user's words that lsmod shows no nvidia module: "`lsmod | grep nvidia` is empty / returns nothing".
+LSMOD_EMPTY = re.compile(
+    r"lsmod\s*\|\s*grep\s+(?:-i\s+)?nvidia\b[`'\"]?\s*(?:is|was|returns?|returned|shows?|showed|gives?|gave|prints?|"
+    r"printed|outputs?)\s+(?:empty|nothing|no output|blank)",
+    re.IGNORECASE,
+)
+NVIDIA = re.compile(r"nvidia", re.IGNORECASE)
+# Causes the kernel names outright: when one is in the text, Secure Boot is not the reading.
+OTHER_KERNEL_CAUSES = ("driver_does_not_support_gpu", "driver_library_mismatch", "gpu_xid_fault")
+
+
+def _first(pattern: re.Pattern[str], lines: list[str]) -> tuple[int, str] | None:
+    for i, line in enumerate(lines[:5000], start=1):
+        if pattern.search(line[:MAX_LINE]):
+            return i, line.strip()[:500]
+    return None
+
+
+def secure_boot_blocks_module(lines: list[str], matches: list[Match]) -> Match | None:
+    """Secure Boot is on and the NVIDIA module is not running (or its signing key is not enrolled): the kernel
+    refused the module. A verdict for nvidia_module_not_loaded that cites the Secure Boot line."""
+    if any(m.id in OTHER_KERNEL_CAUSES and m.specific for m in matches):
+        return None
+    if _first(SECURE_BOOT_OFF, lines) is not None:
+        return None
+    on = _first(SECURE_BOOT_ON, lines)
+    not_enrolled = _first(KEY_NOT_ENROLLED, lines)
+    if on is None and not_enrolled is None:
+        return None
+    if not any(NVIDIA.search(line[:MAX_LINE]) for line in lines[:5000]):
+        return None
+    module_down = _first(LSMOD_EMPTY, lines) is not None or any(m.id == "nvidia_module_not_loaded" for m in matches)
+    if not_enrolled is None and not module_down:
+        return None
+    cited = not_enrolled if not_enrolled is not None else on
+    assert cited is not None
+    return Match("nvidia_module_not_loaded", cited[0], cited[1], True, 0.9)
+
+
+def lsmod_empty_match(lines: list[str]) -> Match | None:
+    """The text says `lsmod | grep nvidia` printed nothing: the module is not running (a guess at why the GPU is not
+    used: with no driver installed at all lsmod is empty too)."""
+    found = _first(LSMOD_EMPTY, lines)
+    return None if found is None else Match("nvidia_module_not_loaded", found[0], found[1], False, 0.7)

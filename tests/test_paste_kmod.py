@@ -1,0 +1,182 @@
+"""The driver and kernel side read from pasted texts: the NVIDIA module not running (another driver owning the GPU,
+Secure Boot refusing the module, nvidia-settings and the X driver saying so, nvidia-installer's load errors), each
+with a text that must NOT be read that way. The texts are written here, not taken from a thread."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpuassist.findings import Severity
+from gpuassist.ingest import load_text
+
+
+def _first(text: str) -> tuple[str, Severity] | None:
+    report = load_text(text)
+    return (report.findings[0].id, report.findings[0].severity) if report.findings else None
+
+
+def _errors(text: str) -> set[str]:
+    return {f.id for f in load_text(text).findings if f.severity is Severity.ERROR}
+
+
+def _claimed(text: str) -> set[str]:
+    return {f.id for f in load_text(text).findings if f.severity in (Severity.ERROR, Severity.WARNING)}
+
+
+# -- another in-tree driver owns the GPU (nv-pci.c check_for_bound_driver) -------------------------------------------
+
+
+@pytest.mark.parametrize("driver", ["nouveau", "nova_core", "NovaCore", "simple-framebuffer"])
+def test_gpu_bound_to_another_driver_is_the_module_not_getting_the_gpu(driver: str) -> None:
+    text = (
+        "$ sudo modprobe nvidia\n"
+        "modprobe: ERROR: could not insert 'nvidia': No such device\n"
+        "$ sudo dmesg | tail -3\n"
+        f"[   88.120001] NVRM: GPU 0000:2b:00.0 is already bound to {driver}.\n"
+        "[   88.120340] NVRM: The NVIDIA probe routine was not called for 1 device(s).\n"
+        "[   88.120400] NVRM: No NVIDIA devices probed.\n"
+    )
+    assert _first(text) == ("nvidia_module_not_loaded", Severity.ERROR)
+    assert "driver_does_not_support_gpu" not in _claimed(text)  # the probe failing is the consequence
+
+
+def test_gpu_handed_to_vfio_is_not_read_as_a_module_fault() -> None:
+    text = "[   12.1] NVRM: GPU 0000:65:00.0 is already bound to vfio-pci.\n"
+    assert "nvidia_module_not_loaded" not in _errors(text)
+
+
+def test_no_devices_probed_alone_stays_a_guess() -> None:
+    text = "[    5.2] NVRM: No NVIDIA devices probed.\n[    5.2] nvidia: probe of 0000:01:00.0 failed with error -1\n"
+    assert not _errors(text)
+
+
+# -- nvidia-installer's load errors (nvidia-installer kernel.c) --------------------------------------------------------
+
+
+def test_installer_load_error_with_key_text_is_secure_boot() -> None:
+    text = (
+        "ERROR: Unable to load the kernel module 'nvidia.ko'.  This happens most frequently when this kernel module\n"
+        "was built against the wrong or improperly configured kernel sources\n"
+        "ERROR: Installation has failed.\n"
+        "-> Kernel module load error: Key was rejected by service\n"
+    )
+    assert _first(text) == ("nvidia_module_not_loaded", Severity.ERROR)
+
+
+def test_installer_load_error_no_device_is_a_guess_between_two_causes() -> None:
+    text = "ERROR: Unable to load the kernel module 'nvidia.ko'.\n-> Kernel module load error: No such device\n"
+    claimed = _claimed(text)
+    assert not _errors(text)
+    assert {"nvidia_module_not_loaded", "driver_does_not_support_gpu"} <= claimed
+
+
+def test_installer_untrusted_signature_message() -> None:
+    text = (
+        "ERROR: The kernel module failed to load. Secure boot is enabled on this system, so this is likely because\n"
+        "it was not signed by a key that is trusted by the kernel. Please try installing the driver again\n"
+    )
+    assert _first(text) == ("nvidia_module_not_loaded", Severity.ERROR)
+
+
+# -- nvidia-settings and the X driver ----------------------------------------------------------------------------------
+
+
+def test_nvidia_settings_says_the_driver_is_not_loaded_after_a_kernel_update() -> None:
+    text = (
+        "After upgrading the kernel to 6.11 the screen is stuck at 1024x768.\n"
+        "$ nvidia-settings\n\nERROR: NVIDIA driver is not loaded\n\n"
+        "ERROR: Unable to load info from any available system\n"
+    )
+    assert _first(text) == ("nvidia_module_not_loaded", Severity.ERROR)
+    assert not {"no_nvidia_gpu", "no_nvidia_driver"} & _claimed(text)
+
+
+def test_nvidia_settings_without_the_driver_line_is_a_guess() -> None:
+    text = "$ nvidia-settings -q all\nERROR: Unable to load info from any available system\n"
+    assert not _errors(text)
+    assert "nvidia_module_not_loaded" in _claimed(text)
+
+
+def test_x_log_failing_to_load_the_kernel_module() -> None:
+    text = (
+        '[    21.902] (II) LoadModule: "nvidia"\n'
+        "[    21.950] (EE) NVIDIA: Failed to load the NVIDIA kernel module. Please check your\n"
+        "[    21.950] (EE) NVIDIA:     system's kernel log for additional error messages.\n"
+        '[    21.951] (EE) Failed to load module "nvidia" (module-specific error, 0)\n'
+    )
+    assert _first(text) == ("nvidia_module_not_loaded", Severity.ERROR)
+
+
+def test_healthy_x_log_is_not_a_module_fault() -> None:
+    text = (
+        '[    21.902] (II) LoadModule: "nvidia"\n'
+        "[    21.950] (II) NVIDIA dlloader X Driver  550.54.14  Thu Feb 22 01:25:25 UTC 2024\n"
+        "[    21.990] (II) NVIDIA(0): NVIDIA GPU NVIDIA GeForce RTX 3060 (GA106-A) at PCI:1:0:0 (GPU-0)\n"
+    )
+    assert "nvidia_module_not_loaded" not in _claimed(text)
+
+
+def test_nvidia_smi_failure_quoted_without_its_prefix() -> None:
+    text = 'Since the update `nvidia-smi` says "couldn\'t communicate with the NVIDIA driver" and torch sees no GPU.\n'
+    assert _first(text) is not None
+    assert _first(text) == ("nvidia_module_not_loaded", Severity.WARNING)
+
+
+# -- Secure Boot refusing the module (mokutil, lockdown) ---------------------------------------------------------------
+
+
+def test_mok_not_enrolled_is_the_verdict() -> None:
+    text = (
+        "$ mokutil --sb-state\nSecureBoot enabled\n"
+        "$ mokutil --test-key /var/lib/shim-signed/mok/MOK.der\n/var/lib/shim-signed/mok/MOK.der is not enrolled\n"
+        "$ nvidia-smi\n"
+        "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the latest\n"
+    )
+    assert _first(text) == ("nvidia_module_not_loaded", Severity.ERROR)
+    assert "driver_does_not_support_gpu" not in _claimed(text)
+
+
+def test_secure_boot_on_with_the_module_missing_from_lsmod() -> None:
+    text = (
+        "Fresh install of Ubuntu 24.04 on an RTX 4070 laptop, Secure Boot is enabled in the firmware.\n"
+        "`lsmod | grep nvidia` returns nothing and torch.cuda.is_available() is False.\n"
+        "[    0.000000] Kernel is locked down from EFI Secure Boot mode; see man kernel_lockdown.7\n"
+    )
+    assert _first(text) == ("nvidia_module_not_loaded", Severity.ERROR)
+
+
+def test_secure_boot_on_with_a_working_driver_is_not_a_fault() -> None:
+    text = (
+        "$ mokutil --sb-state\nSecureBoot enabled\n$ nvidia-smi -L\n"
+        "GPU 0: NVIDIA GeForce RTX 4090 (UUID: GPU-00000000-1111-2222-3333-444444444444)\n"
+    )
+    assert "nvidia_module_not_loaded" not in _claimed(text)
+
+
+def test_secure_boot_disabled_is_not_the_reading() -> None:
+    text = (
+        "$ mokutil --sb-state\nSecureBoot disabled\n$ nvidia-smi\n"
+        "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the latest\n"
+    )
+    assert "nvidia_module_not_loaded" not in _errors(text)
+
+
+def test_secure_boot_beside_a_legacy_gpu_message_leaves_the_kernel_reason_first() -> None:
+    text = (
+        "$ mokutil --sb-state\nSecureBoot enabled\n$ nvidia-smi\n"
+        "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the latest\n"
+        "[    4.20] NVRM: The NVIDIA Quadro K2000 GPU installed in this system is\n"
+        "[    4.20] NVRM:  supported through the NVIDIA 470.xx Legacy drivers. Please\n"
+    )
+    assert _first(text) == ("driver_does_not_support_gpu", Severity.ERROR)
+    assert "nvidia_module_not_loaded" not in _errors(text)
+
+
+def test_lsmod_empty_alone_is_a_guess() -> None:
+    text = "torch says CUDA is not available; lsmod | grep nvidia shows nothing on this box.\n"
+    assert _first(text) == ("nvidia_module_not_loaded", Severity.WARNING)
+
+
+def test_kernel_refusing_an_unsigned_module() -> None:
+    text = "[   14.5] Loading of unsigned module is rejected\n$ nvidia-smi\nNo devices were found\n"
+    assert _first(text) is not None and _first(text)[0] == "nvidia_module_not_loaded"  # type: ignore[index]
