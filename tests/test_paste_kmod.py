@@ -180,3 +180,66 @@ def test_lsmod_empty_alone_is_a_guess() -> None:
 def test_kernel_refusing_an_unsigned_module() -> None:
     text = "[   14.5] Loading of unsigned module is rejected\n$ nvidia-smi\nNo devices were found\n"
     assert _first(text) is not None and _first(text)[0] == "nvidia_module_not_loaded"  # type: ignore[index]
+
+
+# -- the driver branch cannot drive the GPU named (knowledge/driver_branches.json) -------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("gpu", "installed"),
+    [
+        ("GeForce GT 710", "sudo apt install nvidia-driver-535"),  # Kepler: 470 was its last branch
+        ("GeForce GTX 1050 Ti", "installed NVIDIA-Linux-x86_64-595.58.03.run"),  # Pascal: 580 was its last
+        (
+            "Tesla K80",
+            "[    3.1] NVRM: loading NVIDIA UNIX x86_64 Kernel Module  550.54.14  Thu Feb 22 01:44:30 UTC 2024",
+        ),
+        ("GeForce RTX 4070", "sudo dnf install nvidia-driver-470"),  # Ada needs 520 or newer
+    ],
+)
+def test_a_branch_outside_the_gpus_range_is_the_cause(gpu: str, installed: str) -> None:
+    text = (
+        f"My card is a {gpu}.\n{installed}\nAfter a reboot:\n$ nvidia-smi\n"
+        "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the latest\n"
+    )
+    assert _first(text) == ("driver_does_not_support_gpu", Severity.ERROR)
+    assert "nvidia_module_not_loaded" not in _errors(text)
+
+
+def test_open_modules_on_a_gpu_without_gsp() -> None:
+    text = (
+        "sudo apt install nvidia-open\nGPU: NVIDIA GeForce GTX 1080\n"
+        "torch.cuda.is_available() returns False and nvidia-smi says No devices were found\n"
+    )
+    assert _first(text) == ("driver_does_not_support_gpu", Severity.ERROR)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # the branch supports the GPU: the reading stays the module's
+        "My card is a GeForce GTX 1050 Ti.\nsudo apt install nvidia-driver-535\n$ nvidia-smi\n"
+        "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the latest\n",
+        # Windows numbers R580 releases 581.xx: still the Pascal branch
+        "GTX 1060 6GB, driver 581.57 installed, torch.cuda.is_available() is False\n",
+        # nvidia-smi answered: whatever the versions, the driver drives the GPU it lists
+        "GeForce GT 710 with nvidia-driver-535\n"
+        "| NVIDIA-SMI 535.129.03   Driver Version: 535.129.03   CUDA Version: 12.2 |\n"
+        "torch.cuda.is_available() is False\n",
+        # a Kepler GPU on its own last branch, working
+        "Quadro K2000 here, nvidia-driver-470 installed, everything works and CUDA is fine\n",
+        # two generations named: which is this machine's cannot be told
+        "GTX 1080 at home, RTX 4090 at work; nvidia-driver-595 installed; torch.cuda.is_available() False\n",
+        # a Jetson is driven by L4T, not these branches
+        "Jetson Orin Nano, nvidia-driver-540 in the image, torch.cuda.is_available() is False\n",
+    ],
+)
+def test_a_branch_that_fits_or_cannot_be_judged_is_not_blamed(text: str) -> None:
+    assert "driver_does_not_support_gpu" not in _errors(text)
+
+
+def test_the_finding_says_which_branch_the_gpu_needs() -> None:
+    text = "GeForce GT 710\nnvidia-driver-550 installed\nNVIDIA-SMI has failed because it couldn't communicate\n"
+    finding = load_text(text).findings[0]
+    assert finding.id == "driver_does_not_support_gpu"
+    assert any("470.xx" in e.value for e in finding.evidence)

@@ -10,9 +10,11 @@ import re
 
 from gpuassist.facts import Facts
 from gpuassist.findings import Evidence
-from gpuassist.ingest import collect_env, errors, module_load, paste_causes, paste_facts, system_causes, user_words
+from gpuassist.ingest import collect_env, errors, paste_causes, paste_facts, system_causes, user_words
 from gpuassist.ingest import kinds as kinds_mod
+from gpuassist.ingest.driver_branch import unsupported_branch_match
 from gpuassist.ingest.lines import Sources
+from gpuassist.ingest.module_load import lsmod_empty_match, secure_boot_blocks_module
 from gpuassist.ingest.report_json import looks_like_json, parse_report
 from gpuassist.ingest.text import MAX_BYTES, UnreadableInput, clean_lines, decode
 from gpuassist.report.build import build_report
@@ -238,8 +240,11 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
         ),
         _cpu_machine_match(lines, matches),
         system_causes.nouveau_bound_match(lines, matches),
-        module_load.secure_boot_blocks_module(lines, matches),
-        module_load.lsmod_empty_match(lines),
+        secure_boot_blocks_module(lines, matches),
+        lsmod_empty_match(lines),
+        unsupported_branch_match(
+            lines, matches, unreachable=_says_unavailable(lines) or system_causes.says_gpu_unused(lines)
+        ),
         system_causes.container_gpu_listing_without_toolkit(lines),
         system_causes.recurring_app_xid_match(lines),
         system_causes.machine_without_nvidia_gpu_match(lines),
