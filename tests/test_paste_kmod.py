@@ -243,3 +243,37 @@ def test_the_finding_says_which_branch_the_gpu_needs() -> None:
     finding = load_text(text).findings[0]
     assert finding.id == "driver_does_not_support_gpu"
     assert any("470.xx" in e.value for e in finding.evidence)
+
+
+# -- Fabric Manager (NVSwitch systems only) ----------------------------------------------------------------------------
+
+
+def test_fabric_manager_older_than_the_driver() -> None:
+    text = (
+        "Mar 03 10:01:02 node7 systemd[1]: Starting NVIDIA fabric manager service...\n"
+        "Mar 03 10:01:02 node7 nv-fabricmanager[2211]: fabric manager NVIDIA GPU driver interface version 570.86.10 "
+        "doesn't match with driver version 570.124.06. Please update with the matching NVIDIA driver package.\n"
+        "RuntimeError: CUDA error: system not yet initialized\n"
+    )
+    assert _first(text) == ("fabric_manager_missing", Severity.ERROR)
+
+
+def test_fabric_manager_failing_without_nvswitches_is_not_a_cause() -> None:
+    text = (
+        "Two RTX 6000 Ada cards with an NVLink bridge; torch.cuda.is_available() is False after a reboot.\n"
+        "Jun 02 09:00:01 ws systemd[1]: Starting NVIDIA fabric manager service...\n"
+        "Jun 02 09:00:01 ws nv-fabricmanager[901]: request to query NVSwitch device information from NVSwitch driver "
+        "failed with error:WARNING Nothing to do [NV_WARN_NOTHING_TO_DO]\n"
+        "Jun 02 09:00:01 ws systemd[1]: nvidia-fabricmanager.service: Control process exited, code=exited, "
+        "status=1/FAILURE\n"
+    )
+    assert "fabric_manager_missing" not in _claimed(text)
+
+
+def test_fabric_manager_without_nvswitch_but_802_still_reads_802() -> None:
+    text = (
+        "nv-fabricmanager[901]: request to query NVSwitch device information from NVSwitch driver failed with "
+        "error:WARNING Nothing to do [NV_WARN_NOTHING_TO_DO]\n"
+        "RuntimeError: Unexpected error from cudaGetDeviceCount(). Error 802: system not yet initialized\n"
+    )
+    assert _first(text) == ("fabric_manager_missing", Severity.ERROR)
