@@ -277,3 +277,76 @@ def test_fabric_manager_without_nvswitch_but_802_still_reads_802() -> None:
         "RuntimeError: Unexpected error from cudaGetDeviceCount(). Error 802: system not yet initialized\n"
     )
     assert _first(text) == ("fabric_manager_missing", Severity.ERROR)
+
+
+# -- DKMS built the module for another kernel (dkms status vs the running kernel) --------------------------------------
+
+
+def test_dkms_built_only_for_the_previous_kernel() -> None:
+    text = (
+        "$ nvidia-smi\n"
+        "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the latest\n"
+        "$ dkms status\n"
+        "nvidia/550.120, 6.8.0-40-generic, x86_64: installed\n"
+        "$ uname -r\n"
+        "6.8.0-45-generic\n"
+    )
+    first = load_text(text).findings[0]
+    assert (first.id, first.severity) == ("nvidia_module_not_loaded", Severity.ERROR)
+    assert any("6.8.0-45-generic" in str(e.value) for e in first.evidence)
+
+
+def test_dkms_source_added_but_never_built() -> None:
+    text = "torch.cuda.is_available() returns False\n$ sudo dkms status\nnvidia, 535.183.01: added\n"
+    assert _first(text) == ("nvidia_module_not_loaded", Severity.ERROR)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # installed for the kernel that runs: DKMS is not the problem
+        "torch.cuda.is_available() returns False\n$ dkms status\nnvidia/550.120, 6.8.0-45-generic, x86_64: installed\n"
+        "$ uname -a\nLinux box 6.8.0-45-generic #45-Ubuntu SMP PREEMPT_DYNAMIC x86_64 GNU/Linux\n",
+        # installed for some kernel and the running one is not stated: cannot tell
+        "torch.cuda.is_available() returns False\n$ dkms status\nnvidia/550.120, 6.8.0-45-generic, x86_64: installed\n",
+        # healthy: nothing is unreachable
+        "$ dkms status\nnvidia/550.120, 6.8.0-40-generic, x86_64: installed\n$ uname -r\n6.8.0-45-generic\n",
+    ],
+)
+def test_dkms_status_that_does_not_show_the_cause(text: str) -> None:
+    assert "nvidia_module_not_loaded" not in _errors(text)
+
+
+def test_systemd_modules_load_cannot_find_the_module() -> None:
+    text = "Apr 02 08:00:01 host systemd-modules-load[412]: Failed to find module 'nvidia-drm'\n"
+    assert _first(text) == ("nvidia_module_not_loaded", Severity.ERROR)
+
+
+# -- lspci ---------------------------------------------------------------------------------------------------------
+
+
+def test_lspci_rev_ff_is_a_gpu_gone_from_the_bus() -> None:
+    text = (
+        "RuntimeError: No CUDA GPUs are available\n$ lspci | grep -i nvidia\n"
+        "41:00.0 3D controller: NVIDIA Corporation GA100 [A100 PCIe 40GB] (rev ff)\n"
+    )
+    assert _first(text) == ("gpu_xid_fault", Severity.ERROR)
+
+
+def test_lspci_with_a_normal_revision_is_not_a_fault() -> None:
+    text = "$ lspci | grep -i nvidia\n41:00.0 3D controller: NVIDIA Corporation GA100 [A100 PCIe 40GB] (rev a1)\n"
+    assert "gpu_xid_fault" not in _claimed(text)
+
+
+def test_lspci_showing_no_nvidia_device() -> None:
+    text = (
+        "RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed\n"
+        "`lspci | grep -i nvidia` returns nothing on this laptop.\n"
+    )
+    assert _first(text) == ("no_nvidia_gpu", Severity.ERROR)
+    assert "no_nvidia_driver" not in _claimed(text)
+
+
+def test_lspci_grep_vga_empty_is_not_read_as_no_gpu() -> None:
+    text = "RuntimeError: No CUDA GPUs are available\nlspci | grep VGA shows nothing useful, see below\n"
+    assert "no_nvidia_gpu" not in _errors(text)

@@ -15,7 +15,8 @@ from gpuassist.ingest import kinds as kinds_mod
 from gpuassist.ingest.driver_branch import unsupported_branch_match
 from gpuassist.ingest.fabric import fabric_manager_not_needed
 from gpuassist.ingest.lines import Sources
-from gpuassist.ingest.module_load import lsmod_empty_match, secure_boot_blocks_module
+from gpuassist.ingest.module_load import dkms_not_built_for_running_kernel, lsmod_empty_match, secure_boot_blocks_module
+from gpuassist.ingest.pci_listing import gpu_off_bus_match, lspci_without_nvidia_match
 from gpuassist.ingest.report_json import looks_like_json, parse_report
 from gpuassist.ingest.text import MAX_BYTES, UnreadableInput, clean_lines, decode
 from gpuassist.report.build import build_report
@@ -246,6 +247,11 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
         unsupported_branch_match(
             lines, matches, unreachable=_says_unavailable(lines) or system_causes.says_gpu_unused(lines)
         ),
+        dkms_not_built_for_running_kernel(
+            lines, matches, unreachable=_says_unavailable(lines) or system_causes.says_gpu_unused(lines)
+        ),
+        gpu_off_bus_match(lines),
+        lspci_without_nvidia_match(lines),
         system_causes.container_gpu_listing_without_toolkit(lines),
         system_causes.recurring_app_xid_match(lines),
         system_causes.machine_without_nvidia_gpu_match(lines),

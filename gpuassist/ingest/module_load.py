@@ -82,3 +82,63 @@ def lsmod_empty_match(lines: list[str]) -> Match | None:
     used: with no driver installed at all lsmod is empty too)."""
     found = _first(LSMOD_EMPTY, lines)
     return None if found is None else Match("nvidia_module_not_loaded", found[0], found[1], False, 0.7)
+
+
+# `dkms status`: "nvidia/550.54.14, 6.8.0-45-generic, x86_64: installed" (dkms 3), "nvidia, 535.129.03,
+# 6.5.0-14-generic, x86_64: installed" (dkms 2), "nvidia/550.54.14: added" (the source registered, built for no
+# kernel). dkms.in's status states: added, built, installed (https://github.com/dell/dkms).
+DKMS_STATUS = re.compile(
+    r"^\W*nvidia[\w-]*(?:/|,\s*)(?P<version>\d+(?:\.\d+)+)(?:,\s*(?P<kernel>[^,\s]+),\s*[\w-]+)?:\s*"
+    r"(?P<state>installed|built|added)\b",
+    re.IGNORECASE,
+)
+# The running kernel: `uname -a` ("Linux host 6.8.0-45-generic #45-Ubuntu SMP"), the kernel's boot line ("Linux
+# version 6.8.0-45-generic (buildd@...)"), hostnamectl/inxi/neofetch ("Kernel: Linux 6.8.0-45-generic"), or a bare
+# release on the line after `uname -r`.
+RUNNING_KERNEL = re.compile(
+    r"\bLinux \S+ (?P<a>\d+\.\d+\.\d+\S*) #\d+|\bLinux version (?P<b>\d+\.\d+\.\d+\S*) \(|"
+    r"^\W*Kernel\s*:\s*(?:Linux\s+)?(?P<c>\d+\.\d+\.\d+\S*)",
+    re.IGNORECASE,
+)
+KERNEL_RELEASE = re.compile(r"^\s*(\d+\.\d+\.\d+[\w.+~-]*)\s*$")
+UNAME_R = re.compile(r"\buname\s+-r\b")
+
+
+def _running_kernel(lines: list[str]) -> str | None:
+    for i, line in enumerate(lines[:5000]):
+        m = RUNNING_KERNEL.search(line[:MAX_LINE])
+        if m:
+            return next(g for g in m.groups() if g)
+        if UNAME_R.search(line[:MAX_LINE]) and i + 1 < len(lines):
+            bare = KERNEL_RELEASE.match(lines[i + 1][:MAX_LINE])
+            if bare:
+                return bare.group(1)
+    return None
+
+
+def dkms_not_built_for_running_kernel(lines: list[str], matches: list[Match], *, unreachable: bool) -> Match | None:
+    """`dkms status` lists the nvidia module but not installed for the kernel that runs (built only for other
+    kernels, or only "added"), and the GPU is unreachable: the module was not built for this kernel (a kernel update
+    the DKMS build did not follow)."""
+    if not (unreachable or any(m.id in ("nvidia_module_not_loaded", "no_nvidia_driver") for m in matches)):
+        return None
+    rows = [
+        (no, line.strip()[:400], m)
+        for no, line in enumerate(lines[:5000], start=1)
+        if (m := DKMS_STATUS.search(line[:MAX_LINE])) is not None
+    ]
+    if not rows:
+        return None
+    running = _running_kernel(lines)
+    installed = [m.group("kernel") for _no, _line, m in rows if m.group("state").lower() in ("installed", "built")]
+    if installed and running is None:
+        return None  # built for some kernel; whether it is the running one cannot be told
+    if running is not None and running in installed:
+        return None
+    no, line, _m = rows[0]
+    why = (
+        f"built for {', '.join(dict.fromkeys(k for k in installed if k))}, not the running {running}"
+        if installed
+        else "registered with DKMS but built for no kernel"
+    )
+    return Match("nvidia_module_not_loaded", no, f"{line} [{why}]", True, 0.9)
