@@ -350,3 +350,12 @@ def test_lspci_showing_no_nvidia_device() -> None:
 def test_lspci_grep_vga_empty_is_not_read_as_no_gpu() -> None:
     text = "RuntimeError: No CUDA GPUs are available\nlspci | grep VGA shows nothing useful, see below\n"
     assert "no_nvidia_gpu" not in _errors(text)
+
+
+def test_a_branch_that_drives_the_named_gpu_rules_out_the_unsupported_guess() -> None:
+    smi = "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the latest\n"
+    named = f"GeForce GTX 1660 SUPER, tried nvidia-driver-535 and nvidia-driver-550\n$ nvidia-smi\n{smi}"
+    assert "driver_does_not_support_gpu" not in _claimed(named)
+    assert _first(named) == ("nvidia_module_not_loaded", Severity.WARNING)
+    unnamed = f"tried nvidia-driver-535 and nvidia-driver-550\n$ nvidia-smi\n{smi}"
+    assert "driver_does_not_support_gpu" in _claimed(unnamed)  # no GPU named: the guess stands

@@ -12,7 +12,7 @@ from gpuassist.facts import Facts
 from gpuassist.findings import Evidence
 from gpuassist.ingest import collect_env, errors, paste_causes, paste_facts, system_causes, user_words
 from gpuassist.ingest import kinds as kinds_mod
-from gpuassist.ingest.driver_branch import unsupported_branch_match
+from gpuassist.ingest.driver_branch import supported_branch_rules_out, unsupported_branch_match
 from gpuassist.ingest.fabric import fabric_manager_not_needed
 from gpuassist.ingest.lines import Sources
 from gpuassist.ingest.module_load import dkms_not_built_for_running_kernel, lsmod_empty_match, secure_boot_blocks_module
@@ -268,6 +268,7 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
     matches = system_causes.device_plugin_node_has_driver(lines, _in_container_matches(lines, report, matches))
     matches = _gpu_less_container_matches(lines, report, matches)
     matches = fabric_manager_not_needed(lines, system_causes.kernel_cause_explains(_no_gpu_explains(matches)))
+    matches = supported_branch_rules_out(lines, matches)
     windows_cpu = _windows_pip_match(lines, report, matches)
     if windows_cpu is not None:
         matches = [*matches, windows_cpu]

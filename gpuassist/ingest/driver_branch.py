@@ -52,6 +52,25 @@ def _named_capabilities(lines: list[str]) -> set[str]:
     return caps
 
 
+def _gpu_and_branches(lines: list[str]) -> tuple[str, list[tuple[int, str, int]], tuple[int, str] | None] | None:
+    """The one GPU generation the text names (its capability), the driver branches it names (line number, line,
+    branch) and the line naming the open kernel modules; None where no single discrete GPU generation is named, or
+    the text is about a Jetson or shows nvidia-smi working."""
+    head = [line[:MAX_LINE] for line in lines[:5000]]
+    if any(SMI_WORKED.search(line) or JETSON.search(line) for line in head):
+        return None
+    caps = _named_capabilities(lines)
+    if len({generation(cc) for cc in caps}) != 1:
+        return None  # no GPU named, or several generations: which one is this machine's cannot be told
+    named = [
+        (no, line, int(next(g for g in m.groups() if g)))
+        for no, line in enumerate(head, start=1)
+        for m in DRIVER_VERSION.finditer(line)
+    ]
+    open_line = next(((no, line) for no, line in enumerate(head, start=1) if OPEN_MODULES.search(line)), None)
+    return next(iter(caps)), named, open_line
+
+
 def unsupported_branch_match(lines: list[str], matches: list[Match], *, unreachable: bool) -> Match | None:
     """Every driver branch the text names is out of the range of the one GPU generation it names, and the GPU is
     unreachable (``unreachable``: the user says so; or a match reads that way): the driver does not support it."""
@@ -59,27 +78,31 @@ def unsupported_branch_match(lines: list[str], matches: list[Match], *, unreacha
         return None
     if any(m.id == "driver_does_not_support_gpu" and m.specific for m in matches):
         return None  # the kernel said so itself
-    head = [line[:MAX_LINE] for line in lines[:5000]]
-    if any(SMI_WORKED.search(line) or JETSON.search(line) for line in head):
+    found = _gpu_and_branches(lines)
+    if found is None:
         return None
-    caps = _named_capabilities(lines)
-    if len({generation(cc) for cc in caps}) != 1:
-        return None  # no GPU named, or several generations: which one is this machine's cannot be told
-    cc = next(iter(caps))
-    named = [
-        (no, line, int(next(g for g in m.groups() if g)))
-        for no, line in enumerate(head, start=1)
-        for m in DRIVER_VERSION.finditer(line)
-    ]
-    open_line = next(((no, line) for no, line in enumerate(head, start=1) if OPEN_MODULES.search(line)), None)
-    open_modules = open_line is not None
+    cc, named, open_line = found
     if not named:
         reason = open_modules_unsupported(cc) if open_line is not None else None
         if open_line is None or reason is None:
             return None
         return Match("driver_does_not_support_gpu", open_line[0], f"{open_line[1].strip()[:400]} [{reason}]", True, 0.9)
-    reasons = [unsupported_reason(cc, branch, open_modules=open_modules) for _no, _line, branch in named]
+    reasons = [unsupported_reason(cc, branch, open_modules=open_line is not None) for _no, _line, branch in named]
     if not all(reasons):
         return None  # one of the drivers named supports the GPU
     no, line, _branch = named[0]
     return Match("driver_does_not_support_gpu", no, f"{line.strip()[:400]} [{reasons[0]}]", True, 0.9)
+
+
+def supported_branch_rules_out(lines: list[str], matches: list[Match]) -> list[Match]:
+    """Every driver branch the text names drives the GPU it names (the proprietary module, or the open one on a GPU
+    with a GSP): "the driver does not support this GPU", a guess generic messages allow, is ruled out."""
+    if not any(m.id == "driver_does_not_support_gpu" and not m.specific for m in matches):
+        return matches
+    found = _gpu_and_branches(lines)
+    if found is None or not found[1]:
+        return matches
+    cc, named, open_line = found
+    if any(unsupported_reason(cc, branch, open_modules=open_line is not None) for _no, _line, branch in named):
+        return matches
+    return [m for m in matches if not (m.id == "driver_does_not_support_gpu" and not m.specific)]
