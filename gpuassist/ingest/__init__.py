@@ -15,7 +15,12 @@ from gpuassist.ingest import kinds as kinds_mod
 from gpuassist.ingest.driver_branch import supported_branch_rules_out, unsupported_branch_match
 from gpuassist.ingest.fabric import fabric_manager_not_needed
 from gpuassist.ingest.lines import Sources
-from gpuassist.ingest.module_load import dkms_not_built_for_running_kernel, lsmod_empty_match, secure_boot_blocks_module
+from gpuassist.ingest.module_load import (
+    dkms_not_built_for_running_kernel,
+    kernel_update_match,
+    lsmod_empty_match,
+    secure_boot_blocks_module,
+)
 from gpuassist.ingest.pci_listing import gpu_off_bus_match, lspci_without_nvidia_match
 from gpuassist.ingest.report_json import looks_like_json, parse_report
 from gpuassist.ingest.text import MAX_BYTES, UnreadableInput, clean_lines, decode
@@ -244,6 +249,7 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
         system_causes.nouveau_bound_match(lines, matches),
         secure_boot_blocks_module(lines, matches),
         lsmod_empty_match(lines),
+        kernel_update_match(lines, matches),
         unsupported_branch_match(
             lines, matches, unreachable=_says_unavailable(lines) or system_causes.says_gpu_unused(lines)
         ),

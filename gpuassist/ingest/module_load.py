@@ -142,3 +142,29 @@ def dkms_not_built_for_running_kernel(lines: list[str], matches: list[Match], *,
         else "registered with DKMS but built for no kernel"
     )
     return Match("nvidia_module_not_loaded", no, f"{line} [{why}]", True, 0.9)
+
+
+# The text ties the failure to the kernel changing under the driver: a kernel update/upgrade, a new kernel booted,
+# headers missing for the running kernel, the DKMS build. The module is built per kernel, so after a kernel update
+# without a rebuild there is no module for the kernel that runs.
+KERNEL_CHANGED = re.compile(
+    r"\b(?:kernel|linux)(?:\s+package)?\s+(?:was\s+|got\s+|has\s+been\s+)?(?:updated|upgraded|update|upgrade)\b|"
+    r"\b(?:updat|upgrad)(?:e|ed|ing)\s+(?:the\s+|my\s+|to\s+(?:a\s+|the\s+)?(?:new(?:er)?\s+)?)?kernel\b|"
+    r"\bnew(?:er)?\s+kernel\b|\bbooted\s+(?:into\s+)?(?:a\s+|the\s+)?(?:new|newer|older|previous)\s+kernel\b|"
+    r"\blinux-headers-\S*|\bkernel\s+headers?\b[^.\n]{0,40}\b(?:missing|not installed|were not|was not)\b|"
+    r"\bheaders?\s+(?:for\s+the\s+(?:running|current|new)\s+kernel\s+)?(?:are\s+|were\s+)?(?:missing|not installed)\b",
+    re.IGNORECASE,
+)
+
+
+def kernel_update_match(lines: list[str], matches: list[Match]) -> Match | None:
+    """A generic sign of the module not running (nvidia-smi cannot reach the driver, NVML or CUDA finds none) in a text
+    that ties it to the kernel changing: the module was not built for the new kernel."""
+    if not any(m.id == "nvidia_module_not_loaded" and not m.specific for m in matches):
+        return None
+    if any(m.id in OTHER_KERNEL_CAUSES and m.specific for m in matches):
+        return None
+    said = _first(KERNEL_CHANGED, lines)
+    if said is None:
+        return None
+    return Match("nvidia_module_not_loaded", said[0], said[1], True, 0.8)
