@@ -397,3 +397,65 @@ def test_kernel_update_beside_an_api_mismatch_leaves_the_mismatch() -> None:
     )
     assert _first(text) == ("driver_library_mismatch", Severity.ERROR)
     assert "nvidia_module_not_loaded" not in _errors(text)
+
+
+def test_mok_enrolment_skipped_in_words() -> None:
+    text = (
+        "Installed the driver, rebooted, and I never saw the Enroll MOK screen.\n$ nvidia-smi\n"
+        "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the latest\n"
+    )
+    assert _first(text) == ("nvidia_module_not_loaded", Severity.ERROR)
+
+
+def test_mok_words_with_a_working_gpu_are_not_a_fault() -> None:
+    text = (
+        "I enrolled the MOK and skipped nothing; nvidia-smi shows the RTX 3080 and torch.cuda.is_available() is True\n"
+    )
+    assert "nvidia_module_not_loaded" not in _claimed(text)
+
+
+# -- nouveau holding the GPU while NVIDIA's tools are installed -------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "held",
+    [
+        "nouveau              2351104  4",  # lsmod
+        "\tKernel driver in use: nouveau",  # lspci -k
+        "[    2.318] nouveau 0000:01:00.0: NVIDIA TU106 (166000a1)",  # nouveau's probe
+    ],
+)
+def test_nouveau_holding_the_gpu_with_the_driver_installed(held: str) -> None:
+    text = (
+        f"{held}\n$ nvidia-smi\n"
+        "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the latest\n"
+    )
+    assert _first(text) == ("nvidia_module_not_loaded", Severity.ERROR)
+    assert "driver_does_not_support_gpu" not in _claimed(text)
+
+
+def test_nouveau_without_nvidia_tools_is_no_driver() -> None:
+    text = "\tKernel driver in use: nouveau\n$ nvidia-smi\nbash: nvidia-smi: command not found\n"
+    assert "nvidia_module_not_loaded" not in _errors(text)
+
+
+def test_nouveau_mentioned_in_a_blacklist_with_a_working_driver() -> None:
+    text = (
+        "blacklist nouveau\noptions nouveau modeset=0\n$ nvidia-smi -L\nGPU 0: NVIDIA GeForce RTX 3060 (UUID: GPU-1)\n"
+    )
+    assert "nvidia_module_not_loaded" not in _claimed(text)
+
+
+# -- the package manager lists no NVIDIA package ---------------------------------------------------------------------
+
+
+def test_no_driver_package_is_a_guess_of_no_driver() -> None:
+    text = "torch.cuda.is_available() is False on my GTX 1080 box; `dpkg -l | grep nvidia` shows nothing.\n"
+    assert _first(text) == ("no_nvidia_driver", Severity.WARNING)
+
+
+def test_package_list_with_the_driver_is_not_read_as_none() -> None:
+    text = (
+        "torch.cuda.is_available() is False\n$ dpkg -l | grep nvidia\nii  nvidia-driver-550  550.120-0ubuntu1  amd64\n"
+    )
+    assert "no_nvidia_driver" not in _claimed(text)

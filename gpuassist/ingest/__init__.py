@@ -19,6 +19,8 @@ from gpuassist.ingest.module_load import (
     dkms_not_built_for_running_kernel,
     kernel_update_match,
     lsmod_empty_match,
+    no_driver_packages_match,
+    nouveau_holds_gpu_match,
     secure_boot_blocks_module,
 )
 from gpuassist.ingest.pci_listing import gpu_off_bus_match, lspci_without_nvidia_match
@@ -250,6 +252,8 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
         secure_boot_blocks_module(lines, matches),
         lsmod_empty_match(lines),
         kernel_update_match(lines, matches),
+        nouveau_holds_gpu_match(lines, matches),
+        no_driver_packages_match(lines),
         unsupported_branch_match(
             lines, matches, unreachable=_says_unavailable(lines) or system_causes.says_gpu_unused(lines)
         ),

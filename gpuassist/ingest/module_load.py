@@ -3,8 +3,8 @@
 Under Secure Boot the kernel loads only modules signed by a key it trusts: a DKMS-built nvidia.ko signed with a
 Machine Owner Key (MOK) that was never enrolled is refused, and nothing but the missing module shows it (nvidia-smi
 cannot reach the driver, `lsmod | grep nvidia` is empty, at most a lockdown line in dmesg). Secure Boot being on is
-not a fault by itself (signed modules load), so it names the cause only beside a sign that the module is not
-running, or with mokutil saying the signing key is not enrolled. Sources: mokutil src/mokutil.c ('SecureBoot
+not a fault by itself (signed modules load), and neither is an unenrolled key while the module runs, so either names
+the cause only beside a sign that the module is not running. Sources: mokutil src/mokutil.c ('SecureBoot
 enabled', '%s is not enrolled'), Linux security/lockdown/lockdown.c ('Kernel is locked down from %s; see man
 kernel_lockdown.7', where %s is 'EFI Secure Boot mode') and drivers/firmware/efi/secureboot.c ('secureboot: Secure
 boot enabled'), systemd's `bootctl status` ('Secure Boot: enabled').
@@ -38,6 +38,15 @@ KEY_NOT_ENROLLED = re.compile(
     r"--test-key\b.{0,80}\bnot enrolled\b",
     re.IGNORECASE,
 )
+# The user's account of the MOK enrolment not done: the blue MokManager screen ("Enroll MOK") skipped, never shown,
+# or the key not enrolled. shim's MokManager asks for it on the first boot after `mokutil --import`.
+MOK_SKIPPED = re.compile(
+    r"\b(?:skipp\w*|miss(?:ed)?|ignor\w*|didn'?t|did not|never|without|forgot)\b[^.\n]{0,40}"
+    r"\b(?:MOK|MokManager|Enroll MOK|key enrol+ment)\b|"
+    r"\b(?:MOK|MokManager|Enroll MOK)\b[^.\n]{0,40}\b(?:skipp\w*|never\s+(?:showed|appeared|came|shows)|"
+    r"did\s*n[o']t\s+(?:show|appear|come)|not\s+(?:shown|enrolled)|was\s+not\s+enrolled)",
+    re.IGNORECASE,
+)
 # The user's words that lsmod shows no nvidia module: "`lsmod | grep nvidia` is empty / returns nothing".
 LSMOD_EMPTY = re.compile(
     r"lsmod\s*\|\s*grep\s+(?:-i\s+)?nvidia\b[`'\"]?\s*(?:is|was|returns?|returned|shows?|showed|gives?|gave|prints?|"
@@ -57,20 +66,20 @@ def _first(pattern: re.Pattern[str], lines: list[str]) -> tuple[int, str] | None
 
 
 def secure_boot_blocks_module(lines: list[str], matches: list[Match]) -> Match | None:
-    """Secure Boot is on and the NVIDIA module is not running (or its signing key is not enrolled): the kernel
+    """Secure Boot is on (or the module's signing key is not enrolled) and the NVIDIA module is not running: the kernel
     refused the module. A verdict for nvidia_module_not_loaded that cites the Secure Boot line."""
     if any(m.id in OTHER_KERNEL_CAUSES and m.specific for m in matches):
         return None
     if _first(SECURE_BOOT_OFF, lines) is not None:
         return None
     on = _first(SECURE_BOOT_ON, lines)
-    not_enrolled = _first(KEY_NOT_ENROLLED, lines)
+    not_enrolled = _first(KEY_NOT_ENROLLED, lines) or _first(MOK_SKIPPED, lines)
     if on is None and not_enrolled is None:
         return None
     if not any(NVIDIA.search(line[:MAX_LINE]) for line in lines[:5000]):
         return None
     module_down = _first(LSMOD_EMPTY, lines) is not None or any(m.id == "nvidia_module_not_loaded" for m in matches)
-    if not_enrolled is None and not module_down:
+    if not module_down:
         return None
     cited = not_enrolled if not_enrolled is not None else on
     assert cited is not None
@@ -168,3 +177,47 @@ def kernel_update_match(lines: list[str], matches: list[Match]) -> Match | None:
     if said is None:
         return None
     return Match("nvidia_module_not_loaded", said[0], said[1], True, 0.8)
+
+
+# nouveau holds the GPU: lsmod's nouveau row, lspci -k's "Kernel driver in use: nouveau", lshw's driver=nouveau, or
+# nouveau's own probe line naming the NVIDIA chip.
+NOUVEAU_HOLDS = re.compile(
+    r"\bdriver=nouveau\b|Kernel driver in use:\s*nouveau\b|^\W*nouveau\s+\d+\s+\d+|"
+    r"\bnouveau [0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.\d: NVIDIA\b",
+    re.IGNORECASE,
+)
+# NVIDIA's user-space tools are installed and cannot reach the kernel module.
+DRIVER_INSTALLED_BUT_UNREACHABLE = re.compile(
+    r"NVIDIA-SMI has failed because it couldn'?t communicate|couldn'?t communicate with the NVIDIA driver|"
+    r"\bNVIDIA driver is not loaded\b|Failed to initialize NVML: Driver Not Loaded",
+    re.IGNORECASE,
+)
+
+
+def nouveau_holds_gpu_match(lines: list[str], matches: list[Match]) -> Match | None:
+    """nouveau drives the GPU while NVIDIA's tools are installed and cannot reach their module: the nvidia module
+    cannot take the GPU (the nouveau blacklist missing or not in the initramfs). Without NVIDIA's tools it is a
+    machine without NVIDIA's driver, which user_words.nouveau_without_driver reads."""
+    if any(m.id in OTHER_KERNEL_CAUSES and m.specific for m in matches):
+        return None
+    held = _first(NOUVEAU_HOLDS, lines)
+    if held is None or _first(DRIVER_INSTALLED_BUT_UNREACHABLE, lines) is None:
+        return None
+    return Match("nvidia_module_not_loaded", held[0], held[1], True, 0.9)
+
+
+# The user's words that the package manager lists no NVIDIA driver package: `dpkg -l | grep nvidia`,
+# `rpm -qa | grep nvidia`, `pacman -Qs nvidia` printing nothing.
+NO_DRIVER_PACKAGES = re.compile(
+    r"(?:dpkg\s+-l|rpm\s+-qa|pacman\s+-Q\w*|apt\s+list\s+--installed)\s*(?:\|\s*grep\s+(?:-\w+\s+)*)?['\"]?nvidia"
+    r"['\"]?[`'\"]?\s*(?:is|was|returns?|returned|shows?|showed|gives?|gave|prints?|printed|outputs?|lists?)\s+"
+    r"(?:empty|nothing|no output|blank|no packages?)",
+    re.IGNORECASE,
+)
+
+
+def no_driver_packages_match(lines: list[str]) -> Match | None:
+    """The package manager lists no NVIDIA package: likely no driver installed (a guess: a .run install leaves no
+    package behind)."""
+    found = _first(NO_DRIVER_PACKAGES, lines)
+    return None if found is None else Match("no_nvidia_driver", found[0], found[1], False, 0.7)
