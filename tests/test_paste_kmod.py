@@ -459,3 +459,29 @@ def test_package_list_with_the_driver_is_not_read_as_none() -> None:
         "torch.cuda.is_available() is False\n$ dpkg -l | grep nvidia\nii  nvidia-driver-550  550.120-0ubuntu1  amd64\n"
     )
     assert "no_nvidia_driver" not in _claimed(text)
+
+
+# -- nvidia_uvm broken by suspend/resume: the initialization error form ------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        "RuntimeError: CUDA error: initialization error",
+        "RuntimeError: CUDA driver initialization failed, you might not have a CUDA gpu.",
+    ],
+)
+def test_initialization_error_after_resume(error: str) -> None:
+    text = f"Every time the laptop wakes up from suspend, torch fails:\n{error}\nA reboot fixes it.\n"
+    assert _first(text) == ("uvm_wedged_after_suspend", Severity.ERROR)
+
+
+def test_initialization_error_without_a_sleep_is_a_guess() -> None:
+    text = "RuntimeError: CUDA driver initialization failed, you might not have a CUDA gpu.\n"
+    assert not _errors(text)
+    assert "uvm_wedged_after_suspend" in _claimed(text)
+
+
+def test_resuming_training_is_not_a_suspend() -> None:
+    text = "After resuming training from the checkpoint:\nRuntimeError: CUDA error: initialization error\n"
+    assert "uvm_wedged_after_suspend" not in _errors(text)

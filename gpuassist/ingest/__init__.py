@@ -17,6 +17,7 @@ from gpuassist.ingest.fabric import fabric_manager_not_needed
 from gpuassist.ingest.lines import Sources
 from gpuassist.ingest.module_load import (
     dkms_not_built_for_running_kernel,
+    init_error_after_suspend_match,
     kernel_update_match,
     lsmod_empty_match,
     no_driver_packages_match,
@@ -253,6 +254,7 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
         lsmod_empty_match(lines),
         kernel_update_match(lines, matches),
         nouveau_holds_gpu_match(lines, matches),
+        init_error_after_suspend_match(lines, matches),
         no_driver_packages_match(lines),
         unsupported_branch_match(
             lines, matches, unreachable=_says_unavailable(lines) or system_causes.says_gpu_unused(lines)

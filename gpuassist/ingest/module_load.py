@@ -16,6 +16,7 @@ import re
 
 from gpuassist.ingest.errors import Match
 from gpuassist.ingest.lines import MAX_LINE
+from gpuassist.ingest.user_words import SUSPEND_CONTEXT
 
 # mokutil --sb-state, the kernel's boot lines, bootctl, and the user's words ("Secure Boot is enabled", "with secure
 # boot on"). "SecureBoot disabled", "disable Secure Boot" and a question ("is Secure Boot enabled?") are not it.
@@ -221,3 +222,23 @@ def no_driver_packages_match(lines: list[str]) -> Match | None:
     package behind)."""
     found = _first(NO_DRIVER_PACKAGES, lines)
     return None if found is None else Match("no_nvidia_driver", found[0], found[1], False, 0.7)
+
+
+# CUDA's initialization error (3) in its printed forms: the runtime's message, the driver API's name, torch's words
+# for it (c10/cuda/CUDAFunctions.cpp: "CUDA driver initialization failed, you might not have a CUDA gpu").
+INIT_ERROR = re.compile(
+    r"CUDA error: initialization error|cudaErrorInitializationError|CUDA_ERROR_NOT_INITIALIZED|"
+    r"CUDA driver initialization failed|cuda runtime error \(3\)",
+    re.IGNORECASE,
+)
+
+
+def init_error_after_suspend_match(lines: list[str], matches: list[Match]) -> Match | None:
+    """CUDA's initialization error in a text that ties it to a suspend/resume cycle (or to nvidia_uvm): the
+    nvidia_uvm module left broken by the sleep, as with the unknown error (999) that user_words reads."""
+    if any(m.id == "uvm_wedged_after_suspend" and m.specific for m in matches):
+        return None
+    error = _first(INIT_ERROR, lines)
+    if error is None or _first(SUSPEND_CONTEXT, lines) is None:
+        return None
+    return Match("uvm_wedged_after_suspend", error[0], error[1], True, 0.8)
