@@ -485,3 +485,9 @@ def test_initialization_error_without_a_sleep_is_a_guess() -> None:
 def test_resuming_training_is_not_a_suspend() -> None:
     text = "After resuming training from the checkpoint:\nRuntimeError: CUDA error: initialization error\n"
     assert "uvm_wedged_after_suspend" not in _errors(text)
+
+
+def test_nvidia_smi_no_devices_quoted_in_prose_is_read() -> None:
+    text = 'torch.cuda.is_available() is False and nvidia-smi says "No devices were found" on the new box\n'
+    assert "driver_does_not_support_gpu" in _claimed(text)
+    assert not _errors(text)  # a generic line: possibilities only
