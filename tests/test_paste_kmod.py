@@ -371,6 +371,8 @@ def test_a_branch_that_drives_the_named_gpu_rules_out_the_unsupported_guess() ->
         "After upgrading the kernel nothing works.",
         "I booted into a newer kernel yesterday.",
         "Turned out linux-headers-$(uname -r) was not installed.",
+        "Sometimes automatic updates to the kernel happen first.",
+        "昨天更新了内核，之后就不行了。",
     ],
 )
 def test_smi_failing_after_a_kernel_change_is_the_module_not_built(context: str) -> None:

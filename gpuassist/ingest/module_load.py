@@ -160,6 +160,7 @@ def dkms_not_built_for_running_kernel(lines: list[str], matches: list[Match], *,
 KERNEL_CHANGED = re.compile(
     r"\b(?:kernel|linux)(?:\s+package)?\s+(?:was\s+|got\s+|has\s+been\s+)?(?:updated|upgraded|update|upgrade)\b|"
     r"\b(?:updat|upgrad)(?:e|ed|ing)\s+(?:the\s+|my\s+|to\s+(?:a\s+|the\s+)?(?:new(?:er)?\s+)?)?kernel\b|"
+    r"\bupdates?\s+(?:to|of)\s+the\s+kernel\b|内核(?:更新|升级)|(?:更新|升级)了?(?:系统)?内核|"
     r"\bnew(?:er)?\s+kernel\b|\bbooted\s+(?:into\s+)?(?:a\s+|the\s+)?(?:new|newer|older|previous)\s+kernel\b|"
     r"\blinux-headers-\S*|\bkernel\s+headers?\b[^.\n]{0,40}\b(?:missing|not installed|were not|was not)\b|"
     r"\bheaders?\s+(?:for\s+the\s+(?:running|current|new)\s+kernel\s+)?(?:are\s+|were\s+)?(?:missing|not installed)\b",
