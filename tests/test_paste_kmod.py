@@ -493,3 +493,27 @@ def test_nvidia_smi_no_devices_quoted_in_prose_is_read() -> None:
     text = 'torch.cuda.is_available() is False and nvidia-smi says "No devices were found" on the new box\n'
     assert "driver_does_not_support_gpu" in _claimed(text)
     assert not _errors(text)  # a generic line: possibilities only
+
+
+@pytest.mark.parametrize(
+    "words",
+    [
+        "my nvidia driver can't load because of secure boot",
+        "after a BIOS update I enabled the Secure Boot again",
+        "I enrolled the keys, but after rebooting the enrollment window doesn't show up",
+    ],
+)
+def test_secure_boot_in_the_users_words(words: str) -> None:
+    text = (
+        f"{words}.\n$ nvidia-smi\n"
+        "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the latest\n"
+    )
+    assert _first(text) == ("nvidia_module_not_loaded", Severity.ERROR)
+
+
+def test_secure_boot_said_off_is_not_the_reading() -> None:
+    text = (
+        "Secure Boot is already disabled in the BIOS.\n$ nvidia-smi\n"
+        "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the latest\n"
+    )
+    assert "nvidia_module_not_loaded" not in _errors(text)

@@ -19,18 +19,24 @@ from gpuassist.ingest.lines import MAX_LINE
 from gpuassist.ingest.user_words import SUSPEND_CONTEXT
 
 # mokutil --sb-state, the kernel's boot lines, bootctl, and the user's words ("Secure Boot is enabled", "with secure
-# boot on"). "SecureBoot disabled", "disable Secure Boot" and a question ("is Secure Boot enabled?") are not it.
+# boot on", "I enabled Secure Boot", "the driver can't load because of Secure Boot"). A question ("is Secure Boot
+# enabled?") is not it.
 SECURE_BOOT_ON = re.compile(
     r"^\W*SecureBoot enabled\b|Kernel is locked down from EFI Secure Boot|secureboot: Secure boot enabled|"
     r"Secure Boot:\s*enabled\b|"
-    r"\bsecure[ -]?boot\b(?:\s+(?:is|was|being|mode))?\s+(?:enabled|on|turned on|active)\b(?!\s*\?)|"
-    r"\b(?:with|has|have)\s+secure[ -]?boot\s+(?:enabled|on|turned on)\b",
+    r"\bsecure[ -]?boot\b(?:\s+(?:is|was|being|mode|got|has been))?\s+(?:re-?enabled|enabled|on|turned on|active)\b"
+    r"(?!\s*\?)|"
+    r"\b(?:with|has|have)\s+secure[ -]?boot\s+(?:enabled|on|turned on)\b|"
+    r"\b(?:re-?enabled|enabled|turned on|switched on)\s+(?:the\s+)?secure[ -]?boot\b|"
+    r"\b(?:because of|due to|caused by|blocked by|prevented by)\s+(?:the\s+)?secure[ -]?boot\b",
     re.IGNORECASE,
 )
+# Secure Boot off as a state: mokutil's and bootctl's answers, or the user saying it is off. "Disabling Secure Boot
+# fixed it" is not a state (it is the fix, and says it was on).
 SECURE_BOOT_OFF = re.compile(
-    r"SecureBoot disabled|SecureBoot validation is disabled|Secure Boot:\s*disabled|"
-    r"secure[ -]?boot\b(?:\s+(?:is|was))?\s+(?:disabled|off|turned off)\b|"
-    r"\b(?:disabled|turned off|turning off|disabling)\s+(?:the\s+)?secure[ -]?boot\b",
+    r"^\W*SecureBoot disabled|SecureBoot validation is disabled|Secure Boot:\s*disabled|"
+    r"secureboot: Secure boot disabled|"
+    r"\bsecure[ -]?boot\b\s+(?:is|was)\s+(?:already\s+)?(?:disabled|off|turned off)\b",
     re.IGNORECASE,
 )
 # mokutil --test-key <key>: "<key> is not enrolled" (a MOK / DKMS signing key: .der, .pub, .crt, mok).
@@ -44,8 +50,9 @@ KEY_NOT_ENROLLED = re.compile(
 MOK_SKIPPED = re.compile(
     r"\b(?:skipp\w*|miss(?:ed)?|ignor\w*|didn'?t|did not|never|without|forgot)\b[^.\n]{0,40}"
     r"\b(?:MOK|MokManager|Enroll MOK|key enrol+ment)\b|"
-    r"\b(?:MOK|MokManager|Enroll MOK)\b[^.\n]{0,40}\b(?:skipp\w*|never\s+(?:showed|appeared|came|shows)|"
-    r"did\s*n[o']t\s+(?:show|appear|come)|not\s+(?:shown|enrolled)|was\s+not\s+enrolled)",
+    r"\b(?:MOK|MokManager|Enroll MOK|enrol+ment\s+(?:window|screen|prompt|menu))\b[^.\n]{0,40}"
+    r"\b(?:skipp\w*|never\s+(?:showed|appeared|came|shows)|(?:did|does|do)\s*n[o'’]?t\s+(?:show|appear|come)|"
+    r"not\s+(?:shown|enrolled)|was\s+not\s+enrolled)",
     re.IGNORECASE,
 )
 # The user's words that lsmod shows no nvidia module: "`lsmod | grep nvidia` is empty / returns nothing".
