@@ -517,3 +517,11 @@ def test_secure_boot_said_off_is_not_the_reading() -> None:
         "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the latest\n"
     )
     assert "nvidia_module_not_loaded" not in _errors(text)
+
+
+def test_a_branch_named_as_a_series_in_prose() -> None:
+    text = (
+        "Kepler card (GeForce GTX 760) on Linux Mint with the 535.xx series drivers: torch.cuda.is_available() is "
+        "False and nvidia-smi has failed.\n"
+    )
+    assert _first(text) == ("driver_does_not_support_gpu", Severity.ERROR)

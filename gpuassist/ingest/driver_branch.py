@@ -17,8 +17,9 @@ from gpuassist.knowledge.driver_support import generation, open_modules_unsuppor
 from gpuassist.knowledge.wheels import capability_from_name
 
 # Where a text states the installed driver's version: package names (nvidia-driver-535, nvidia-dkms-550-open,
-# nvidia-535, nvidia-430.14_2), the runfile, the kernel's module line, "driver 535.104.05", "550.54.14 driver".
-# A branch named as a legacy series ("470.xx Legacy drivers") is the kernel's advice, not what is installed.
+# nvidia-535, nvidia-430.14_2), the runfile, the kernel's module line, "driver 535.104.05", "the 535.xx series
+# drivers", "NVIDIA 535 driver". A branch named as a legacy series ("470.xx Legacy drivers") is the kernel's advice,
+# not what is installed.
 _BRANCH = r"([3-6]\d\d)"
 DRIVER_VERSION = re.compile(
     r"\bnvidia[-_](?:driver[-_]|dkms[-_]|utils[-_]|headless[-_]|compute[-_]utils[-_]|"
@@ -27,7 +28,8 @@ DRIVER_VERSION = re.compile(
     r"\bNVIDIA-Linux-\w+-" + _BRANCH + r"\.\d{2,3}|"
     r"Kernel Module(?:\s+for\s+\w+)?\s+" + _BRANCH + r"\.\d{2,3}|"
     r"\bdrivers?(?:\s+version)?\s+" + _BRANCH + r"\.\d{2,3}\b|"
-    r"\bNVIDIA\s+" + _BRANCH + r"\.\d{2,3}(?:\.\d+)?\s+(?:Linux\s+)?(?:graphics\s+)?driver\b",
+    r"\bNVIDIA\s+" + _BRANCH + r"\.\d{2,3}(?:\.\d+)?\s+(?:Linux\s+)?(?:graphics\s+)?driver\b|"
+    r"\b(?:NVIDIA\s+)?" + _BRANCH + r"(?:\.xx|\.\d{2,3}(?:\.\d+)?)?\s+(?:series\s+)?(?:NVIDIA\s+)?drivers?\b",
     re.IGNORECASE,
 )
 # The open kernel modules named as what is installed or loaded.
