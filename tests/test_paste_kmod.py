@@ -525,3 +525,21 @@ def test_a_branch_named_as_a_series_in_prose() -> None:
         "False and nvidia-smi has failed.\n"
     )
     assert _first(text) == ("driver_does_not_support_gpu", Severity.ERROR)
+
+
+def test_version_magic_is_a_module_built_for_another_kernel() -> None:
+    text = (
+        "[    6.120000] nvidia: version magic '6.8.0-40-generic SMP preempt mod_unload modversions ' should be "
+        "'6.8.0-45-generic SMP preempt mod_unload modversions '\n"
+    )
+    assert _first(text) == ("nvidia_module_not_loaded", Severity.ERROR)
+
+
+def test_a_tainting_but_loading_module_is_not_a_fault() -> None:
+    text = (
+        "[    5.01] nvidia: loading out-of-tree module taints kernel.\n"
+        "[    5.01] nvidia: module license 'NVIDIA' taints kernel.\n"
+        "[    5.02] nvidia: module verification failed: signature and/or required key missing - tainting kernel\n"
+        "[    5.30] NVRM: loading NVIDIA UNIX x86_64 Kernel Module  550.120  Fri Sep 13 10:10:01 UTC 2024\n"
+    )
+    assert "nvidia_module_not_loaded" not in _claimed(text)
