@@ -543,3 +543,31 @@ def test_a_tainting_but_loading_module_is_not_a_fault() -> None:
         "[    5.30] NVRM: loading NVIDIA UNIX x86_64 Kernel Module  550.120  Fri Sep 13 10:10:01 UTC 2024\n"
     )
     assert "nvidia_module_not_loaded" not in _claimed(text)
+
+
+# -- a cloud machine type without an NVIDIA GPU ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "machine",
+    ["an AWS c5.2xlarge", "EC2 t3.medium", "Azure Standard_D4s_v3", "a GCP e2-standard-8 VM", "inf2.xlarge"],
+)
+def test_a_cloud_machine_type_without_a_gpu(machine: str) -> None:
+    text = f"Running on {machine}.\n>>> import torch\n>>> torch.cuda.is_available()\nFalse\n"
+    assert _first(text) == ("no_nvidia_gpu", Severity.ERROR)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a GPU family: the GPU is there, something else is wrong
+        "Running on a g5.xlarge.\n>>> torch.cuda.is_available()\nFalse\n",
+        "Running on Standard_NC6s_v3.\n>>> torch.cuda.is_available()\nFalse\n",
+        # a CPU instance named beside the GPU node that fails
+        "The web front end runs on a t3.medium, training on an A100 node where torch.cuda.is_available() is False\n",
+        # CUDA works: no claim
+        "Benchmarked on c5.2xlarge (CPU) and p3.2xlarge; torch 2.3 runs fine on both.\n",
+    ],
+)
+def test_gpu_instances_or_gpus_named_are_not_read_as_no_gpu(text: str) -> None:
+    assert "no_nvidia_gpu" not in _errors(text)

@@ -12,6 +12,7 @@ from gpuassist.facts import Facts
 from gpuassist.findings import Evidence
 from gpuassist.ingest import collect_env, errors, paste_causes, paste_facts, system_causes, user_words
 from gpuassist.ingest import kinds as kinds_mod
+from gpuassist.ingest.cloud_instance import instance_without_gpu_match
 from gpuassist.ingest.driver_branch import supported_branch_rules_out, unsupported_branch_match
 from gpuassist.ingest.fabric import fabric_manager_not_needed
 from gpuassist.ingest.lines import Sources
@@ -263,6 +264,9 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
             lines, matches, unreachable=_says_unavailable(lines) or system_causes.says_gpu_unused(lines)
         ),
         gpu_off_bus_match(lines),
+        instance_without_gpu_match(
+            lines, unavailable=report.facts.value("cuda.available") is False or _says_unavailable(lines)
+        ),
         lspci_without_nvidia_match(lines),
         system_causes.container_gpu_listing_without_toolkit(lines),
         system_causes.recurring_app_xid_match(lines),
