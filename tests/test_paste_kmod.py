@@ -571,3 +571,21 @@ def test_a_cloud_machine_type_without_a_gpu(machine: str) -> None:
 )
 def test_gpu_instances_or_gpus_named_are_not_read_as_no_gpu(text: str) -> None:
     assert "no_nvidia_gpu" not in _errors(text)
+
+
+def test_nvidia_smi_table_with_err_fields_is_a_possible_gpu_fault() -> None:
+    text = (
+        "| NVIDIA-SMI 550.54.15              Driver Version: 550.54.15      CUDA Version: 12.4     |\n"
+        "|   0  NVIDIA A100-SXM4-80GB          On  |   00000000:07:00.0 Off |                  ERR! |\n"
+        "| ERR!  ERR!  ERR!    ERR! / ERR! |      0MiB / 81559MiB |    ERR!      Default |\n"
+        "RuntimeError: No CUDA GPUs are available\n"
+    )
+    assert "gpu_xid_fault" in _claimed(text)
+
+
+def test_a_healthy_table_has_no_fault() -> None:
+    text = (
+        "| NVIDIA-SMI 550.54.15              Driver Version: 550.54.15      CUDA Version: 12.4     |\n"
+        "| N/A   34C    P0     62W / 400W |      0MiB / 81559MiB |      0%      Default |\n"
+    )
+    assert "gpu_xid_fault" not in _claimed(text)
