@@ -589,3 +589,11 @@ def test_a_healthy_table_has_no_fault() -> None:
         "| N/A   34C    P0     62W / 400W |      0MiB / 81559MiB |      0%      Default |\n"
     )
     assert "gpu_xid_fault" not in _claimed(text)
+
+
+def test_the_cuda_toolkit_runfile_names_the_driver_it_installs() -> None:
+    text = (
+        "GPU: Tesla K40m\nsudo sh cuda_12.2.0_535.54.03_linux.run --silent\n$ nvidia-smi\n"
+        "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the latest\n"
+    )
+    assert _first(text) == ("driver_does_not_support_gpu", Severity.ERROR)

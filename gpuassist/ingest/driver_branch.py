@@ -17,7 +17,8 @@ from gpuassist.knowledge.driver_support import generation, open_modules_unsuppor
 from gpuassist.knowledge.wheels import capability_from_name
 
 # Where a text states the installed driver's version: package names (nvidia-driver-535, nvidia-dkms-550-open,
-# nvidia-535, nvidia-430.14_2), the runfile, the kernel's module line, "driver 535.104.05", "the 535.xx series
+# nvidia-535, nvidia-430.14_2), the runfile (also the CUDA toolkit's, cuda_12.2.0_535.54.03_linux.run, which installs
+# its driver), apt's cuda-drivers-535, the kernel's module line, "driver 535.104.05", "the 535.xx series
 # drivers", "NVIDIA 535 driver". A branch named as a legacy series ("470.xx Legacy drivers") is the kernel's advice,
 # not what is installed.
 _BRANCH = r"([3-6]\d\d)"
@@ -26,6 +27,7 @@ DRIVER_VERSION = re.compile(
     r"kernel[-_](?:source|common|modules)[-_]|graphics[-_]drivers[-_])?" + _BRANCH + r"(?![\d.])|"
     r"\bnvidia[-_ ](?:open[-_ ])?" + _BRANCH + r"\.\d{2,3}\b|"
     r"\bNVIDIA-Linux-\w+-" + _BRANCH + r"\.\d{2,3}|"
+    r"\bcuda_\d+\.\d+\.\d+_" + _BRANCH + r"\.\d{2,3}(?:\.\d+)?_linux|\bcuda-drivers-" + _BRANCH + r"\b|"
     r"Kernel Module(?:\s+for\s+\w+)?\s+" + _BRANCH + r"\.\d{2,3}|"
     r"\bdrivers?(?:\s+version)?\s+" + _BRANCH + r"\.\d{2,3}\b|"
     r"\bNVIDIA\s+" + _BRANCH + r"\.\d{2,3}(?:\.\d+)?\s+(?:Linux\s+)?(?:graphics\s+)?driver\b|"
