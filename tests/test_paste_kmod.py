@@ -597,3 +597,16 @@ def test_the_cuda_toolkit_runfile_names_the_driver_it_installs() -> None:
         "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the latest\n"
     )
     assert _first(text) == ("driver_does_not_support_gpu", Severity.ERROR)
+
+
+def test_launch_failure_after_resume_is_the_uvm_module() -> None:
+    text = (
+        "The script works after a reboot, but if I suspend the laptop and run it again:\n"
+        "RuntimeError: CUDA error: unspecified launch failure\n"
+    )
+    assert _first(text) == ("uvm_wedged_after_suspend", Severity.ERROR)
+
+
+def test_launch_failure_without_a_sleep_is_not_the_uvm_module() -> None:
+    text = "RuntimeError: CUDA error: unspecified launch failure\nCUDA kernel errors might be asynchronously reported\n"
+    assert "uvm_wedged_after_suspend" not in _errors(text)

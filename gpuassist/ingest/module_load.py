@@ -233,10 +233,13 @@ def no_driver_packages_match(lines: list[str]) -> Match | None:
 
 
 # CUDA's initialization error (3) in its printed forms: the runtime's message, the driver API's name, torch's words
-# for it (c10/cuda/CUDAFunctions.cpp: "CUDA driver initialization failed, you might not have a CUDA gpu").
+# for it (c10/cuda/CUDAFunctions.cpp: "CUDA driver initialization failed, you might not have a CUDA gpu"), and the
+# launch failure (719) a resumed machine gives kernels that ran before the sleep. Only with the sleep in the text.
 INIT_ERROR = re.compile(
     r"CUDA error: initialization error|cudaErrorInitializationError|CUDA_ERROR_NOT_INITIALIZED|"
-    r"CUDA driver initialization failed|cuda runtime error \(3\)",
+    r"CUDA driver initialization failed|cuda runtime error \(3\)|"
+    # after a resume, kernels that ran fine before fail to launch (CUDA error 719)
+    r"CUDA error: unspecified launch failure|cudaErrorLaunchFailure|CUDA_ERROR_LAUNCH_FAILED",
     re.IGNORECASE,
 )
 
