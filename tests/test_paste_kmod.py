@@ -610,3 +610,25 @@ def test_launch_failure_after_resume_is_the_uvm_module() -> None:
 def test_launch_failure_without_a_sleep_is_not_the_uvm_module() -> None:
     text = "RuntimeError: CUDA error: unspecified launch failure\nCUDA kernel errors might be asynchronously reported\n"
     assert "uvm_wedged_after_suspend" not in _errors(text)
+
+
+def test_the_users_words_that_the_branch_refuses_the_gpu_are_checked_against_the_table() -> None:
+    assert _first("The NVIDIA GT 710 is not supported by the 535.xx series drivers.\n") == (
+        "driver_does_not_support_gpu",
+        Severity.ERROR,
+    )
+    # the table says 535 drives a GTX 1660: the user's guess is not a verdict
+    assert "driver_does_not_support_gpu" not in _errors(
+        "My GTX 1660 is not supported by the 535.xx series drivers, I think.\n"
+    )
+
+
+@pytest.mark.parametrize(
+    "words",
+    [
+        "running `nvidia-smi` tells me it could not connect to the Nvidia driver",
+        "after a reboot `nvidia-smi` reports that the nvidia driver is not running",
+    ],
+)
+def test_nvidia_smi_failing_in_the_users_words(words: str) -> None:
+    assert _first(f"{words}.\n") == ("nvidia_module_not_loaded", Severity.WARNING)

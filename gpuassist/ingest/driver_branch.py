@@ -43,6 +43,14 @@ OPEN_MODULES = re.compile(
 # nvidia-smi's table header: the driver answered, so the GPU it lists is driven.
 SMI_WORKED = re.compile(r"NVIDIA-SMI\s+\d{3}\.\d+|Driver Version:\s*\d{3}\.\d+")
 JETSON = re.compile(r"\bjetson\b|\btegra\b|\bL4T\b|\bjetpack\b", re.IGNORECASE)
+# The user's words that the driver refuses the GPU: "not supported by the 535.xx series drivers", "the driver
+# ignores this GPU", "535 is incompatible with the GTX 760".
+SAYS_UNSUPPORTED = re.compile(
+    r"\bnot (?:supported|compatible) (?:by|with) (?:the\s+)?(?:NVIDIA\s+)?(?:[3-6]\d\d|drivers?|current driver)|"
+    r"\bignor(?:e|es|ed|ing) (?:the|this|my) (?:GPU|card)\b|"
+    r"\bincompatible with (?:the|my|this) (?:GPU|card|GeForce|GTX|GT)\b",
+    re.IGNORECASE,
+)
 # What the text shows of a GPU the driver cannot reach (the readings the generic messages allow).
 UNREACHABLE_IDS = ("nvidia_module_not_loaded", "no_nvidia_gpu", "no_nvidia_driver", "driver_does_not_support_gpu")
 
@@ -78,7 +86,11 @@ def _gpu_and_branches(lines: list[str]) -> tuple[str, list[tuple[int, str, int]]
 def unsupported_branch_match(lines: list[str], matches: list[Match], *, unreachable: bool) -> Match | None:
     """Every driver branch the text names is out of the range of the one GPU generation it names, and the GPU is
     unreachable (``unreachable``: the user says so; or a match reads that way): the driver does not support it."""
-    if not (unreachable or any(m.id in UNREACHABLE_IDS for m in matches)):
+    if not (
+        unreachable
+        or any(m.id in UNREACHABLE_IDS for m in matches)
+        or any(SAYS_UNSUPPORTED.search(line[:MAX_LINE]) for line in lines[:5000])
+    ):
         return None
     if any(m.id == "driver_does_not_support_gpu" and m.specific for m in matches):
         return None  # the kernel said so itself
