@@ -632,3 +632,10 @@ def test_the_users_words_that_the_branch_refuses_the_gpu_are_checked_against_the
 )
 def test_nvidia_smi_failing_in_the_users_words(words: str) -> None:
     assert _first(f"{words}.\n") == ("nvidia_module_not_loaded", Severity.WARNING)
+
+
+def test_nvidia_smi_not_working_after_a_kernel_update_in_words() -> None:
+    text = "After the kernel update nvidia-smi stopped working and torch.cuda.is_available() is False.\n"
+    assert _first(text) == ("nvidia_module_not_loaded", Severity.ERROR)
+    alone = "nvidia-smi doesn't work on this server, torch.cuda.is_available() is False.\n"
+    assert _first(alone) is not None and _first(alone)[1] is Severity.WARNING  # type: ignore[index]
