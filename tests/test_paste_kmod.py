@@ -639,3 +639,30 @@ def test_nvidia_smi_not_working_after_a_kernel_update_in_words() -> None:
     assert _first(text) == ("nvidia_module_not_loaded", Severity.ERROR)
     alone = "nvidia-smi doesn't work on this server, torch.cuda.is_available() is False.\n"
     assert _first(alone) is not None and _first(alone)[1] is Severity.WARNING  # type: ignore[index]
+
+
+# -- a hybrid-graphics laptop in its integrated mode -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "mode",
+    [
+        "$ prime-select query\nintel",
+        "I ran sudo prime-select intel to save battery last week",
+        "$ envycontrol --query\nCurrent graphics mode is: integrated",
+        "sudo system76-power graphics integrated",
+    ],
+)
+def test_integrated_graphics_mode_unloads_the_module(mode: str) -> None:
+    text = f"{mode}\n>>> torch.cuda.is_available()\nFalse\n"
+    assert _first(text) == ("nvidia_module_not_loaded", Severity.ERROR)
+
+
+def test_hybrid_mode_on_the_nvidia_gpu_is_not_a_fault() -> None:
+    text = "$ prime-select query\nnvidia\n>>> torch.cuda.is_available()\nFalse\n"
+    assert "nvidia_module_not_loaded" not in _errors(text)
+
+
+def test_integrated_mode_with_cuda_working_is_not_a_fault() -> None:
+    text = "$ prime-select query\nintel\nPyTorch runs on the CPU here on purpose; the GPU is for gaming.\n"
+    assert "nvidia_module_not_loaded" not in _claimed(text)

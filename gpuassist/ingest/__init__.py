@@ -19,6 +19,7 @@ from gpuassist.ingest.lines import Sources
 from gpuassist.ingest.module_load import (
     dkms_not_built_for_running_kernel,
     init_error_after_suspend_match,
+    integrated_graphics_mode_match,
     kernel_update_match,
     lsmod_empty_match,
     no_driver_packages_match,
@@ -256,6 +257,9 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
         kernel_update_match(lines, matches),
         nouveau_holds_gpu_match(lines, matches),
         init_error_after_suspend_match(lines, matches),
+        integrated_graphics_mode_match(
+            lines, matches, unreachable=_says_unavailable(lines) or system_causes.says_gpu_unused(lines)
+        ),
         no_driver_packages_match(lines),
         unsupported_branch_match(
             lines, matches, unreachable=_says_unavailable(lines) or system_causes.says_gpu_unused(lines)

@@ -253,3 +253,41 @@ def init_error_after_suspend_match(lines: list[str], matches: list[Match]) -> Ma
     if error is None or _first(SUSPEND_CONTEXT, lines) is None:
         return None
     return Match("uvm_wedged_after_suspend", error[0], error[1], True, 0.8)
+
+
+# A hybrid-graphics laptop switched to its integrated GPU: Ubuntu's `prime-select intel` blacklists the nvidia
+# modules (nvidia-prime), and system76-power, envycontrol, supergfxctl and optimus-manager's integrated modes unload
+# them and power the dGPU off. CUDA then has no module to talk to until the mode is switched back (nvidia,
+# on-demand, hybrid) and the machine rebooted.
+HYBRID_INTEGRATED = re.compile(
+    r"\bprime-select\s+intel\b|\bsystem76-power\s+graphics\s+integrated\b|"
+    r"\benvycontrol\s+(?:-s|--switch)\s+integrated\b|\bsupergfxctl\s+(?:-m|--mode)\s+integrated\b|"
+    r"\boptimus-manager\s+--switch\s+integrated\b|Current graphics mode is:\s*integrated\b|"
+    r"\b(?:prime|optimus|hybrid graphics)\b[^.\n]{0,40}\b(?:set|switched|switch)\s+to\s+(?:intel|integrated)\b",
+    re.IGNORECASE,
+)
+PRIME_QUERY = re.compile(r"\bprime-select\s+query\b")
+PRIME_ANSWER_INTEL = re.compile(r"^\W*intel\s*$", re.IGNORECASE)
+
+
+def _integrated_mode(lines: list[str]) -> tuple[int, str] | None:
+    found = _first(HYBRID_INTEGRATED, lines)
+    if found is not None:
+        return found
+    for i, line in enumerate(lines[:5000]):
+        if PRIME_QUERY.search(line[:MAX_LINE]) and i + 1 < len(lines) and PRIME_ANSWER_INTEL.match(lines[i + 1]):
+            return i + 2, lines[i + 1].strip()[:500]
+    return None
+
+
+def integrated_graphics_mode_match(lines: list[str], matches: list[Match], *, unreachable: bool) -> Match | None:
+    """The laptop runs in its integrated-graphics mode and CUDA cannot reach the NVIDIA GPU: the mode unloaded (or
+    blacklisted) the nvidia module."""
+    if not (
+        unreachable or any(m.id in ("nvidia_module_not_loaded", "no_nvidia_driver", "no_nvidia_gpu") for m in matches)
+    ):
+        return None
+    mode = _integrated_mode(lines)
+    if mode is None:
+        return None
+    return Match("nvidia_module_not_loaded", mode[0], mode[1], True, 0.85)
