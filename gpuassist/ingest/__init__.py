@@ -10,7 +10,7 @@ import re
 
 from gpuassist.facts import Facts
 from gpuassist.findings import Evidence
-from gpuassist.ingest import collect_env, errors, paste_causes, paste_facts, system_causes, user_words
+from gpuassist.ingest import collect_env, errors, paste_causes, paste_facts, system_causes, usage_words, user_words
 from gpuassist.ingest import kinds as kinds_mod
 from gpuassist.ingest.lines import Sources
 from gpuassist.ingest.report_json import looks_like_json, parse_report
@@ -225,7 +225,9 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
             or _says_unavailable(lines)
             or any(m.id == "cuda_visible_devices_hides_gpus" for m in matches),
         ),
-        user_words.loader_starves_gpu_in_words(lines),
+        user_words.loader_starves_gpu_in_words(lines) or usage_words.gpu_waits_for_data(lines),
+        usage_words.work_left_on_cpu(lines, cuda_available=report.facts.value("cuda.available")),
+        usage_words.memory_kept_after_stop(lines, matches),
         user_words.slurm_step_without_gpu(
             lines, unavailable=report.facts.value("cuda.available") is False or _says_unavailable(lines)
         ),

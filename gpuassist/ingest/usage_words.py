@@ -1,0 +1,194 @@
+"""How a WORKING GPU is (not) used, read from what a paste shows: the GPU waiting for data, the work left on the CPU
+by the program, memory kept by a program that has stopped.
+
+These causes have no error message of their own: a real text shows them through numbers (a training log's
+``data_time`` beside its ``time``, nvidia-smi's memory and utilisation cells), through a library's own start-up
+line naming the device it chose, or through the user's account of what happened. Each reading here combines two
+independent pieces of evidence (the symptom and what rules the install out), so a text that shows only one of them
+is left undecided rather than blamed.
+
+Where the words come from (read in the tools' sources):
+
+- training logs: mmcv's TextLoggerHook and mmengine's LogProcessor (``time: 1.200, data_time: 0.950`` /
+  ``time: 1.2000  data_time: 0.9500``), detectron2's CommonMetricPrinter (``time: 0.4061  data_time: 0.3120``), the
+  classic ImageNet example's AverageMeter lines (``Time 0.512 (0.530)  Data 0.401 (0.420)``): ``data_time`` is
+  the wait for the next batch inside the step's ``time``;
+- the library's device line: sentence-transformers (``Use pytorch device_name: cpu``, older ``Use pytorch device:
+  cpu``), transformers' pipelines (``Device set to use cpu``), openai-whisper's transcribe.py (``FP16 is not
+  supported on CPU; using FP32 instead``), the Trainer's example scripts (``device: cpu, n_gpu: 0``);
+- nvidia-smi's table: the memory cell ``8525MiB / 11019MiB`` and the utilisation cell ``0%`` of one GPU row.
+"""
+
+from __future__ import annotations
+
+import re
+
+from gpuassist.ingest.errors import Match
+from gpuassist.ingest.lines import MAX_LINE
+
+# ------------------------------------------------------------------------- the GPU waits for the next batch
+
+# "the GPU is idle 70-92% of the time", "GPU sits idle", "my GPUs are starving", "idle GPU", "GPU ... waiting for data".
+GPU_IDLE = re.compile(
+    r"\bgpus?\b[^.\n]{0,30}?\b(?:idl(?:e|es|ing)|starv\w*|waits?|waiting|stall\w*)\b|"
+    r"\b(?:idle|starv\w*|stalled|underutili[sz]ed|under-utili[sz]ed)\s+gpus?\b",
+    re.IGNORECASE,
+)
+# What it waits for: the data, the next batch, the input pipeline, the loader ("waiting for data", "waiting on I/O").
+WAITS_FOR_DATA = re.compile(
+    r"\bwait(?:s|ing|ed)?\s+(?:for|on)\s+(?:the\s+)?(?:next\s+)?(?:data|batch(?:es)?|input|samples?|i/?o|"
+    r"data\s?loader\w*|data pipeline|loader)\b|"
+    r"\b(?:data ?loader|data[- ]loading|input pipeline|data pipeline|i/?o)\b[^.\n]{0,40}?\bbottleneck|"
+    r"\bbottleneck(?:ed)?\b[^.\n]{0,30}?\b(?:data ?loader|data[- ]loading|input pipeline|data pipeline|i/?o)\b|"
+    r"\bcannot keep up\b|\bcan'?t keep up\b|\bfaster than (?:the )?(?:current )?(?:data|input)",
+    re.IGNORECASE,
+)
+# GPU utilisation swinging between idle and full ("jumps between 0% and 100%", "fluctuates 0-100%").
+SPIKY_UTIL = re.compile(
+    r"(?:gpu[- ]?util\w*|gpu (?:usage|load)|utili[sz]ation)\b[^.\n]{0,40}?"
+    r"\b(?:fluctuat|jump|oscillat|spik|bounc|swing|alternat|vari)\w*\b[^.\n]{0,25}?"
+    r"\b\d{1,2}\s*%?\s*(?:and|to|-|~|–)\s*(?:100|9\d)\s*%",
+    re.IGNORECASE,
+)
+# A training log's step time and its data wait, as mmcv/mmengine/detectron2 and the ImageNet example print them.
+LOG_DATA_TIME = re.compile(r"\bdata(?:_time)?\W{0,3}[:=]?\s*(\d+(?:\.\d+)?)\b|\bData\s+(\d+(?:\.\d+)?)\s*\(")
+LOG_STEP_TIME = re.compile(
+    r"(?<![\w-])(?:(?:batch|iter|step)_?)?time\W{0,3}[:=]\s*(\d+(?:\.\d+)?)\b|(?<![\w-])Time\s+(\d+(?:\.\d+)?)\s*\(",
+)
+DATA_TIME_GATE = re.compile(r"data_time|\bData\s+\d", re.IGNORECASE)
+# Most of the step spent waiting for data: at least half of it, in most logged steps.
+WAIT_SHARE = 0.5
+# The data side named (the loader, its workers, loading or preprocessing the data).
+DATA_NAMED = re.compile(
+    r"data ?loader|data[- ]loading|\bload(?:ing|s)?\s+(?:the\s+)?(?:data|batch|sample|images?|audio)|data pipeline|"
+    r"input pipeline|num_workers|prefetch|\bpreprocess\w*|\bdata_time\b|数据加载|数据读取",
+    re.IGNORECASE,
+)
+# Not the loader: the work itself on the CPU.
+WORK_ON_CPU = re.compile(
+    r"\bused: False\b|device\(type='cpu'\)|device=['\"]cpu['\"]|\b(?:model|training|inference) (?:runs?|is|are) on "
+    r"(?:the )?cpu\b",
+    re.IGNORECASE,
+)
+
+
+def _log_wait_share(line: str) -> float | None:
+    """The share of one logged step spent waiting for data, when the line prints both numbers."""
+    if not DATA_TIME_GATE.search(line):
+        return None
+    data = LOG_DATA_TIME.search(line)
+    step = next((m for m in LOG_STEP_TIME.finditer(line) if not line[: m.start()].lower().endswith("data_")), None)
+    if data is None or step is None:
+        return None
+    wait, total = float(data.group(1) or data.group(2)), float(step.group(1) or step.group(2))
+    return wait / total if total > 0 else None
+
+
+def gpu_waits_for_data(lines: list[str]) -> Match | None:
+    """The GPU waits for its input: a training log whose steps are mostly data wait (``data_time`` at least half of
+    ``time`` in most logged steps), or the text saying the GPU idles waiting for data / utilisation swings between
+    idle and full, with the data side named. A likely cause (the fix is more loader workers, faster decoding), not
+    when the text shows the work itself on the CPU (then the GPU is idle for another reason)."""
+    cut = [line[:MAX_LINE] for line in lines]
+    if any(WORK_ON_CPU.search(line) for line in cut):
+        return None
+    shares = [(no, s) for no, line in enumerate(cut, start=1) if (s := _log_wait_share(line)) is not None]
+    if shares and sum(s >= WAIT_SHARE for _, s in shares) * 2 > len(shares):
+        no = next(no for no, s in shares if s >= WAIT_SHARE)
+        return Match("dataloader_starvation", no, lines[no - 1].strip()[:500], False, 0.8)
+    if not any(DATA_NAMED.search(line) for line in cut):
+        return None
+    for no, line in enumerate(cut, start=1):
+        near = " ".join(cut[no - 1 : no + 1])
+        if (GPU_IDLE.search(line) and WAITS_FOR_DATA.search(near)) or SPIKY_UTIL.search(line):
+            return Match("dataloader_starvation", no, line.strip()[:500], False, 0.75)
+    return None
+
+
+# ------------------------------------------------------------------------ the program left its work on the CPU
+
+# A library's own line naming the device it chose: the CPU.
+CPU_DEVICE_LINE = re.compile(
+    r"\bUse pytorch device(?:_name)?:\s*cpu\b|\bDevice set to use cpu\b|"
+    r"FP16 is not supported on CPU; using FP32 instead|"
+    r"\bdevice:\s*cpu,\s*n_gpu:\s*0\b|"
+    r"^\s*(?:\[?\w+\]?\s*)?(?:using|running on|selected|current)\s+device\s*[:=]?\s*['\"]?cpu['\"]?\s*$|"
+    r"^\s*device\s*[:=]\s*['\"]?cpu['\"]?\s*$",
+    re.IGNORECASE,
+)
+# CUDA shown working in the same text: is_available() answered True (inline or on the next line), Lightning's
+# "GPU available: True", a device count of one or more.
+CUDA_TRUE_INLINE = re.compile(
+    r"is_available\(\)\)?[`'\"]?\s*(?:returns?|returned|is|gives|gave|prints?|printed|shows?|=+|->|:)\s*[`'\"]?True\b|"
+    r"\bGPU available: True\b|\bcuda(?:\.is)?[_ ]available\W{0,4}[:=]\s*True\b|"
+    r"device_count\(\)\)?\s*(?:returns?|is|=+|->|:)\s*[1-9]",
+    re.IGNORECASE,
+)
+TRUE_ANSWER = re.compile(r"^\s*(?:Out\[\d+\]:\s*)?True\s*$")
+COUNT_ANSWER = re.compile(r"^\s*(?:Out\[\d+\]:\s*)?[1-9]\d?\s*$")
+
+
+def cuda_shown_working(lines: list[str]) -> bool:
+    """The text shows CUDA working for this Python: is_available() answered True, a device count above zero."""
+    cut = [line[:MAX_LINE] for line in lines]
+    for no, line in enumerate(cut):
+        if CUDA_TRUE_INLINE.search(line):
+            return True
+        after = cut[no + 1] if no + 1 < len(cut) else ""
+        if "is_available" in line and TRUE_ANSWER.match(after):
+            return True
+        if "device_count" in line and COUNT_ANSWER.match(after):
+            return True
+    return False
+
+
+def work_left_on_cpu(lines: list[str], *, cuda_available: bool | None) -> Match | None:
+    """A library says it runs on the CPU while the same text shows CUDA working: the program chose (or defaulted
+    to) the CPU, and passing the device (``device="cuda"``, ``.to("cuda")``) is the fix. A CPU line alone is not
+    enough: with CUDA broken the library falls back to the CPU for that reason, which the other readings name."""
+    if cuda_available is False:
+        return None
+    line = next(((no, x) for no, x in enumerate(lines, start=1) if CPU_DEVICE_LINE.search(x[:MAX_LINE])), None)
+    if line is None or not (cuda_available or cuda_shown_working(lines)):
+        return None
+    return Match("workload_left_on_cpu", line[0], line[1].strip()[:500], False, 0.8)
+
+
+# ----------------------------------------------------------------- memory kept by a program that has stopped
+
+# One GPU row of nvidia-smi's table: "| 30%   28C    P8    22W / 250W |   8525MiB / 11019MiB |      0%      Default |".
+SMI_ROW = re.compile(r"\|\s*(?P<used>\d+)\s*MiB\s*/\s*(?P<total>\d+)\s*MiB\s*\|\s*(?P<util>\d+|N/A)\s*%?\s+\S")
+# The program that used the GPU is gone, or nothing is said to run: stopped, interrupted, killed, a connection lost.
+STOPPED = re.compile(
+    r"\b(?:was|got|been|is)\s+(?:interrupted|killed|stopped|terminated|cut off|disconnected)\b|"
+    r"\b(?:network|connection|ssh|session)\b[^.\n]{0,20}?\b(?:cut off|dropped|lost|disconnected|closed)\b|"
+    r"ctrl[- +]?c\b|\bkernel (?:died|crashed|was restarted)\b|\b(?:crashed|exited|finished)\b|"
+    r"\bno (?:other )?process(?:es)? (?:is |are )?(?:using|running on|on) (?:the |that |this |my )?(?:\w+ )?gpu\b|"
+    r"\bnothing (?:else )?(?:is )?running on (?:it|the gpu|that gpu)\b",
+    re.IGNORECASE,
+)
+# At least this much memory in use on an idle GPU is more than a driver's or display's own share.
+HELD_MIB = 1024
+HELD_SHARE = 0.25
+
+
+def memory_kept_after_stop(lines: list[str], matches: list[Match]) -> Match | None:
+    """nvidia-smi shows a GPU idle (0 % utilisation) with a large part of its memory in use, and the text says the
+    program that used it stopped (interrupted, killed, a dropped connection) or that nothing runs: a process that
+    is not shown (a notebook kernel that outlived its cell, a zombie, another user's job) still holds the memory.
+    With an out-of-memory error in the text, that held memory is why the next run ran out (a verdict)."""
+    if any(m.id == "gpu_memory_held_by_others" for m in matches):
+        return None
+    row = None
+    for no, line in enumerate(lines, start=1):
+        m = SMI_ROW.search(line[:MAX_LINE])
+        if not m or m.group("util") != "0":
+            continue
+        used, total = int(m.group("used")), int(m.group("total"))
+        if total > 0 and used >= HELD_MIB and used >= HELD_SHARE * total:
+            row = (no, line)
+            break
+    if row is None or not any(STOPPED.search(line[:MAX_LINE]) for line in lines):
+        return None
+    oom = any(m.id == "cuda_out_of_memory" for m in matches)
+    return Match("gpu_memory_held_by_others", row[0], row[1].strip()[:500], oom, 0.8)

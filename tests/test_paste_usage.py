@@ -1,0 +1,164 @@
+"""How a working GPU is (not) used, read from pasted texts (gpuassist/ingest/usage_words.py and the catalogue's
+library messages): each mechanism on a synthetic text in the format the tool prints, with a counter-example that
+must not give the same verdict."""
+
+from __future__ import annotations
+
+from gpuassist.facts import Facts
+from gpuassist.findings import Severity
+from gpuassist.ingest import load_text
+from gpuassist.ingest.usage_words import cuda_shown_working
+from gpuassist.report.model import Report
+from gpuassist.rules.visibility import scheduler_no_gpu_allocated
+
+
+def _claimed(report: Report) -> list[str]:
+    return [f.id for f in report.findings if f.severity is not Severity.INFO]
+
+
+def _first(report: Report) -> str | None:
+    return report.findings[0].id if report.findings else None
+
+
+# ------------------------------------------------------------------------------------------- the GPU waits for data
+
+MMCV_LOG = (
+    "Training on one RTX 3090 is much slower than expected, torch 2.1.0+cu121.\n"
+    "2024-03-02 10:00:00,000 - mmdet - INFO - Epoch [1][50/3000]\tlr: 2.000e-02, eta: 9:10:00, "
+    "time: {t1}, data_time: {d1}, memory: 5200, loss_cls: 1.1021, loss: 1.5012\n"
+    "2024-03-02 10:01:00,000 - mmdet - INFO - Epoch [1][100/3000]\tlr: 2.000e-02, eta: 9:08:00, "
+    "time: {t2}, data_time: {d2}, memory: 5200, loss_cls: 0.9021, loss: 1.3012\n"
+)
+DETECTRON2_LOG = (
+    "[03/02 10:00:00 d2.utils.events]:  eta: 1 day, 2:00:00  iter: 19  total_loss: 2.1  time: {t}  "
+    "data_time: {d}  lr: 0.0002  max_mem: 3100M\n"
+)
+
+
+def test_a_training_log_whose_steps_are_mostly_data_wait_is_starvation() -> None:
+    report = load_text(MMCV_LOG.format(t1="1.200", d1="0.950", t2="1.150", d2="0.900"))
+    assert _first(report) == "dataloader_starvation"
+    assert "data_time: 0.950" in report.findings[0].evidence[0].value
+    d2 = load_text("Slow training on the GPU (torch 2.0 + CUDA 11.8)\n" + DETECTRON2_LOG.format(t="0.8120", d="0.6511"))
+    assert _first(d2) == "dataloader_starvation"
+
+
+def test_a_training_log_with_little_data_wait_is_not_starvation() -> None:
+    report = load_text(MMCV_LOG.format(t1="1.200", d1="0.012", t2="1.150", d2="0.010"))
+    assert "dataloader_starvation" not in _claimed(report)
+    # One slow first step (workers starting up) among fast ones is not a starving loader.
+    mixed = load_text(
+        MMCV_LOG.format(t1="3.200", d1="2.950", t2="1.150", d2="0.010")
+        + MMCV_LOG.format(t1="1.100", d1="0.011", t2="1.120", d2="0.012").split("\n", 1)[1]
+    )
+    assert "dataloader_starvation" not in _claimed(mixed)
+
+
+def test_the_gpu_said_to_idle_waiting_for_data_is_starvation() -> None:
+    for text in (
+        "Profiling shows the GPU is idle 80% of the time, waiting for data. DataLoader num_workers=2.",
+        "My GPUs are starving: the data loader can't keep up (num_workers=0), torch 2.3 cu121.",
+        "GPU utilization fluctuates between 0% and 100% during training; my DataLoader uses num_workers=0.",
+    ):
+        assert _first(load_text(text)) == "dataloader_starvation", text
+
+
+def test_an_idle_gpu_for_another_reason_is_not_starvation() -> None:
+    for text in (
+        "My GPU is idle while the model downloads; torch.cuda.is_available() is True.",  # no data side named
+        "GPU utilization is 0%, the data loader is fine, model.to(device) with device='cpu' in my config.",
+    ):
+        assert "dataloader_starvation" not in _claimed(load_text(text)), text
+
+
+# --------------------------------------------------------------------------------- the work left on the CPU
+
+
+def test_a_library_on_the_cpu_while_cuda_works_is_work_left_on_cpu() -> None:
+    for text in (
+        "INFO:sentence_transformers.SentenceTransformer:Use pytorch device_name: cpu\n"
+        "but torch.cuda.is_available() returns True on this machine",
+        "Device set to use cpu\n>>> import torch\n>>> torch.cuda.is_available()\nTrue\n",
+        "Process rank: 0, device: cpu, n_gpu: 0\nGPU available: True (cuda), used: True\n",
+    ):
+        report = load_text(text)
+        assert _first(report) == "workload_left_on_cpu", text
+        assert report.findings[0].severity is Severity.WARNING
+
+
+def test_a_library_on_the_cpu_without_cuda_shown_working_is_not_blamed_on_the_code() -> None:
+    # CUDA broken or not shown: the library fell back to the CPU for that reason; the device line decides nothing.
+    for text in (
+        "Device set to use cpu\n>>> torch.cuda.is_available()\nFalse\n",
+        "INFO: Use pytorch device_name: cpu\nLoad pretrained SentenceTransformer: all-MiniLM-L6-v2",
+        "/venv/lib/python3.10/site-packages/whisper/transcribe.py:115: UserWarning: FP16 is not supported on CPU; "
+        "using FP32 instead",
+    ):
+        assert "workload_left_on_cpu" not in _claimed(load_text(text)), text
+
+
+def test_the_libraries_own_warnings_that_cuda_is_available_but_unused_are_verdicts() -> None:
+    for text in (
+        "/venv/lib/python3.11/site-packages/whisper/transcribe.py:126: UserWarning: Performing inference on CPU "
+        "when CUDA is available",
+        "/venv/lib/python3.11/site-packages/lightning/pytorch/trainer/setup.py:177: GPU available but not used. "
+        "You can set it by doing `Trainer(accelerator='gpu')`.",
+    ):
+        report = load_text(text)
+        assert _first(report) == "workload_left_on_cpu", text
+        assert report.findings[0].severity is Severity.ERROR
+
+
+def test_cuda_shown_working_reads_the_answers_not_the_questions() -> None:
+    assert cuda_shown_working([">>> torch.cuda.is_available()", "True"])
+    assert cuda_shown_working(["torch.cuda.device_count() returns 2"])
+    assert not cuda_shown_working([">>> torch.cuda.is_available()", "False"])
+    assert not cuda_shown_working(["if torch.cuda.is_available():", "    model.cuda()"])
+
+
+# ------------------------------------------------------------------- memory kept by a program that has stopped
+
+SMI_ROW = (
+    "|   1  NVIDIA GeForce RTX 3090    Off  | 00000000:41:00.0 Off |                  N/A |\n"
+    "| 30%   {temp}C    {perf}    22W / 350W |  {used}MiB / 24268MiB |     {util}%      Default |\n"
+)
+
+
+def test_an_idle_gpu_holding_memory_after_the_program_stopped_is_held_by_others() -> None:
+    text = "My training was interrupted when the ssh connection dropped.\n" + SMI_ROW.format(
+        temp=29, perf="P8", used=11000, util=0
+    )
+    report = load_text(text)
+    assert _first(report) == "gpu_memory_held_by_others"
+    assert "11000MiB" in report.findings[0].evidence[0].value
+
+
+def test_memory_of_a_busy_gpu_or_a_small_share_or_nothing_stopped_is_not_held_by_others() -> None:
+    busy = "My training was interrupted.\n" + SMI_ROW.format(temp=66, perf="P2", used=11000, util=97)
+    small = "My training was interrupted.\n" + SMI_ROW.format(temp=29, perf="P8", used=300, util=0)
+    running = "Why does nvidia-smi list no process? My job runs in a container.\n" + SMI_ROW.format(
+        temp=29, perf="P8", used=11000, util=0
+    )
+    for text in (busy, small, running):
+        assert "gpu_memory_held_by_others" not in _claimed(load_text(text)), text
+
+
+# ------------------------------------------------------------------------ the scheduler and a CPU build of torch
+
+
+def test_a_cpu_build_comes_before_a_job_without_a_gpu_request() -> None:
+    report = load_text(
+        "#PBS -l select=1:ncpus=8:mem=32gb\n#PBS -q gpu\npython train.py\nAssertionError: Torch not compiled with CUDA "
+        "enabled\n"
+    )
+    assert _first(report) == "cpu_only_build"
+    job = load_text("#SBATCH --nodes=1\npython train.py\nRuntimeError: No CUDA GPUs are available\n")
+    assert _first(job) == "scheduler_no_gpu_allocated"
+
+
+def test_the_scheduler_rule_does_not_blame_the_allocation_for_a_cpu_build() -> None:
+    job = {"scheduler.kind": "slurm", "scheduler.job_id": "$SLURM_JOB_ID", "cuda.available": False}
+    assert scheduler_no_gpu_allocated(Facts({**job, "torch.cuda_build": None})) is None
+    facts = Facts({**job, "torch.cuda_build": "12.1"})
+    found = scheduler_no_gpu_allocated(facts)
+    assert found is not None and found.id == "scheduler_no_gpu_allocated"
