@@ -7,7 +7,7 @@ from __future__ import annotations
 from gpuassist.facts import Facts
 from gpuassist.findings import Severity
 from gpuassist.ingest import load_text
-from gpuassist.ingest.usage_words import cuda_shown_working
+from gpuassist.ingest.usage_words import cuda_shown_working, visible_devices_setting
 from gpuassist.report.model import Report
 from gpuassist.rules.visibility import scheduler_no_gpu_allocated
 
@@ -162,3 +162,123 @@ def test_the_scheduler_rule_does_not_blame_the_allocation_for_a_cpu_build() -> N
     facts = Facts({**job, "torch.cuda_build": "12.1"})
     found = scheduler_no_gpu_allocated(facts)
     assert found is not None and found.id == "scheduler_no_gpu_allocated"
+
+
+# ---------------------------------------------------------------- CUDA_VISIBLE_DEVICES set in any form
+
+
+def test_every_form_of_setting_cuda_visible_devices_is_read() -> None:
+    forms = {
+        "$ CUDA_VISIBLE_DEVICES=3 python train.py": "3",
+        "CUDA_VISIBLE_DEVICES='' torchrun --nproc_per_node 2 train.py": "",
+        'os.environ["CUDA_VISIBLE_DEVICES"] = "1"': "1",
+        "os.environ.setdefault('CUDA_VISIBLE_DEVICES', '0,1')": "0,1",
+        "%env CUDA_VISIBLE_DEVICES=2": "2",
+        "docker run --gpus all -e CUDA_VISIBLE_DEVICES=-1 img": "-1",
+        "      - CUDA_VISIBLE_DEVICES=0": "0",
+        '$env:CUDA_VISIBLE_DEVICES="1"': "1",
+    }
+    for line, value in forms.items():
+        found = visible_devices_setting(["something first", line])
+        assert found is not None and found[2] == value, line
+    assert visible_devices_setting(["$ echo $CUDA_VISIBLE_DEVICES", "NoDevFiles"]) == (
+        1,
+        "$ echo $CUDA_VISIBLE_DEVICES",
+        "NoDevFiles",
+    )
+
+
+def test_reading_or_comparing_cuda_visible_devices_is_not_setting_it() -> None:
+    for line in (
+        'if [ "$CUDA_VISIBLE_DEVICES" == "NoDevFiles" ]; then',
+        'gpus = os.environ.get("CUDA_VISIBLE_DEVICES", "")',
+        "if CUDA_VISIBLE_DEVICES==0:",
+    ):
+        assert visible_devices_setting([line]) is None, line
+
+
+def test_a_setting_that_hides_every_gpu_while_cuda_sees_none_is_the_verdict() -> None:
+    for text in (
+        "$ CUDA_VISIBLE_DEVICES=-1 python train.py\nRuntimeError: No CUDA GPUs are available\n",
+        'import os\nos.environ["CUDA_VISIBLE_DEVICES"] = ""\nimport torch\nprint(torch.cuda.is_available())\nFalse\n',
+    ):
+        report = load_text(text)
+        assert _first(report) == "cuda_visible_devices_hides_gpus", text
+        assert report.findings[0].severity is Severity.ERROR
+    job = load_text(
+        "$ echo $CUDA_VISIBLE_DEVICES\nNoDevFiles\n"
+        '$ python -c "import torch; print(torch.cuda.is_available())"\nFalse\n'
+    )
+    assert _first(job) == "scheduler_no_gpu_allocated"
+
+
+def test_a_setting_naming_a_gpu_that_exists_or_cuda_working_is_not_blamed() -> None:
+    healthy = "$ CUDA_VISIBLE_DEVICES=0 python -c 'import torch; print(torch.cuda.is_available())'\nTrue\n"
+    assert "cuda_visible_devices_hides_gpus" not in _claimed(load_text(healthy))
+    hidden_but_fine = "export CUDA_VISIBLE_DEVICES=-1   # the CPU tests\npytest tests/cpu -q\n12 passed\n"
+    assert "cuda_visible_devices_hides_gpus" not in _claimed(load_text(hidden_but_fine))
+
+
+def test_a_setting_read_from_a_command_meets_the_gpus_nvidia_smi_lists() -> None:
+    # One GPU listed, index 1 asked for: the rule decides from the setting and the GPU count.
+    text = (
+        "GPU 0: NVIDIA GeForce RTX 3090 (UUID: GPU-1b2c3d4e-0000-1111-2222-333344445555)\n"
+        "$ CUDA_VISIBLE_DEVICES=1 python train.py\nRuntimeError: No CUDA GPUs are available\n"
+    )
+    report = load_text(text)
+    assert _first(report) == "cuda_visible_devices_hides_gpus"
+    assert report.findings[0].severity is Severity.ERROR
+
+
+def test_nvidia_visible_devices_void_gives_a_container_no_gpu() -> None:
+    text = (
+        "docker run -e NVIDIA_VISIBLE_DEVICES=void myimage "
+        "python -c 'import torch; print(torch.cuda.is_available())'\nFalse\n"
+    )
+    assert _first(load_text(text)) == "docker_no_gpu_runtime"
+    fine = "docker run --gpus all -e NVIDIA_VISIBLE_DEVICES=all myimage\n>>> torch.cuda.is_available()\nTrue\n"
+    assert "docker_no_gpu_runtime" not in _claimed(load_text(fine))
+
+
+# ------------------------------------------------------------------------------ compute mode, containers, WSL
+
+SMI_MODE = (
+    "| NVIDIA-SMI 535.104.05   Driver Version: 535.104.05   CUDA Version: 12.2     |\n"
+    "|   0  Tesla V100-SXM2-16GB    On   | 00000000:00:1E.0 Off |                    0 |\n"
+    "| N/A   34C    P0    41W / 300W |      0MiB / 16384MiB |      0%   {mode} |\n"
+)
+
+
+def test_a_gpu_in_compute_mode_prohibited_with_cuda_failing_is_the_verdict() -> None:
+    report = load_text(SMI_MODE.format(mode="Prohibited") + ">>> torch.cuda.is_available()\nFalse\n")
+    assert _first(report) == "compute_mode_exclusive_or_prohibited"
+    assert report.findings[0].severity is Severity.ERROR
+    q = load_text(
+        "    Compute Mode                          : Prohibited\n"
+        "RuntimeError: CUDA error: no CUDA-capable device is detected\n"
+    )
+    assert _first(q) == "compute_mode_exclusive_or_prohibited"
+
+
+def test_a_gpu_in_default_compute_mode_is_not_blamed() -> None:
+    report = load_text(SMI_MODE.format(mode="   Default") + ">>> torch.cuda.is_available()\nFalse\n")
+    assert "compute_mode_exclusive_or_prohibited" not in _claimed(report)
+
+
+def test_the_toolkits_cgroup_failure_is_a_container_without_gpu_access() -> None:
+    text = (
+        "docker: Error response from daemon: OCI runtime create failed: container_linux.go:370: starting container "
+        "process caused: process_linux.go:459: container init caused: Running hook #0:: error running hook: exit status"
+        " 1, stdout: , stderr: nvidia-container-cli: container error: cgroup subsystem devices not found: unknown.\n"
+    )
+    assert _first(load_text(text)) == "docker_no_gpu_runtime"
+
+
+def test_wsls_ldconfig_symlink_warning_is_not_a_broken_libcuda() -> None:
+    text = "Setting up libc-bin ...\nldconfig: /usr/lib/wsl/lib/libcuda.so.1 is not a symbolic link\n\n"
+    assert "wsl_libcuda_problem" not in _claimed(load_text(text))
+    broken = (
+        "Ubuntu 22.04 under WSL2\nCould not load library libcudnn_cnn_infer.so.8. Error: libcuda.so: "
+        "cannot open shared object file: No such file or directory\n"
+    )
+    assert _first(load_text(broken)) == "wsl_libcuda_problem"

@@ -121,7 +121,8 @@ def load_text(text: str, *, label: str = "the input") -> Report:
     matches = paste_causes.adjust_matches(lines, errors.match_lines(lines))
     sources: Sources = {}
     extra = paste_facts.gather(lines, parsed.field_lines, sources)
-    extra = {**user_words.stated_facts(lines, sources), **extra}  # a tool's own output wins over the user's words
+    # A tool's own output wins over the user's words, and those over a setting read from a command or script.
+    extra = {**usage_words.visible_devices_facts(lines, sources), **user_words.stated_facts(lines, sources), **extra}
     if parsed.recognised and not _filled_in_template(lines, parsed, matches):
         # collect_env's own field lines are read as facts by the parser; matching them again as error text
         # would turn "CUDA used to build PyTorch: None" on a Mac, or the WSL kernel name of a healthy WSL2
@@ -228,6 +229,10 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
         user_words.loader_starves_gpu_in_words(lines) or usage_words.gpu_waits_for_data(lines),
         usage_words.work_left_on_cpu(lines, cuda_available=report.facts.value("cuda.available")),
         usage_words.memory_kept_after_stop(lines, matches),
+        usage_words.visible_devices_hide_gpus(
+            lines, unavailable=report.facts.value("cuda.available") is False or _says_unavailable(lines)
+        ),
+        usage_words.compute_mode_prohibited(lines),
         user_words.slurm_step_without_gpu(
             lines, unavailable=report.facts.value("cuda.available") is False or _says_unavailable(lines)
         ),
@@ -262,6 +267,7 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
     user_words.drop_unsupported_uvm_verdict(report, lines)
     matches = user_words.import_failure_first(report, lines, matches)
     matches = system_causes.gpu_and_build_shown(lines, matches)
+    matches = usage_words.harmless_wsl_ldconfig(lines, matches)
     errors.merge(report, user_words.ruled_out_guesses(lines, matches))
     for f in report.findings:
         if not any(e.fact == "pasted.line" for e in f.evidence):

@@ -142,6 +142,24 @@ def cuda_shown_working(lines: list[str]) -> bool:
     return False
 
 
+FALSE_ANSWER = re.compile(r"^\s*(?:Out\[\d+\]:\s*)?False\s*$")
+
+
+def cuda_shown_failing(lines: list[str]) -> bool:
+    """is_available() answered False: inline, or on the line after a command that prints it."""
+    cut = [line[:MAX_LINE] for line in lines]
+    for no, line in enumerate(cut):
+        if "is_available" not in line:
+            continue
+        if re.search(
+            r"is_available\(\)\)?[`'\"]?\s*(?:returns?|returned|is|gives|gave|prints?|=+|->|:)\s*[`'\"]?False", line
+        ):
+            return True
+        if no + 1 < len(cut) and FALSE_ANSWER.match(cut[no + 1]):
+            return True
+    return False
+
+
 def work_left_on_cpu(lines: list[str], *, cuda_available: bool | None) -> Match | None:
     """A library says it runs on the CPU while the same text shows CUDA working: the program chose (or defaulted
     to) the CPU, and passing the device (``device="cuda"``, ``.to("cuda")``) is the fix. A CPU line alone is not
@@ -192,3 +210,122 @@ def memory_kept_after_stop(lines: list[str], matches: list[Match]) -> Match | No
         return None
     oom = any(m.id == "cuda_out_of_memory" for m in matches)
     return Match("gpu_memory_held_by_others", row[0], row[1].strip()[:500], oom, 0.8)
+
+
+# ----------------------------------------------------------------- CUDA_VISIBLE_DEVICES set in any form a text shows
+
+# Every way a text sets the variable: a shell export/set/PowerShell $env:, an assignment before a command
+# ("CUDA_VISIBLE_DEVICES=1 python train.py"), Jupyter's %env / %set_env, docker's -e/--env, a compose list item
+# ("- CUDA_VISIBLE_DEVICES=0"), Python's os.environ[...] = "..." / os.environ.setdefault(...) / os.putenv(...).
+# A comparison ("== 0", '"$CUDA_VISIBLE_DEVICES" == ...') or a read (os.environ.get) is not a setting.
+VISIBLE_SHELL = re.compile(
+    r"(?:^|[\s;&|(`])(?:export\s+|set\s+|\$env:|%env\s+|%set_env\s+|-e\s+|--env[= ]\s*|-\s+)?"
+    r"CUDA_VISIBLE_DEVICES\s*=(?!=)\s*(?P<q>[\"']?)(?P<value>[^\s\"';`]*)(?P=q)(?=[\s;&|)`]|$)"
+)
+VISIBLE_PYTHON = re.compile(
+    r"os\.environ\[\s*[\"']CUDA_VISIBLE_DEVICES[\"']\s*\]\s*=(?!=)\s*[rbf]?[\"'](?P<value>[^\"']*)[\"']|"
+    r"os\.(?:environ\.setdefault|putenv)\(\s*[\"']CUDA_VISIBLE_DEVICES[\"']\s*,\s*[rbf]?[\"'](?P<value2>[^\"']*)[\"']"
+)
+# "echo $CUDA_VISIBLE_DEVICES" answered on the next line ("NoDevFiles", "-1"; an empty answer is not shown).
+VISIBLE_ECHO = re.compile(r"\becho\s+[\"']?\$\{?CUDA_VISIBLE_DEVICES\}?[\"']?\s*$")
+VISIBLE_ANSWER = re.compile(r"^\s*(?P<value>[\w,:/-]{1,200})\s*$")
+
+
+def visible_devices_setting(lines: list[str]) -> tuple[int, str, str] | None:
+    """The last value the text sets CUDA_VISIBLE_DEVICES to, in any of the forms above: (line number, line, value)."""
+    found: tuple[int, str, str] | None = None
+    for no, raw in enumerate(lines, start=1):
+        line = raw[:MAX_LINE]
+        if "CUDA_VISIBLE_DEVICES" not in line:
+            continue
+        m = VISIBLE_PYTHON.search(line)
+        value = (m.group("value") if m.group("value") is not None else m.group("value2")) if m else None
+        if value is None and (s := VISIBLE_SHELL.search(line)):
+            value = s.group("value")
+        if value is None and VISIBLE_ECHO.search(line) and no < len(lines):
+            answer = VISIBLE_ANSWER.match(lines[no][:MAX_LINE])
+            value = answer.group("value") if answer else None
+        if value is not None:
+            found = (no, line, value)
+    return found
+
+
+def visible_devices_facts(lines: list[str], sources: dict[str, tuple[int, str]]) -> dict[str, object]:
+    """``cuda.visible_devices`` as the text sets it, for the visibility rules (which compare it with the GPUs the
+    text lists). The reader of env listings and exports wins over this one where both state it."""
+    setting = visible_devices_setting(lines)
+    if setting is None:
+        return {}
+    no, line, value = setting
+    sources.setdefault("cuda.visible_devices", (no, line.strip()[:500]))
+    return {"cuda.visible_devices": value}
+
+
+# Values that hide every GPU whatever the machine: empty, -1 (any negative index ends the list), "none", "void";
+# "NoDevFiles" is what Slurm's and other schedulers' GPU plugins set for a job that was allocated no GPU.
+HIDES_ALL = re.compile(r"^(?:|-\d+(?:,.*)?|none|void)$", re.IGNORECASE)
+SCHEDULER_NONE = "nodevfiles"
+# The container toolkit's switch: NVIDIA_VISIBLE_DEVICES=void (or empty) runs the container like runc, with no GPU;
+# "none" mounts the driver but no GPU (NVIDIA Container Toolkit docs, "GPU Enumeration").
+CONTAINER_NONE = re.compile(
+    r"(?:^|[\s;&|(])(?:export\s+|-e\s+|--env[= ]\s*|-\s+|ENV\s+)?NVIDIA_VISIBLE_DEVICES\s*[=\s]\s*[\"']?(?:void|none)?"
+    r"[\"']?(?=[\s;&|)]|$)",
+    re.IGNORECASE,
+)
+
+
+def visible_devices_hide_gpus(lines: list[str], *, unavailable: bool) -> Match | None:
+    """CUDA sees no GPU and the text sets CUDA_VISIBLE_DEVICES (in any form) to a value that hides them all: that
+    setting is the cause on any machine (a verdict). "NoDevFiles" is a scheduler's answer for a job without GPUs;
+    NVIDIA_VISIBLE_DEVICES=void/none gives a container no GPU."""
+    if not (unavailable or cuda_shown_failing(lines)):
+        return None
+    setting = visible_devices_setting(lines)
+    if setting is not None:
+        no, line, value = setting
+        if value.strip().lower() == SCHEDULER_NONE:
+            return Match("scheduler_no_gpu_allocated", no, line.strip()[:500], True, 0.9)
+        if HIDES_ALL.match(value.strip()):
+            return Match("cuda_visible_devices_hides_gpus", no, line.strip()[:500], True, 0.9)
+    for no, raw in enumerate(lines, start=1):
+        if "NVIDIA_VISIBLE_DEVICES" in raw[:MAX_LINE] and CONTAINER_NONE.search(raw[:MAX_LINE]):
+            return Match("docker_no_gpu_runtime", no, raw.strip()[:500], True, 0.85)
+    return None
+
+
+# ------------------------------------------------------------------------- a compute mode that refuses processes
+
+# nvidia-smi's table cell (GPU-Util, then Compute M.) and -q's "Compute Mode : Prohibited".
+SMI_PROHIBITED = re.compile(r"\|\s*(?:\d+%|N/A)\s+Prohibited\s*\||^\s*Compute Mode\s*:\s*Prohibited\s*$")
+# CUDA failing in the same text: no device, not available, busy, a failed context.
+CUDA_FAILS = re.compile(
+    r"is_available\(\)[^\n]{0,30}\bFalse\b|^\s*False\s*$|No CUDA GPUs are available|busy or unavailable|"
+    r"no CUDA-capable device|CUDA error|cudaError\w+|CUDA_ERROR_\w+",
+    re.IGNORECASE,
+)
+
+
+def compute_mode_prohibited(lines: list[str]) -> Match | None:
+    """nvidia-smi shows a GPU in compute mode Prohibited: no process may create a CUDA context on it. With CUDA
+    failing in the same text that is why (a verdict); alone, a likely cause."""
+    row = next(((no, x) for no, x in enumerate(lines, start=1) if SMI_PROHIBITED.search(x[:MAX_LINE])), None)
+    if row is None:
+        return None
+    fails = any(CUDA_FAILS.search(line[:MAX_LINE]) for line in lines)
+    return Match("compute_mode_exclusive_or_prohibited", row[0], row[1].strip()[:500], fails, 0.8)
+
+
+# ------------------------------------------------------------------ WSL's ldconfig complaint is not a failure
+
+# glibc's ldconfig prints "<file> is not a symbolic link" for WSL's /usr/lib/wsl/lib/libcuda.so.1 on every package
+# install (the Windows driver ships copies, not links): cosmetic, CUDA works (microsoft/WSL#5548, #5663, #11229).
+LDCONFIG_NOT_LINK = re.compile(r"ldconfig(?:\.real)?:\s*\S*/wsl/lib/\S+ is not a symbolic link")
+
+
+def harmless_wsl_ldconfig(lines: list[str], matches: list[Match]) -> list[Match]:
+    """Readings of WSL's libcuda that rest only on ldconfig's "is not a symbolic link" lines go: that warning says
+    nothing about whether CUDA loads."""
+    cosmetic = {no for no, line in enumerate(lines, start=1) if LDCONFIG_NOT_LINK.search(line[:MAX_LINE])}
+    if not cosmetic:
+        return matches
+    return [m for m in matches if not (m.id == "wsl_libcuda_problem" and m.line_no in cosmetic)]
