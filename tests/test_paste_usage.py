@@ -71,6 +71,34 @@ def test_an_idle_gpu_for_another_reason_is_not_starvation() -> None:
         assert "dataloader_starvation" not in _claimed(load_text(text)), text
 
 
+LIGHTNING_PROFILE = (
+    "Training on an RTX 3090 (torch 2.2.0+cu121, pytorch lightning) is slow.\n"
+    "| Action                                     | Mean duration (s) | Num calls | Total time (s) | Percentage % |\n"
+    "| run_training_epoch                         | 320.1             | 1         | 320.1          | 96.9         |\n"
+    "| [_TrainingEpochLoop].train_dataloader_next | {mean}            | 500       | {total}        | {share}      |\n"
+    "GPU utilization is low, DataLoader num_workers=8\n"
+)
+TORCH_PROFILE = (
+    "torch.profiler on cuda:0 (torch 2.2.0+cu121)\n"
+    "                                   Name    Self CPU %      Self CPU   CPU total %     CPU total\n"
+    "enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__  {share}%  4.120s  {share}%  4.120s\n"
+)
+
+
+def test_a_profiler_that_measured_most_time_fetching_batches_is_starvation() -> None:
+    report = load_text(LIGHTNING_PROFILE.format(mean="0.41", total="205.1", share="62.1"))
+    assert _first(report) == "dataloader_starvation"
+    assert "train_dataloader_next" in report.findings[0].evidence[0].value
+    assert _first(load_text(TORCH_PROFILE.format(share="48.20"))) == "dataloader_starvation"
+
+
+def test_a_profiler_that_measured_fetching_as_cheap_overrides_the_words() -> None:
+    # "GPU utilization is low" with the loader named would be read as starvation; the measurement says otherwise.
+    report = load_text(LIGHTNING_PROFILE.format(mean="0.0005", total="0.25", share="0.1"))
+    assert "dataloader_starvation" not in _claimed(report)
+    assert "dataloader_starvation" not in _claimed(load_text(TORCH_PROFILE.format(share="2.10")))
+
+
 # --------------------------------------------------------------------------------- the work left on the CPU
 
 

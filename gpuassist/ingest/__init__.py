@@ -226,7 +226,7 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
             or _says_unavailable(lines)
             or any(m.id == "cuda_visible_devices_hides_gpus" for m in matches),
         ),
-        user_words.loader_starves_gpu_in_words(lines) or usage_words.gpu_waits_for_data(lines),
+        usage_words.gpu_waits_for_data(lines, user_words.loader_starves_gpu_in_words(lines)),
         usage_words.work_left_on_cpu(lines, cuda_available=report.facts.value("cuda.available")),
         usage_words.memory_kept_after_stop(lines, matches),
         usage_words.visible_devices_hide_gpus(

@@ -58,6 +58,8 @@ LOG_STEP_TIME = re.compile(
 DATA_TIME_GATE = re.compile(r"data_time|\bData\s+\d", re.IGNORECASE)
 # Most of the step spent waiting for data: at least half of it, in most logged steps.
 WAIT_SHARE = 0.5
+# A profiler that measured fetching the next batch at this share of the run or more: the loader bounds the run.
+PROFILED_SHARE = 0.3
 # The data side named (the loader, its workers, loading or preprocessing the data).
 DATA_NAMED = re.compile(
     r"data ?loader|data[- ]loading|\bload(?:ing|s)?\s+(?:the\s+)?(?:data|batch|sample|images?|audio)|data pipeline|"
@@ -84,14 +86,46 @@ def _log_wait_share(line: str) -> float | None:
     return wait / total if total > 0 else None
 
 
-def gpu_waits_for_data(lines: list[str]) -> Match | None:
-    """The GPU waits for its input: a training log whose steps are mostly data wait (``data_time`` at least half of
-    ``time`` in most logged steps), or the text saying the GPU idles waiting for data / utilisation swings between
-    idle and full, with the data side named. A likely cause (the fix is more loader workers, faster decoding), not
-    when the text shows the work itself on the CPU (then the GPU is idle for another reason)."""
+# A profiler's row for fetching the next batch: Lightning's SimpleProfiler
+# ("| [_TrainingEpochLoop].train_dataloader_next | 0.41 | 500 | 205.1 | 62.3 |", the last column the share of the run;
+# "get_train_batch" before 1.6) and torch.profiler's key_averages table
+# ("enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__  48.12%  ...").
+PROFILER_FETCH = re.compile(
+    r"train_dataloader_next|\bget_train_batch\b|enumerate\(DataLoader\)#_\w*DataLoaderIter\.__next__"
+)
+PERCENT = re.compile(r"(\d+(?:\.\d+)?)\s*%")
+LAST_NUMBER = re.compile(r"(\d+(?:\.\d+)?)\s*\|?\s*$")
+
+
+def _profiler_wait_share(line: str) -> float | None:
+    """The share of the profiled run spent fetching batches, from one profiler row (None: not such a row)."""
+    if not PROFILER_FETCH.search(line):
+        return None
+    if "enumerate(DataLoader)" in line:
+        shares = [float(x) for x in PERCENT.findall(line)]
+        return max(shares) / 100 if shares else None
+    last = LAST_NUMBER.search(line)
+    return float(last.group(1)) / 100 if last and line.count("|") >= 4 else None
+
+
+def gpu_waits_for_data(lines: list[str], said: Match | None = None) -> Match | None:
+    """The GPU waits for its input: a profiler that measured fetching batches at a large share of the run, a
+    training log whose steps are mostly data wait (``data_time`` at least half of ``time`` in most logged steps), or
+    the text saying the GPU idles waiting for data / utilisation swings between idle and full, with the data side
+    named. ``said`` is the reading of the user's words about low utilisation (user_words), which a profiler's
+    measurement overrides either way. A likely cause (the fix is more loader workers, faster decoding), not when the
+    text shows the work itself on the CPU (then the GPU is idle for another reason)."""
     cut = [line[:MAX_LINE] for line in lines]
     if any(WORK_ON_CPU.search(line) for line in cut):
         return None
+    profiled = [(no, s) for no, line in enumerate(cut, start=1) if (s := _profiler_wait_share(line)) is not None]
+    if profiled:
+        no, share = max(profiled, key=lambda p: p[1])
+        if share < PROFILED_SHARE:
+            return None  # the profiler measured the fetch and it is a small part of the run: not the loader
+        return Match("dataloader_starvation", no, lines[no - 1].strip()[:500], True, 0.85)
+    if said is not None:
+        return said
     shares = [(no, s) for no, line in enumerate(cut, start=1) if (s := _log_wait_share(line)) is not None]
     if shares and sum(s >= WAIT_SHARE for _, s in shares) * 2 > len(shares):
         no = next(no for no, s in shares if s >= WAIT_SHARE)
