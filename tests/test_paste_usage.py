@@ -63,6 +63,26 @@ def test_the_gpu_said_to_idle_waiting_for_data_is_starvation() -> None:
         assert _first(load_text(text)) == "dataloader_starvation", text
 
 
+def test_low_or_unsteady_utilisation_with_the_data_side_said_to_be_slow_is_starvation() -> None:
+    for text in (
+        "The GPU usage stays very low; the data loader seems to be the bottleneck of training.",
+        "With the torch profiler I found that 65% of training time is spent in the DataLoader (one A10).",
+        "The utilization of the GPU is low (~30%) and the IO speed is quite slow, torch 2.1 cu121.",
+        "GPU-Util is not stable, 0% most of the time, waiting for the next batch; torch 2.0 cu118.",
+        "训练时GPU利用率很低，应该是卡在io上面",
+    ):
+        assert _first(load_text(text)) == "dataloader_starvation", text
+
+
+def test_utilisation_or_a_slow_loader_alone_is_not_starvation() -> None:
+    for text in (
+        "The GPU-Util is low and fluctuating. Training with torch 1.13 cu117.",  # nothing about the data
+        "The dataloader is slow on network storage, but the GPU utilization is 98% anyway.",
+        "With the torch profiler I found that 5% of training time is spent in the DataLoader (one A10).",
+    ):
+        assert "dataloader_starvation" not in _claimed(load_text(text)), text
+
+
 def test_an_idle_gpu_for_another_reason_is_not_starvation() -> None:
     for text in (
         "My GPU is idle while the model downloads; torch.cuda.is_available() is True.",  # no data side named

@@ -40,7 +40,27 @@ WAITS_FOR_DATA = re.compile(
     r"data\s?loader\w*|data pipeline|loader)\b|"
     r"\b(?:data ?loader|data[- ]loading|input pipeline|data pipeline|i/?o)\b[^.\n]{0,40}?\bbottleneck|"
     r"\bbottleneck(?:ed)?\b[^.\n]{0,30}?\b(?:data ?loader|data[- ]loading|input pipeline|data pipeline|i/?o)\b|"
-    r"\bcannot keep up\b|\bcan'?t keep up\b|\bfaster than (?:the )?(?:current )?(?:data|input)",
+    r"\b(?:cannot|can ?not|can'?t|could ?not|couldn'?t|unable to|not able to|fails? to) (?:keep|catch) up\b|"
+    r"\bfaster than (?:the )?(?:current )?(?:data|input)|"
+    # "the dataloader is (quite) slow", "IO speed is very slow", "data loading is lagging / takes most of the time".
+    r"\b(?:data ?loader\w*|data[- ]loading|loading (?:the )?data|i/?o(?: speed)?|input pipeline|data pipeline)\s+"
+    r"(?:is|are|was|were|seems?|becomes?|has become)\s+(?:\w+\s+){0,2}?(?:slow|lagging|the bottleneck|bottleneck)|"
+    # "stuck on IO" in Chinese (卡在io上), "data loading is the bottleneck" (数据加载是瓶颈).
+    r"卡在\s?(?:io|IO|数据)|(?:数据加载|数据读取|dataloader)\S{0,6}瓶颈",
+    re.IGNORECASE,
+)
+# GPU utilisation said to be low or unsteady ("GPU utilization is very low", "utility of GPU is relatively low",
+# "GPU-Util is low and fluctuant", "GPU利用率很低").
+GPU_UTIL_LOW = re.compile(
+    r"(?:gpu[- ]?util\w*|gpu (?:usage|load|utility)|(?:utili[sz]ation|usage|utility|util|load) of (?:the |my )?gpus?)"
+    r"\b[^.\n]{0,30}?\b(?:low|\d%|0|zero|fluctuat\w*|unstable|not stable|drops?)\b|"
+    r"\b(?:low|poor|zero|unstable|fluctuating)\s+gpu[- ]?(?:util\w*|usage|load)\b|gpu\s*利用率\S{0,6}?(?:低|0)",
+    re.IGNORECASE,
+)
+# The share of the run spent on data, stated in words: "60% of training time is consumed by DataLoader".
+DATA_SHARE_WORDS = re.compile(
+    r"\b(?P<share>\d{1,3})\s*%\s+of\s+(?:the\s+)?(?:training\s+|total\s+|running\s+|run\s+|step\s+)?time\b"
+    r"[^.\n]{0,30}?\b(?:data ?loader\w*|data[- ]loading|loading (?:the )?data|i/?o)\b",
     re.IGNORECASE,
 )
 # GPU utilisation swinging between idle and full ("jumps between 0% and 100%", "fluctuates 0-100%").
@@ -124,19 +144,24 @@ def gpu_waits_for_data(lines: list[str], said: Match | None = None) -> Match | N
         if share < PROFILED_SHARE:
             return None  # the profiler measured the fetch and it is a small part of the run: not the loader
         return Match("dataloader_starvation", no, lines[no - 1].strip()[:500], True, 0.85)
-    if said is not None:
-        return said
     shares = [(no, s) for no, line in enumerate(cut, start=1) if (s := _log_wait_share(line)) is not None]
     if shares and sum(s >= WAIT_SHARE for _, s in shares) * 2 > len(shares):
         no = next(no for no, s in shares if s >= WAIT_SHARE)
         return Match("dataloader_starvation", no, lines[no - 1].strip()[:500], False, 0.8)
-    if not any(DATA_NAMED.search(line) for line in cut):
-        return None
+    for no, line in enumerate(cut, start=1):
+        share = DATA_SHARE_WORDS.search(line)
+        if share and int(share.group("share")) >= PROFILED_SHARE * 100:
+            return Match("dataloader_starvation", no, line.strip()[:500], False, 0.8)
+    # The GPU idle or its utilisation low/unsteady, and the data side said to be what it waits for or what is slow.
+    waits = [no for no, line in enumerate(cut, start=1) if WAITS_FOR_DATA.search(line)]
+    named = any(DATA_NAMED.search(line) for line in cut)
     for no, line in enumerate(cut, start=1):
         near = " ".join(cut[no - 1 : no + 1])
-        if (GPU_IDLE.search(line) and WAITS_FOR_DATA.search(near)) or SPIKY_UTIL.search(line):
+        if (GPU_IDLE.search(line) and WAITS_FOR_DATA.search(near)) or (SPIKY_UTIL.search(line) and named):
             return Match("dataloader_starvation", no, line.strip()[:500], False, 0.75)
-    return None
+        if GPU_UTIL_LOW.search(line) and waits:
+            return Match("dataloader_starvation", no, line.strip()[:500], False, 0.75)
+    return said
 
 
 # ------------------------------------------------------------------------ the program left its work on the CPU
