@@ -140,8 +140,8 @@ def gpu_waits_for_data(lines: list[str], said: Match | None = None) -> Match | N
         return None
     profiled = [(no, s) for no, line in enumerate(cut, start=1) if (s := _profiler_wait_share(line)) is not None]
     if profiled:
-        no, share = max(profiled, key=lambda p: p[1])
-        if share < PROFILED_SHARE:
+        no, measured = max(profiled, key=lambda p: p[1])
+        if measured < PROFILED_SHARE:
             return None  # the profiler measured the fetch and it is a small part of the run: not the loader
         return Match("dataloader_starvation", no, lines[no - 1].strip()[:500], True, 0.85)
     shares = [(no, s) for no, line in enumerate(cut, start=1) if (s := _log_wait_share(line)) is not None]
@@ -149,8 +149,8 @@ def gpu_waits_for_data(lines: list[str], said: Match | None = None) -> Match | N
         no = next(no for no, s in shares if s >= WAIT_SHARE)
         return Match("dataloader_starvation", no, lines[no - 1].strip()[:500], False, 0.8)
     for no, line in enumerate(cut, start=1):
-        share = DATA_SHARE_WORDS.search(line)
-        if share and int(share.group("share")) >= PROFILED_SHARE * 100:
+        stated = DATA_SHARE_WORDS.search(line)
+        if stated and int(stated.group("share")) >= PROFILED_SHARE * 100:
             return Match("dataloader_starvation", no, line.strip()[:500], False, 0.8)
     # The GPU idle or its utilisation low/unsteady, and the data side said to be what it waits for or what is slow.
     waits = [no for no, line in enumerate(cut, start=1) if WAITS_FOR_DATA.search(line)]
