@@ -145,6 +145,30 @@ def test_a_library_on_the_cpu_without_cuda_shown_working_is_not_blamed_on_the_co
         assert "workload_left_on_cpu" not in _claimed(load_text(text)), text
 
 
+def test_the_cpu_asked_for_by_a_flag_or_argument_is_work_left_on_cpu() -> None:
+    comfy = (
+        "$ python main.py --cpu\nTotal VRAM 31963 MB, total RAM 31963 MB\npytorch version: 2.3.0+cu121\n"
+        "Set vram state to: DISABLED\nDevice: cpu\n"
+    )
+    assert _first(load_text(comfy + "It does not use my RTX 3060.\n")) == "workload_left_on_cpu"
+    code = (
+        'trainer = pl.Trainer(accelerator="cpu", max_epochs=10)\n'
+        "the GPU is not used; torch.cuda.is_available() is True\n"
+    )
+    assert _first(load_text(code)) == "workload_left_on_cpu"
+
+
+def test_a_cpu_flag_as_the_workaround_for_broken_cuda_is_not_the_cause() -> None:
+    for text in (
+        "set COMMANDLINE_ARGS=--skip-torch-cuda-test --use-cpu all\nRuntimeError: Torch is not able to use GPU; add "
+        "--skip-torch-cuda-test to COMMANDLINE_ARGS variable to disable this check\n",
+        # The CPU start-up lines without a flag: CUDA may just as well be broken.
+        "Total VRAM 31963 MB, total RAM 31963 MB\npytorch version: 2.3.0+cu121\nSet vram state to: DISABLED\n"
+        "Device: cpu\nIt does not use my RTX 3060.\n",
+    ):
+        assert "workload_left_on_cpu" not in _claimed(load_text(text)), text
+
+
 def test_the_libraries_own_warnings_that_cuda_is_available_but_unused_are_verdicts() -> None:
     for text in (
         "/venv/lib/python3.11/site-packages/whisper/transcribe.py:126: UserWarning: Performing inference on CPU "

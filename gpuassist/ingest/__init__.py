@@ -227,7 +227,11 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
             or any(m.id == "cuda_visible_devices_hides_gpus" for m in matches),
         ),
         usage_words.gpu_waits_for_data(lines, user_words.loader_starves_gpu_in_words(lines)),
-        usage_words.work_left_on_cpu(lines, cuda_available=report.facts.value("cuda.available")),
+        usage_words.work_left_on_cpu(
+            lines,
+            cuda_available=report.facts.value("cuda.available"),
+            gpu_unused_said=system_causes.says_gpu_unused(lines),
+        ),
         usage_words.memory_kept_after_stop(lines, matches),
         usage_words.visible_devices_hide_gpus(
             lines, unavailable=report.facts.value("cuda.available") is False or _says_unavailable(lines)

@@ -172,7 +172,9 @@ CPU_DEVICE_LINE = re.compile(
     r"FP16 is not supported on CPU; using FP32 instead|"
     r"\bdevice:\s*cpu,\s*n_gpu:\s*0\b|"
     r"^\s*(?:\[?\w+\]?\s*)?(?:using|running on|selected|current)\s+device\s*[:=]?\s*['\"]?cpu['\"]?\s*$|"
-    r"^\s*device\s*[:=]\s*['\"]?cpu['\"]?\s*$",
+    r"^\s*device\s*[:=]\s*['\"]?cpu['\"]?\s*$|"
+    # ComfyUI's start-up lines (comfy/model_management.py) in its CPU mode.
+    r"^\W*(?:\S+\s+){0,4}?Device: cpu\s*$|Set vram state to: DISABLED",
     re.IGNORECASE,
 )
 # CUDA shown working in the same text: is_available() answered True (inline or on the next line), Lightning's
@@ -219,16 +221,46 @@ def cuda_shown_failing(lines: list[str]) -> bool:
     return False
 
 
-def work_left_on_cpu(lines: list[str], *, cuda_available: bool | None) -> Match | None:
+# The program told to use the CPU: a launch flag (ComfyUI's --cpu, AUTOMATIC1111's --use-cpu, a script's
+# --device cpu, Lightning's --accelerator cpu, HF's --no_cuda / --use_cpu) or a literal argument in code
+# (device="cpu", accelerator="cpu", no_cuda=True, use_cuda=False, gpus=0, CUDA_VISIBLE_DEVICES is another reading).
+CPU_CHOSEN = re.compile(
+    r"(?:^|\s)--(?:cpu|use[-_]cpu(?:\s+all)?|no[-_]cuda|device[= ]['\"]?cpu|accelerator[= ]['\"]?cpu)(?![\w-])|"
+    r"\b(?:device|accelerator)\s*=\s*['\"]cpu['\"]|\bno_cuda\s*=\s*True\b|\buse_cuda\s*=\s*False\b|"
+    r"\bgpus\s*=\s*0\b(?!\.)|\.to\(\s*['\"]cpu['\"]\s*\)\s*$",
+    re.IGNORECASE,
+)
+
+
+def work_left_on_cpu(lines: list[str], *, cuda_available: bool | None, gpu_unused_said: bool = False) -> Match | None:
     """A library says it runs on the CPU while the same text shows CUDA working: the program chose (or defaulted
     to) the CPU, and passing the device (``device="cuda"``, ``.to("cuda")``) is the fix. A CPU line alone is not
     enough: with CUDA broken the library falls back to the CPU for that reason, which the other readings name."""
-    if cuda_available is False:
+    if cuda_available is False or cuda_shown_failing(lines):
         return None
+    works = bool(cuda_available) or cuda_shown_working(lines)
     line = next(((no, x) for no, x in enumerate(lines, start=1) if CPU_DEVICE_LINE.search(x[:MAX_LINE])), None)
-    if line is None or not (cuda_available or cuda_shown_working(lines)):
-        return None
-    return Match("workload_left_on_cpu", line[0], line[1].strip()[:500], False, 0.8)
+    if line is not None and works:
+        return Match("workload_left_on_cpu", line[0], line[1].strip()[:500], False, 0.8)
+    # The CPU asked for by a flag or argument: why the GPU is unused, when nothing in the text shows CUDA failing
+    # (with CUDA broken, a --cpu flag is the user's workaround, not the cause).
+    chosen = next(((no, x) for no, x in enumerate(lines, start=1) if CPU_CHOSEN.search(x[:MAX_LINE])), None)
+    if (
+        chosen is not None
+        and (works or line is not None or gpu_unused_said)
+        and not CUDA_BROKEN_WORDS.search("\n".join(x[:MAX_LINE] for x in lines))
+    ):
+        return Match("workload_left_on_cpu", chosen[0], chosen[1].strip()[:500], False, 0.75)
+    return None
+
+
+# CUDA said to be broken in a tool's words: then a CPU flag or device line is a consequence, not the cause.
+CUDA_BROKEN_WORDS = re.compile(
+    r"not compiled with CUDA|No CUDA GPUs are available|Found no NVIDIA driver|CUDA driver|CUDA error|"
+    r"Torch is not able to use GPU|is_available\(\)[^\n]{0,20}False|no CUDA-capable device|cudaGetDeviceCount|"
+    r"NVIDIA-SMI has failed|CUDA initialization|CUDA_ERROR",
+    re.IGNORECASE,
+)
 
 
 # ----------------------------------------------------------------- memory kept by a program that has stopped
