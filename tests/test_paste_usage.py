@@ -354,3 +354,36 @@ def test_wsls_ldconfig_symlink_warning_is_not_a_broken_libcuda() -> None:
         "cannot open shared object file: No such file or directory\n"
     )
     assert _first(load_text(broken)) == "wsl_libcuda_problem"
+
+
+# ------------------------------------------------------------------ out of memory: this job or other processes
+
+OOM_1X = (
+    "RuntimeError: CUDA out of memory. Tried to allocate {want} (GPU 0; 10.76 GiB total capacity; "
+    "{alloc} already allocated; {free} free; {reserved} reserved in total by PyTorch)"
+)
+
+
+def test_an_oom_with_nothing_held_by_this_process_and_nothing_free_is_memory_held_by_others() -> None:
+    text = OOM_1X.format(want="20.00 MiB", alloc="0 bytes", free="18.56 MiB", reserved="0 bytes")
+    assert _first(load_text(text)) == "gpu_memory_held_by_others"
+
+
+def test_an_oom_the_job_causes_itself_stays_the_jobs() -> None:
+    # Asking for more than the card has while it is free, or holding most of it: the job's own size.
+    for text in (
+        OOM_1X.format(want="12.00 GiB", alloc="0 bytes", free="10.50 GiB", reserved="0 bytes"),
+        OOM_1X.format(want="2.00 GiB", alloc="8.10 GiB", free="1.50 GiB", reserved="8.90 GiB"),
+    ):
+        report = load_text(text)
+        assert _first(report) == "cuda_out_of_memory", text
+        assert "gpu_memory_held_by_others" not in _claimed(report)
+
+
+# ------------------------------------------------------------------------------------ MIG without instances
+
+
+def test_mig_enabled_without_instances_is_read() -> None:
+    report = load_text("$ nvidia-smi mig -lgi\nNo GPU instances found: Not Found\n>>> torch.cuda.device_count()\n0\n")
+    assert _first(report) == "mig_multiple_instances"
+    assert "mig_multiple_instances" not in _claimed(load_text("No GPU instances found in the Kubernetes node list"))
