@@ -387,3 +387,30 @@ def test_mig_enabled_without_instances_is_read() -> None:
     report = load_text("$ nvidia-smi mig -lgi\nNo GPU instances found: Not Found\n>>> torch.cuda.device_count()\n0\n")
     assert _first(report) == "mig_multiple_instances"
     assert "mig_multiple_instances" not in _claimed(load_text("No GPU instances found in the Kubernetes node list"))
+
+
+# ------------------------------------------------------------------------------------ hosted notebook runtimes
+
+COLAB_TRACE = (
+    "/usr/local/lib/python3.10/dist-packages/torch/cuda/__init__.py in _lazy_init()\n"
+    "--> 298         torch._C._cuda_init()\n"
+    "RuntimeError: {message}\n"
+    "(running the notebook in Google Colab)\n"
+)
+
+
+def test_a_colab_runtime_rules_out_the_local_machines_causes() -> None:
+    report = load_text(COLAB_TRACE.format(message="No CUDA GPUs are available"))
+    claimed = _claimed(report)
+    assert set(claimed) <= {"cuda_visible_devices_hides_gpus", "no_nvidia_gpu"}, claimed
+    assert "no_nvidia_gpu" in claimed
+    gpu = next(f for f in report.findings if f.id == "no_nvidia_gpu")
+    assert "Change runtime type" in gpu.fix
+    driver = load_text(COLAB_TRACE.format(message="Found no NVIDIA driver on your system."))
+    assert _first(driver) == "no_nvidia_gpu"
+
+
+def test_the_same_message_on_the_users_own_machine_keeps_every_reading() -> None:
+    text = COLAB_TRACE.format(message="No CUDA GPUs are available") + "It works on Colab but not locally in docker.\n"
+    claimed = _claimed(load_text(text))
+    assert "docker_no_gpu_runtime" in claimed, claimed

@@ -271,8 +271,9 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
     user_words.drop_unsupported_uvm_verdict(report, lines)
     matches = user_words.import_failure_first(report, lines, matches)
     matches = system_causes.gpu_and_build_shown(lines, matches)
-    matches = usage_words.harmless_wsl_ldconfig(lines, matches)
+    matches = usage_words.hosted_notebook_guesses(lines, usage_words.harmless_wsl_ldconfig(lines, matches))
     errors.merge(report, user_words.ruled_out_guesses(lines, matches))
+    usage_words.hosted_notebook_fix(report, lines)
     for f in report.findings:
         if not any(e.fact == "pasted.line" for e in f.evidence):
             cited = dict.fromkeys(sources[e.fact] for e in f.evidence if e.fact in sources)

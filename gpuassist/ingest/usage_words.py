@@ -25,6 +25,7 @@ import re
 
 from gpuassist.ingest.errors import Match
 from gpuassist.ingest.lines import MAX_LINE
+from gpuassist.report.model import Report
 
 # ------------------------------------------------------------------------- the GPU waits for the next batch
 
@@ -420,3 +421,60 @@ def harmless_wsl_ldconfig(lines: list[str], matches: list[Match]) -> list[Match]
     if not cosmetic:
         return matches
     return [m for m in matches if not (m.id == "wsl_libcuda_problem" and m.line_no in cosmetic)]
+
+
+# ------------------------------------------------------------------ a hosted notebook (Colab, Kaggle) runtime
+
+# The text runs in Google Colab or a Kaggle notebook: named, or shown by their paths (/content/, /kaggle/).
+HOSTED_NOTEBOOK = re.compile(
+    r"\bgoogle\.colab\b|colab\.research\.google\.com|\bcolab\b|(?:^|[\s\"'(])/content/\S|/kaggle/(?:working|input)\b|"
+    r"\bkaggle (?:notebook|kernel)s?\b",
+    re.IGNORECASE,
+)
+# ... unless the text compares it with the user's own machine, where every local cause is possible again.
+LOCAL_MACHINE = re.compile(
+    r"\blocal(?:ly| machine| computer| pc| gpu| install\w*)\b|\bon my (?:own )?(?:pc|laptop|computer|machine|desktop|"
+    r"workstation|server)\b|\b(?:docker|wsl|container)\b",
+    re.IGNORECASE,
+)
+# Causes a hosted runtime rules out: its VM comes with the driver loaded when it has a GPU, and the user runs no
+# container, WSL or scheduler of their own. What remains for "no GPU" there is a runtime without a GPU
+# (no_nvidia_gpu) or a CUDA_VISIBLE_DEVICES the notebook sets.
+NOT_IN_HOSTED_RUNTIME = frozenset(
+    {
+        "docker_no_gpu_runtime",
+        "wsl_libcuda_problem",
+        "nvidia_module_not_loaded",
+        "scheduler_no_gpu_allocated",
+        "no_nvidia_driver",
+        "uvm_wedged_after_suspend",
+        "driver_does_not_support_gpu",
+    }
+)
+
+
+def hosted_notebook_guesses(lines: list[str], matches: list[Match]) -> list[Match]:
+    """In a Colab or Kaggle runtime the generic readings of "no GPU" that need the user's own machine (a container
+    without the toolkit, WSL, a driver module, a scheduler) go: guesses the text rules out are not offered."""
+    cut = [line[:MAX_LINE] for line in lines]
+    if not any(HOSTED_NOTEBOOK.search(line) for line in cut) or any(LOCAL_MACHINE.search(line) for line in cut):
+        return matches
+    return [m for m in matches if m.specific or m.id not in NOT_IN_HOSTED_RUNTIME]
+
+
+HOSTED_FIX = (
+    "In a hosted notebook the GPU comes with the runtime: in Colab, Runtime → Change runtime type → a GPU "
+    "accelerator (then run the cells again); in Kaggle, Settings → Accelerator → GPU. A cell that sets "
+    "os.environ['CUDA_VISIBLE_DEVICES'] to anything but '0' hides the runtime's one GPU.\n"
+)
+
+
+def hosted_notebook_fix(report: Report, lines: list[str]) -> None:
+    """A hosted runtime without a GPU is fixed in the notebook's settings, not by new hardware: that step leads the
+    fix of the no-GPU reading there."""
+    cut = [line[:MAX_LINE] for line in lines]
+    if not any(HOSTED_NOTEBOOK.search(line) for line in cut) or any(LOCAL_MACHINE.search(line) for line in cut):
+        return
+    for f in report.findings:
+        if f.id == "no_nvidia_gpu" and HOSTED_FIX not in f.fix:
+            f.fix = HOSTED_FIX + f.fix
