@@ -414,3 +414,22 @@ def test_the_same_message_on_the_users_own_machine_keeps_every_reading() -> None
     text = COLAB_TRACE.format(message="No CUDA GPUs are available") + "It works on Colab but not locally in docker.\n"
     claimed = _claimed(load_text(text))
     assert "docker_no_gpu_runtime" in claimed, claimed
+
+
+# ------------------------------------------------------------------ a container that had the GPU and lost it
+
+
+def test_nvml_unknown_error_after_the_container_worked_is_lost_access() -> None:
+    for said in (
+        "It works when the container starts, but after a few hours nvidia-smi fails.",
+        "Everything worked until I ran systemctl daemon-reload on the host.",
+    ):
+        report = load_text(f"root@1f2e3d:/# nvidia-smi\nFailed to initialize NVML: Unknown Error\n{said}\n")
+        assert _first(report) == "container_gpu_access_lost", said
+        assert report.findings[0].severity is Severity.ERROR
+
+
+def test_nvml_unknown_error_alone_stays_a_possibility() -> None:
+    report = load_text("root@1f2e3d:/# nvidia-smi\nFailed to initialize NVML: Unknown Error\n")
+    assert _first(report) == "container_gpu_access_lost"
+    assert report.findings[0].severity is Severity.WARNING

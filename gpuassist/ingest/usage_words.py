@@ -478,3 +478,28 @@ def hosted_notebook_fix(report: Report, lines: list[str]) -> None:
     for f in report.findings:
         if f.id == "no_nvidia_gpu" and HOSTED_FIX not in f.fix:
             f.fix = HOSTED_FIX + f.fix
+
+
+# --------------------------------------------------------------- a container that had the GPU and lost it
+
+# The text says GPU access worked in this container and stopped later: after hours or days, "randomly", "after a
+# while", or after the host's systemd reloaded its units (NVIDIA/nvidia-container-toolkit#48: with the systemd cgroup
+# driver, `systemctl daemon-reload` rewrites the container's device rules and drops the GPU).
+LOST_LATER = re.compile(
+    r"\bdaemon[- ]reload\b|\bafter (?:a (?:few|couple of) |some |several |many |\d+\s*)(?:hours?|days?|minutes?|weeks?|"
+    r"time|while)\b|\bafter a while\b|\brandom(?:ly)?\b[^.\n]{0,40}?\b(?:fails?|lost|stops?|breaks?)\b|"
+    r"\b(?:worked|was working|works|ran|runs) (?:fine |well |normally )?(?:at first|initially|"
+    r"when (?:the container|it) starts?|for (?:a (?:few|while)|some|several|\d+)|yesterday|before)\b|"
+    r"\bstops? working after\b|"
+    r"\b(?:suddenly|after some time)\b[^.\n]{0,40}?\b(?:nvml|nvidia-smi|gpu|cuda)\b",
+    re.IGNORECASE,
+)
+
+
+def access_lost_in_container(lines: list[str], matches: list[Match]) -> list[Match]:
+    """NVML's "Unknown Error" in a container is the container losing its GPU devices; when the text says access
+    worked first and went later (hours on, after a daemon-reload), that is the cause outright (a verdict)."""
+    lost = next((m for m in matches if m.id == "container_gpu_access_lost" and not m.specific), None)
+    if lost is None or not any(LOST_LATER.search(line[:MAX_LINE]) for line in lines):
+        return matches
+    return [*(m for m in matches if m is not lost), Match(lost.id, lost.line_no, lost.line, True, 0.9)]
