@@ -433,3 +433,28 @@ def test_nvml_unknown_error_alone_stays_a_possibility() -> None:
     report = load_text("root@1f2e3d:/# nvidia-smi\nFailed to initialize NVML: Unknown Error\n")
     assert _first(report) == "container_gpu_access_lost"
     assert report.findings[0].severity is Severity.WARNING
+
+
+FUSER = (
+    "$ sudo fuser -v /dev/nvidia*\n"
+    "                     USER        PID ACCESS COMMAND\n"
+    "/dev/nvidia0:        alice     23145 F...m {cmd}\n"
+)
+
+
+def test_the_processes_holding_the_device_files_beside_a_memory_problem_hold_the_memory() -> None:
+    text = 'nvidia-smi shows 10985MiB / 11178MiB used but "No running processes found".\n' + FUSER.format(cmd="python")
+    assert _first(load_text(text)) == "gpu_memory_held_by_others"
+    zombie = (
+        "alice    23145  0.0  0.0      0     0 ?        Z    10:01   0:00 [python] <defunct>\n"
+        "RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB\n"
+    )
+    assert _first(load_text(zombie)) == "gpu_memory_held_by_others"
+
+
+def test_a_listing_without_a_memory_problem_or_of_the_display_server_is_not_blamed() -> None:
+    for text in (
+        FUSER.format(cmd="python") + "training runs fine\n",
+        FUSER.format(cmd="Xorg") + "RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB\n",
+    ):
+        assert "gpu_memory_held_by_others" not in _claimed(load_text(text)), text

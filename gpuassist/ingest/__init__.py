@@ -233,6 +233,7 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
             gpu_unused_said=system_causes.says_gpu_unused(lines),
         ),
         usage_words.memory_kept_after_stop(lines, matches),
+        usage_words.holders_listed(lines, matches),
         usage_words.visible_devices_hide_gpus(
             lines, unavailable=report.facts.value("cuda.available") is False or _says_unavailable(lines)
         ),

@@ -503,3 +503,34 @@ def access_lost_in_container(lines: list[str], matches: list[Match]) -> list[Mat
     if lost is None or not any(LOST_LATER.search(line[:MAX_LINE]) for line in lines):
         return matches
     return [*(m for m in matches if m is not lost), Match(lost.id, lost.line_no, lost.line, True, 0.9)]
+
+
+# ---------------------------------------------------------------- the processes that hold the GPU, listed
+
+# `fuser -v /dev/nvidia*` rows ("/dev/nvidia0:  alice  12345 F...m python"; ACCESS "m" = the device mapped), and
+# `ps` rows of a Python process left as a zombie ("<defunct>").
+FUSER_ROW = re.compile(r"^\s*(?:/dev/nvidia[\w-]*:)?\s+\S+\s+(?P<pid>\d+)\s+[Ffrcem.]{4,5}\s+(?P<cmd>\S+)\s*$")
+FUSER_COMMAND = re.compile(r"\bfuser\b[^\n]*?/dev/nvidia|^\s*/dev/nvidia[\w-]*:\s+\S+\s+\d+\s+[Ffrcem.]{4,5}\s+\S+")
+DEFUNCT_PYTHON = re.compile(r"\bpython[\d.]*\b[^\n]{0,40}<defunct>|<defunct>[^\n]{0,40}\bpython", re.IGNORECASE)
+# The memory problem the listing answers: out of memory, memory still in use, nvidia-smi listing no process.
+MEMORY_TROUBLE = re.compile(
+    r"out of memory|OutOfMemoryError|memory (?:is )?(?:still )?(?:used|occupied|in use|full|not (?:released|freed))|"
+    r"No running processes found|\d+\s*MiB\s*/\s*\d+\s*MiB",
+    re.IGNORECASE,
+)
+
+
+def holders_listed(lines: list[str], matches: list[Match]) -> Match | None:
+    """The text lists the processes that have the GPU's device files open (fuser on /dev/nvidia*) or a Python
+    zombie, beside a memory problem: those processes hold the memory nvidia-smi may not attribute to anyone
+    (another PID namespace, a zombie), and killing them frees it."""
+    if any(m.id == "gpu_memory_held_by_others" and m.specific for m in matches):
+        return None
+    cut = [line[:MAX_LINE] for line in lines]
+    if not any(MEMORY_TROUBLE.search(line) for line in cut):
+        return None
+    fuser = any(FUSER_COMMAND.search(line) for line in cut)
+    for no, line in enumerate(cut, start=1):
+        if (fuser and FUSER_ROW.match(line) and "python" in line.lower()) or DEFUNCT_PYTHON.search(line):
+            return Match("gpu_memory_held_by_others", no, line.strip()[:500], True, 0.85)
+    return None
