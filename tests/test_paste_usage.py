@@ -458,3 +458,28 @@ def test_a_listing_without_a_memory_problem_or_of_the_display_server_is_not_blam
         FUSER.format(cmd="Xorg") + "RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB\n",
     ):
         assert "gpu_memory_held_by_others" not in _claimed(load_text(text)), text
+
+
+# ------------------------------------------------------- schedulers beyond Slurm/PBS: Kubernetes, Grid Engine
+
+POD = (
+    "apiVersion: v1\nkind: Pod\nspec:\n  containers:\n  - name: trainer\n"
+    "    image: pytorch/pytorch:2.1.0-cuda12.1-cudnn8-runtime\n    resources:\n      limits:\n{limits}"
+    "$ kubectl logs trainer\nRuntimeError: No CUDA GPUs are available\n"
+)
+
+
+def test_a_pod_without_a_gpu_limit_or_an_sge_job_without_a_gpu_request_got_no_gpu() -> None:
+    assert _first(load_text(POD.format(limits="        memory: 16Gi\n"))) == "scheduler_no_gpu_allocated"
+    sge = "#$ -N train\n#$ -l h_vmem=16G\npython train.py\nRuntimeError: No CUDA GPUs are available\n"
+    assert _first(load_text(sge)) == "scheduler_no_gpu_allocated"
+
+
+def test_a_pod_or_job_that_requested_a_gpu_is_not_blamed_on_the_request() -> None:
+    for text in (
+        POD.format(limits="        nvidia.com/gpu: 1\n"),
+        "#$ -N train\n#$ -l gpu=1\npython train.py\nRuntimeError: No CUDA GPUs are available\n",
+        POD.format(limits="        memory: 16Gi\n").replace("RuntimeError: No CUDA GPUs are available", "epoch 1 done"),
+    ):
+        report = load_text(text)
+        assert not report.findings or report.findings[0].id != "scheduler_no_gpu_allocated", text

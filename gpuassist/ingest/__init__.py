@@ -238,6 +238,9 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
             lines, unavailable=report.facts.value("cuda.available") is False or _says_unavailable(lines)
         ),
         usage_words.compute_mode_prohibited(lines),
+        usage_words.workload_without_gpu_request(
+            lines, unavailable=report.facts.value("cuda.available") is False or _says_unavailable(lines)
+        ),
         user_words.slurm_step_without_gpu(
             lines, unavailable=report.facts.value("cuda.available") is False or _says_unavailable(lines)
         ),

@@ -534,3 +534,32 @@ def holders_listed(lines: list[str], matches: list[Match]) -> Match | None:
         if (fuser and FUSER_ROW.match(line) and "python" in line.lower()) or DEFUNCT_PYTHON.search(line):
             return Match("gpu_memory_held_by_others", no, line.strip()[:500], True, 0.85)
     return None
+
+
+# ------------------------------------------------------- a Kubernetes pod or SGE job that asked for no GPU
+
+# A Kubernetes workload spec ("kind: Pod", a "containers:" list with an image) and its GPU request: the NVIDIA
+# device plugin gives a container GPUs only for an "nvidia.com/gpu" limit (Kubernetes docs, "Schedule GPUs");
+# a GPU operator's runtime class or a MIG resource ("nvidia.com/mig-1g.5gb") is a request too.
+K8S_SPEC = re.compile(
+    r"^\s*kind:\s*(?:Pod|Deployment|Job|StatefulSet|DaemonSet|CronJob|ReplicaSet)\s*$|^\s*containers:\s*$"
+)
+K8S_GPU_REQUEST = re.compile(r"nvidia\.com/(?:gpu|mig-\S+)|amd\.com/gpu|runtimeClassName:\s*nvidia", re.IGNORECASE)
+# Grid Engine's job-script directives ("#$ -l h_vmem=16G") and their GPU request ("-l gpu=1", a site's "-l gpus=").
+SGE_DIRECTIVE = re.compile(r"^\s*#\$\s+-\w")
+SGE_GPU_REQUEST = re.compile(r"-l\s+\S*\bgpus?\b|-l\s+\S*\bcuda\b|\bngpus\b", re.IGNORECASE)
+
+
+def workload_without_gpu_request(lines: list[str], *, unavailable: bool) -> Match | None:
+    """A Kubernetes workload spec or a Grid Engine job script shown without any GPU request, while CUDA sees no GPU
+    there: the scheduler gave the container/job none. A likely cause (a site may attach GPUs otherwise)."""
+    if not (unavailable or cuda_shown_failing(lines)):
+        return None
+    cut = [line[:MAX_LINE] for line in lines]
+    spec = next((no for no, line in enumerate(cut, start=1) if K8S_SPEC.match(line)), None)
+    if spec is not None and any("image:" in line for line in cut) and not any(K8S_GPU_REQUEST.search(x) for x in cut):
+        return Match("scheduler_no_gpu_allocated", spec, lines[spec - 1].strip()[:500], False, 0.8)
+    sge = [no for no, line in enumerate(cut, start=1) if SGE_DIRECTIVE.match(line)]
+    if sge and not any(SGE_GPU_REQUEST.search(cut[no - 1]) for no in sge):
+        return Match("scheduler_no_gpu_allocated", sge[0], lines[sge[0] - 1].strip()[:500], False, 0.75)
+    return None
