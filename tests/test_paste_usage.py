@@ -483,3 +483,14 @@ def test_a_pod_or_job_that_requested_a_gpu_is_not_blamed_on_the_request() -> Non
     ):
         report = load_text(text)
         assert not report.findings or report.findings[0].id != "scheduler_no_gpu_allocated", text
+
+
+def test_memory_kept_after_stop_in_gpustat_rows_and_in_chinese() -> None:
+    gpustat = (
+        "After stopping the job it is gone from gpustat, but the memory is still taken:\n"
+        "[6] NVIDIA A100 80GB PCIe | 52'C, 100 % | 10151 / 81920 MB | {procs}\n"
+    )
+    assert _first(load_text(gpustat.format(procs="(null)"))) == "gpu_memory_held_by_others"
+    assert "gpu_memory_held_by_others" not in _claimed(load_text(gpustat.format(procs="alice(10140M)")))
+    assert _first(load_text("直接kill主进程之后，显卡不会释放显存")) == "gpu_memory_held_by_others"
+    assert "gpu_memory_held_by_others" not in _claimed(load_text("训练时显存占用很高，batch_size=64"))

@@ -271,6 +271,8 @@ SMI_ROW = re.compile(r"\|\s*(?P<used>\d+)\s*MiB\s*/\s*(?P<total>\d+)\s*MiB\s*\|\
 # The program that used the GPU is gone, or nothing is said to run: stopped, interrupted, killed, a connection lost.
 STOPPED = re.compile(
     r"\b(?:was|got|been|is)\s+(?:interrupted|killed|stopped|terminated|cut off|disconnected)\b|"
+    r"\b(?:after|when) (?:stopping|killing|interrupting|terminating|closing|exiting)\b|"
+    r"\b(?:i|we|you) (?:stopped|killed|interrupted|terminated|closed|exited)\b|"
     r"\b(?:network|connection|ssh|session)\b[^.\n]{0,20}?\b(?:cut off|dropped|lost|disconnected|closed)\b|"
     r"ctrl[- +]?c\b|\bkernel (?:died|crashed|was restarted)\b|\b(?:crashed|exited|finished)\b|"
     r"\bno (?:other )?process(?:es)? (?:is |are )?(?:using|running on|on) (?:the |that |this |my )?(?:\w+ )?gpu\b|"
@@ -280,6 +282,37 @@ STOPPED = re.compile(
 # At least this much memory in use on an idle GPU is more than a driver's or display's own share.
 HELD_MIB = 1024
 HELD_SHARE = 0.25
+HELD_LARGE_MIB = 4096
+
+
+# gpustat's row: "[6] NVIDIA A100 80GB PCIe | 52'C, 100 % | 10151 / 81920 MB | alice(10140M)"; an empty process list
+# or "(null)" means no process it can see holds the memory.
+GPUSTAT_ROW = re.compile(
+    r"^\s*\[\d+\]\s+[^|]+\|\s*\d+['°]C,\s*(?P<util>\d+)\s*%\s*\|\s*(?P<used>\d+)\s*/\s*(?P<total>\d+)\s*MB\s*\|"
+    r"\s*(?P<procs>.*?)\s*$"
+)
+# The card's memory "not released" in Chinese: 显卡/显存不释放, 显存没有被释放, 无法释放显存.
+NOT_RELEASED_ZH = re.compile(r"(?:显卡|显存|GPU)\S{0,6}(?:没有|未|不会?|无法)(?:被)?释放|无法释放\S{0,2}(?:显存|显卡)")
+KILLED_ZH = re.compile(r"(?<![A-Za-z])kill(?![A-Za-z])|杀掉|杀死|中断|终止|结束|关闭|停止", re.IGNORECASE)
+
+
+def _idle_row_holding_memory(line: str) -> bool:
+    """An nvidia-smi row idle at 0 % with a large share of memory in use, or a gpustat row with memory in use and
+    no process it can name."""
+    m = SMI_ROW.search(line)
+    if m and m.group("util") == "0":
+        used, total = int(m.group("used")), int(m.group("total"))
+        return _held(used, total)
+    g = GPUSTAT_ROW.match(line)
+    if g and g.group("procs") in ("", "(null)"):
+        used, total = int(g.group("used")), int(g.group("total"))
+        return _held(used, total)
+    return False
+
+
+def _held(used: int, total: int) -> bool:
+    """More than a driver's or display's own share: a gigabyte and a quarter of the card, or several gigabytes."""
+    return total > 0 and used >= HELD_MIB and (used >= HELD_SHARE * total or used >= HELD_LARGE_MIB)
 
 
 def memory_kept_after_stop(lines: list[str], matches: list[Match]) -> Match | None:
@@ -289,19 +322,16 @@ def memory_kept_after_stop(lines: list[str], matches: list[Match]) -> Match | No
     With an out-of-memory error in the text, that held memory is why the next run ran out (a verdict)."""
     if any(m.id == "gpu_memory_held_by_others" for m in matches):
         return None
-    row = None
-    for no, line in enumerate(lines, start=1):
-        m = SMI_ROW.search(line[:MAX_LINE])
-        if not m or m.group("util") != "0":
-            continue
-        used, total = int(m.group("used")), int(m.group("total"))
-        if total > 0 and used >= HELD_MIB and used >= HELD_SHARE * total:
-            row = (no, line)
-            break
-    if row is None or not any(STOPPED.search(line[:MAX_LINE]) for line in lines):
-        return None
     oom = any(m.id == "cuda_out_of_memory" for m in matches)
-    return Match("gpu_memory_held_by_others", row[0], row[1].strip()[:500], oom, 0.8)
+    cut = [line[:MAX_LINE] for line in lines]
+    # In Chinese: "the card does not release its memory" after the process was killed or stopped.
+    said = next((no for no, line in enumerate(cut, start=1) if NOT_RELEASED_ZH.search(line)), None)
+    if said is not None and any(KILLED_ZH.search(line) for line in cut):
+        return Match("gpu_memory_held_by_others", said, lines[said - 1].strip()[:500], True, 0.85)
+    row = next((no for no, line in enumerate(cut, start=1) if _idle_row_holding_memory(line)), None)
+    if row is None or not any(STOPPED.search(line) for line in cut):
+        return None
+    return Match("gpu_memory_held_by_others", row, lines[row - 1].strip()[:500], oom, 0.8)
 
 
 # ----------------------------------------------------------------- CUDA_VISIBLE_DEVICES set in any form a text shows
