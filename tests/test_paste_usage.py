@@ -494,3 +494,23 @@ def test_memory_kept_after_stop_in_gpustat_rows_and_in_chinese() -> None:
     assert "gpu_memory_held_by_others" not in _claimed(load_text(gpustat.format(procs="alice(10140M)")))
     assert _first(load_text("直接kill主进程之后，显卡不会释放显存")) == "gpu_memory_held_by_others"
     assert "gpu_memory_held_by_others" not in _claimed(load_text("训练时显存占用很高，batch_size=64"))
+
+
+def test_cuda_working_for_the_user_but_not_the_program_points_at_the_programs_visible_devices() -> None:
+    for text in (
+        "torch.cuda.is_available() returns True, but running train.py gives RuntimeError: No CUDA GPUs are available",
+        ">>> torch.cuda.is_available()\nTrue\n$ bash scripts/run.sh\nRuntimeError: No CUDA GPUs are available\n",
+        "torch.cuda.is_available()是True，但是运行的时候报 RuntimeError: No CUDA GPUs are available",
+    ):
+        report = load_text(text)
+        assert _claimed(report) == ["cuda_visible_devices_hides_gpus"], (text, _claimed(report))
+
+
+def test_a_failing_check_or_a_container_keeps_the_other_readings() -> None:
+    failing = ">>> torch.cuda.is_available()\nFalse\nRuntimeError: No CUDA GPUs are available\n"
+    assert len(_claimed(load_text(failing))) > 1
+    docker = (
+        ">>> torch.cuda.is_available()\nTrue\n$ docker run myimage python train.py\n"
+        "RuntimeError: No CUDA GPUs are available\n"
+    )
+    assert "docker_no_gpu_runtime" in _claimed(load_text(docker))

@@ -276,7 +276,7 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
     matches = user_words.import_failure_first(report, lines, matches)
     matches = system_causes.gpu_and_build_shown(lines, matches)
     matches = usage_words.hosted_notebook_guesses(lines, usage_words.harmless_wsl_ldconfig(lines, matches))
-    matches = usage_words.access_lost_in_container(lines, matches)
+    matches = usage_words.program_hides_working_gpu(lines, usage_words.access_lost_in_container(lines, matches))
     errors.merge(report, user_words.ruled_out_guesses(lines, matches))
     usage_words.hosted_notebook_fix(report, lines)
     for f in report.findings:

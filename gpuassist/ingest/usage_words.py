@@ -181,7 +181,8 @@ CPU_DEVICE_LINE = re.compile(
 # CUDA shown working in the same text: is_available() answered True (inline or on the next line), Lightning's
 # "GPU available: True", a device count of one or more.
 CUDA_TRUE_INLINE = re.compile(
-    r"is_available\(\)\)?[`'\"]?\s*(?:returns?|returned|is|gives|gave|prints?|printed|shows?|=+|->|:)\s*[`'\"]?True\b|"
+    r"is_available\(\)\)?[`'\"]?\s*(?:returns?|returned|is|gives|gave|prints?|printed|shows?|=+|->|:|是|为|返回)\s*"
+    r"[`'\"]?True\b|"
     r"\bGPU available: True\b|\bcuda(?:\.is)?[_ ]available\W{0,4}[:=]\s*True\b|"
     r"device_count\(\)\)?\s*(?:returns?|is|=+|->|:)\s*[1-9]",
     re.IGNORECASE,
@@ -593,3 +594,41 @@ def workload_without_gpu_request(lines: list[str], *, unavailable: bool) -> Matc
     if sge and not any(SGE_GPU_REQUEST.search(cut[no - 1]) for no in sge):
         return Match("scheduler_no_gpu_allocated", sge[0], lines[sge[0] - 1].strip()[:500], False, 0.75)
     return None
+
+
+# ------------------------------------------------ CUDA works for the user, the program still finds no GPU
+
+# torch's "no device" messages, which a CUDA build prints when it enumerates no GPU.
+NO_DEVICE = re.compile(
+    r"No CUDA GPUs are available|no CUDA-capable device is detected|CUDA_ERROR_NO_DEVICE", re.IGNORECASE
+)
+# Readings of "no GPU" that a working torch.cuda on the same machine rules out.
+RULED_OUT_BY_WORKING_CUDA = frozenset(
+    {"no_nvidia_gpu", "no_nvidia_driver", "nvidia_module_not_loaded", "wsl_libcuda_problem", "driver_too_old"}
+)
+
+
+def program_hides_working_gpu(lines: list[str], matches: list[Match]) -> list[Match]:
+    """The user's own check shows CUDA working (is_available() True) while the program fails with "No CUDA GPUs are
+    available": the machine, driver and torch build are fine, and what differs is the program's environment, most
+    often a CUDA_VISIBLE_DEVICES its script or code sets (an index the machine does not have). That reading leads;
+    the hardware and driver guesses go. Not when the text shows the program in a container or a job of
+    its own (then those readings stay, as other functions decide)."""
+    cut = [line[:MAX_LINE] for line in lines]
+    failure = next((no for no, line in enumerate(cut, start=1) if NO_DEVICE.search(line)), None)
+    if failure is None or not cuda_shown_working(lines) or any(CONTAINER_OR_JOB.search(line) for line in cut):
+        return matches
+    # No container or job in the text either: the guesses that need one go too.
+    dropped = RULED_OUT_BY_WORKING_CUDA | {"docker_no_gpu_runtime", "scheduler_no_gpu_allocated"}
+    kept = [m for m in matches if m.specific or m.id not in dropped]
+    if any(m.id == "cuda_visible_devices_hides_gpus" and m.specific for m in kept):
+        return kept
+    # The likeliest reading, not a verdict: the text shows the symptom's contrast, not the variable's value.
+    kept = [m for m in kept if m.id != "cuda_visible_devices_hides_gpus"]
+    return [*kept, Match("cuda_visible_devices_hides_gpus", failure, lines[failure - 1].strip()[:500], False, 0.95)]
+
+
+CONTAINER_OR_JOB = re.compile(
+    r"\bdocker\b|\bpodman\b|\bkubectl\b|\bsrun\b|\bsbatch\b|#SBATCH|\bqsub\b|\bcontainer\b|\bsingularity\b|\bapptainer\b",
+    re.IGNORECASE,
+)
