@@ -514,3 +514,31 @@ def test_a_failing_check_or_a_container_keeps_the_other_readings() -> None:
         "RuntimeError: No CUDA GPUs are available\n"
     )
     assert "docker_no_gpu_runtime" in _claimed(load_text(docker))
+
+
+# ------------------------------------------------------- an error that shows CUDA working against install blames
+
+
+def test_an_error_only_working_cuda_raises_outranks_an_install_verdict_from_other_facts() -> None:
+    assert_text = (
+        "torch 2.1.0+cu121\n| NVIDIA-SMI 470.82.01    Driver Version: 470.82.01    CUDA Version: 11.4     |\n"
+        "../aten/src/ATen/native/cuda/Loss.cu:240: nll_loss_forward_reduce_cuda_kernel_2d: block: [0,0,0], thread: "
+        "[5,0,0] Assertion `t >= 0 && t < n_classes` failed.\nRuntimeError: CUDA error: device-side assert triggered\n"
+    )
+    report = load_text(assert_text)
+    assert _first(report) == "cuda_device_side_assert"
+    assert _claimed(report) == []
+    old_driver = next(f for f in report.findings if f.id == "driver_too_old")
+    assert old_driver.explanation.startswith("Not claimed")
+    cpu = load_text("torch 2.0.1+cpu\nRuntimeError: CUDA error: an illegal memory access was encountered\n")
+    assert _first(cpu) == "cuda_illegal_memory_access" and _claimed(cpu) == []
+
+
+def test_an_install_verdict_without_such_an_error_stands() -> None:
+    report = load_text(
+        "torch 2.1.0+cu121\n| NVIDIA-SMI 470.82.01    Driver Version: 470.82.01    CUDA Version: 11.4   |\n"
+    )
+    assert _first(report) == "driver_too_old"
+    assert report.findings[0].severity is Severity.ERROR
+    nccl = "torch 2.0.1+cpu\ntorch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:1970, unhandled"
+    assert "cpu_only_build" in _claimed(load_text(nccl))

@@ -279,6 +279,7 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
     matches = usage_words.program_hides_working_gpu(lines, usage_words.access_lost_in_container(lines, matches))
     errors.merge(report, user_words.ruled_out_guesses(lines, matches))
     usage_words.hosted_notebook_fix(report, lines)
+    usage_words.working_gpu_overrides_install_blames(report)
     for f in report.findings:
         if not any(e.fact == "pasted.line" for e in f.evidence):
             cited = dict.fromkeys(sources[e.fact] for e in f.evidence if e.fact in sources)

@@ -23,9 +23,11 @@ from __future__ import annotations
 
 import re
 
+from gpuassist.findings import Severity
 from gpuassist.ingest.errors import Match
 from gpuassist.ingest.lines import MAX_LINE
-from gpuassist.report.model import Report
+from gpuassist.report.model import Report, step_summaries
+from gpuassist.rules import order_findings
 
 # ------------------------------------------------------------------------- the GPU waits for the next batch
 
@@ -632,3 +634,54 @@ CONTAINER_OR_JOB = re.compile(
     r"\bdocker\b|\bpodman\b|\bkubectl\b|\bsrun\b|\bsbatch\b|#SBATCH|\bqsub\b|\bcontainer\b|\bsingularity\b|\bapptainer\b",
     re.IGNORECASE,
 )
+
+
+# ------------------------------------------------------- an error that shows CUDA working contradicts install blames
+
+# Errors that can only happen after CUDA initialised and ran work on the GPU: the caching allocator ran out, a kernel
+# asserted, faulted or failed at launch. (NCCL and shape errors do not prove it: they come before or beside CUDA.)
+PROVES_CUDA_WORKS = frozenset(
+    {"cuda_out_of_memory", "gpu_memory_held_by_others", "cuda_device_side_assert", "cuda_illegal_memory_access"}
+)
+# Verdicts that say CUDA cannot run on this GPU at all: the error above shows it did.
+CANNOT_RUN = frozenset(
+    {
+        "cpu_only_build",
+        "source_build_without_cuda",
+        "driver_too_old",
+        "no_nvidia_driver",
+        "no_nvidia_gpu",
+        "nvidia_module_not_loaded",
+        "driver_library_mismatch",
+        "docker_no_gpu_runtime",
+        "wsl_libcuda_problem",
+        "macos_no_cuda_use_mps",
+        "scheduler_no_gpu_allocated",
+    }
+)
+
+
+def working_gpu_overrides_install_blames(report: Report) -> None:
+    """The text shows an error only a working CUDA can raise (out of memory from the allocator, a device-side assert,
+    an illegal memory access) and also facts a rule reads as "CUDA cannot work here" (a CPU build tag, an old driver
+    version): the two cannot both describe the run that failed, so the install verdict is not claimed. It stays as
+    information, saying why, since those facts most likely come from another environment than the failing run."""
+    proof = next(
+        (f for f in report.findings if f.id in PROVES_CUDA_WORKS and any(e.fact == "pasted.line" for e in f.evidence)),
+        None,
+    )
+    if proof is None:
+        return
+    demoted = []
+    for f in report.findings:
+        if f.id in CANNOT_RUN and f.severity is not Severity.INFO:
+            f.severity = Severity.INFO
+            f.explanation = (
+                f"Not claimed: the pasted error ({proof.title}) shows CUDA running work on the GPU, which this cause "
+                f"would prevent; the facts behind it probably come from another environment. {f.explanation}"
+            )
+            demoted.append(f)
+    if demoted:  # the error the run actually hit leads; the contradicted readings follow it
+        kept = order_findings([f for f in report.findings if f not in demoted])
+        report.findings[:] = [*kept, *demoted]
+        report.steps[:] = step_summaries(report.findings, set())
