@@ -542,3 +542,13 @@ def test_an_install_verdict_without_such_an_error_stands() -> None:
     assert report.findings[0].severity is Severity.ERROR
     nccl = "torch 2.0.1+cpu\ntorch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:1970, unhandled"
     assert "cpu_only_build" in _claimed(load_text(nccl))
+
+
+def test_a_state_that_broke_after_the_working_run_is_still_claimed() -> None:
+    text = (
+        "Training ran until CUDA out of memory; since then nvidia-smi says: "
+        "Failed to initialize NVML: Driver/library version mismatch\n"
+        "RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; 10.76 GiB total capacity; "
+        "8.10 GiB already allocated; 1.50 GiB free; 8.90 GiB reserved in total by PyTorch)\n"
+    )
+    assert "driver_library_mismatch" in _claimed(load_text(text))

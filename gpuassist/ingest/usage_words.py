@@ -643,21 +643,12 @@ CONTAINER_OR_JOB = re.compile(
 PROVES_CUDA_WORKS = frozenset(
     {"cuda_out_of_memory", "gpu_memory_held_by_others", "cuda_device_side_assert", "cuda_illegal_memory_access"}
 )
-# Verdicts that say CUDA cannot run on this GPU at all: the error above shows it did.
+# Verdicts from facts that do not change while a machine runs (the build, the driver version against it, the
+# hardware): CUDA could never have run with them, yet the error above shows it did. A state that can break later (a
+# driver/library mismatch after an upgrade, a module that went away, a container that lost its devices) is not
+# contradicted by an earlier working run, and stays.
 CANNOT_RUN = frozenset(
-    {
-        "cpu_only_build",
-        "source_build_without_cuda",
-        "driver_too_old",
-        "no_nvidia_driver",
-        "no_nvidia_gpu",
-        "nvidia_module_not_loaded",
-        "driver_library_mismatch",
-        "docker_no_gpu_runtime",
-        "wsl_libcuda_problem",
-        "macos_no_cuda_use_mps",
-        "scheduler_no_gpu_allocated",
-    }
+    {"cpu_only_build", "source_build_without_cuda", "driver_too_old", "no_nvidia_gpu", "macos_no_cuda_use_mps"}
 )
 
 
