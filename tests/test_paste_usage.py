@@ -552,3 +552,28 @@ def test_a_state_that_broke_after_the_working_run_is_still_claimed() -> None:
         "8.10 GiB already allocated; 1.50 GiB free; 8.90 GiB reserved in total by PyTorch)\n"
     )
     assert "driver_library_mismatch" in _claimed(load_text(text))
+
+
+# ------------------------------------------------------------------------------------- tensors on two devices
+
+
+def test_every_device_mismatch_message_names_tensors_on_different_devices() -> None:
+    for text in (
+        "RuntimeError: Input type (CUDABFloat16Type) and weight type (CPUBFloat16Type) should be the same",
+        "RuntimeError: Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor) should be the same",
+        "TypeError: can't convert cuda:0 device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host "
+        "memory first.",
+        "RuntimeError: Tensors must be CUDA and dense",
+        "RuntimeError: Expected a 'cuda' device type for generator but found 'cpu'",
+        "RuntimeError: Expected tensor to have CPU Backend, but got tensor with CUDA Backend (while checking "
+        "arguments for batch_norm_cpu)",
+    ):
+        assert _first(load_text(text)) == "tensors_on_different_devices", text
+
+
+def test_a_dtype_mismatch_on_one_device_is_not_a_device_mismatch() -> None:
+    for text in (
+        "RuntimeError: Input type (torch.cuda.HalfTensor) and weight type (torch.cuda.FloatTensor) should be the same",
+        "RuntimeError: Input type (CPUFloatType) and weight type (CPUHalfType) should be the same",
+    ):
+        assert "tensors_on_different_devices" not in _claimed(load_text(text)), text
