@@ -10,7 +10,16 @@ import re
 
 from gpuassist.facts import Facts
 from gpuassist.findings import Evidence
-from gpuassist.ingest import collect_env, errors, paste_causes, paste_facts, system_causes, usage_words, user_words
+from gpuassist.ingest import (
+    collect_env,
+    errors,
+    jetson_texts,
+    paste_causes,
+    paste_facts,
+    system_causes,
+    usage_words,
+    user_words,
+)
 from gpuassist.ingest import kinds as kinds_mod
 from gpuassist.ingest.lines import Sources
 from gpuassist.ingest.report_json import looks_like_json, parse_report
@@ -277,7 +286,20 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
     matches = system_causes.gpu_and_build_shown(lines, matches)
     matches = usage_words.hosted_notebook_guesses(lines, usage_words.harmless_wsl_ldconfig(lines, matches))
     matches = usage_words.program_hides_working_gpu(lines, usage_words.access_lost_in_container(lines, matches))
+    if report.facts.value("platform.jetson"):
+        matches = jetson_texts.settle(
+            lines,
+            matches,
+            cuda_13_on_jetpack_7=gpu_stacks.sbsa_jetpack(gpu_stacks.jetson_release(report.facts))
+            and str(report.facts.value("torch.cuda_build") or "").startswith("13"),
+            cuda_works=report.facts.value("cuda.available") is True,
+            cuda_trouble=report.facts.value("cuda.available") is False
+            or _says_unavailable(lines)
+            or system_causes.says_gpu_unused(lines),
+        )
     errors.merge(report, user_words.ruled_out_guesses(lines, matches))
+    if report.facts.value("platform.jetson"):
+        jetson_texts.settle_findings(report, lines)
     usage_words.hosted_notebook_fix(report, lines)
     usage_words.working_gpu_overrides_install_blames(report)
     for f in report.findings:
@@ -313,8 +335,10 @@ UNAVAILABLE = re.compile(
     r"is_available\b[^\n]{0,24}?\b(?:returns?|returned|gives|gave|shows?|showed|prints?|printed)\s+"
     r"(?:me\s+)?[`'\"]?false|"
     r"\b(?:returns?|returned|gives|prints?)\s+[`'\"]?false[`'\"]?\W{0,4}(?:torch\.)?(?:cuda\.)?is_available|"
-    r"CUDA (?:is )?(?:not|un)available|CPU[- ]only (?:version|build|wheel)|"
+    r"CUDA (?:is )?(?:not\s+|un)available|CPU[- ]only (?:version|build|wheel)|"
     r"no CUDA GPUs are available|no CUDA-capable device|"
+    # YOLOv5 / Ultralytics' select_device refusing the first GPU: no CUDA device at all (utils/torch_utils.py).
+    r"Invalid CUDA '(?:--device |device=)(?:0|cuda)' requested|"
     r"is_available(?:\(\))?\s*(?:就是|都是|还是|仍然是|一直是|是|为|返回|显示|输出)\s*false",
     re.IGNORECASE,
 )

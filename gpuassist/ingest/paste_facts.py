@@ -11,9 +11,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from gpuassist.ingest.aarch64_wheels import pypi_aarch64_build
 from gpuassist.ingest.lines import MAX_LINE, Sources, note_source
 from gpuassist.ingest.mig_facts import mig_facts
 from gpuassist.ingest.python_arch import python_arch_facts
+from gpuassist.ingest.python_c import python_c_facts
 from gpuassist.ingest.scheduler_facts import scheduler_facts
 
 SMI_HEADER = re.compile(r"Driver Version:\s*(\d{3,}\.\d+(?:\.\d+)?)(?:.*?CUDA Version:\s*(\d+)\.(\d+))?")
@@ -106,8 +108,24 @@ JETSON_RELEASE = re.compile(
     r"(?<![A-Za-z])JP\s?[4-6]\.\d|\bXavier[ -](?:AGX|NX)\b|"
     # The modules by name (Orin, Xavier NX / AGX Xavier) and NVIDIA's L4T container images (l4t-pytorch, l4t-base).
     r"(?<![A-Za-z])Orin(?![A-Za-z])|\bXavier[ -]NX\b|\bAGX[ -]Xavier\b|"
-    r"\bl4t-(?:base|pytorch|ml|jetpack|tensorflow|cuda|r\d)",
+    r"\bl4t-(?:base|pytorch|ml|jetpack|tensorflow|cuda|r\d)|"
+    # L4T's Debian packages (dpkg -l: nvidia-l4t-core 35.4.1-...; apt show nvidia-jetpack), jtop's "L4T: 35.3.1" and
+    # "Jetpack: 5.1.1", the board configs of /etc/nv_tegra_release (BOARD: t186ref), NVIDIA's JetPack wheel folder
+    # (developer.download.nvidia.com/compute/redist/jp/v512/pytorch/) and jetson-containers' images (dustynv/...).
+    r"\bnvidia-l4t-[a-z]|\bnvidia-jetpack\b|\bL4T\s*[:=]\s*R?\d{2}\.\d|(?<![A-Za-z])JetPack\s*[:=]\s*[4-7]\.\d|"
+    r"\bBOARD: t\d{3}ref\b|/redist/jp/v\d{2,3}/|\bdustynv/[\w.-]+:",
     re.IGNORECASE,
+)
+# Docker's warning when an image of another architecture runs: "The requested image's platform (linux/arm64) does not
+# match the detected host platform (linux/amd64)". A Jetson line that is only such an image's name says nothing of the
+# host.
+DOCKER_HOST_AMD64 = re.compile(r"does not match the detected host platform \(linux/amd64")
+JETSON_IMAGE_ONLY = re.compile(r"\bl4t-|\bdustynv/|/redist/jp/", re.IGNORECASE)
+# NVIDIA's Grace-based systems, whose CPU is always ARM (aarch64, SBSA): GH200 / GB200 / GB300 superchips, the GB10 of
+# DGX Spark, "Grace Hopper" / "Grace Blackwell", and Grace's own core (Neoverse-V2, lscpu's "Model name"). Not the GPU
+# dies (lspci's "GH100 [H100 PCIe]", "GB202": x86 machines have them too).
+GRACE_SYSTEM = re.compile(
+    r"\bG(?:H200|B200|B300|B10)\b|\bDGX\s+Spark\b|\bGrace[ -](?:Hopper|Blackwell)\b|\bNeoverse-V2\b"
 )
 # Lower-case words one of which every JETSON_RELEASE match contains: most lines have none, and skip the regex.
 JETSON_HINTS = (
@@ -126,6 +144,9 @@ JETSON_HINTS = (
     "jp",
     "xavier",
     "orin",
+    "redist/jp/",
+    "board: t",
+    "dustynv/",
 )
 
 
@@ -557,6 +578,15 @@ def mention_facts(lines: list[str], sources: Sources) -> dict[str, Any]:
     return facts
 
 
+def _jetson_only_as_images(lines: list[str]) -> bool:
+    """Every line that names a Jetson names it as an image or wheel (l4t-pytorch, dustynv/..., redist/jp/)."""
+    return all(
+        JETSON_IMAGE_ONLY.search(line[:MAX_LINE])
+        for line in lines
+        if _may_name_a_jetson(line[:MAX_LINE]) and JETSON_RELEASE.search(line[:MAX_LINE])
+    )
+
+
 def platform_facts(lines: list[str], sources: Sources) -> dict[str, Any]:
     facts: dict[str, Any] = {}
     for no, raw in enumerate(lines, start=1):
@@ -567,8 +597,22 @@ def platform_facts(lines: list[str], sources: Sources) -> dict[str, Any]:
         if "platform.jetson" not in facts and _may_name_a_jetson(line) and JETSON_RELEASE.search(line):
             facts["platform.jetson"] = line.strip()[:200]
             note_source(sources, ("platform.jetson",), no, line)
+    host = next(
+        ((no, line) for no, line in enumerate(lines, start=1) if DOCKER_HOST_AMD64.search(line[:MAX_LINE])), None
+    )
+    if host and "platform.jetson" in facts and _jetson_only_as_images(lines):
+        # Docker says the host is an x86 PC running an arm64 Jetson image under emulation: not a Jetson.
+        del facts["platform.jetson"]
+        sources.pop("platform.jetson", None)
+        facts["host.machine"] = "x86_64"
+        note_source(sources, ("host.machine",), *host)
     if "platform.jetson" in facts:
         facts.setdefault("host.machine", "aarch64")
+    elif grace := next(
+        ((no, line) for no, line in enumerate(lines, start=1) if GRACE_SYSTEM.search(line[:MAX_LINE])), None
+    ):
+        facts["host.machine"] = "aarch64"  # an ARM server (SBSA), not a Jetson: PyPI's aarch64 wheels are its own
+        note_source(sources, ("host.machine",), *grace)
     if "host.os" not in facts and "platform.jetson" not in facts:
         named = next(
             ((no, line) for no, line in enumerate(lines, start=1) if WINDOWS_TEXT.search(line[:MAX_LINE])), None
@@ -617,6 +661,7 @@ def gather(lines: list[str], skip: set[int], sources: Sources | None = None) -> 
     facts: dict[str, Any] = {}
     for part in (
         repl_facts(lines, sources),
+        python_c_facts(lines, sources),
         fork_facts(lines, sources),
         lightning_facts(lines, sources),
         env_table_facts(lines, skip, sources),
@@ -634,5 +679,7 @@ def gather(lines: list[str], skip: set[int], sources: Sources | None = None) -> 
     if "torch.version" in facts:  # a version stated by a tool's own output beats one mentioned in passing
         mentioned = {k: v for k, v in mentioned.items() if k not in ("torch.version", "torch.cuda_build")}
     for key, value in mentioned.items():
+        facts.setdefault(key, value)
+    for key, value in pypi_aarch64_build(lines, facts, sources).items():
         facts.setdefault(key, value)
     return facts

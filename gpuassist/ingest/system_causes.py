@@ -88,6 +88,9 @@ GPU_UNUSED = re.compile(
     r"(?:gpu|cuda)\b|"
     r"\b(?:can(?:no|')t|could\s*n[o']t|unable\s+to)\s+(?:detect|find|see|use)\s+(?:the\s+|my\s+|any\s+)?(?:gpu|cuda)\b|"
     r"\bgpu\s+(?:is\s+)?not\s+(?:detected|found|used|recogni[sz]ed)|"
+    # The work said to run on the CPU instead ("it still uses the CPU", "inference runs on CPU only").
+    r"\b(?:still|only|always|just)\s+(?:uses?|using|runs?\s+on|running\s+on)\s+(?:the\s+)?cpu\b|"
+    r"\b(?:runs?|running|works?|is\s+running)\s+on\s+(?:the\s+)?cpu\s+only\b|"
     r"(?:检测不到|识别不到|找不到|没有使用|没用到|用不了|无法使用|无法识别|不能使用)\s*(?:显卡|gpu|cuda)|"
     r"(?:显卡|gpu)\s*(?:没有|不|未)(?:被)?(?:使用|调用|识别|检测到|工作)",
     re.IGNORECASE,
@@ -253,11 +256,14 @@ def jetson_cuda_library_missing(lines: list[str], matches: list[Match]) -> list[
 
 # L4T releases in the forms texts write them: a container tag ("l4t-ml:r34.1.0-py3", "noetic-pytorch-l4t-r32.5.0")
 # and the board's own release ("R32 (release), REVISION: 6.1", "L4T 32.6.1", "with version r32.6").
-L4T_CONTAINER_TAG = re.compile(r"\bl4t[\w.-]*:r(\d{2})\.\d|\bl4t-r(\d{2})\.\d", re.IGNORECASE)
+# jetson-containers' own images carry the release at the end of the tag ("dustynv/pytorch:2.1-r36.2.0").
+L4T_CONTAINER_TAG = re.compile(
+    r"\bl4t[\w.-]*:r(\d{2})\.\d|\bl4t-r(\d{2})\.\d|\bdustynv/[\w.-]+:[\w.-]*?\br(\d{2})\.\d", re.IGNORECASE
+)
 L4T_RELEASE = re.compile(r"\bR(\d{2}) \(release\)|\bL4T\s*R?(\d{2})\.\d|(?<![\w:.-])[rR](\d{2})\.\d+(?:\.\d+)?\b")
 # The JetPack line of each L4T major release (NVIDIA's JetPack archive): containers and wheels of one line do not run
 # on a board of another (CUDA 10.2 on JetPack 4, 11.4 on JetPack 5, 12.x on JetPack 6).
-JETPACK_OF_L4T = {28: 3, 32: 4, 34: 5, 35: 5, 36: 6}
+JETPACK_OF_L4T = {28: 3, 32: 4, 34: 5, 35: 5, 36: 6, 38: 7, 39: 7}
 
 
 def jetson_container_release_mismatch(lines: list[str], matches: list[Match]) -> list[Match]:
@@ -270,7 +276,7 @@ def jetson_container_release_mismatch(lines: list[str], matches: list[Match]) ->
     )
     if tag is None:
         return matches
-    image_line = JETPACK_OF_L4T.get(int(tag[2].group(1) or tag[2].group(2)))
+    image_line = JETPACK_OF_L4T.get(int(next(g for g in tag[2].groups() if g)))
     boards = {
         JETPACK_OF_L4T.get(int(next(g for g in m.groups() if g)))
         for line in lines

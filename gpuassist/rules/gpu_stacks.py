@@ -96,8 +96,24 @@ def jetson_release(facts: Facts) -> str | None:
     m = re.search(r"\bR(\d+)\b|\bL4T\s*R?(\d+)\b", said, re.IGNORECASE)
     if m:
         return m.group(1) or m.group(2)
-    jp = re.search(r"(?<![A-Za-z])(?:JetPack|JP)\s*[<>=]*\s*([4-6])(?!\d)", said, re.IGNORECASE)
-    return {"4": "32", "5": "35", "6": "36"}[jp.group(1)] if jp else None
+    jp = re.search(r"(?<![A-Za-z])(?:JetPack|JP)\s*[:<>=]*\s*([4-7])(?!\d)", said, re.IGNORECASE)
+    if jp:
+        return {"4": "32", "5": "35", "6": "36", "7": "38"}[jp.group(1)]
+    kernel = re.search(r"\b(\d+\.\d+)\.\d+-tegra\b", f"{said} {facts.value('host.kernel') or ''}")
+    return L4T_OF_TEGRA_KERNEL.get(kernel.group(1)) if kernel else None
+
+
+# Each Jetson Linux line ships one kernel series (Jetson Linux release notes): R32 4.9, R34/R35 5.10, R36 5.15, R38 6.8.
+L4T_OF_TEGRA_KERNEL = {"4.9": "32", "5.10": "35", "5.15": "36", "6.8": "38"}
+
+
+# JetPack 7 (Jetson Linux 38.2 and later; NVIDIA's JetPack 7.0/7.1 release notes) aligns Jetson with the ARM-server
+# (SBSA) CUDA 13: PyPI's aarch64 +cu130 wheels (torch 2.11 and later, wheels-2026-11.md) are built for it.
+FIRST_SBSA_L4T = 38
+
+
+def sbsa_jetpack(rel: str | None) -> bool:
+    return rel is not None and rel.isdigit() and int(rel) >= FIRST_SBSA_L4T
 
 
 def is_jetson(facts: Facts) -> bool:
@@ -130,9 +146,32 @@ def jetson_needs_nvidia_wheel(facts: Facts) -> Finding | None:
     rel = jetson_release(facts)
     jp, folder = JETPACK_WHEELS.get(rel or "", ("6.1", "v61"))
     cuda = facts.value("torch.cuda_build")
-    build = f"a CUDA {cuda} build" if cuda else "a CPU-only build"
+    if sbsa_jetpack(rel) and str(cuda or "").startswith("13"):
+        return None  # JetPack 7's own CUDA 13: PyPI's aarch64 CUDA wheel is the right one there
+    if cuda:
+        build = f"a CUDA {cuda} build"
+    elif facts.known("torch.cuda_build"):
+        build = "a CPU-only build"
+    else:
+        build = "a build"
     pip = fixes.pip(facts)
     py_tag = "".join(str(facts.value("python.version") or "3.10").split(".")[:2])
+    if sbsa_jetpack(rel):
+        return finding(
+            "jetson_needs_nvidia_wheel",
+            Severity.ERROR,
+            explanation=(
+                f"This is an NVIDIA Jetson on JetPack 7 (L4T R{rel}), which uses the same CUDA 13 as ARM servers. "
+                f"torch {version} is {build} without CUDA 13, so it cannot use the GPU; PyPI's aarch64 CUDA wheels "
+                "(torch 2.11 and later, +cu130) are built for this JetPack."
+            ),
+            fix=(
+                f"  {pip} uninstall -y torch\n"
+                f"  {pip} install 'torch>=2.11' --index-url https://download.pytorch.org/whl/cu130"
+            ),
+            evidence=view.ev(facts, "platform.jetson", "host.kernel", "torch.version", "torch.cuda_build"),
+            explains=["cpu_only_build", "no_nvidia_gpu", "no_nvidia_driver", "no_wheel_for_platform"],
+        )
     return finding(
         "jetson_needs_nvidia_wheel",
         Severity.ERROR,
@@ -147,7 +186,14 @@ def jetson_needs_nvidia_wheel(facts: Facts) -> Finding | None:
             f"  # download the torch-*.nv*-cp{py_tag}-*-linux_aarch64.whl for your Python from\n"
             f"  #   https://developer.download.nvidia.com/compute/redist/jp/{folder}/pytorch/\n"
             f"  {pip} install --no-cache-dir ./torch-<version>.nv<YY.MM>-cp{py_tag}-cp{py_tag}-linux_aarch64.whl\n"
-            "Or use NVIDIA's container: docker run --runtime nvidia -it nvcr.io/nvidia/l4t-pytorch:<tag for your L4T>"
+            + (
+                # Newer torch for JetPack 6 is built by NVIDIA's Jetson AI Lab into its own index (jp6/cu126).
+                f"  # or a newer torch built for JetPack 6: {pip} install torch --index-url "
+                "https://pypi.jetson-ai-lab.io/jp6/cu126\n"
+                if (rel or "36") == "36"
+                else ""
+            )
+            + "Or use NVIDIA's container: docker run --runtime nvidia -it nvcr.io/nvidia/l4t-pytorch:<tag for your L4T>"
         ),
         evidence=view.ev(
             facts,
