@@ -577,3 +577,8 @@ def test_a_dtype_mismatch_on_one_device_is_not_a_device_mismatch() -> None:
         "RuntimeError: Input type (CPUFloatType) and weight type (CPUHalfType) should be the same",
     ):
         assert "tensors_on_different_devices" not in _claimed(load_text(text)), text
+
+
+def test_moving_results_back_to_the_host_is_not_work_left_on_cpu() -> None:
+    text = "torch.cuda.is_available() returns True but the GPU is not used?\npreds = model(x).to('cpu')\n"
+    assert "workload_left_on_cpu" not in _claimed(load_text(text))

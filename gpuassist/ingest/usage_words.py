@@ -227,11 +227,12 @@ def cuda_shown_failing(lines: list[str]) -> bool:
 
 # The program told to use the CPU: a launch flag (ComfyUI's --cpu, AUTOMATIC1111's --use-cpu, a script's
 # --device cpu, Lightning's --accelerator cpu, HF's --no_cuda / --use_cpu) or a literal argument in code
-# (device="cpu", accelerator="cpu", no_cuda=True, use_cuda=False, gpus=0, CUDA_VISIBLE_DEVICES is another reading).
+# (device="cpu", accelerator="cpu", no_cuda=True, use_cuda=False, gpus=0; CUDA_VISIBLE_DEVICES is another reading).
+# Not ".to('cpu')": moving results back to the host is what working code does.
 CPU_CHOSEN = re.compile(
     r"(?:^|\s)--(?:cpu|use[-_]cpu(?:\s+all)?|no[-_]cuda|device[= ]['\"]?cpu|accelerator[= ]['\"]?cpu)(?![\w-])|"
     r"\b(?:device|accelerator)\s*=\s*['\"]cpu['\"]|\bno_cuda\s*=\s*True\b|\buse_cuda\s*=\s*False\b|"
-    r"\bgpus\s*=\s*0\b(?!\.)|\.to\(\s*['\"]cpu['\"]\s*\)\s*$",
+    r"\bgpus\s*=\s*0\b(?!\.)",
     re.IGNORECASE,
 )
 
