@@ -10,7 +10,16 @@ import re
 
 from gpuassist.facts import Facts
 from gpuassist.findings import Evidence
-from gpuassist.ingest import collect_env, errors, jetson_texts, paste_causes, paste_facts, system_causes, user_words
+from gpuassist.ingest import (
+    collect_env,
+    errors,
+    jetson_texts,
+    paste_causes,
+    paste_facts,
+    system_causes,
+    usage_words,
+    user_words,
+)
 from gpuassist.ingest import kinds as kinds_mod
 from gpuassist.ingest.cloud_instance import instance_without_gpu_match
 from gpuassist.ingest.driver_branch import supported_branch_rules_out, unsupported_branch_match
@@ -135,7 +144,8 @@ def load_text(text: str, *, label: str = "the input") -> Report:
     matches = paste_causes.adjust_matches(lines, errors.match_lines(lines))
     sources: Sources = {}
     extra = paste_facts.gather(lines, parsed.field_lines, sources)
-    extra = {**user_words.stated_facts(lines, sources), **extra}  # a tool's own output wins over the user's words
+    # A tool's own output wins over the user's words, and those over a setting read from a command or script.
+    extra = {**usage_words.visible_devices_facts(lines, sources), **user_words.stated_facts(lines, sources), **extra}
     if parsed.recognised and not _filled_in_template(lines, parsed, matches):
         # collect_env's own field lines are read as facts by the parser; matching them again as error text
         # would turn "CUDA used to build PyTorch: None" on a Mac, or the WSL kernel name of a healthy WSL2
@@ -239,7 +249,21 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
             or _says_unavailable(lines)
             or any(m.id == "cuda_visible_devices_hides_gpus" for m in matches),
         ),
-        user_words.loader_starves_gpu_in_words(lines),
+        usage_words.gpu_waits_for_data(lines, user_words.loader_starves_gpu_in_words(lines)),
+        usage_words.work_left_on_cpu(
+            lines,
+            cuda_available=report.facts.value("cuda.available"),
+            gpu_unused_said=system_causes.says_gpu_unused(lines),
+        ),
+        usage_words.memory_kept_after_stop(lines, matches),
+        usage_words.holders_listed(lines, matches),
+        usage_words.visible_devices_hide_gpus(
+            lines, unavailable=report.facts.value("cuda.available") is False or _says_unavailable(lines)
+        ),
+        usage_words.compute_mode_prohibited(lines),
+        usage_words.workload_without_gpu_request(
+            lines, unavailable=report.facts.value("cuda.available") is False or _says_unavailable(lines)
+        ),
         user_words.slurm_step_without_gpu(
             lines, unavailable=report.facts.value("cuda.available") is False or _says_unavailable(lines)
         ),
@@ -295,6 +319,8 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
     user_words.drop_unsupported_uvm_verdict(report, lines)
     matches = user_words.import_failure_first(report, lines, matches)
     matches = system_causes.gpu_and_build_shown(lines, matches)
+    matches = usage_words.hosted_notebook_guesses(lines, usage_words.harmless_wsl_ldconfig(lines, matches))
+    matches = usage_words.program_hides_working_gpu(lines, usage_words.access_lost_in_container(lines, matches))
     if report.facts.value("platform.jetson"):
         matches = jetson_texts.settle(
             lines,
@@ -309,6 +335,8 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
     errors.merge(report, user_words.ruled_out_guesses(lines, matches))
     if report.facts.value("platform.jetson"):
         jetson_texts.settle_findings(report, lines)
+    usage_words.hosted_notebook_fix(report, lines)
+    usage_words.working_gpu_overrides_install_blames(report)
     for f in report.findings:
         if not any(e.fact == "pasted.line" for e in f.evidence):
             cited = dict.fromkeys(sources[e.fact] for e in f.evidence if e.fact in sources)
