@@ -10,7 +10,16 @@ import re
 
 from gpuassist.facts import Facts
 from gpuassist.findings import Evidence
-from gpuassist.ingest import collect_env, errors, jetson_texts, paste_causes, paste_facts, system_causes, user_words
+from gpuassist.ingest import (
+    collect_env,
+    errors,
+    jetson_texts,
+    paste_causes,
+    paste_facts,
+    system_causes,
+    usage_words,
+    user_words,
+)
 from gpuassist.ingest import kinds as kinds_mod
 from gpuassist.ingest.build_facts import (
     cpu_build_without_version,
@@ -20,7 +29,21 @@ from gpuassist.ingest.build_facts import (
     windows_plain_install_match,
     windows_pypi_build,
 )
+from gpuassist.ingest.cloud_instance import instance_without_gpu_match
+from gpuassist.ingest.driver_branch import supported_branch_rules_out, unsupported_branch_match
+from gpuassist.ingest.fabric import fabric_manager_not_needed
 from gpuassist.ingest.lines import Sources
+from gpuassist.ingest.module_load import (
+    dkms_not_built_for_running_kernel,
+    init_error_after_suspend_match,
+    integrated_graphics_mode_match,
+    kernel_update_match,
+    lsmod_empty_match,
+    no_driver_packages_match,
+    nouveau_holds_gpu_match,
+    secure_boot_blocks_module,
+)
+from gpuassist.ingest.pci_listing import gpu_off_bus_match, lspci_without_nvidia_match
 from gpuassist.ingest.report_json import looks_like_json, parse_report
 from gpuassist.ingest.text import MAX_BYTES, UnreadableInput, clean_lines, decode
 from gpuassist.report.build import build_report
@@ -129,7 +152,8 @@ def load_text(text: str, *, label: str = "the input") -> Report:
     matches = paste_causes.adjust_matches(lines, errors.match_lines(lines))
     sources: Sources = {}
     extra = paste_facts.gather(lines, parsed.field_lines, sources)
-    extra = {**user_words.stated_facts(lines, sources), **extra}  # a tool's own output wins over the user's words
+    # A tool's own output wins over the user's words, and those over a setting read from a command or script.
+    extra = {**usage_words.visible_devices_facts(lines, sources), **user_words.stated_facts(lines, sources), **extra}
     if parsed.recognised and not _filled_in_template(lines, parsed, matches):
         # collect_env's own field lines are read as facts by the parser; matching them again as error text
         # would turn "CUDA used to build PyTorch: None" on a Mac, or the WSL kernel name of a healthy WSL2
@@ -235,7 +259,21 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
             or _says_unavailable(lines)
             or any(m.id == "cuda_visible_devices_hides_gpus" for m in matches),
         ),
-        user_words.loader_starves_gpu_in_words(lines),
+        usage_words.gpu_waits_for_data(lines, user_words.loader_starves_gpu_in_words(lines)),
+        usage_words.work_left_on_cpu(
+            lines,
+            cuda_available=report.facts.value("cuda.available"),
+            gpu_unused_said=system_causes.says_gpu_unused(lines),
+        ),
+        usage_words.memory_kept_after_stop(lines, matches),
+        usage_words.holders_listed(lines, matches),
+        usage_words.visible_devices_hide_gpus(
+            lines, unavailable=report.facts.value("cuda.available") is False or _says_unavailable(lines)
+        ),
+        usage_words.compute_mode_prohibited(lines),
+        usage_words.workload_without_gpu_request(
+            lines, unavailable=report.facts.value("cuda.available") is False or _says_unavailable(lines)
+        ),
         user_words.slurm_step_without_gpu(
             lines, unavailable=report.facts.value("cuda.available") is False or _says_unavailable(lines)
         ),
@@ -248,6 +286,26 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
         ),
         _cpu_machine_match(lines, matches),
         system_causes.nouveau_bound_match(lines, matches),
+        secure_boot_blocks_module(lines, matches),
+        lsmod_empty_match(lines),
+        kernel_update_match(lines, matches),
+        nouveau_holds_gpu_match(lines, matches),
+        init_error_after_suspend_match(lines, matches),
+        integrated_graphics_mode_match(
+            lines, matches, unreachable=_says_unavailable(lines) or system_causes.says_gpu_unused(lines)
+        ),
+        no_driver_packages_match(lines),
+        unsupported_branch_match(
+            lines, matches, unreachable=_says_unavailable(lines) or system_causes.says_gpu_unused(lines)
+        ),
+        dkms_not_built_for_running_kernel(
+            lines, matches, unreachable=_says_unavailable(lines) or system_causes.says_gpu_unused(lines)
+        ),
+        gpu_off_bus_match(lines),
+        instance_without_gpu_match(
+            lines, unavailable=report.facts.value("cuda.available") is False or _says_unavailable(lines)
+        ),
+        lspci_without_nvidia_match(lines),
         system_causes.container_gpu_listing_without_toolkit(lines),
         system_causes.recurring_app_xid_match(lines),
         system_causes.machine_without_nvidia_gpu_match(lines),
@@ -265,7 +323,8 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
         matches = [m for m in matches if m.id != "torch_not_installed"]
     matches = system_causes.device_plugin_node_has_driver(lines, _in_container_matches(lines, report, matches))
     matches = _gpu_less_container_matches(lines, report, matches)
-    matches = system_causes.kernel_cause_explains(_no_gpu_explains(matches))
+    matches = fabric_manager_not_needed(lines, system_causes.kernel_cause_explains(_no_gpu_explains(matches)))
+    matches = supported_branch_rules_out(lines, matches)
     matches = guesses_the_build_rules_out(report.facts, _cpu_build_wanted(lines, matches))
     matches = cuda_listed_cpu_running(lines, matches)
     windows_cpu = _windows_pip_match(lines, report, matches) or windows_plain_install_match(
@@ -276,6 +335,8 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
     user_words.drop_unsupported_uvm_verdict(report, lines)
     matches = user_words.import_failure_first(report, lines, matches)
     matches = system_causes.gpu_and_build_shown(lines, matches)
+    matches = usage_words.hosted_notebook_guesses(lines, usage_words.harmless_wsl_ldconfig(lines, matches))
+    matches = usage_words.program_hides_working_gpu(lines, usage_words.access_lost_in_container(lines, matches))
     if report.facts.value("platform.jetson"):
         matches = jetson_texts.settle(
             lines,
@@ -290,6 +351,8 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
     errors.merge(report, user_words.ruled_out_guesses(lines, matches))
     if report.facts.value("platform.jetson"):
         jetson_texts.settle_findings(report, lines)
+    usage_words.hosted_notebook_fix(report, lines)
+    usage_words.working_gpu_overrides_install_blames(report)
     for f in report.findings:
         if not any(e.fact == "pasted.line" for e in f.evidence):
             cited = dict.fromkeys(sources[e.fact] for e in f.evidence if e.fact in sources)

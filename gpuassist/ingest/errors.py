@@ -211,6 +211,8 @@ def confirm_step(fid: str) -> str:
 # for that id says): a library shadowing the wheel's is why `import torch` fails or a CPU fallback loads.
 PASTE_EXPLAINS: dict[str, tuple[str, ...]] = {
     "ld_library_path_shadowing": ("torch_import_error", "cpu_only_build"),
+    # A CPU build sees no GPU whatever the scheduler allocates: requesting a GPU alone would not fix it.
+    "cpu_only_build": ("scheduler_no_gpu_allocated",),
 }
 
 

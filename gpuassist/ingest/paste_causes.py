@@ -387,17 +387,17 @@ NO_TORCH_DIST = re.compile(
     r"Could not find a version that satisfies the requirement (?:py)?torch\b"
 )
 INSTALLED_TORCH = re.compile(r"Successfully installed .*\btorch-\d")
-OOM_TOTAL = re.compile(r"([\d.]+) ([GMK]i?B) total capacity|total capacity of ([\d.]+) ([GMK]i?B)")
-OOM_OTHER = re.compile(r"Process (\d+) has ([\d.]+) ([GMK]i?B) memory in use")
-OOM_SELF = re.compile(r"this process has ([\d.]+) ([GMK]i?B) memory in use")
-OOM_RESERVED = re.compile(r"([\d.]+) ([GMK]i?B) reserved in total by PyTorch")
-OOM_PYTORCH = re.compile(r"Of the allocated memory ([\d.]+) ([GMK]i?B) is allocated by PyTorch")
+OOM_TOTAL = re.compile(r"([\d.]+) ([GMK]i?B|bytes) total capacity|total capacity of ([\d.]+) ([GMK]i?B|bytes)")
+OOM_OTHER = re.compile(r"Process (\d+) has ([\d.]+) ([GMK]i?B|bytes) memory in use")
+OOM_SELF = re.compile(r"this process has ([\d.]+) ([GMK]i?B|bytes) memory in use")
+OOM_RESERVED = re.compile(r"([\d.]+) ([GMK]i?B|bytes) reserved in total by PyTorch")
+OOM_PYTORCH = re.compile(r"Of the allocated memory ([\d.]+) ([GMK]i?B|bytes) is allocated by PyTorch")
 # PyTorch 1.x's message: "(GPU 0; 3.95 GiB total capacity; 1.62 GiB already allocated; 23.00 MiB free; 9.10 MiB
 # cached)": the caching allocator holds allocated + cached; what neither it nor "free" accounts for is held elsewhere.
-OOM_ALLOCATED = re.compile(r"([\d.]+) ([GMK]i?B) already allocated")
-OOM_CACHED = re.compile(r"([\d.]+) ([GMK]i?B) cached\)")
-OOM_FREE = re.compile(r"([\d.]+) ([GMK]i?B) free\b")
-UNIT = {"KiB": 1 / 1024 / 1024, "MiB": 1 / 1024, "GiB": 1.0, "KB": 1 / 1e6, "MB": 1 / 1e3, "GB": 1.0}
+OOM_ALLOCATED = re.compile(r"([\d.]+) ([GMK]i?B|bytes) already allocated")
+OOM_CACHED = re.compile(r"([\d.]+) ([GMK]i?B|bytes) cached\)")
+OOM_FREE = re.compile(r"([\d.]+) ([GMK]i?B|bytes) free\b")
+UNIT = {"bytes": 1 / 1024**3, "KiB": 1 / 1024**2, "MiB": 1 / 1024, "GiB": 1.0, "KB": 1 / 1e6, "MB": 1 / 1e3, "GB": 1.0}
 
 
 def _gib(value: str, unit: str) -> float:
@@ -426,9 +426,9 @@ def oom_held_by_others(lines: list[str]) -> bool:
         return others >= 0.5 * total
     if own:
         return False
-    if reserved is not None and _gib(*reserved.groups()) < 0.2 * total and "free" in text:
-        return True
     allocated, cached, free = OOM_ALLOCATED.search(text), OOM_CACHED.search(text), OOM_FREE.search(text)
+    if reserved is not None and _gib(*reserved.groups()) < 0.2 * total and "free" in text and free is None:
+        return True
     held = (
         _gib(*reserved.groups())
         if reserved

@@ -160,6 +160,8 @@ def scheduler_no_gpu_allocated(facts: Facts) -> Finding | None:
         return None
     if _allocated(facts):
         return None
+    if facts.known("torch.cuda_build") and not facts.value("torch.cuda_build") and not facts.value("torch.hip_build"):
+        return None  # a CPU build sees no GPU with any allocation: the build is the cause (cpu_only_build)
     if facts.value("pci.nvidia_gpu_count") == 0:
         return None  # the PCI bus is not hidden by the job's cgroup: a node with no GPU at all (no_nvidia_gpu)
     nodes = view.dev_nodes(facts, "/dev/nvidia")
