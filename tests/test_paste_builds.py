@@ -577,3 +577,20 @@ def test_the_cc_warning_for_an_old_gpu_is_a_dropped_arch() -> None:
 def test_the_cc_warning_for_a_new_gpu_is_an_arch_too_new() -> None:
     text = CC_WARNING.format(gpu="NVIDIA GeForce RTX 5090", cc="12.0", built=BUILT_CU126)
     assert _ids(text)[:1] == ["gpu_arch_too_new_for_build"]
+
+
+@pytest.mark.parametrize(
+    "words",
+    [
+        "I upgraded torch with pip but it keeps loading the old version:",
+        "Reinstalled pytorch twice, the version did not change:",
+    ],
+)
+def test_a_reinstall_that_does_not_change_the_imported_version_is_another_copy(words: str) -> None:
+    text = f"{words}\n>>> import torch\n>>> torch.__version__\n'1.8.0'\n"
+    assert _ids(text)[:1] == ["stale_or_shadowed_torch"]
+
+
+def test_a_reinstall_that_still_gives_the_same_error_is_not_another_copy() -> None:
+    text = "I reinstalled torch but still get the same error:\n>>> torch.__version__\n'2.1.0+cpu'\n"
+    assert "stale_or_shadowed_torch" not in _ids(text)

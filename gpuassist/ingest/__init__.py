@@ -25,6 +25,7 @@ from gpuassist.ingest.build_facts import (
     cpu_build_without_version,
     cuda_listed_cpu_running,
     guesses_the_build_rules_out,
+    reinstall_without_effect,
     two_torch_copies,
     windows_plain_install_match,
     windows_pypi_build,
@@ -314,6 +315,7 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
         paste_causes.works_elsewhere_match(lines),
         cpu_build_without_version(report.facts, sources),
         two_torch_copies(lines),
+        reinstall_without_effect(lines, report.facts),
     ):
         if inferred is not None:
             matches = [*matches, inferred]

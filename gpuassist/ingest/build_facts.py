@@ -458,3 +458,29 @@ def cuda_listed_cpu_running(lines: list[str], matches: list[Match]) -> list[Matc
         return matches
     kept = [m for m in matches if m.id != "cpu_only_build"]
     return [*kept, Match("stale_or_shadowed_torch", cuda_listed[0], cuda_listed[1].strip()[:500], True, 0.9)]
+
+
+# ---------------------------------------------- "I reinstalled it, but it still imports the old version" in words
+
+# The user says a (re)install did not change the torch that imports: it still finds / shows / loads an old, wrong or
+# the same version, or the version "did not change".
+STILL_OLD_VERSION = re.compile(
+    r"\b(?:still|keeps?|always|again)\b[^.\n]{0,40}?\b(?:old|older|wrong|same|previous)\s+(?:torch\s+|pytorch\s+)?"
+    r"versions?\b|\bversion\b[^.\n]{0,24}?\b(?:didn'?t|did not|doesn'?t|does not|won'?t|never)\s+(?:change|update)",
+    re.IGNORECASE,
+)
+REINSTALLED = re.compile(r"\b(?:re-?install|upgrad|updat|install)(?:ed|ing|s)?\b", re.IGNORECASE)
+
+
+def reinstall_without_effect(lines: list[str], facts: Facts) -> Match | None:
+    """The text shows the torch that imports (a REPL, a printed check, collect_env) and the user says reinstalling
+    did not change it: another copy shadows the one being (re)installed (~/.local, PYTHONPATH, another env). A
+    guess: the copy's path is not shown."""
+    if not facts.value("torch.version") or not any(REINSTALLED.search(line[:MAX_LINE]) for line in lines):
+        return None
+    said = next(
+        ((no, line) for no, line in enumerate(lines, start=1) if STILL_OLD_VERSION.search(line[:MAX_LINE])), None
+    )
+    if said is None:
+        return None
+    return Match("stale_or_shadowed_torch", said[0], said[1].strip()[:500], False, 0.7)
