@@ -10,13 +10,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from gpuassist.ingest.env_reports import REPORT_MARK, TOOL_WORDS
 from gpuassist.ingest.paste_facts import ENV_REPORT_MARK
 from gpuassist.ingest.user_words import mentions_gpu
 
 # Words that make a text about PyTorch/CUDA/the GPU at all; a text with none of them is refused.
 TOPIC = re.compile(
     r"python|torch|cuda|cudnn|nvidia|nvcc|nvml|nccl|\bgpus?\b|geforce|quadro|tesla|rocm|\bhip\b|\bmps\b|"
-    r"jetson|tegra|(?<![a-z])orin(?![a-z])|jupyter|ipykernel|conda|\bpip3?\b|显卡|显存",
+    r"jetson|tegra|(?<![a-z])orin(?![a-z])|jupyter|ipykernel|conda|\bpip3?\b|显卡|显存|" + TOOL_WORDS,
     re.IGNORECASE,
 )
 
@@ -34,13 +35,15 @@ KIND_PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
     for kid, label, rx in (
         (
             "env_fork",
-            "an environment report (accelerate, transformers, diffusers, ultralytics, detectron2, mmcv, xformers, a "
-            "web UI's sysinfo)",
+            "an environment report (accelerate, transformers, diffusers, ultralytics, detectron2, mmcv, xformers, "
+            "ds_report, bitsandbytes, sglang, torch.__config__, nvcc, a web UI's sysinfo)",
             r"^\s*-\s*`?(accelerate|transformers|diffusers|huggingface_hub|peft|trl)`?\s+version\s*:|"
             r"PyTorch version \((GPU|accelerator)\?\)\s*:|^Ultralytics\b.*\btorch-\S+\s+(CUDA|CPU|MPS)|"
             # then xFormers' import warning, detectron2 / mmcv collect_env, get_env_info() JSON, xformers.info
             r"^\*\s+(CUDA|Packages|System)\s*:\s*$|xFormers (can't load C\+\+/CUDA extensions|was built for:)|"
-            + ENV_REPORT_MARK,
+            + ENV_REPORT_MARK
+            + "|"
+            + REPORT_MARK,
         ),
         (
             "kernel_log",

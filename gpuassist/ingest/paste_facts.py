@@ -13,6 +13,7 @@ from typing import Any
 
 from gpuassist.ingest.aarch64_wheels import pypi_aarch64_build
 from gpuassist.ingest.build_facts import build_facts, windows_pypi_build
+from gpuassist.ingest.env_reports import report_facts
 from gpuassist.ingest.lines import MAX_LINE, Sources, note_source
 from gpuassist.ingest.mig_facts import mig_facts
 from gpuassist.ingest.python_arch import python_arch_facts
@@ -66,7 +67,9 @@ ENV_KEYS: dict[str, str] = {
 ENV_REPORT_MARK = (
     r"^\s*sys\.platform(\s{2,}|:\s)\w|^\s*DETECTRON2_ENV_MODULE\s|\('CUDA available',\s*(True|False)\)|"
     r"'CUDA available':\s*(True|False)|"
-    r"^\s*\"(Torch env info|is_cuda_available|torch_version)\"\s*:|^\s*pytorch\.(version|cuda):\s"
+    r"^\s*\"(Torch env info|is_cuda_available|torch_version)\"\s*:|^\s*pytorch\.(version|cuda):\s|"
+    # sglang's check_env (python/sglang/check_env.py): "sglang: 0.4.1", "GPU 0 Compute Capability: 8.0"
+    r"^sglang:\s+\d|^GPU [\d,]+ Compute Capability:\s+\d"
 )
 ENV_REPORT = re.compile(ENV_REPORT_MARK, re.IGNORECASE)
 ENV_GPU_KEY = re.compile(r"gpu ([\d,]{1,40})")
@@ -682,6 +685,7 @@ def gather(lines: list[str], skip: set[int], sources: Sources | None = None) -> 
         lightning_facts(lines, sources),
         env_table_facts(lines, skip, sources),
         xformers_facts(lines, sources),
+        report_facts(lines, sources),
         install_facts(lines, sources),
         nvidia_smi_facts(lines, skip, sources),
         platform_facts(lines, sources),

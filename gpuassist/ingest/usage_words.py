@@ -182,8 +182,10 @@ CPU_DEVICE_LINE = re.compile(
 )
 # CUDA shown working in the same text: is_available() answered True (inline or on the next line), Lightning's
 # "GPU available: True", a device count of one or more.
+# The answer may follow a short subject ("`torch.cuda.is_available()` it shows `true`", "...())\"` prints True").
 CUDA_TRUE_INLINE = re.compile(
-    r"is_available\(\)\)?[`'\"]?\s*(?:returns?|returned|is|gives|gave|prints?|printed|shows?|=+|->|:|是|为|返回)\s*"
+    r"is_available\(\)\)?[`'\"]{0,2}\s*(?:(?:and\s+)?(?:it|this|that|which|then)\s+)?"
+    r"(?:returns?|returned|is|gives|gave|prints?|printed|shows?|showed|outputs?|says|said|=+|->|:|是|为|返回)\s*"
     r"[`'\"]?True\b|"
     r"\bGPU available: True\b|\bcuda(?:\.is)?[_ ]available\W{0,4}[:=]\s*True\b|"
     r"device_count\(\)\)?\s*(?:returns?|is|=+|->|:)\s*[1-9]",

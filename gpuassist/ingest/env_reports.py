@@ -1,0 +1,116 @@
+"""Diagnostic reports that libraries print about torch and CUDA, recognised by their layout and read for the facts
+the generic readers miss.
+
+Every layout below is taken from the tool's own source, not from one paste:
+
+- ``python -m xformers.info`` (facebookresearch/xformers, xformers/info.py): "xFormers 0.0.28", then one
+  ``"{name}:".ljust(40) status`` line per feature ("memory_efficient_attention.cutlassF-pt:   available",
+  "is_triton_available:   True"), then "pytorch.version:", "pytorch.cuda:", "gpu.name:", "build.*" (read by
+  paste_facts.env_table_facts). A cut paste may hold only the feature lines, which name neither torch nor CUDA.
+- DeepSpeed's ``ds_report`` (deepspeed/env_report.py): "DeepSpeed C++/CUDA extension op report", then
+  "DeepSpeed general environment info:" and ``name, "." * (33 - len(name)), value`` lines: "torch version
+  ....... 2.3.0+cu121", "torch cuda version ....... 12.1" (torch.version.cuda: "None" on a CPU build), "torch hip
+  version ....", "nvcc version ....." (the toolkit's nvcc, not torch's CUDA), "deepspeed wheel compiled w. ...".
+- ``python -m bitsandbytes`` (bitsandbytes/diagnostics/main.py and cuda.py): a "bitsandbytes v0.45.0" header,
+  "PyTorch: 2.5.1+cu124" with "  CUDA: 12.4" / "  HIP: N/A" under it (torch.version.cuda, "N/A" when None), "PyTorch
+  settings found: CUDA_VERSION=124, Highest Compute Capability: 8.6." (printed only when
+  torch.cuda.is_available()), "PyTorch says CUDA is not available. Possible reasons:" followed by a numbered list
+  of possibilities (not claims: the list is the same on every machine). Old releases (< 0.43) printed a "BUG
+  REPORT" banner and "CUDA SETUP:" lines.
+- sglang's ``python -m sglang.check_env`` (python/sglang/check_env.py): "Python:", "CUDA available: True",
+  "GPU 0: NVIDIA ...", "GPU 0 Compute Capability: 8.0", "CUDA_HOME:", "NVCC:", "CUDA Driver Version:",
+  "PyTorch: 2.5.1+cu124", "sglang: 0.4.1", one "name: version" line per package.
+- ``torch.__config__.show()`` (torch/__config__.py): "PyTorch built with:" and "  - Build settings: ...,
+  USE_CUDA=ON, ...".
+- ``nvcc --version``: "nvcc: NVIDIA (R) Cuda compiler driver" and "Cuda compilation tools, release 12.1, V12.1.105".
+- ``diffusers-cli env`` (src/diffusers/commands/env.py) names itself "- 🤗 Diffusers version: 0.25.0".
+- ``vllm collect-env`` (vllm/collect_env.py) is torch's collect_env with "vLLM Version:" / "vLLM Build Flags:".
+
+Recognising a report is never a verdict: its facts go to the rules like any other paste's.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from gpuassist.ingest.lines import MAX_LINE, Sources, note_source
+
+# One line that only such a report prints (used by kinds.py to name the input and keep it from being refused).
+REPORT_MARK = (
+    r"^xFormers \d+\.\d+\S*\s*$|"
+    r"^(?:memory_efficient_attention|swiglu|sequence_parallel_fused|sp24|indexing|attn_bias|build|gpu)\."
+    r"[\w@.+\-]{1,60}:\s{2,}\S|^is_(?:triton|functorch)_available:\s{2,}(?:True|False)\b|"
+    r"DeepSpeed general environment info:|DeepSpeed C\+\+/CUDA extension op report|"
+    r"^\s*(?:torch (?:version|cuda version|hip version|install path)|nvcc version|deepspeed info)\s+\.{3,}\s|"
+    r"^=+\s*bitsandbytes v\d|^PyTorch settings found: (?:CUDA|ROCM)_VERSION=|"
+    r"^PyTorch says (?:CUDA|ROCm|HIP|XPU) is not available\b|=+\s*BUG REPORT\s*=+|^CUDA SETUP: |"
+    r"^sglang:\s+\d|^GPU [\d,]+ Compute Capability:\s+\d|"
+    r"^PyTorch built with:\s*$|^\s*-\s*Build settings:.*\bUSE_CUDA=|"
+    r"^nvcc: NVIDIA \(R\) Cuda compiler driver|Cuda compilation tools, release \d+\.\d+|"
+    r"^\s*-\s*\W{0,3}\s*Diffusers version:\s*\d|^vLLM (?:Version|Build Flags):"
+)
+REPORT = re.compile(REPORT_MARK, re.IGNORECASE)
+
+# Libraries and CUDA components whose name alone makes a text about the GPU stack (a cut xformers.info or a
+# bitsandbytes banner may name neither torch nor CUDA).
+TOOL_WORDS = (
+    r"xformers|bitsandbytes|deepspeed|\bvllm\b|\bsglang\b|flash[_-]?attn|flash[_-]?attention|\bcutlass\b|"
+    r"tensorrt|\bcublas(?:lt)?\b|\bcudart\b|memory_efficient_attention"
+)
+
+DS_LINE = re.compile(r"^\s*(torch version|torch cuda version|torch hip version)\s+\.{3,}\s+(\S.{0,200}?)\s*$")
+BNB_HEADER = re.compile(r"^=+\s*bitsandbytes v\d")
+BNB_TORCH = re.compile(r"^PyTorch:\s+(\d+\.\d+[\w.+]{0,40})\s*$")
+BNB_SUB = re.compile(r"^\s{1,4}(CUDA|HIP):\s+(\S{1,20})\s*$")
+BNB_AVAILABLE = re.compile(r"^PyTorch settings found: CUDA_VERSION=(\d{2,4})\b")
+BNB_UNAVAILABLE = re.compile(r"^PyTorch says CUDA is not available\b")
+
+
+def _cuda_value(value: str) -> str | bool | None:
+    """torch.version.cuda as a report prints it: "12.1" → "12.1", "None"/"N/A" → None (stated: no CUDA);
+    False when the value says nothing."""
+    if value.strip().lower() in ("none", "n/a", "null"):
+        return None
+    m = re.fullmatch(r"(\d+\.\d+)(?:\.\d+)*", value.strip())
+    return m.group(1) if m else False
+
+
+def report_facts(lines: list[str], sources: Sources) -> dict[str, Any]:
+    """torch's version and CUDA build from ds_report's dotted lines and bitsandbytes' diagnostics, and whether
+    CUDA worked from bitsandbytes' two mutually exclusive lines."""
+    facts: dict[str, Any] = {}
+    bnb = False
+    for no, raw in enumerate(lines, start=1):
+        line = raw[:MAX_LINE]
+        bnb = bnb or bool(BNB_HEADER.match(line))
+        ds = DS_LINE.match(line)
+        if ds:
+            key, value = ds.group(1), ds.group(2)
+            if key == "torch version" and "torch.version" not in facts:
+                m = re.match(r"\d+\.\d+[\w.+]*", value)
+                if m:
+                    facts["torch.version"] = m.group(0)
+                    note_source(sources, "torch.version", no, line)
+            elif key == "torch cuda version" and "torch.cuda_build" not in facts:
+                cuda = _cuda_value(value)
+                if cuda is not False:
+                    facts["torch.cuda_build"] = cuda
+                    note_source(sources, "torch.cuda_build", no, line)
+            continue
+        torch_line = BNB_TORCH.match(line) if bnb else None
+        if torch_line and "torch.version" not in facts:
+            facts["torch.version"] = torch_line.group(1)
+            note_source(sources, "torch.version", no, line)
+            continue
+        sub = BNB_SUB.match(line) if bnb else None
+        if sub and sub.group(1) == "CUDA" and "torch.cuda_build" not in facts:
+            cuda = _cuda_value(sub.group(2))
+            if cuda is not False:
+                facts["torch.cuda_build"] = cuda
+                note_source(sources, "torch.cuda_build", no, line)
+            continue
+        if "cuda.available" not in facts and (BNB_AVAILABLE.match(line) or BNB_UNAVAILABLE.match(line)):
+            facts["cuda.available"] = bool(BNB_AVAILABLE.match(line))
+            note_source(sources, "cuda.available", no, line)
+    return facts

@@ -1,0 +1,201 @@
+"""Diagnostic reports of libraries built on torch (issue #14, round 5): `python -m xformers.info` cut before its
+pytorch.* lines, DeepSpeed's ds_report, `python -m bitsandbytes`, sglang's check_env, torch.__config__.show() and
+nvcc --version. Each is recognised by its own layout (never refused), and read for the facts it states so the usual
+rules decide; a report of a healthy machine claims nothing. The texts are synthetic, written in each tool's layout
+as its source prints it (see gpuassist/ingest/env_reports.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpuassist.findings import Severity
+from gpuassist.ingest import UnreadableInput, load_text
+from gpuassist.ingest.env_reports import report_facts
+from gpuassist.ingest.text import clean_lines
+
+
+def _ids(text: str) -> list[str]:
+    return [f.id for f in load_text(text).findings]
+
+
+def _kinds(text: str) -> list[str]:
+    return list(load_text(text).meta["input_kinds"])
+
+
+XFORMERS_FEATURES_ONLY = """\
+xFormers 0.0.27
+memory_efficient_attention.ckF:                    unavailable
+memory_efficient_attention.cutlassF-pt:            available
+memory_efficient_attention.fa2F@2.5.6-pt:          available
+swiglu.dual_gemm_silu:                             available
+is_triton_available:                               True
+"""
+
+
+def test_xformers_info_cut_before_its_torch_lines_is_read_not_refused() -> None:
+    report = load_text(XFORMERS_FEATURES_ONLY)
+    assert report.meta["input_kinds"] == ["env_fork"]
+    assert not any(f.severity is Severity.ERROR for f in report.findings)
+
+
+def test_a_text_about_nothing_is_still_refused() -> None:
+    with pytest.raises(UnreadableInput):
+        load_text("Lunch menu:\nsoup: available\nbread: unavailable\n")
+
+
+DS_REPORT_CPU = """\
+DeepSpeed general environment info:
+torch install path ............... ['/home/u/venv/lib/python3.10/site-packages/torch']
+torch version .................... 2.2.1
+deepspeed install path ........... ['/home/u/venv/lib/python3.10/site-packages/deepspeed']
+deepspeed info ................... 0.13.5, unknown, unknown
+torch cuda version ............... None
+torch hip version ................ None
+nvcc version ..................... 12.2
+deepspeed wheel compiled w. ...... torch 2.2, cuda 12.2
+"""
+DS_REPORT_CUDA = DS_REPORT_CPU.replace("cuda version ............... None", "cuda version ............... 12.1")
+
+
+def test_ds_report_reads_torchs_cuda_not_nvccs() -> None:
+    facts = report_facts(clean_lines(DS_REPORT_CPU), {})
+    assert facts == {"torch.version": "2.2.1", "torch.cuda_build": None}
+    assert _kinds(DS_REPORT_CPU) == ["env_fork"]
+    assert _ids(DS_REPORT_CPU)[:1] == ["cpu_only_build"]
+
+
+def test_ds_report_of_a_cuda_build_claims_no_build_problem() -> None:
+    facts = report_facts(clean_lines(DS_REPORT_CUDA), {})
+    assert facts["torch.cuda_build"] == "12.1"
+    assert "cpu_only_build" not in _ids(DS_REPORT_CUDA)
+
+
+BNB_UNAVAILABLE = """\
+=================== bitsandbytes v0.44.1 ===================
+Platform: Linux-5.15.0-105-generic-x86_64-with-glibc2.35
+  libc: glibc-2.35
+Python: 3.10.12
+PyTorch: 2.4.0+cu121
+  CUDA: 12.1
+  HIP: N/A
+  XPU: N/A
+Related packages:
+  accelerate: 0.33.0
+=============================================================
+PyTorch says CUDA is not available. Possible reasons:
+1. CUDA driver not installed
+2. Using a CPU-only PyTorch build
+3. No GPU detected
+"""
+BNB_WORKING = """\
+=================== bitsandbytes v0.44.1 ===================
+PyTorch: 2.4.0+cu121
+  CUDA: 12.1
+  HIP: N/A
+=============================================================
+PyTorch settings found: CUDA_VERSION=121, Highest Compute Capability: 8.9.
+Checking that the library is importable and CUDA is callable...
+SUCCESS!
+"""
+
+
+def test_bitsandbytes_report_states_build_and_availability() -> None:
+    facts = report_facts(clean_lines(BNB_UNAVAILABLE), {})
+    assert facts == {"torch.version": "2.4.0+cu121", "torch.cuda_build": "12.1", "cuda.available": False}
+    assert report_facts(clean_lines(BNB_WORKING), {})["cuda.available"] is True
+
+
+def test_bitsandbytes_list_of_possible_reasons_is_not_a_claim() -> None:
+    # Its "Using a CPU-only PyTorch build" is printed on every machine; this one has a CUDA build.
+    assert "cpu_only_build" not in _ids(BNB_UNAVAILABLE)
+    assert not any(f.severity is Severity.ERROR for f in load_text(BNB_WORKING).findings)
+
+
+def test_pytorch_line_outside_a_bitsandbytes_report_is_not_read_by_it() -> None:
+    assert report_facts(clean_lines("PyTorch: 2.4.0+cu121\n  CUDA: 12.1\n"), {}) == {}
+
+
+SGLANG_CPU = """\
+Python: 3.10.14 (main, Mar 21 2024, 16:24:04) [GCC 11.2.0]
+CUDA available: False
+PyTorch: 2.5.1
+sglang: 0.4.1.post3
+flashinfer: Module Not Found
+triton: 3.1.0
+"""
+
+
+def test_sglang_check_env_states_availability() -> None:
+    report = load_text(SGLANG_CPU)
+    assert report.meta["input_kinds"] == ["env_fork"]
+    assert report.facts.value("cuda.available") is False
+    assert report.facts.value("torch.version") == "2.5.1"
+
+
+CONFIG_SHOW_CPU = """\
+PyTorch built with:
+  - GCC 9.3
+  - C++ Version: 201703
+  - CPU capability usage: AVX2
+  - Build settings: BLAS_INFO=mkl, BUILD_TYPE=Release, TORCH_VERSION=2.1.0, USE_CUDA=OFF, USE_CUDNN=OFF, USE_NCCL=OFF
+"""
+NVCC = """\
+nvcc: NVIDIA (R) Cuda compiler driver
+Copyright (c) 2005-2023 NVIDIA Corporation
+Cuda compilation tools, release 12.1, V12.1.105
+"""
+
+
+def test_torch_config_show_of_a_cpu_build() -> None:
+    assert _kinds(CONFIG_SHOW_CPU) == ["env_fork"]
+    assert _ids(CONFIG_SHOW_CPU)[:1] == ["cpu_only_build"]
+
+
+def test_nvcc_version_is_recognised_and_is_not_torchs_build() -> None:
+    report = load_text(NVCC)
+    assert report.meta["input_kinds"] == ["env_fork"]
+    assert not report.facts.known("torch.cuda_build")
+    assert not report.findings
+
+
+# ------------------------------------------------- visibility set by the program itself (its arguments, its config)
+
+WORKS_IN_SHELL_NOT_IN_SCRIPT = """\
+If I run `python -c "import torch; print(torch.cuda.is_available())"` it prints True, and other repos train on the GPU.
+With this repo's `python train.py --data ./data` I get:
+RuntimeError: No CUDA GPUs are available
+"""
+FALSE_IN_SHELL = """\
+With this repo's `python train.py --data ./data` I get:
+RuntimeError: No CUDA GPUs are available
+and `torch.cuda.is_available()` returns False in the shell too.
+"""
+
+
+def test_cuda_working_in_the_users_check_points_at_the_programs_visibility() -> None:
+    ids = _ids(WORKS_IN_SHELL_NOT_IN_SCRIPT)
+    assert ids[:1] == ["cuda_visible_devices_hides_gpus"]
+    assert not {"no_nvidia_gpu", "no_nvidia_driver"} & set(ids)
+
+
+def test_cuda_failing_in_the_shell_keeps_the_hardware_readings() -> None:
+    assert "no_nvidia_gpu" in _ids(FALSE_IN_SHELL)
+
+
+DEVICE_IDS_BEYOND_THE_GPUS = """\
+  File "train.py", line 31, in <module>
+    model = torch.nn.DataParallel(model, device_ids=opt.gpu_ids)
+  File "/usr/lib/python3/dist-packages/torch/cuda/__init__.py", line 465, in get_device_properties
+    raise AssertionError("Invalid device id")
+AssertionError: Invalid device id
+"""
+
+
+def test_an_index_beyond_the_visible_gpus_is_a_visibility_reading() -> None:
+    assert _ids(DEVICE_IDS_BEYOND_THE_GPUS)[:1] == ["cuda_visible_devices_hides_gpus"]
+
+
+def test_another_programs_invalid_device_id_is_not_read() -> None:
+    assert "cuda_visible_devices_hides_gpus" not in _ids(
+        "Traceback (most recent call last):\nValueError: Invalid device id in config.yaml (CUDA)\n"
+    )
