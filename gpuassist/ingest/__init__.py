@@ -16,6 +16,7 @@ from gpuassist.ingest import (
     jetson_texts,
     paste_causes,
     paste_facts,
+    program_devices,
     system_causes,
     usage_words,
     user_words,
@@ -49,7 +50,7 @@ from gpuassist.ingest.report_json import looks_like_json, parse_report
 from gpuassist.ingest.text import MAX_BYTES, UnreadableInput, clean_lines, decode
 from gpuassist.report.build import build_report
 from gpuassist.report.model import Report
-from gpuassist.rules import gpu_stacks
+from gpuassist.rules import gpu_stacks, view
 
 __all__ = ["UnreadableInput", "load", "load_text"]
 
@@ -154,7 +155,12 @@ def load_text(text: str, *, label: str = "the input") -> Report:
     sources: Sources = {}
     extra = paste_facts.gather(lines, parsed.field_lines, sources)
     # A tool's own output wins over the user's words, and those over a setting read from a command or script.
-    extra = {**usage_words.visible_devices_facts(lines, sources), **user_words.stated_facts(lines, sources), **extra}
+    extra = {
+        **program_devices.program_visible_devices_facts(lines, sources),
+        **usage_words.visible_devices_facts(lines, sources),
+        **user_words.stated_facts(lines, sources),
+        **extra,
+    }
     if parsed.recognised and not _filled_in_template(lines, parsed, matches):
         # collect_env's own field lines are read as facts by the parser; matching them again as error text
         # would turn "CUDA used to build PyTorch: None" on a Mac, or the WSL kernel name of a healthy WSL2
@@ -339,6 +345,11 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
     matches = system_causes.gpu_and_build_shown(lines, matches)
     matches = usage_words.hosted_notebook_guesses(lines, usage_words.harmless_wsl_ldconfig(lines, matches))
     matches = usage_words.program_hides_working_gpu(lines, usage_words.access_lost_in_container(lines, matches))
+    # The GPUs this process sees: torch's own count first (after any CUDA_VISIBLE_DEVICES), else those listed.
+    seen = report.facts.value("cuda.device_count")
+    matches = program_devices.program_selection_matches(
+        lines, matches, gpu_count=seen if isinstance(seen, int) and seen > 0 else view.nvidia_gpus(report.facts).count
+    )
     if report.facts.value("platform.jetson"):
         matches = jetson_texts.settle(
             lines,
