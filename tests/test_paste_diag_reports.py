@@ -199,3 +199,40 @@ def test_another_programs_invalid_device_id_is_not_read() -> None:
     assert "cuda_visible_devices_hides_gpus" not in _ids(
         "Traceback (most recent call last):\nValueError: Invalid device id in config.yaml (CUDA)\n"
     )
+
+
+# ------------------------------------------------- transformers / accelerate env, as printed and as Markdown
+
+TRANSFORMERS_ENV_WSL = """\
+- `transformers` version: 4.57.0
+- Platform: Linux-5.15.167.4-microsoft-standard-WSL2-x86_64-with-glibc2.39
+- Python version: 3.12.3
+- PyTorch version (accelerator?): 2.8.0+cu128 (CUDA)
+- Using distributed or parallel set-up in script?: <fill in>
+- GPU type: NVIDIA GeForce RTX 4070
+"""
+# The same report as a user formats it for GitHub: "*" bullets, values in backticks.
+TRANSFORMERS_ENV_MARKDOWN = """\
+* `transformers` version: `4.57.0`
+* Platform: `Linux-5.15.167.4-microsoft-standard-WSL2-x86_64-with-glibc2.39`
+* PyTorch version (accelerator?): `2.8.0+cu128 (CUDA)`
+* GPU type: `NVIDIA GeForce RTX 4070`
+"""
+
+
+def test_transformers_env_read_in_both_layouts() -> None:
+    for text in (TRANSFORMERS_ENV_WSL, TRANSFORMERS_ENV_MARKDOWN):
+        facts = load_text(text).facts
+        assert facts.value("torch.version") == "2.8.0+cu128"
+        assert facts.value("cuda.available") is True
+        assert facts.value("reported.gpus") == [{"index": 0, "name": "NVIDIA GeForce RTX 4070"}]
+
+
+def test_healthy_wsl_report_does_not_blame_its_platform() -> None:
+    for text in (TRANSFORMERS_ENV_WSL, TRANSFORMERS_ENV_MARKDOWN):
+        assert _ids(text) == []
+
+
+def test_wsl_platform_with_cuda_not_working_keeps_its_guess() -> None:
+    failing = TRANSFORMERS_ENV_WSL.replace("(CUDA)", "(NA)").replace("- GPU type: NVIDIA GeForce RTX 4070\n", "")
+    assert "wsl_libcuda_problem" in _ids(failing + "RuntimeError: No CUDA GPUs are available\n")

@@ -12,6 +12,7 @@ from gpuassist.facts import Facts
 from gpuassist.findings import Evidence
 from gpuassist.ingest import (
     collect_env,
+    env_reports,
     errors,
     jetson_texts,
     paste_causes,
@@ -198,6 +199,7 @@ def load_text(text: str, *, label: str = "the input") -> Report:
         )
     template = collect_env.to_facts(parsed) if parsed.recognised else {}
     facts = Facts({**template, **extra, **errors.facts_from_text(lines, matches)})
+    matches = env_reports.platform_field_guesses(lines, matches, cuda_works=facts.value("cuda.available") is True)
     report = build_report(
         facts,
         source="error_text",

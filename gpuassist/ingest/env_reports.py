@@ -34,6 +34,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from gpuassist.ingest.errors import Match
 from gpuassist.ingest.lines import MAX_LINE, Sources, note_source
 
 # One line that only such a report prints (used by kinds.py to name the input and keep it from being refused).
@@ -114,3 +115,25 @@ def report_facts(lines: list[str], sources: Sources) -> dict[str, Any]:
             facts["cuda.available"] = bool(BNB_AVAILABLE.match(line))
             note_source(sources, "cuda.available", no, line)
     return facts
+
+
+# A report's own platform field ("- Platform: Linux-5.15.0-microsoft-standard-WSL2-x86_64-...", ultralytics' "OS
+# Linux-...", detectron2's "sys.platform  linux"): it names the machine, it reports no failure.
+PLATFORM_FIELD = re.compile(
+    r"^\s*(?:[-*\u2022]\s*)?[`*]{0,2}(?:Platform|OS|Operating System|Kernel(?: version)?|sys\.platform)[`*]{0,2}"
+    r"\s*(?::|\s{2,})\s*\S",
+    re.IGNORECASE,
+)
+
+
+def platform_field_guesses(lines: list[str], matches: list[Match], *, cuda_works: bool) -> list[Match]:
+    """A report that states CUDA working (accelerate's "(True)", transformers' "(CUDA)") on, say, a WSL2 kernel: the
+    guesses read from its platform field go (they would blame the platform of a healthy machine); a specific
+    match stays, and so do the guesses where the report does not say CUDA works."""
+    if not cuda_works:
+        return matches
+    return [
+        m
+        for m in matches
+        if m.specific or not (0 < m.line_no <= len(lines) and PLATFORM_FIELD.match(lines[m.line_no - 1][:MAX_LINE]))
+    ]

@@ -33,10 +33,11 @@ SMI_WINDOWS = re.compile(
     r"\bTCC/WDDM\b|^\|\s+\d+\s+.+?\s+(?:WDDM|TCC)\s+\||^\s*(?:Current|Pending)\s*:\s*(?:WDDM|TCC)\s*$"
 )
 SMI_LIST = re.compile(r"^GPU (\d+): (.+?) \(UUID: GPU-")
-FORK_TORCH = re.compile(r"PyTorch version \((?:GPU|accelerator)\?\)\s*:\s*(\S+)\s*\((\w+)\)", re.IGNORECASE)
-FORK_GPU = re.compile(r"^\s*-\s*GPU type\s*:\s*(.+?)\s*$", re.IGNORECASE)
+# The value may be wrapped in backticks and the bullet may be "*" where the user formatted the report as Markdown.
+FORK_TORCH = re.compile(r"PyTorch version \((?:GPU|accelerator)\?\)\s*:\s*`?\s*([^\s`]+)\s*\((\w+)\)", re.IGNORECASE)
+FORK_GPU = re.compile(r"^\s*[-*]\s*GPU type\s*:\s*`?(.+?)`?\s*$", re.IGNORECASE)
 # accelerate / transformers / diffusers `env` print platform.platform(): "Linux-4.4.0-19041-Microsoft-x86_64-...".
-FORK_PLATFORM = re.compile(r"^\s*-\s*Platform\s*:\s*((?:Linux|Windows|macOS)-\S+)", re.IGNORECASE)
+FORK_PLATFORM = re.compile(r"^\s*[-*]\s*Platform\s*:\s*`?((?:Linux|Windows|macOS)-[^\s`]+)", re.IGNORECASE)
 ULTRALYTICS = re.compile(
     r"^Ultralytics\b.*?\btorch-(\d+\.\d+[^\s,]*)(?:\s+(?:CUDA:(\d+)\s*\((.+?),\s*\d+\s*MiB\)|(CPU|MPS)))?"
 )
