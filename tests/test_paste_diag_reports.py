@@ -236,3 +236,28 @@ def test_healthy_wsl_report_does_not_blame_its_platform() -> None:
 def test_wsl_platform_with_cuda_not_working_keeps_its_guess() -> None:
     failing = TRANSFORMERS_ENV_WSL.replace("(CUDA)", "(NA)").replace("- GPU type: NVIDIA GeForce RTX 4070\n", "")
     assert "wsl_libcuda_problem" in _ids(failing + "RuntimeError: No CUDA GPUs are available\n")
+
+
+# ------------------------------------------------------------------------------------------------- pip show torch
+
+PIP_SHOW_WINDOWS = """\
+C:\\Users\\me> pip show torch
+Name: torch
+Version: 2.4.1
+Summary: Tensors and Dynamic neural networks in Python with strong GPU acceleration
+Location: C:\\Users\\me\\AppData\\Local\\Programs\\Python\\Python311\\Lib\\site-packages
+"""
+
+
+def test_pip_show_of_an_untagged_torch_on_windows_is_pypis_cpu_build() -> None:
+    report = load_text(PIP_SHOW_WINDOWS)
+    assert report.facts.value("torch.version") == "2.4.1"
+    assert report.facts.value("torch.cuda_build") is None
+    assert _ids(PIP_SHOW_WINDOWS)[:1] == ["cpu_only_build"]
+
+
+def test_pip_show_of_a_tagged_or_linux_torch_states_no_cpu_build() -> None:
+    tagged = PIP_SHOW_WINDOWS.replace("Version: 2.4.1", "Version: 2.4.1+cu121")
+    assert "cpu_only_build" not in _ids(tagged)
+    linux = "$ pip show torch\nName: torch\nVersion: 2.4.1\nLocation: /home/me/.venv/lib/python3.11/site-packages\n"
+    assert "cpu_only_build" not in _ids(linux)

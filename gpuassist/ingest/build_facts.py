@@ -22,6 +22,7 @@ import re
 from typing import Any
 
 from gpuassist.facts import Facts
+from gpuassist.ingest.env_reports import pip_show_torch
 from gpuassist.ingest.errors import Match
 from gpuassist.ingest.lines import MAX_LINE, Sources, note_source
 from gpuassist.knowledge.wheels import arch_covers
@@ -369,12 +370,19 @@ CONDA_TORCH_LISTED = re.compile(r"^\s*(?:\[conda\]\s*)?pytorch\s+\d+\.\d+")
 
 def windows_pypi_build(facts: dict[str, Any], lines: list[str], sources: Sources) -> None:
     """On Windows, an installer's untagged torch is PyPI's CPU build, and so is an untagged torch that pip lists
-    (pip list/freeze, collect_env's "[pip3] torch==2.1.2") where conda lists no torch of its own: the build is
-    stated, the rules decide (with no NVIDIA GPU in sight the CPU build is fine). Nothing when anything else states
-    the build."""
+    (pip list/freeze, collect_env's "[pip3] torch==2.1.2", pip show's "Version: 2.1.2") where conda lists no torch
+    of its own: the build is stated, the rules decide (with no NVIDIA GPU in sight the CPU build is fine). Nothing
+    when anything else states the build."""
     if facts.get("host.os") != "Windows" or "torch.cuda_build" in facts or facts.get("cuda.available") is True:
         return
     conda = any(CONDA_TORCH_LISTED.match(line[:MAX_LINE]) for line in lines)
+    shown = None if conda else pip_show_torch(lines)  # pip show's "Version:" of the installed distribution
+    if shown is not None and "+" not in shown[2]:
+        facts.setdefault("torch.version", shown[2])
+        if facts["torch.version"] == shown[2]:
+            facts["torch.cuda_build"] = None
+            note_source(sources, ("torch.version", "torch.cuda_build"), shown[0], shown[1])
+        return
     for no, raw in enumerate(lines, start=1):
         m = INSTALLED_UNTAGGED.search(raw[:MAX_LINE]) or (None if conda else LISTED.match(raw[:MAX_LINE]))
         version = next((g for g in m.groups() if g), "+") if m else "+"

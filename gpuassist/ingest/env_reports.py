@@ -25,6 +25,8 @@ Every layout below is taken from the tool's own source, not from one paste:
 - ``nvcc --version``: "nvcc: NVIDIA (R) Cuda compiler driver" and "Cuda compilation tools, release 12.1, V12.1.105".
 - ``diffusers-cli env`` (src/diffusers/commands/env.py) names itself "- 🤗 Diffusers version: 0.25.0".
 - ``vllm collect-env`` (vllm/collect_env.py) is torch's collect_env with "vLLM Version:" / "vLLM Build Flags:".
+- ``pip show torch`` (pip/_internal/commands/show.py): "Name: torch", "Version: 2.1.0" (the distribution's metadata
+  version: a wheel from PyPI carries no local tag, one from download.pytorch.org carries +cu121/+cpu), "Location:".
 
 Recognising a report is never a verdict: its facts go to the rules like any other paste's.
 """
@@ -66,6 +68,19 @@ BNB_TORCH = re.compile(r"^PyTorch:\s+(\d+\.\d+[\w.+]{0,40})\s*$")
 BNB_SUB = re.compile(r"^\s{1,4}(CUDA|HIP):\s+(\S{1,20})\s*$")
 BNB_AVAILABLE = re.compile(r"^PyTorch settings found: CUDA_VERSION=(\d{2,4})\b")
 BNB_UNAVAILABLE = re.compile(r"^PyTorch says CUDA is not available\b")
+PIP_SHOW_NAME = re.compile(r"^\s*Name:\s*torch\s*$", re.IGNORECASE)
+PIP_SHOW_VERSION = re.compile(r"^\s*Version:\s*(\d+\.\d+(?:\.\d+)?(?:(?:a|b|rc|\.dev|\.post)\d+)*(?:\+[\w.]+)?)\s*$")
+
+
+def pip_show_torch(lines: list[str]) -> tuple[int, str, str] | None:
+    """torch's version as ``pip show torch`` prints it (its "Version:" line right under "Name: torch"):
+    (line number, line, version)."""
+    for no, raw in enumerate(lines, start=1):
+        if PIP_SHOW_NAME.match(raw[:MAX_LINE]) and no < len(lines):
+            m = PIP_SHOW_VERSION.match(lines[no][:MAX_LINE])
+            if m:
+                return no + 1, lines[no], m.group(1)
+    return None
 
 
 def _cuda_value(value: str) -> str | bool | None:
