@@ -101,3 +101,29 @@ def test_lightning_with_no_gpu_at_all_is_not_a_selection_verdict() -> None:
     report = load_text(LIGHTNING_ONE_GPU.replace("only has: [0]", "only has: []"))
     assert not any(f.id == "cuda_visible_devices_hides_gpus" and f.severity is Severity.ERROR for f in report.findings)
     assert report.findings  # the message's guesses (a CPU build first)
+
+
+# ------------------------------------------------------------- a script's variable in the value, resolved or dropped
+
+SCRIPT_VARIABLE = """\
+#!/bin/bash
+GPU_ID=3
+CUDA_VISIBLE_DEVICES=${GPU_ID} python train.py --cfg configs/a.yaml
+RuntimeError: No CUDA GPUs are available
+$ nvidia-smi -L
+GPU 0: NVIDIA GeForce RTX 3090 (UUID: GPU-1a2b3c4d-0000-1111-2222-333344445555)
+"""
+
+
+def test_a_script_variable_is_read_as_its_value() -> None:
+    report = load_text(SCRIPT_VARIABLE)
+    assert report.facts.value("cuda.visible_devices") == "3"
+    assert (report.findings[0].id, report.findings[0].severity) == ("cuda_visible_devices_hides_gpus", Severity.ERROR)
+    default = "export CUDA_VISIBLE_DEVICES=${GPUS:-5}\n" + SCRIPT_VARIABLE.split("\n", 3)[3]
+    assert load_text(default).facts.value("cuda.visible_devices") == "5"
+
+
+def test_a_variable_naming_an_existing_gpu_or_unresolved_is_no_verdict() -> None:
+    for text in (SCRIPT_VARIABLE.replace("GPU_ID=3", "GPU_ID=0"), SCRIPT_VARIABLE.replace("${GPU_ID}", "$1")):
+        assert not any(f.severity is Severity.ERROR for f in load_text(text).findings)
+    assert not load_text(SCRIPT_VARIABLE.replace("${GPU_ID}", "$1")).facts.known("cuda.visible_devices")

@@ -162,6 +162,7 @@ def load_text(text: str, *, label: str = "the input") -> Report:
         **user_words.stated_facts(lines, sources),
         **extra,
     }
+    program_devices.resolve_shell_value(extra, lines, sources)
     if parsed.recognised and not _filled_in_template(lines, parsed, matches):
         # collect_env's own field lines are read as facts by the parser; matching them again as error text
         # would turn "CUDA used to build PyTorch: None" on a Mac, or the WSL kernel name of a healthy WSL2

@@ -121,6 +121,46 @@ def program_visible_devices_facts(lines: list[str], sources: Sources) -> dict[st
     return {"cuda.visible_devices": value[2]}
 
 
+# A shell variable in the value: $GPU, ${GPU}, ${GPU:-0}; positional ($1) and special parameters too.
+SHELL_REF = re.compile(r"\$\{(?P<braced>\w{1,40})(?::?-(?P<default>[^}]{0,40}))?\}|\$(?P<bare>\w{1,40})")
+
+
+def _shell_assignment(lines: list[str], name: str, before: int) -> str | None:
+    """The last value a script line assigns to ``name`` before line ``before`` (NAME=3, export NAME="0,1")."""
+    rx = re.compile(rf"^\s*(?:export\s+|local\s+|declare\s+)?{re.escape(name)}=(?P<q>[\"']?)(?P<v>[^\s\"';]*)(?P=q)")
+    found = None
+    for raw in lines[: before - 1]:
+        m = rx.match(raw[:MAX_LINE])
+        if m:
+            found = m.group("v")
+    return found
+
+
+def resolve_shell_value(facts: dict[str, object], lines: list[str], sources: Sources) -> None:
+    """A CUDA_VISIBLE_DEVICES read from a script holds the value of its variables, not their names: "${GPU_ID}" with
+    "GPU_ID=3" above it is "3". A reference the text does not resolve (a positional $1, a variable set elsewhere)
+    says nothing about the value, so the fact goes rather than being judged as a malformed entry."""
+    value = facts.get("cuda.visible_devices")
+    if not isinstance(value, str) or "$" not in value:
+        return
+    line_no = sources.get("cuda.visible_devices", (len(lines) + 1, ""))[0]
+
+    def one(m: re.Match[str]) -> str:
+        name = m.group("braced") or m.group("bare")
+        assigned = _shell_assignment(lines, name, line_no)
+        if assigned is None and m.group("default") is not None:
+            return m.group("default")
+        if assigned is None or "$" in assigned:
+            raise LookupError(name)
+        return assigned
+
+    try:
+        facts["cuda.visible_devices"] = SHELL_REF.sub(one, value)
+    except LookupError:
+        facts.pop("cuda.visible_devices", None)
+        sources.pop("cuda.visible_devices", None)
+
+
 def _highest_selected(lines: list[str]) -> tuple[int, str, int] | None:
     """The highest device index the text's code or command selects: (line number, line, index)."""
     best: tuple[int, str, int] | None = None
