@@ -127,3 +127,15 @@ def test_a_variable_naming_an_existing_gpu_or_unresolved_is_no_verdict() -> None
     for text in (SCRIPT_VARIABLE.replace("GPU_ID=3", "GPU_ID=0"), SCRIPT_VARIABLE.replace("${GPU_ID}", "$1")):
         assert not any(f.severity is Severity.ERROR for f in load_text(text).findings)
     assert not load_text(SCRIPT_VARIABLE.replace("${GPU_ID}", "$1")).facts.known("cuda.visible_devices")
+
+
+def test_a_setting_reported_as_what_made_it_work_is_the_verdict() -> None:
+    text = (
+        "    torch.cuda.set_device(torch.device('cuda:0'))\n"
+        "RuntimeError: No CUDA GPUs are available\n"
+        "Adding os.environ['CUDA_VISIBLE_DEVICES'] = '0' at the top of train.py worked for me\n"
+    )
+    assert _ids(text)[:1] == ["cuda_visible_devices_hides_gpus"]
+    # Offered, not reported as working: the user's own '0' hides nothing, so it is no reading.
+    offered = text.replace(" worked for me", ", as the README says")
+    assert "cuda_visible_devices_hides_gpus" not in _ids(offered)

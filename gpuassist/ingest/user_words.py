@@ -414,13 +414,16 @@ def selects_first_gpu(assignment: str) -> bool:
 
 # The text reports a solution: an assignment in it is then the fix that worked (the code had set another index).
 SOLVED = re.compile(
-    r"\b(?:solved|fixed|resolved|overcome|managed to|works? now|working now|the fix|solution|workaround)\b|解决|解決",
+    r"\b(?:solved|fixed|resolved|overcome|managed to|works? now|working now|the fix|solution|workaround|walkaround|"
+    r"work(?:s|ed) for me|did the trick)\b|解决|解決",
     re.IGNORECASE,
 )
 
 
 # The user reports the problem gone (not a workaround offered, not "the solution would be").
-RESOLVED = re.compile(r"\b(?:solved|fixed|resolved|works? now|working now)\b|解决了|解決", re.IGNORECASE)
+RESOLVED = re.compile(
+    r"\b(?:solved|fixed|resolved|works? now|working now|work(?:s|ed) for me|did the trick)\b|解决了|解決", re.IGNORECASE
+)
 
 
 def visible_devices_fix_reported(lines: list[str], *, no_device: bool) -> Match | None:
