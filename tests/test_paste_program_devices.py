@@ -139,3 +139,30 @@ def test_a_setting_reported_as_what_made_it_work_is_the_verdict() -> None:
     # Offered, not reported as working: the user's own '0' hides nothing, so it is no reading.
     offered = text.replace(" worked for me", ", as the README says")
     assert "cuda_visible_devices_hides_gpus" not in _ids(offered)
+
+
+# ------------------------------------------------------------------- an index beyond the GPUs the user says they have
+
+PRINTED_INDEX = """\
+Loading the segmenter to cuda:2
+Traceback (most recent call last):
+  File "app.py", line 40, in <module>
+    model.to(device=self.device)
+RuntimeError: CUDA error: invalid device ordinal
+I have only one GPU (RTX 3080).
+"""
+
+
+def test_printed_index_beyond_the_stated_gpu_count_is_a_verdict() -> None:
+    first = load_text(PRINTED_INDEX).findings[0]
+    assert (first.id, first.severity) == ("cuda_visible_devices_hides_gpus", Severity.ERROR)
+
+
+def test_index_within_the_stated_count_or_no_count_is_only_the_messages_guess() -> None:
+    for text in (
+        PRINTED_INDEX.replace("I have only one GPU (RTX 3080).", "We have four GPUs in this server."),
+        PRINTED_INDEX.replace("I have only one GPU (RTX 3080).\n", ""),
+    ):
+        findings = load_text(text).findings
+        assert findings[0].id == "cuda_visible_devices_hides_gpus"
+        assert findings[0].severity is not Severity.ERROR

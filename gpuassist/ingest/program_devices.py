@@ -49,10 +49,35 @@ ORDINAL = re.compile(r"invalid device ordinal|cudaErrorInvalidDevice|CUDA_ERROR_
 LIGHTNING_REQUEST = re.compile(r"You requested (?:gpu|gpus|GPUs?):\s*\[(?P<req>[\d,\s]{0,200})\]")
 LIGHTNING_HAS = re.compile(r"But your machine only has:\s*\[(?P<has>[\d,\s]{0,200})\]")
 # An index the program selects: set_device(3), "cuda:3", device_ids=[0, 1], torchrun's process count per node.
+# An index the program selects: set_device(3), cuda:3 (in code or in the line the program prints), device_ids=[0, 1],
+# gpu_ids = (1, 3), a command-line --gpu/--gpu_id(s)/--device/--cuda N or list, torchrun's processes per node (a
+# count: the highest index is one less). Lightning's --gpus N is a count as well.
 SELECTED = re.compile(
-    r"set_device\(\s*(?P<set>\d{1,2})\s*\)|[\"']cuda:(?P<cuda>\d{1,2})[\"']|"
-    r"device_ids\s*=\s*[\[(](?P<ids>[\d,\s]{1,60})[\])]|--nproc[_-]per[_-]node(?:=|\s+)(?P<nproc>\d{1,2})\b"
+    r"set_device\(\s*(?P<set>\d{1,2})\s*\)|\bcuda:(?P<cuda>\d{1,2})\b|"
+    r"\b(?:device_ids|gpu_ids|gpu_id|gpus_ids)\s*=\s*[\[(]?(?P<ids>\d{1,2}(?:\s*,\s*\d{1,2}){0,15})\s*[\])]?|"
+    r"(?<![\w-])--(?:gpu|gpu[_-]ids?|gpus[_-]ids?|device[_-]ids?|device|cuda)(?:=|\s+)[\"'\[]?"
+    r"(?P<arg>\d{1,2}(?:\s*,\s*\d{1,2}){0,15})\b|"
+    r"(?<![\w-])--(?:nproc[_-]per[_-]node|num[_-]gpus|gpus|ngpus?)(?:=|\s+)(?P<count>\d{1,2})\b"
 )
+# The user's count of the GPUs they have: "I have only one GPU", "ONLY 1 GPU", "a single GPU", "I have 2 GPUs".
+NUMBERS = {"one": 1, "a single": 1, "single": 1, "two": 2, "three": 3, "four": 4}
+STATED_COUNT = re.compile(
+    r"\b(?:i|we)\s+(?:only\s+)?(?:have|has|got|use)\s+(?:only\s+|just\s+)?(?P<n>one|a single|two|three|four|\d)\s+"
+    r"(?:\w+\s+)?gpus?\b|"
+    r"\b(?:only|just)\s+(?:have\s+)?(?P<n2>one|1|a single|two|2)\s+(?:\w+\s+)?gpus?\b|"
+    r"\b(?P<n3>single)[- ]gpu\s+(?:machine|computer|laptop|pc|server|setup|system)\b",
+    re.IGNORECASE,
+)
+
+
+def stated_gpu_count(lines: list[str]) -> int | None:
+    """The number of GPUs the user says the machine has, if a sentence states it."""
+    for raw in lines:
+        m = STATED_COUNT.search(raw[:MAX_LINE])
+        if m:
+            word = (m.group("n") or m.group("n2") or m.group("n3")).lower()
+            return int(word) if word.isdigit() else NUMBERS.get(word)
+    return None
 
 
 def _argument_variants(name: str) -> str:
@@ -167,12 +192,11 @@ def _highest_selected(lines: list[str]) -> tuple[int, str, int] | None:
     for no, raw in enumerate(lines, start=1):
         line = raw[:MAX_LINE]
         for m in SELECTED.finditer(line):
-            if m.group("nproc"):
-                index = int(m.group("nproc")) - 1
-            elif m.group("ids"):
-                index = max((int(x) for x in re.findall(r"\d+", m.group("ids"))), default=-1)
+            if m.group("count"):
+                index = int(m.group("count")) - 1
             else:
-                index = int(m.group("set") or m.group("cuda"))
+                listed = m.group("ids") or m.group("arg") or m.group("set") or m.group("cuda")
+                index = max(int(x) for x in re.findall(r"\d+", listed))
             if index >= 0 and (best is None or index > best[2]):
                 best = (no, line, index)
     return best
@@ -201,8 +225,8 @@ def program_selection_matches(lines: list[str], matches: list[Match], *, gpu_cou
     """The program's own device selection read against its failure and the GPUs present.
 
     - Lightning says which requested index the machine lacks: a verdict.
-    - An index the code or command selects at or beyond the GPU count the text shows, with torch or CUDA
-      refusing the device ("invalid device ordinal", "Invalid device id"): a verdict.
+    - An index the code or command selects at or beyond the GPU count the text shows (or the user states), with
+      torch or CUDA refusing the device ("invalid device ordinal", "Invalid device id"): a verdict.
     - CUDA_VISIBLE_DEVICES written from the program's argument or config, with CUDA finding no device: the
       likeliest reading (the argument's value is the program's, whatever the machine has), ahead of the
       message's hardware guesses, which stay as possibilities (the text does not show the machine)."""
@@ -215,6 +239,7 @@ def program_selection_matches(lines: list[str], matches: list[Match], *, gpu_cou
         return matches
     ordinal = any(ORDINAL.search(line) for line in cut)
     selected = _highest_selected(lines)
+    gpu_count = gpu_count or stated_gpu_count(lines)
     if ordinal and selected is not None and gpu_count and selected[2] >= gpu_count:
         return [*matches, Match("cuda_visible_devices_hides_gpus", selected[0], selected[1].strip()[:500], True, 0.9)]
     setting = program_setting(lines)
