@@ -166,3 +166,13 @@ def test_index_within_the_stated_count_or_no_count_is_only_the_messages_guess() 
         findings = load_text(text).findings
         assert findings[0].id == "cuda_visible_devices_hides_gpus"
         assert findings[0].severity is not Severity.ERROR
+
+
+def test_accelerate_config_process_count_beyond_the_gpus() -> None:
+    text = (
+        "- `Accelerate` default config:\n\t- distributed_type: MULTI_GPU\n\t- num_processes: 2\n\t- gpu_ids: all\n"
+        "RuntimeError: CUDA error: invalid device ordinal\nI only have one GPU.\n"
+    )
+    first = load_text(text).findings[0]
+    assert (first.id, first.severity) == ("cuda_visible_devices_hides_gpus", Severity.ERROR)
+    assert load_text(text.replace("num_processes: 2", "num_processes: 1")).findings[0].severity is not Severity.ERROR

@@ -51,13 +51,15 @@ LIGHTNING_HAS = re.compile(r"But your machine only has:\s*\[(?P<has>[\d,\s]{0,20
 # An index the program selects: set_device(3), "cuda:3", device_ids=[0, 1], torchrun's process count per node.
 # An index the program selects: set_device(3), cuda:3 (in code or in the line the program prints), device_ids=[0, 1],
 # gpu_ids = (1, 3), a command-line --gpu/--gpu_id(s)/--device/--cuda N or list, torchrun's processes per node (a
-# count: the highest index is one less). Lightning's --gpus N is a count as well.
+# count: the highest index is one less). Lightning's --gpus N and accelerate's num_processes (its config, as
+# `accelerate env` prints it, or --num_processes) are counts as well.
 SELECTED = re.compile(
     r"set_device\(\s*(?P<set>\d{1,2})\s*\)|\bcuda:(?P<cuda>\d{1,2})\b|"
     r"\b(?:device_ids|gpu_ids|gpu_id|gpus_ids)\s*=\s*[\[(]?(?P<ids>\d{1,2}(?:\s*,\s*\d{1,2}){0,15})\s*[\])]?|"
     r"(?<![\w-])--(?:gpu|gpu[_-]ids?|gpus[_-]ids?|device[_-]ids?|device|cuda)(?:=|\s+)[\"'\[]?"
     r"(?P<arg>\d{1,2}(?:\s*,\s*\d{1,2}){0,15})\b|"
-    r"(?<![\w-])--(?:nproc[_-]per[_-]node|num[_-]gpus|gpus|ngpus?)(?:=|\s+)(?P<count>\d{1,2})\b"
+    r"(?:(?<![\w-])--(?:nproc[_-]per[_-]node|num[_-]gpus|gpus|ngpus?|num[_-]processes)(?:=|\s+)|"
+    r"\bnum_processes\s*[:=]\s*)(?P<count>\d{1,2})\b"
 )
 # The user's count of the GPUs they have: "I have only one GPU", "ONLY 1 GPU", "a single GPU", "I have 2 GPUs".
 NUMBERS = {"one": 1, "a single": 1, "single": 1, "two": 2, "three": 3, "four": 4}
