@@ -11,6 +11,7 @@ import re
 from gpuassist.facts import Facts
 from gpuassist.findings import Evidence
 from gpuassist.ingest import (
+    code_placement,
     collect_env,
     env_reports,
     errors,
@@ -276,6 +277,7 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
             cuda_available=report.facts.value("cuda.available"),
             gpu_unused_said=system_causes.says_gpu_unused(lines),
         ),
+        code_placement.loop_without_placement(lines),
         usage_words.memory_kept_after_stop(lines, matches),
         usage_words.holders_listed(lines, matches),
         usage_words.visible_devices_hide_gpus(
