@@ -261,3 +261,9 @@ def test_pip_show_of_a_tagged_or_linux_torch_states_no_cpu_build() -> None:
     assert "cpu_only_build" not in _ids(tagged)
     linux = "$ pip show torch\nName: torch\nVersion: 2.4.1\nLocation: /home/me/.venv/lib/python3.11/site-packages\n"
     assert "cpu_only_build" not in _ids(linux)
+
+
+def test_xformers_info_lines_with_long_names_have_one_space() -> None:
+    # "{:<40} {}".format(...): a feature name of 40 characters or more is followed by a single space.
+    text = "memory_efficient_attention.flshattF@v2.3.6: available\nmemory_efficient_attention.cutlassB-pt: available\n"
+    assert load_text(text).meta["input_kinds"] == ["env_fork"]

@@ -4,8 +4,8 @@ the generic readers miss.
 Every layout below is taken from the tool's own source, not from one paste:
 
 - ``python -m xformers.info`` (facebookresearch/xformers, xformers/info.py): "xFormers 0.0.28", then one
-  ``"{name}:".ljust(40) status`` line per feature ("memory_efficient_attention.cutlassF-pt:   available",
-  "is_triton_available:   True"), then "pytorch.version:", "pytorch.cuda:", "gpu.name:", "build.*" (read by
+  ``"{:<40} {}".format(f"{name}:", status)`` line per feature, one space only after a name of 40 characters or
+  more ("memory_efficient_attention.cutlassF-pt: available", "is_triton_available:        True"), then "pytorch.version:", "pytorch.cuda:", "gpu.name:", "build.*" (read by
   paste_facts.env_table_facts). A cut paste may hold only the feature lines, which name neither torch nor CUDA.
 - DeepSpeed's ``ds_report`` (deepspeed/env_report.py): "DeepSpeed C++/CUDA extension op report", then
   "DeepSpeed general environment info:" and ``name, "." * (33 - len(name)), value`` lines: "torch version
@@ -42,8 +42,9 @@ from gpuassist.ingest.lines import MAX_LINE, Sources, note_source
 # One line that only such a report prints (used by kinds.py to name the input and keep it from being refused).
 REPORT_MARK = (
     r"^xFormers \d+\.\d+\S*\s*$|"
-    r"^(?:memory_efficient_attention|swiglu|sequence_parallel_fused|sp24|indexing|attn_bias|build|gpu)\."
-    r"[\w@.+\-]{1,60}:\s{2,}\S|^is_(?:triton|functorch)_available:\s{2,}(?:True|False)\b|"
+    # "{:<40} {}": a name of 40 characters or more is followed by one space only.
+    r"^(?:memory_efficient_attention|swiglu|sequence_parallel_fused|sp24|indexing|attn_bias)\.[\w@.+\-]{1,60}:\s+\S|"
+    r"^(?:build|gpu)\.[\w@.+\-]{1,60}:\s{2,}\S|^is_(?:triton|functorch)_available:\s{2,}(?:True|False)\b|"
     r"DeepSpeed general environment info:|DeepSpeed C\+\+/CUDA extension op report|"
     r"^\s*(?:torch (?:version|cuda version|hip version|install path)|nvcc version|deepspeed info)\s+\.{3,}\s|"
     r"^=+\s*bitsandbytes v\d|^PyTorch settings found: (?:CUDA|ROCM)_VERSION=|"
