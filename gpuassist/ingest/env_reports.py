@@ -5,8 +5,9 @@ Every layout below is taken from the tool's own source, not from one paste:
 
 - ``python -m xformers.info`` (facebookresearch/xformers, xformers/info.py): "xFormers 0.0.28", then one
   ``"{:<40} {}".format(f"{name}:", status)`` line per feature, one space only after a name of 40 characters or
-  more ("memory_efficient_attention.cutlassF-pt: available", "is_triton_available:        True"), then "pytorch.version:", "pytorch.cuda:", "gpu.name:", "build.*" (read by
-  paste_facts.env_table_facts). A cut paste may hold only the feature lines, which name neither torch nor CUDA.
+  more ("memory_efficient_attention.cutlassF-pt: available", "is_triton_available:        True"), then
+  "pytorch.version:", "pytorch.cuda:", "gpu.name:", "build.*" (read by paste_facts.env_table_facts). A cut paste
+  may hold only the feature lines, which name neither torch nor CUDA.
 - DeepSpeed's ``ds_report`` (deepspeed/env_report.py): "DeepSpeed C++/CUDA extension op report", then
   "DeepSpeed general environment info:" and ``name, "." * (33 - len(name)), value`` lines: "torch version
   ....... 2.3.0+cu121", "torch cuda version ....... 12.1" (torch.version.cuda: "None" on a CPU build), "torch hip
