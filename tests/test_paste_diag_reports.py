@@ -267,3 +267,20 @@ def test_xformers_info_lines_with_long_names_have_one_space() -> None:
     # "{:<40} {}".format(...): a feature name of 40 characters or more is followed by a single space.
     text = "memory_efficient_attention.flshattF@v2.3.6: available\nmemory_efficient_attention.cutlassB-pt: available\n"
     assert load_text(text).meta["input_kinds"] == ["env_fork"]
+
+
+BNB_OLD_CPU_LIBRARY = """\
+===================================BUG REPORT===================================
+CUDA SETUP: PyTorch settings found: CUDA_VERSION=118, Highest Compute Capability: 8.6.
+CUDA SETUP: Required library version not found: libbitsandbytes_cuda118.so. Maybe you need to compile it from source?
+CUDA SETUP: Defaulting to libbitsandbytes_cpu.so...
+CUDA SETUP: CUDA detection failed! Possible reasons:
+2. CUDA driver not installed
+UserWarning: The installed version of bitsandbytes was compiled without GPU support.
+"""
+
+
+def test_old_bitsandbytes_setup_log_states_torch_cuda_works_and_blames_nothing_of_torchs() -> None:
+    report = load_text(BNB_OLD_CPU_LIBRARY)
+    assert report.facts.value("cuda.available") is True
+    assert not {"cpu_only_build", "no_nvidia_driver"} & {f.id for f in report.findings}

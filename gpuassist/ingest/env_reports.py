@@ -17,7 +17,8 @@ Every layout below is taken from the tool's own source, not from one paste:
   settings found: CUDA_VERSION=124, Highest Compute Capability: 8.6." (printed only when
   torch.cuda.is_available()), "PyTorch says CUDA is not available. Possible reasons:" followed by a numbered list
   of possibilities (not claims: the list is the same on every machine). Old releases (< 0.43) printed a "BUG
-  REPORT" banner and "CUDA SETUP:" lines.
+  REPORT" banner and "CUDA SETUP:" lines, among them "CUDA SETUP: PyTorch settings found: ..." when torch saw CUDA
+  and "CUDA detection failed! Possible reasons:" with its own fixed list (bitsandbytes' library, not torch).
 - sglang's ``python -m sglang.check_env`` (python/sglang/check_env.py): "Python:", "CUDA available: True",
   "GPU 0: NVIDIA ...", "GPU 0 Compute Capability: 8.0", "CUDA_HOME:", "NVCC:", "CUDA Driver Version:",
   "PyTorch: 2.5.1+cu124", "sglang: 0.4.1", one "name: version" line per package.
@@ -68,7 +69,9 @@ DS_LINE = re.compile(r"^\s*(torch version|torch cuda version|torch hip version)\
 BNB_HEADER = re.compile(r"^=+\s*bitsandbytes v\d")
 BNB_TORCH = re.compile(r"^PyTorch:\s+(\d+\.\d+[\w.+]{0,40})\s*$")
 BNB_SUB = re.compile(r"^\s{1,4}(CUDA|HIP):\s+(\S{1,20})\s*$")
-BNB_AVAILABLE = re.compile(r"^PyTorch settings found: CUDA_VERSION=(\d{2,4})\b")
+# Printed only after torch.cuda.is_available() answered True; releases before 0.43 prefix it with "CUDA SETUP: "
+# (bitsandbytes/cuda_setup/main.py evaluate_cuda_setup: "if not torch.cuda.is_available(): return ...cpu.so").
+BNB_AVAILABLE = re.compile(r"^(?:CUDA SETUP:\s*)?PyTorch settings found: CUDA_VERSION=(\d{2,4})\b")
 BNB_UNAVAILABLE = re.compile(r"^PyTorch says CUDA is not available\b")
 PIP_SHOW_NAME = re.compile(r"^\s*Name:\s*torch\s*$", re.IGNORECASE)
 PIP_SHOW_VERSION = re.compile(r"^\s*Version:\s*(\d+\.\d+(?:\.\d+)?(?:(?:a|b|rc|\.dev|\.post)\d+)*(?:\+[\w.]+)?)\s*$")
