@@ -176,3 +176,9 @@ def test_accelerate_config_process_count_beyond_the_gpus() -> None:
     first = load_text(text).findings[0]
     assert (first.id, first.severity) == ("cuda_visible_devices_hides_gpus", Severity.ERROR)
     assert load_text(text.replace("num_processes: 2", "num_processes: 1")).findings[0].severity is not Severity.ERROR
+
+
+def test_an_argument_that_keeps_gpu_0_is_not_read_as_hiding() -> None:
+    text = SCRIPT_SETS_FROM_ARG.replace("default='5'", "default='0'")
+    assert "cuda_visible_devices_hides_gpus" not in _ids(text)
+    assert program_setting(clean_lines(text)) is not None

@@ -247,5 +247,12 @@ def program_selection_matches(lines: list[str], matches: list[Match], *, gpu_cou
     setting = program_setting(lines)
     if setting is None or any(m.id == "cuda_visible_devices_hides_gpus" and m.specific for m in matches):
         return matches
+    value = argument_value(lines, setting[2]) if setting[2] else None
+    if value is not None and value[2].split(",")[0] == "0":
+        # The argument keeps GPU 0 visible: on a machine with a GPU it hides nothing, so the guess that the
+        # variable hides them goes too (unless the text sets it elsewhere as well).
+        if visible_devices_setting(lines) is not None:
+            return matches
+        return [m for m in matches if m.specific or m.id != "cuda_visible_devices_hides_gpus"]
     kept = [m for m in matches if m.specific or m.id != "cuda_visible_devices_hides_gpus"]
     return [*kept, Match("cuda_visible_devices_hides_gpus", setting[0], setting[1].strip()[:500], False, 0.95)]
