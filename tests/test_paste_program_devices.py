@@ -182,3 +182,14 @@ def test_an_argument_that_keeps_gpu_0_is_not_read_as_hiding() -> None:
     text = SCRIPT_SETS_FROM_ARG.replace("default='5'", "default='0'")
     assert "cuda_visible_devices_hides_gpus" not in _ids(text)
     assert program_setting(clean_lines(text)) is not None
+
+
+def test_literal_index_beyond_the_stated_count_is_a_verdict() -> None:
+    text = (
+        "train.py starts with os.environ['CUDA_VISIBLE_DEVICES'] = '2' and I have only one GPU.\n"
+        "RuntimeError: No CUDA GPUs are available\n"
+    )
+    first = load_text(text).findings[0]
+    assert (first.id, first.severity) == ("cuda_visible_devices_hides_gpus", Severity.ERROR)
+    within = text.replace("only one GPU", "only 4 GPUs").replace("I have", "we have")
+    assert load_text(within).findings[0].severity is not Severity.ERROR

@@ -223,12 +223,31 @@ def _lightning_request(lines: list[str]) -> Match | None:
     return None
 
 
+def _first_entry_beyond(lines: list[str], gpu_count: int | None) -> Match | None:
+    """CUDA_VISIBLE_DEVICES (a literal, or the program's argument resolved) whose first entry is an index at or
+    beyond the GPU count: CUDA stops at the first invalid entry, so no GPU is left (a verdict with CUDA finding
+    none). The count is the one the text states in words; the visibility rule does the same from listed GPUs."""
+    if not gpu_count:
+        return None
+    found = visible_devices_setting(lines)
+    if found is None and (setting := program_setting(lines)) is not None and setting[2]:
+        found = argument_value(lines, setting[2])
+    if found is None:
+        return None
+    first = found[2].strip().strip("\"'").split(",")[0].strip()
+    if not first.isdigit() or int(first) < gpu_count:
+        return None
+    return Match("cuda_visible_devices_hides_gpus", found[0], found[1].strip()[:500], True, 0.9)
+
+
 def program_selection_matches(lines: list[str], matches: list[Match], *, gpu_count: int | None) -> list[Match]:
     """The program's own device selection read against its failure and the GPUs present.
 
     - Lightning says which requested index the machine lacks: a verdict.
     - An index the code or command selects at or beyond the GPU count the text shows (or the user states), with
       torch or CUDA refusing the device ("invalid device ordinal", "Invalid device id"): a verdict.
+    - CUDA_VISIBLE_DEVICES (literal or the argument's value) starting at an index beyond that count, with CUDA
+      finding no device: a verdict.
     - CUDA_VISIBLE_DEVICES written from the program's argument or config, with CUDA finding no device: the
       likeliest reading (the argument's value is the program's, whatever the machine has), ahead of the
       message's hardware guesses, which stay as possibilities (the text does not show the machine)."""
@@ -244,6 +263,9 @@ def program_selection_matches(lines: list[str], matches: list[Match], *, gpu_cou
     gpu_count = gpu_count or stated_gpu_count(lines)
     if ordinal and selected is not None and gpu_count and selected[2] >= gpu_count:
         return [*matches, Match("cuda_visible_devices_hides_gpus", selected[0], selected[1].strip()[:500], True, 0.9)]
+    hides = _first_entry_beyond(lines, gpu_count)
+    if hides is not None and not ordinal:
+        return [*matches, hides]
     setting = program_setting(lines)
     if setting is None or any(m.id == "cuda_visible_devices_hides_gpus" and m.specific for m in matches):
         return matches
