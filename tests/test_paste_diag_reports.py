@@ -284,3 +284,26 @@ def test_old_bitsandbytes_setup_log_states_torch_cuda_works_and_blames_nothing_o
     report = load_text(BNB_OLD_CPU_LIBRARY)
     assert report.facts.value("cuda.available") is True
     assert not {"cpu_only_build", "no_nvidia_driver"} & {f.id for f in report.findings}
+
+
+HUB_ENV = """\
+Copy-and-paste the text below in your GitHub issue.
+
+- huggingface_hub version: 0.26.2
+- Platform: Windows-10-10.0.22631-SP0
+- Python version: 3.11.9
+- Running in notebook ?: No
+- FastAI: N/A
+- Tensorflow: N/A
+- Torch: 2.5.1+cpu
+- Jinja2: 3.1.4
+"""
+
+
+def test_huggingface_cli_env_states_torchs_build() -> None:
+    facts = report_facts(clean_lines(HUB_ENV), {})
+    assert facts == {"torch.version": "2.5.1+cpu", "torch.cuda_build": None}
+    assert report_facts(clean_lines(HUB_ENV.replace("2.5.1+cpu", "2.5.1+cu121")), {})["torch.cuda_build"] == "12.1"
+    # "- Torch:" outside that report is someone's list, not read here; "N/A" is no torch at all.
+    assert report_facts(clean_lines("- Torch: 2.5.1+cpu\n"), {}) == {}
+    assert report_facts(clean_lines(HUB_ENV.replace("2.5.1+cpu", "N/A")), {}) == {}

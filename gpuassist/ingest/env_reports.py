@@ -73,6 +73,10 @@ BNB_SUB = re.compile(r"^\s{1,4}(CUDA|HIP):\s+(\S{1,20})\s*$")
 # (bitsandbytes/cuda_setup/main.py evaluate_cuda_setup: "if not torch.cuda.is_available(): return ...cpu.so").
 BNB_AVAILABLE = re.compile(r"^(?:CUDA SETUP:\s*)?PyTorch settings found: CUDA_VERSION=(\d{2,4})\b")
 BNB_UNAVAILABLE = re.compile(r"^PyTorch says CUDA is not available\b")
+# huggingface_hub's `huggingface-cli env` (src/huggingface_hub/utils/_runtime.py dump_environment_info): a
+# "- huggingface_hub version: 0.26.2" header, later "- Torch: 2.5.1" (torch.__version__, "N/A" when absent).
+HUB_HEADER = re.compile(r"^\s*-\s*huggingface_hub version:\s*\d")
+HUB_TORCH = re.compile(r"^\s*-\s*Torch:\s*(\d+\.\d+(?:\.\d+)?(?:(?:a|b|rc|\.dev|\.post)\d+)*(?:\+[\w.]+)?)\s*$")
 PIP_SHOW_NAME = re.compile(r"^\s*Name:\s*torch\s*$", re.IGNORECASE)
 PIP_SHOW_VERSION = re.compile(r"^\s*Version:\s*(\d+\.\d+(?:\.\d+)?(?:(?:a|b|rc|\.dev|\.post)\d+)*(?:\+[\w.]+)?)\s*$")
 
@@ -98,13 +102,23 @@ def _cuda_value(value: str) -> str | bool | None:
 
 
 def report_facts(lines: list[str], sources: Sources) -> dict[str, Any]:
-    """torch's version and CUDA build from ds_report's dotted lines and bitsandbytes' diagnostics, and whether
-    CUDA worked from bitsandbytes' two mutually exclusive lines."""
+    """torch's version and CUDA build from ds_report's dotted lines, bitsandbytes' diagnostics and
+    ``huggingface-cli env``'s "- Torch:" line, and whether CUDA worked from bitsandbytes' two mutually exclusive
+    lines."""
     facts: dict[str, Any] = {}
-    bnb = False
+    bnb = hub = False
     for no, raw in enumerate(lines, start=1):
         line = raw[:MAX_LINE]
         bnb = bnb or bool(BNB_HEADER.match(line))
+        hub = hub or bool(HUB_HEADER.match(line))
+        hub_torch = HUB_TORCH.match(line) if hub else None
+        if hub_torch and "torch.version" not in facts:
+            facts["torch.version"] = hub_torch.group(1)
+            tag = hub_torch.group(1).partition("+")[2]
+            if tag == "cpu" or re.fullmatch(r"cu\d{3,4}", tag):
+                facts["torch.cuda_build"] = None if tag == "cpu" else f"{tag[2:-1]}.{tag[-1]}"
+            note_source(sources, ("torch.version", "torch.cuda_build"), no, line)
+            continue
         ds = DS_LINE.match(line)
         if ds:
             key, value = ds.group(1), ds.group(2)
