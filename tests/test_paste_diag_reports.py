@@ -307,3 +307,11 @@ def test_huggingface_cli_env_states_torchs_build() -> None:
     # "- Torch:" outside that report is someone's list, not read here; "N/A" is no torch at all.
     assert report_facts(clean_lines("- Torch: 2.5.1+cpu\n"), {}) == {}
     assert report_facts(clean_lines(HUB_ENV.replace("2.5.1+cpu", "N/A")), {}) == {}
+
+
+def test_huggingface_cli_env_untagged_torch_on_windows_is_pypis_cpu_build() -> None:
+    # "- Torch:" is importlib.metadata's version: a wheel from PyPI has no local tag, and PyPI's Windows torch is CPU.
+    untagged = HUB_ENV.replace("2.5.1+cpu", "2.5.1")
+    assert _ids(untagged)[:1] == ["cpu_only_build"]
+    linux = untagged.replace("Windows-10-10.0.22631-SP0", "Linux-6.8.0-45-generic-x86_64-with-glibc2.39")
+    assert "cpu_only_build" not in _ids(linux)

@@ -74,7 +74,8 @@ BNB_SUB = re.compile(r"^\s{1,4}(CUDA|HIP):\s+(\S{1,20})\s*$")
 BNB_AVAILABLE = re.compile(r"^(?:CUDA SETUP:\s*)?PyTorch settings found: CUDA_VERSION=(\d{2,4})\b")
 BNB_UNAVAILABLE = re.compile(r"^PyTorch says CUDA is not available\b")
 # huggingface_hub's `huggingface-cli env` (src/huggingface_hub/utils/_runtime.py dump_environment_info): a
-# "- huggingface_hub version: 0.26.2" header, later "- Torch: 2.5.1" (torch.__version__, "N/A" when absent).
+# "- huggingface_hub version: 0.26.2" header, later "- Torch: 2.5.1": importlib.metadata.version("torch"), the
+# distribution's version as pip show prints it (no local tag for a wheel from PyPI), "N/A" when absent.
 HUB_HEADER = re.compile(r"^\s*-\s*huggingface_hub version:\s*\d")
 HUB_TORCH = re.compile(r"^\s*-\s*Torch:\s*(\d+\.\d+(?:\.\d+)?(?:(?:a|b|rc|\.dev|\.post)\d+)*(?:\+[\w.]+)?)\s*$")
 PIP_SHOW_NAME = re.compile(r"^\s*Name:\s*torch\s*$", re.IGNORECASE)
@@ -82,10 +83,15 @@ PIP_SHOW_VERSION = re.compile(r"^\s*Version:\s*(\d+\.\d+(?:\.\d+)?(?:(?:a|b|rc|\
 
 
 def pip_show_torch(lines: list[str]) -> tuple[int, str, str] | None:
-    """torch's version as ``pip show torch`` prints it (its "Version:" line right under "Name: torch"):
-    (line number, line, version)."""
+    """torch's distribution version as ``pip show torch`` prints it (its "Version:" line right under "Name:
+    torch") or ``huggingface-cli env`` does ("- Torch:" in that report): (line number, line, version)."""
+    hub = False
     for no, raw in enumerate(lines, start=1):
-        if PIP_SHOW_NAME.match(raw[:MAX_LINE]) and no < len(lines):
+        line = raw[:MAX_LINE]
+        hub = hub or bool(HUB_HEADER.match(line))
+        if hub and (t := HUB_TORCH.match(line)):
+            return no, raw, t.group(1)
+        if PIP_SHOW_NAME.match(line) and no < len(lines):
             m = PIP_SHOW_VERSION.match(lines[no][:MAX_LINE])
             if m:
                 return no + 1, lines[no], m.group(1)
