@@ -33,6 +33,7 @@ from gpuassist.ingest.build_facts import (
 from gpuassist.ingest.cloud_instance import instance_without_gpu_match
 from gpuassist.ingest.driver_branch import supported_branch_rules_out, unsupported_branch_match
 from gpuassist.ingest.fabric import fabric_manager_not_needed
+from gpuassist.ingest.igpu_only import integrated_only_match
 from gpuassist.ingest.lines import Sources
 from gpuassist.ingest.module_load import (
     dkms_not_built_for_running_kernel,
@@ -44,6 +45,7 @@ from gpuassist.ingest.module_load import (
     nouveau_holds_gpu_match,
     secure_boot_blocks_module,
 )
+from gpuassist.ingest.orchestration import device_plugin_without_runtime_match, uvm_device_missing_match
 from gpuassist.ingest.pci_listing import gpu_off_bus_match, lspci_without_nvidia_match
 from gpuassist.ingest.report_json import looks_like_json, parse_report
 from gpuassist.ingest.text import MAX_BYTES, UnreadableInput, clean_lines, decode
@@ -252,6 +254,9 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
         _display_devices_match(lines),
         _stated_graphics_match(lines, report),
         None if report.facts.known("reported.gpus") else user_words.stated_non_nvidia_graphics(lines),
+        None
+        if report.facts.known("reported.gpus") or report.facts.known("driver.version")
+        else integrated_only_match(lines),
         user_words.cpu_torch_in_words(lines),
         user_words.mig_in_words(lines),
         user_words.visible_devices_fix_reported(
@@ -307,6 +312,8 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
             lines, unavailable=report.facts.value("cuda.available") is False or _says_unavailable(lines)
         ),
         lspci_without_nvidia_match(lines),
+        device_plugin_without_runtime_match(lines),
+        uvm_device_missing_match(lines),
         system_causes.container_gpu_listing_without_toolkit(lines),
         system_causes.recurring_app_xid_match(lines),
         system_causes.machine_without_nvidia_gpu_match(lines),
@@ -863,9 +870,12 @@ def _stated_graphics_match(lines: list[str], report: Report) -> errors.Match | N
 
 # What a machine without an NVIDIA GPU shows when asked for one: the container runtime finds no GPU to select, CUDA
 # finds no driver, libcuda is missing. None of these is a separate cause there.
-# A CPU build of torch is right for such a machine: a CUDA build would not help.
+# A CPU build of torch is right for such a machine: a CUDA build would not help. The CUDA runtime reports a missing
+# driver library as cudaErrorInsufficientDriver ("CUDA driver version is insufficient for CUDA runtime version"), so
+# that message is no old driver there either.
 NO_GPU_CONSEQUENCES = (
     "docker_no_gpu_runtime",
+    "driver_too_old",
     "no_nvidia_driver",
     "nvidia_module_not_loaded",
     "wsl_libcuda_problem",

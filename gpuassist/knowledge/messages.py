@@ -86,7 +86,9 @@ def _cuda_row(raw: Mapping[str, Any]) -> tuple[str, str]:
     codes = "|".join(str(c) for c in (code, raw.get("legacy_code")) if c is not None)
     prefix = (
         r"(?:CUDA (?:driver )?error|CUDA_ERROR_\w+|cudaError\w*|Error (?:" + codes + r")|"
-        r"cuda runtime error \(\d+\)\s*|error=\d+\s*|(?:^|\n)->)\s*[:=]?\s*"
+        r"cuda runtime error \(\d+\)\s*|error=\d+\s*|(?:^|\n)->|"
+        # nccl-tests' CUDACHECK (src/common.h): "<host>: Test CUDA failure common.cu:1045 'unknown error'"
+        r"Test CUDA failure \S+?:\d+\s*')\s*[:=]?\s*"
     )
     parts.append(prefix + message)
     cut = int(raw.get("cut_words", 0))

@@ -1,0 +1,106 @@
+"""Container orchestration and the unified-memory device, read from what their own programs print.
+
+The NVIDIA Kubernetes device plugin (NVIDIA/k8s-device-plugin: main.go of v1.8-v0.9, cmd/nvidia-device-plugin and
+internal/rm/factory.go since) runs in a pod and loads NVML from the driver the container runtime mounts into it.
+When NVML cannot be loaded it logs, across versions:
+  "Loading NVML" / "Failed to start nvml with error: could not load NVML library." (v1.8-v1.11)
+  "Failed to initialize NVML: could not load NVML library." / "Failed to initialize NVML: ERROR_LIBRARY_NOT_FOUND."
+  "Detected non-NVML platform: could not load NVML library: libnvidia-ml.so.1: cannot open shared object file"
+  "Incompatible platform detected" / "Incompatible strategy detected auto"
+followed by its hint "If this is a GPU node, did you set the docker default runtime to `nvidia`?" (old) or "... did
+you configure the NVIDIA Container Toolkit?" (new). gpu-feature-discovery and forks (HAMi, Volcano vGPU, EKS vGPU)
+print the same lines. On a GPU node whose driver works that means the runtime that started the plugin's pod did not
+inject the driver: nvidia is not Docker's/containerd's default runtime, or the pod has no nvidia RuntimeClass,
+which the container-runtime cause (docker_no_gpu_runtime) covers. A real driver fault the plugin reports with NVML's
+own text (a version mismatch, "Unknown Error") is read by the NVML table, not here.
+
+The unified-memory device /dev/nvidia-uvm exists only while the nvidia_uvm module is loaded. libcuda loads it on
+first use through the setuid nvidia-modprobe (NVIDIA/nvidia-modprobe); a container, a rootless runtime (enroot,
+pyxis, Singularity/Apptainer, rootless Podman) or a host without nvidia-modprobe cannot, and cuInit then fails
+(CUDA_ERROR_UNKNOWN, 999, or an initialization error). libnvidia-container's own error names the node:
+"nvidia-container-cli: mount error: stat failed: /dev/nvidia-uvm: no such file or directory". A `ls /dev/nvidia*`
+that lists the GPU's nodes but not nvidia-uvm, beside a CUDA failure, says the same. Before any CUDA program has
+run, a missing nvidia_uvm is normal (it loads on demand), so the listing alone is not a verdict.
+"""
+
+from __future__ import annotations
+
+import re
+
+from gpuassist.ingest.errors import Match
+from gpuassist.ingest.lines import MAX_LINE
+
+# --------------------------------------------------------------------------------------- the device plugin
+
+NVML_NOT_LOADED = re.compile(
+    r"could not load NVML library|ERROR_LIBRARY_NOT_FOUND|NVML Shared Library Not Found|"
+    r"Failed to start nvml with error|Incompatible (?:platform|strategy) detected|"
+    r"libnvidia-ml\.so(?:\.1)?: cannot open shared object file",
+    re.IGNORECASE,
+)
+# The text is the device plugin's (or a fork's) log: its hint lines, its first line, or its name.
+DEVICE_PLUGIN_LOG = re.compile(
+    r"If this is a GPU node, did you (?:set the docker default runtime|configure the NVIDIA Container Toolkit)|"
+    r"\bLoading NVML\b|k8s-device-plugin|nvidia-device-plugin|gpu-feature-discovery|\bdevice[- ]plugin\b|"
+    r"Incompatible (?:platform|strategy) detected",
+    re.IGNORECASE,
+)
+
+
+def device_plugin_without_runtime_match(lines: list[str]) -> Match | None:
+    """The device plugin (or gpu-feature-discovery) could not load NVML inside its pod: the node's container runtime
+    did not inject the driver, so the GPU is never advertised (docker_no_gpu_runtime, a verdict)."""
+    if not any(DEVICE_PLUGIN_LOG.search(line[:MAX_LINE]) for line in lines):
+        return None
+    for no, line in enumerate(lines, start=1):
+        if NVML_NOT_LOADED.search(line[:MAX_LINE]):
+            return Match("docker_no_gpu_runtime", no, line.strip()[:500], True, 0.85)
+    return None
+
+
+# ------------------------------------------------------------------------------- the nvidia-uvm device node
+
+UVM_NODE_MISSING = re.compile(
+    r"/dev/nvidia-uvm\b[^\n]{0,20}?:\s*no such file or directory|"
+    r"cannot access '?/dev/nvidia-uvm\b|open(?:ing)? /dev/nvidia-uvm\b[^\n]{0,30}?failed",
+    re.IGNORECASE,
+)
+# One entry of a `ls /dev/nvidia*` listing (plain or -l): the GPU's own nodes.
+GPU_NODE = re.compile(r"(?:^|\s)(?:/dev/)?nvidia(?:\d+|ctl)\s*$|(?:^|\s)/dev/nvidia(?:\d+|ctl)\b")
+UVM_NODE = re.compile(r"nvidia-uvm\b")
+LS_DEV = re.compile(r"\bls\b[^\n]*?/dev/nvidia\*?")
+# A CUDA program failed to start in the same text (the failure the missing node explains).
+CUDA_INIT_FAILED = re.compile(
+    r"unknown error|CUDA_ERROR_UNKNOWN|cudaErrorUnknown|\b999\b|initialization error|CUDA_ERROR_NOT_INITIALIZED|"
+    r"CUDA driver initialization failed|cuInit\b[^\n]{0,40}fail|No CUDA GPUs are available|"
+    r"no CUDA-capable device is detected|torch\.cuda\.is_available\(\)\s*(?:->|returns?|is|=)?\s*False",
+    re.IGNORECASE,
+)
+
+
+def _listing_without_uvm(lines: list[str]) -> tuple[int, str] | None:
+    """A `ls /dev/nvidia*` listing (the command, then its entries) that shows the GPU's nodes but no nvidia-uvm."""
+    for no, line in enumerate(lines):
+        if not LS_DEV.search(line[:MAX_LINE]):
+            continue
+        block: list[str] = []
+        for entry in lines[no + 1 : no + 20]:
+            if not entry.strip() or entry.lstrip().startswith(("$", "#", ">>>")):
+                break
+            block.append(entry[:MAX_LINE])
+        joined = " ".join(block)
+        if any(GPU_NODE.search(entry) for entry in block) and not UVM_NODE.search(joined):
+            return no + 1, line.strip()[:500]
+    return None
+
+
+def uvm_device_missing_match(lines: list[str]) -> Match | None:
+    """/dev/nvidia-uvm is missing (the nvidia_uvm module not loaded) and CUDA failed to start: the module is the
+    cause (uvm_wedged_after_suspend, whose fix reloads it). The runtime's own stat/open error is a verdict alone."""
+    for no, line in enumerate(lines, start=1):
+        if UVM_NODE_MISSING.search(line[:MAX_LINE]):
+            return Match("uvm_wedged_after_suspend", no, line.strip()[:500], True, 0.85)
+    listing = _listing_without_uvm(lines)
+    if listing is not None and any(CUDA_INIT_FAILED.search(line[:MAX_LINE]) for line in lines):
+        return Match("uvm_wedged_after_suspend", listing[0], listing[1], True, 0.8)
+    return None

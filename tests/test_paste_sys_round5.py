@@ -1,0 +1,214 @@
+"""System-side classes of issue #14, round 5: machines whose only graphics are integrated, benign NVRM lines next to
+the open module's parameter, nccl-tests' CUDA failure lines, the Kubernetes device plugin without the NVIDIA runtime,
+and the missing /dev/nvidia-uvm node. Every text is synthetic, written in the program's own format (sources in the
+modules' docstrings); each mechanism has a counter-example that must not fire."""
+
+from __future__ import annotations
+
+from gpuassist.findings import Severity
+from gpuassist.ingest import load_text
+from gpuassist.ingest.igpu_only import integrated_only_match
+from gpuassist.ingest.orchestration import device_plugin_without_runtime_match, uvm_device_missing_match
+from gpuassist.ingest.text import clean_lines
+
+
+def _ids(text: str) -> list[str]:
+    return [f.id for f in load_text(text).findings]
+
+
+def _errors(text: str) -> list[str]:
+    return [f.id for f in load_text(text).findings if f.severity is Severity.ERROR]
+
+
+# ------------------------------------------------------------------------------ integrated graphics only
+
+IGPU_SENTENCE = """\
+Error CUDA driver version is insufficient for CUDA runtime version at line 88 in file C:\\src\\kernels.cu
+Traceback (most recent call last):
+  File "C:\\Users\\me\\train.py", line 3, in <module>
+RuntimeError: CUDA error: CUDA driver version is insufficient for CUDA runtime version
+
+My laptop only has Intel integrated graphics, Windows 11, torch 2.1.0+cu121.
+"""
+
+IGPU_TASK_MANAGER = """\
+torch.cuda.is_available() returns False and I get
+AssertionError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a driver
+Task manager shows:
+GPU 0
+Intel(R) UHD Graphics 620
+"""
+
+IGPU_WMIC = """\
+RuntimeError: CUDA error: CUDA driver version is insufficient for CUDA runtime version
+PS C:\\> wmic path win32_VideoController get name
+Name
+AMD Radeon(TM) Graphics
+"""
+
+HYBRID_LAPTOP = """\
+RuntimeError: CUDA error: CUDA driver version is insufficient for CUDA runtime version
+I'm using the integrated Intel GPU for the display and an RTX 3060 Laptop GPU for compute.
+"""
+
+IGPU_INSTEAD_OF_DEDICATED = """\
+RuntimeError: CUDA error: CUDA driver version is insufficient for CUDA runtime version
+My games run on the integrated graphics instead of the dedicated card.
+"""
+
+
+def test_integrated_graphics_sentence_reads_no_gpu_not_old_driver() -> None:
+    ids = _ids(IGPU_SENTENCE)
+    assert ids[:1] == ["no_nvidia_gpu"]
+    assert "driver_too_old" not in ids  # the runtime's message for a missing driver library, not an old driver
+
+
+def test_task_manager_and_wmic_listings_name_the_only_adapter() -> None:
+    assert _ids(IGPU_TASK_MANAGER)[:1] == ["no_nvidia_gpu"]
+    assert _ids(IGPU_WMIC)[:1] == ["no_nvidia_gpu"]
+    match = integrated_only_match(clean_lines(IGPU_WMIC))
+    assert match is not None and "Radeon" in match.line
+
+
+def test_hybrid_laptop_with_nvidia_named_is_not_gpu_less() -> None:
+    assert integrated_only_match(clean_lines(HYBRID_LAPTOP)) is None
+    assert "no_nvidia_gpu" not in _errors(HYBRID_LAPTOP)
+
+
+def test_integrated_used_instead_of_dedicated_is_not_gpu_less() -> None:
+    assert integrated_only_match(clean_lines(IGPU_INSTEAD_OF_DEDICATED)) is None
+
+
+# ----------------------------------------------------------------------- NVRM noise vs the open module's refusal
+
+OPEN_MODULE_PARAMETER_SET = """\
+I had to add
+options nvidia NVreg_OpenRmEnableUnsupportedGpus=1
+to /etc/modprobe.d/nvidia.conf. Everything works (nvidia-smi is fine, training runs on the GPU), but dmesg shows:
+[    1.80] NVRM: loading NVIDIA UNIX Open Kernel Module for x86_64  535.54.03  Release Build
+[    1.92] NVRM objClInitPcieChipset: *** Chipset Setup Function Error!
+"""
+
+OPEN_MODULE_REFUSES = """\
+[    3.51] NVRM: Open nvidia.ko is only ready for use on Data Center GPUs.
+[    3.51] NVRM: To force use of Open nvidia.ko on other GPUs, see the
+[    3.51] NVRM: 'OpenRmEnableUnsupportedGpus' kernel module parameter described
+[    3.51] NVRM: in the README.
+"""
+
+
+def test_module_parameter_already_set_with_benign_nvrm_line_claims_nothing() -> None:
+    assert _errors(OPEN_MODULE_PARAMETER_SET) == []
+
+
+def test_open_module_refusal_is_still_read() -> None:
+    assert _ids(OPEN_MODULE_REFUSES)[:1] == ["driver_does_not_support_gpu"]
+
+
+# ------------------------------------------------------------------------------ nccl-tests' CUDACHECK lines
+
+NCCL_TESTS_UNKNOWN = """\
+$ srun --gpus=8 --container-image=myimage ./build/all_reduce_perf -b 8 -e 128M -g 1
+# Using devices
+node-3: Test CUDA failure common.cu:900 'unknown error'
+ .. node-3 pid 1234: Test failure common.cu:850
+"""
+
+NCCL_TESTS_NO_DEVICE = """\
+node-7: Test CUDA failure common.cu:761 'no CUDA-capable device is detected'
+"""
+
+NCCL_TESTS_NCCL_FAILURE = """\
+node-7: Test NCCL failure common.cu:1005 'unhandled system error'
+"""
+
+
+def test_nccl_tests_unknown_error_points_at_the_uvm_module() -> None:
+    assert _ids(NCCL_TESTS_UNKNOWN)[:1] == ["uvm_wedged_after_suspend"]
+
+
+def test_nccl_tests_line_is_read_through_the_cuda_table() -> None:
+    assert "no_nvidia_gpu" in _ids(NCCL_TESTS_NO_DEVICE)
+
+
+def test_nccl_failure_line_is_not_a_cuda_init_failure() -> None:
+    assert "uvm_wedged_after_suspend" not in _ids(NCCL_TESTS_NCCL_FAILURE)
+
+
+# ------------------------------------------------------------------------------ the Kubernetes device plugin
+
+PLUGIN_OLD = """\
+2018/01/04 06:08:15 Loading NVML
+2018/01/04 06:08:15 Failed to start nvml with error: could not load NVML library.
+2018/01/04 06:08:15 If this is a GPU node, did you set the docker default runtime to `nvidia`?
+"""
+
+PLUGIN_NEW = """\
+I1119 17:44:43.345400       1 main.go:317] Retrieving plugins.
+I1119 17:44:43.345460       1 factory.go:48] Detected non-NVML platform: could not load NVML library: \
+libnvidia-ml.so.1: cannot open shared object file: No such file or directory
+E1119 17:44:43.345466       1 factory.go:112] Incompatible platform detected
+E1119 17:44:43.345479       1 factory.go:113] If this is a GPU node, did you configure the NVIDIA Container Toolkit?
+I1119 17:44:43.345499       1 main.go:381] No devices found. Waiting indefinitely.
+"""
+
+PLUGIN_DRIVER_MISMATCH = """\
+2023/05/04 06:08:15 Loading NVML
+2023/05/04 06:08:15 Failed to initialize NVML: Driver/library version mismatch.
+2023/05/04 06:08:15 If this is a GPU node, did you set the docker default runtime to `nvidia`?
+"""
+
+NVML_MISSING_OUTSIDE_PLUGIN = """\
+>>> import pynvml; pynvml.nvmlInit()
+pynvml.NVMLError_LibraryNotFound: NVML Shared Library Not Found
+"""
+
+
+def test_device_plugin_without_nvml_is_the_runtime_not_injecting_the_driver() -> None:
+    assert _ids(PLUGIN_OLD)[:1] == ["docker_no_gpu_runtime"]
+    assert _ids(PLUGIN_NEW)[:1] == ["docker_no_gpu_runtime"]
+
+
+def test_device_plugin_reporting_a_driver_fault_keeps_that_fault() -> None:
+    assert device_plugin_without_runtime_match(clean_lines(PLUGIN_DRIVER_MISMATCH)) is None
+    assert _ids(PLUGIN_DRIVER_MISMATCH)[:1] == ["driver_library_mismatch"]
+
+
+def test_nvml_missing_outside_a_plugin_log_is_not_read_as_the_plugin() -> None:
+    assert device_plugin_without_runtime_match(clean_lines(NVML_MISSING_OUTSIDE_PLUGIN)) is None
+
+
+# ------------------------------------------------------------------------------------ /dev/nvidia-uvm missing
+
+CONTAINER_CLI_UVM = """\
+enroot-nsenter: failed to create user namespace
+nvidia-container-cli: mount error: stat failed: /dev/nvidia-uvm: no such file or directory
+"""
+
+LISTING_WITHOUT_UVM_AND_FAILURE = """\
+>>> torch.cuda.is_available()
+UserWarning: CUDA initialization: CUDA unknown error - this may be due to an incorrectly set up environment
+False
+$ ls /dev/nvidia*
+/dev/nvidia0  /dev/nvidiactl  /dev/nvidia-modeset
+"""
+
+LISTING_WITHOUT_UVM_NO_FAILURE = """\
+$ ls /dev/nvidia*
+/dev/nvidia0  /dev/nvidiactl  /dev/nvidia-modeset
+"""
+
+
+def test_runtime_stat_error_on_the_uvm_node_is_the_module() -> None:
+    assert _ids(CONTAINER_CLI_UVM)[:1] == ["uvm_wedged_after_suspend"]
+
+
+def test_device_listing_without_uvm_beside_a_cuda_failure_is_the_module() -> None:
+    match = uvm_device_missing_match(clean_lines(LISTING_WITHOUT_UVM_AND_FAILURE))
+    assert match is not None and match.specific
+    assert _ids(LISTING_WITHOUT_UVM_AND_FAILURE)[:1] == ["uvm_wedged_after_suspend"]
+
+
+def test_device_listing_without_uvm_alone_is_normal() -> None:
+    # nvidia_uvm loads on demand at the first CUDA call: its absence before one is no fault.
+    assert uvm_device_missing_match(clean_lines(LISTING_WITHOUT_UVM_NO_FAILURE)) is None
