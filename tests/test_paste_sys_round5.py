@@ -8,7 +8,11 @@ from __future__ import annotations
 from gpuassist.findings import Severity
 from gpuassist.ingest import load_text
 from gpuassist.ingest.igpu_only import integrated_only_match
-from gpuassist.ingest.orchestration import device_plugin_without_runtime_match, uvm_device_missing_match
+from gpuassist.ingest.orchestration import (
+    device_plugin_without_runtime_match,
+    toolkit_ldconfig_match,
+    uvm_device_missing_match,
+)
 from gpuassist.ingest.text import clean_lines
 
 
@@ -212,3 +216,49 @@ def test_device_listing_without_uvm_beside_a_cuda_failure_is_the_module() -> Non
 def test_device_listing_without_uvm_alone_is_normal() -> None:
     # nvidia_uvm loads on demand at the first CUDA call: its absence before one is no fault.
     assert uvm_device_missing_match(clean_lines(LISTING_WITHOUT_UVM_NO_FAILURE)) is None
+
+
+# ------------------------------------------------------------------------------ Singularity/Apptainer --nv
+
+SINGULARITY_LOGIN_NODE = """\
+$ srun -p debug singularity exec --nv img.sif python train.py
+INFO:    Could not find any nv files on this host!
+RuntimeError: No CUDA GPUs are available
+"""
+
+SINGULARITY_NO_DRIVER = """\
+$ apptainer exec --nv img.sif python train.py
+INFO:    Could not find any nv files on this host!
+RuntimeError: No CUDA GPUs are available
+"""
+
+SINGULARITY_CPU_COMMAND = """\
+$ singularity exec --nv img.sif which flow
+INFO:    Could not find any nv files on this host!
+/usr/bin/flow
+"""
+
+
+def test_nv_files_missing_in_a_job_is_a_node_without_gpu() -> None:
+    assert _ids(SINGULARITY_LOGIN_NODE)[:1] == ["scheduler_no_gpu_allocated"]
+
+
+def test_nv_files_missing_outside_a_scheduler_is_a_node_without_driver() -> None:
+    assert _ids(SINGULARITY_NO_DRIVER)[:1] == ["no_nvidia_driver"]
+
+
+def test_nv_files_warning_alone_is_recognised_and_claims_nothing() -> None:
+    report = load_text(SINGULARITY_CPU_COMMAND)
+    assert [f.id for f in report.findings if f.severity is not Severity.INFO] == []
+
+
+# ------------------------------------------------------------------------------ the toolkit's ldconfig
+
+LDCACHE = "nvidia-container-cli: ldcache error: open failed: /sbin/ldconfig.real: no such file or directory: unknown\n"
+LDCACHE_OTHER = "nvidia-container-cli: mount error: file creation failed: /merged/usr/bin/nvidia-smi: file exists\n"
+
+
+def test_toolkit_ldconfig_path_missing_is_the_runtime_setup() -> None:
+    assert _ids(LDCACHE)[:1] == ["docker_no_gpu_runtime"]
+    assert "docker_no_gpu_runtime" not in _errors(LDCACHE)  # a possibility: the config, not a missing runtime
+    assert toolkit_ldconfig_match(clean_lines(LDCACHE_OTHER)) is None

@@ -45,7 +45,12 @@ from gpuassist.ingest.module_load import (
     nouveau_holds_gpu_match,
     secure_boot_blocks_module,
 )
-from gpuassist.ingest.orchestration import device_plugin_without_runtime_match, uvm_device_missing_match
+from gpuassist.ingest.orchestration import (
+    device_plugin_without_runtime_match,
+    singularity_without_driver_match,
+    toolkit_ldconfig_match,
+    uvm_device_missing_match,
+)
 from gpuassist.ingest.pci_listing import gpu_off_bus_match, lspci_without_nvidia_match
 from gpuassist.ingest.report_json import looks_like_json, parse_report
 from gpuassist.ingest.text import MAX_BYTES, UnreadableInput, clean_lines, decode
@@ -314,6 +319,10 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
         lspci_without_nvidia_match(lines),
         device_plugin_without_runtime_match(lines),
         uvm_device_missing_match(lines),
+        singularity_without_driver_match(
+            lines, report.facts.value("cuda.available") is False or _says_unavailable(lines)
+        ),
+        toolkit_ldconfig_match(lines),
         system_causes.container_gpu_listing_without_toolkit(lines),
         system_causes.recurring_app_xid_match(lines),
         system_causes.machine_without_nvidia_gpu_match(lines),

@@ -104,3 +104,44 @@ def uvm_device_missing_match(lines: list[str]) -> Match | None:
     if listing is not None and any(CUDA_INIT_FAILED.search(line[:MAX_LINE]) for line in lines):
         return Match("uvm_wedged_after_suspend", listing[0], listing[1], True, 0.8)
     return None
+
+
+# ------------------------------------------------------------------------------- Singularity / Apptainer --nv
+
+# `--nv` binds the host's NVIDIA libraries listed in nvliblist.conf, found through the ldconfig cache; on a host
+# with none it warns and runs the container without them (Singularity/Apptainer, "Could not find any nv files on
+# this host!"). That is a node without an NVIDIA driver: a login or CPU node (the job did not land on a GPU node)
+# or a GPU node whose driver is not installed. Printed on its own it is harmless (a CPU-only command).
+NO_NV_FILES = re.compile(r"Could not find any nv files on this host", re.IGNORECASE)
+SCHEDULER_WORDS = re.compile(
+    r"\b(?:srun|sbatch|salloc|squeue|qsub|bsub|SLURM_\w+|#SBATCH|#PBS|login node|compute node|partition)\b",
+    re.IGNORECASE,
+)
+
+
+def singularity_without_driver_match(lines: list[str], unavailable: bool) -> Match | None:
+    """`--nv` found no NVIDIA driver libraries on the node and CUDA is then unavailable: in a scheduler's text the
+    job ran on a node without a GPU (scheduler_no_gpu_allocated), otherwise the node has no driver (a possibility,
+    since a CPU node is no_nvidia_gpu too). Without a CUDA failure the warning is no finding."""
+    if not unavailable:
+        return None
+    found = next(((no, line) for no, line in enumerate(lines, start=1) if NO_NV_FILES.search(line[:MAX_LINE])), None)
+    if found is None:
+        return None
+    if any(SCHEDULER_WORDS.search(line[:MAX_LINE]) for line in lines):
+        return Match("scheduler_no_gpu_allocated", found[0], found[1].strip()[:500], False, 0.8)
+    return Match("no_nvidia_driver", found[0], found[1].strip()[:500], False, 0.6)
+
+
+# libnvidia-container runs the ldconfig its config.toml names ("@/sbin/ldconfig.real" on Debian/Ubuntu packages);
+# on a distribution without that file the hook fails before the container starts: the toolkit is misconfigured.
+LDCACHE_ERROR = re.compile(r"nvidia-container-cli: ldcache error: open failed: \S*ldconfig\S*", re.IGNORECASE)
+
+
+def toolkit_ldconfig_match(lines: list[str]) -> Match | None:
+    """nvidia-container-cli could not run the ldconfig its config names: the container toolkit is set up wrong
+    (docker_no_gpu_runtime, as a possibility: its fix is the toolkit's configuration)."""
+    for no, line in enumerate(lines, start=1):
+        if LDCACHE_ERROR.search(line[:MAX_LINE]):
+            return Match("docker_no_gpu_runtime", no, line.strip()[:500], False, 0.7)
+    return None
