@@ -262,3 +262,42 @@ def test_toolkit_ldconfig_path_missing_is_the_runtime_setup() -> None:
     assert _ids(LDCACHE)[:1] == ["docker_no_gpu_runtime"]
     assert "docker_no_gpu_runtime" not in _errors(LDCACHE)  # a possibility: the config, not a missing runtime
     assert toolkit_ldconfig_match(clean_lines(LDCACHE_OTHER)) is None
+
+
+# ------------------------------------------------------------------------------ lsmod without nvidia_uvm
+
+LSMOD_NO_UVM_FAILING = """\
+$ lsmod | grep nvidia
+nvidia_drm             94208  6
+nvidia_modeset       1515520  12 nvidia_drm
+nvidia              62455808  710 nvidia_modeset
+$ python3 -c 'import torch; torch.cuda.init()'
+RuntimeError: CUDA driver initialization failed, you might not have a CUDA gpu.
+"""
+
+LSMOD_NO_UVM_IDLE = """\
+$ lsmod | grep nvidia
+nvidia_drm             94208  6
+nvidia_modeset       1515520  12 nvidia_drm
+nvidia              62455808  710 nvidia_modeset
+"""
+
+LSMOD_WITH_UVM_FAILING = """\
+$ lsmod
+Module                  Size  Used by
+nvidia_uvm           1806336  0
+nvidia_drm             94208  6
+nvidia              62455808  710 nvidia_uvm,nvidia_drm
+snd_hda_intel          57344  3
+RuntimeError: CUDA driver initialization failed, you might not have a CUDA gpu.
+"""
+
+
+def test_lsmod_without_uvm_beside_a_cuda_failure_is_the_module() -> None:
+    assert uvm_device_missing_match(clean_lines(LSMOD_NO_UVM_FAILING)) is not None
+    assert _ids(LSMOD_NO_UVM_FAILING)[:1] == ["uvm_wedged_after_suspend"]
+
+
+def test_lsmod_without_uvm_alone_or_with_uvm_loaded_is_no_listing_verdict() -> None:
+    assert uvm_device_missing_match(clean_lines(LSMOD_NO_UVM_IDLE)) is None
+    assert uvm_device_missing_match(clean_lines(LSMOD_WITH_UVM_FAILING)) is None

@@ -94,13 +94,38 @@ def _listing_without_uvm(lines: list[str]) -> tuple[int, str] | None:
     return None
 
 
+# One row of `lsmod` (name, size, use count, users): the core module and its companions.
+LSMOD_ROW = re.compile(r"^\s*(nvidia(?:_\w+)?)\s+\d+\s+\d+\b")
+LSMOD_CMD = re.compile(r"\blsmod\b")
+
+
+def _lsmod_without_uvm(lines: list[str]) -> tuple[int, str] | None:
+    """An `lsmod` listing (the command, then its rows) in which the core nvidia module is loaded but nvidia_uvm is
+    not. Only rows that follow an lsmod command count: a grep for another name lists a subset."""
+    for no, line in enumerate(lines):
+        if not LSMOD_CMD.search(line[:MAX_LINE]) or re.search(r"grep\s+(?:-\w+\s+)*['\"]?nvidia_(?!uvm)", line):
+            continue
+        names: list[str] = []
+        for entry in lines[no + 1 : no + 40]:
+            row = LSMOD_ROW.match(entry[:MAX_LINE])
+            if row is not None:
+                names.append(row.group(1))
+            elif entry.strip() and not re.match(r"^\s*(?:Module\s+Size|\w+\s+\d+\s+\d+)", entry):
+                break
+        if "nvidia" in names and "nvidia_uvm" not in names:
+            return no + 1, line.strip()[:500]
+    return None
+
+
 def uvm_device_missing_match(lines: list[str]) -> Match | None:
     """/dev/nvidia-uvm is missing (the nvidia_uvm module not loaded) and CUDA failed to start: the module is the
-    cause (uvm_wedged_after_suspend, whose fix reloads it). The runtime's own stat/open error is a verdict alone."""
+    cause (uvm_wedged_after_suspend, whose fix reloads it). The runtime's own stat/open error is a verdict alone;
+    a `ls /dev/nvidia*` or `lsmod` listing with the GPU's nodes / core module but no nvidia-uvm needs the failure
+    beside it (the module loads on demand, so before a CUDA program ran its absence is normal)."""
     for no, line in enumerate(lines, start=1):
         if UVM_NODE_MISSING.search(line[:MAX_LINE]):
             return Match("uvm_wedged_after_suspend", no, line.strip()[:500], True, 0.85)
-    listing = _listing_without_uvm(lines)
+    listing = _listing_without_uvm(lines) or _lsmod_without_uvm(lines)
     if listing is not None and any(CUDA_INIT_FAILED.search(line[:MAX_LINE]) for line in lines):
         return Match("uvm_wedged_after_suspend", listing[0], listing[1], True, 0.8)
     return None
