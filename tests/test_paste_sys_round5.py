@@ -301,3 +301,63 @@ def test_lsmod_without_uvm_beside_a_cuda_failure_is_the_module() -> None:
 def test_lsmod_without_uvm_alone_or_with_uvm_loaded_is_no_listing_verdict() -> None:
     assert uvm_device_missing_match(clean_lines(LSMOD_NO_UVM_IDLE)) is None
     assert uvm_device_missing_match(clean_lines(LSMOD_WITH_UVM_FAILING)) is None
+
+
+# ------------------------------------------------------------------------------ the container stack's own errors
+
+HOOK_REFUSES_GPUS_FLAG = """\
+$ docker run --rm --gpus all my/image:latest python3 -c 'import torch'
+docker: Error response from daemon: failed to create task for container: OCI runtime create failed: runc create \
+failed: error running prestart hook #0: exit status 1, stdout: , stderr: Auto-detected mode as 'csv'
+invoking the NVIDIA Container Runtime Hook directly (e.g. specifying the docker --gpus flag) is not supported. \
+Please use the NVIDIA Container Runtime (e.g. specify the --runtime=nvidia flag) instead.: unknown.
+"""
+
+POD_WITHOUT_NVIDIA_RUNTIME = """\
+Events:
+  Warning  FailedCreatePodSandBox  12s (x9 over 2m)  kubelet  Failed to create pod sandbox: rpc error: code = \
+Unknown desc = failed to get sandbox runtime: no runtime for "nvidia" is configured
+"""
+
+DRIVER_SERVICE = """\
+docker: Error response from daemon: OCI runtime create failed: error running hook #0: error running hook: \
+exit status 1, stdout: , stderr: nvidia-container-cli: initialization error: driver error: failed to process \
+request: unknown.
+"""
+
+UNKNOWN_DEVICE = "stderr: nvidia-container-cli: device error: 3: unknown device: unknown.\n"
+DEVICE_FILTERS = (
+    "nvidia-container-cli: mount error: failed to add device rules: unable to find any existing device filters "
+    "attached to the cgroup: bpf_prog_query(BPF_CGROUP_DEVICE) failed: operation not permitted: unknown\n"
+)
+IMAGE_HOLDS_DRIVER = (
+    "nvidia-container-cli: mount error: file creation failed: /var/lib/docker/overlay2/9a/merged/usr/lib/"
+    "x86_64-linux-gnu/libcuda.so.1: file exists: unknown.\n"
+)
+# A config file that names the runtime (no error) must not read as the runtime missing.
+RUNTIME_CONFIGURED = """\
+$ cat /etc/docker/daemon.json
+{"default-runtime": "nvidia", "runtimes": {"nvidia": {"path": "nvidia-container-runtime", "runtimeArgs": []}}}
+"""
+
+
+def test_the_hook_refusing_gpus_flag_and_a_runtimeclass_without_runtime_are_the_runtime() -> None:
+    assert _errors(HOOK_REFUSES_GPUS_FLAG)[:1] == ["docker_no_gpu_runtime"]
+    assert _errors(POD_WITHOUT_NVIDIA_RUNTIME)[:1] == ["docker_no_gpu_runtime"]
+
+
+def test_driver_service_failure_is_the_host_driver_as_a_possibility() -> None:
+    assert _ids(DRIVER_SERVICE)[:1] == ["no_nvidia_driver"]
+    assert _errors(DRIVER_SERVICE) == []
+
+
+def test_device_and_cgroup_errors_read_their_causes_as_possibilities() -> None:
+    assert _ids(UNKNOWN_DEVICE)[:1] == ["cuda_visible_devices_hides_gpus"]
+    assert _ids(DEVICE_FILTERS)[:1] == ["docker_no_gpu_runtime"]
+    assert _errors(UNKNOWN_DEVICE) == [] and _errors(DEVICE_FILTERS) == []
+
+
+def test_driver_files_in_the_image_and_a_configured_runtime_claim_nothing() -> None:
+    assert _errors(IMAGE_HOLDS_DRIVER) == []
+    assert "docker_no_gpu_runtime" not in _ids(IMAGE_HOLDS_DRIVER)
+    assert _ids(RUNTIME_CONFIGURED) == []

@@ -16,8 +16,9 @@ Each family turns its rows into symptom patterns the way its tool prints them:
 - ``nvml``: ``Failed to initialize NVML: <text>``, ``Unable to determine the device handle for GPU...: <text>``,
   nvidia-container-cli's ``nvml error: <text>``, pynvml's ``NVMLError_<Name>`` and ``NVML_ERROR_<NAME>``.
 - ``xid``: ``Xid (PCI:...): N`` and ``Xid N``; numbers the table does not list are a possible GPU fault.
-- ``nvidia_smi``, ``nvrm``, ``kmod`` (modprobe, systemd-modules-load, DKMS) and ``torch``: one regex per
-  row (format arguments written as ``\\S+``/``\\d+``).
+- ``nvidia_smi``, ``nvrm``, ``kmod`` (modprobe, systemd-modules-load, DKMS), ``torch`` and ``container``
+  (nvidia-container-cli, the toolkit's hook, containerd): one regex per row (format arguments written as
+  ``\\S+``/``\\d+``).
 
 A row's ``specific`` id is the cause it names outright (an error verdict); its other ids are possibilities
 with their weights. A row with no ids is recognised (``lookup``) but blames nothing.
@@ -34,7 +35,7 @@ from importlib import resources
 from types import MappingProxyType
 from typing import Any
 
-FAMILIES = ("cuda_error", "nvml", "nvidia_smi", "xid", "nvrm", "kmod", "torch")
+FAMILIES = ("cuda_error", "nvml", "nvidia_smi", "xid", "nvrm", "kmod", "torch", "container")
 # A message shorter than this (``out of memory``, ``unknown error``) only counts after its tool's prefix.
 MIN_BARE = 20
 # An Xid number the table does not list is a possible GPU fault (NVIDIA adds numbers with new GPUs).
@@ -151,6 +152,7 @@ _BUILDERS = {
     "nvrm": _regex_row,
     "kmod": _regex_row,
     "torch": _regex_row,
+    "container": _regex_row,
 }
 
 
