@@ -361,3 +361,49 @@ def test_driver_files_in_the_image_and_a_configured_runtime_claim_nothing() -> N
     assert _errors(IMAGE_HOLDS_DRIVER) == []
     assert "docker_no_gpu_runtime" not in _ids(IMAGE_HOLDS_DRIVER)
     assert _ids(RUNTIME_CONFIGURED) == []
+
+
+# ------------------------------------------------------------------------------ kernel lines beside a working GPU
+
+KERNEL_RETRY_WORKING = """\
+[    2.310] NVRM: GPU 0000:02:00.0: RmInitAdapter failed! (0x24:0x65:1447)
+[    4.902] NVRM: Xid (PCI:0000:02:00): 109, pid=1201, name=gnome-shell, Ch 00000011, errorString CTX SWITCH TIMEOUT
+Apart from these boot messages the card is fine: the GPU works normally and my models train on it.
+"""
+
+KERNEL_RETRY_FAILING = """\
+[    2.310] NVRM: GPU 0000:02:00.0: RmInitAdapter failed! (0x24:0x65:1447)
+The GPU works fine in the BIOS test, but:
+$ nvidia-smi
+No devices were found
+"""
+
+KERNEL_RETRY_WORKS_ELSEWHERE = """\
+[    2.310] NVRM: GPU 0000:02:00.0: RmInitAdapter failed! (0x24:0x65:1447)
+The GPU works fine on Windows on the same laptop.
+"""
+
+ECC_WORKING = """\
+[ 9001.2] NVRM: Xid (PCI:0000:3b:00): 48, pid=1, name=swapper/0, An uncorrectable double bit error (DBE) has been \
+detected on GPU in the framebuffer at partition 2, subpartition 1.
+The GPU still works fine after a reboot.
+"""
+
+
+def _warnings(text: str) -> list[str]:
+    return [f.id for f in load_text(text).findings if f.severity is Severity.WARNING]
+
+
+def test_kernel_possibilities_are_not_claimed_when_the_text_says_the_gpu_works() -> None:
+    report = load_text(KERNEL_RETRY_WORKING)
+    assert [f.id for f in report.findings if f.severity is not Severity.INFO] == []
+    assert any(f.id == "gpu_xid_fault" and "Not claimed" in f.explanation for f in report.findings)
+
+
+def test_a_failure_in_the_text_or_a_gpu_working_elsewhere_keeps_the_kernel_possibility() -> None:
+    assert "gpu_xid_fault" in _warnings(KERNEL_RETRY_FAILING)
+    assert "gpu_xid_fault" in _warnings(KERNEL_RETRY_WORKS_ELSEWHERE)
+
+
+def test_a_hardware_verdict_stays_although_the_gpu_still_works() -> None:
+    assert _errors(ECC_WORKING)[:1] == ["gpu_xid_fault"]

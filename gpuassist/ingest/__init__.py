@@ -14,6 +14,7 @@ from gpuassist.ingest import (
     collect_env,
     errors,
     jetson_texts,
+    kernel_noise,
     paste_causes,
     paste_facts,
     system_causes,
@@ -371,6 +372,7 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
         jetson_texts.settle_findings(report, lines)
     usage_words.hosted_notebook_fix(report, lines)
     usage_words.working_gpu_overrides_install_blames(report)
+    kernel_noise.kernel_guesses_yield_to_working_gpu(report, lines)
     for f in report.findings:
         if not any(e.fact == "pasted.line" for e in f.evidence):
             cited = dict.fromkeys(sources[e.fact] for e in f.evidence if e.fact in sources)
