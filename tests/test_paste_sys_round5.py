@@ -10,6 +10,7 @@ from gpuassist.ingest import load_text
 from gpuassist.ingest.igpu_only import integrated_only_match
 from gpuassist.ingest.orchestration import (
     device_plugin_without_runtime_match,
+    login_node_match,
     toolkit_ldconfig_match,
     uvm_device_missing_match,
 )
@@ -407,3 +408,28 @@ def test_a_failure_in_the_text_or_a_gpu_working_elsewhere_keeps_the_kernel_possi
 
 def test_a_hardware_verdict_stays_although_the_gpu_still_works() -> None:
     assert _errors(ECC_WORKING)[:1] == ["gpu_xid_fault"]
+
+
+# ------------------------------------------------------------------------------ a cluster's login node
+
+LOGIN_NODE_NO_GPU = """\
+Our university cluster uses PBS. When I start the script from the head node it says:
+  File "train.py", line 12, in <module>
+    model = model.cuda()
+RuntimeError: No CUDA GPUs are available
+"""
+
+LOGIN_NODE_OOM = """\
+I submit with sbatch from the login node; the job log on the GPU node says:
+torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; 15.77 GiB total capacity)
+"""
+
+
+def test_no_gpu_on_the_login_node_is_the_job_not_sent_to_a_gpu_node() -> None:
+    assert _ids(LOGIN_NODE_NO_GPU)[:1] == ["scheduler_no_gpu_allocated"]
+    assert "scheduler_no_gpu_allocated" not in _errors(LOGIN_NODE_NO_GPU)  # the likeliest reading, not a verdict
+
+
+def test_the_login_node_named_beside_a_working_gpu_claims_no_scheduler_cause() -> None:
+    assert login_node_match(clean_lines(LOGIN_NODE_OOM), unavailable=False) is None
+    assert "scheduler_no_gpu_allocated" not in _ids(LOGIN_NODE_OOM)

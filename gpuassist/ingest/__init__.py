@@ -48,6 +48,7 @@ from gpuassist.ingest.module_load import (
 )
 from gpuassist.ingest.orchestration import (
     device_plugin_without_runtime_match,
+    login_node_match,
     singularity_without_driver_match,
     toolkit_ldconfig_match,
     uvm_device_missing_match,
@@ -324,6 +325,7 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
             lines, report.facts.value("cuda.available") is False or _says_unavailable(lines)
         ),
         toolkit_ldconfig_match(lines),
+        login_node_match(lines, report.facts.value("cuda.available") is False or _says_unavailable(lines)),
         system_causes.container_gpu_listing_without_toolkit(lines),
         system_causes.recurring_app_xid_match(lines),
         system_causes.machine_without_nvidia_gpu_match(lines),

@@ -170,3 +170,32 @@ def toolkit_ldconfig_match(lines: list[str]) -> Match | None:
         if LDCACHE_ERROR.search(line[:MAX_LINE]):
             return Match("docker_no_gpu_runtime", no, line.strip()[:500], False, 0.7)
     return None
+
+
+# ------------------------------------------------------------------------------- a cluster's login node
+
+# The user ran the GPU program on the cluster's login (head, front-end, submit) node: those nodes have no GPU, or
+# none for users, and the scheduler gives GPUs only to jobs ("I ran it on the login node", "from the head node").
+LOGIN_NODE = re.compile(
+    r"\b(?:on|from|in|at) (?:the |a |our |my )?(?:cluster'?s? )?(?:login|head|front[- ]?end|submit(?:ting)?) node\b|"
+    r"\blogin node (?:has|have|with) no GPU",
+    re.IGNORECASE,
+)
+# A program failing to find a GPU (not a GPU that faults or a build without CUDA, which a node cannot explain).
+NO_GPU_FOUND = re.compile(
+    r"No CUDA GPUs are available|no CUDA-capable device is detected|CUDA_ERROR_NO_DEVICE|"
+    r"NVIDIA-SMI has failed|No devices were found|Found no NVIDIA driver on your system|"
+    r"torch\.cuda\.is_available\(\)\s*(?:->|returns?|is|=)?\s*False",
+    re.IGNORECASE,
+)
+
+
+def login_node_match(lines: list[str], unavailable: bool) -> Match | None:
+    """The text says the program ran on a cluster's login node and CUDA found no GPU: the work was not sent to a GPU
+    node through the scheduler (scheduler_no_gpu_allocated, the likeliest reading)."""
+    if not unavailable and not any(NO_GPU_FOUND.search(line[:MAX_LINE]) for line in lines):
+        return None
+    for no, line in enumerate(lines, start=1):
+        if LOGIN_NODE.search(line[:MAX_LINE]):
+            return Match("scheduler_no_gpu_allocated", no, line.strip()[:500], False, 0.9)
+    return None
