@@ -433,3 +433,35 @@ def test_no_gpu_on_the_login_node_is_the_job_not_sent_to_a_gpu_node() -> None:
 def test_the_login_node_named_beside_a_working_gpu_claims_no_scheduler_cause() -> None:
     assert login_node_match(clean_lines(LOGIN_NODE_OOM), unavailable=False) is None
     assert "scheduler_no_gpu_allocated" not in _ids(LOGIN_NODE_OOM)
+
+
+# ------------------------------------------------------------------------------ dxdiag's display section
+
+DXDIAG_IGPU_ONLY = """\
+---------------
+Display Devices
+---------------
+           Card name: Intel(R) UHD Graphics 630
+        Manufacturer: Intel Corporation
+           Chip type: Intel(R) UHD Graphics Family
+RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a driver
+"""
+
+DXDIAG_HYBRID = """\
+---------------
+Display Devices
+---------------
+           Card name: Intel(R) UHD Graphics 630
+        Manufacturer: Intel Corporation
+           Card name: NVIDIA GeForce GTX 1650
+        Manufacturer: NVIDIA
+RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a driver
+"""
+
+
+def test_dxdiag_listing_only_an_integrated_adapter_is_no_nvidia_gpu() -> None:
+    assert _errors(DXDIAG_IGPU_ONLY)[:1] == ["no_nvidia_gpu"]
+
+
+def test_dxdiag_listing_an_nvidia_card_too_is_not_no_nvidia_gpu() -> None:
+    assert "no_nvidia_gpu" not in _errors(DXDIAG_HYBRID)

@@ -843,7 +843,7 @@ def _display_devices_match(lines: list[str]) -> errors.Match | None:
 # machine's graphics: "Graphics  Mesa Intel® Xe Graphics (TGL GT2)", "GPU: AMD Radeon Vega 8", "Card name: Intel UHD".
 STATED_GRAPHICS = re.compile(
     r"^\s*(?:[-*\u2022]\s*)?(?:graphics(?: card| adapter)?|gpus?|video(?: card| adapter| controller)?|"
-    r"display(?: adapter)?s?|card name)\b\s*[:=]?\s+(?P<value>\S.*)$",
+    r"display(?: adapter)?s?|card name)\b\s*[:=]?\s+(?!devices?\s*$)(?P<value>\S.*)$",  # not dxdiag's "Display Devices"
     re.IGNORECASE,
 )
 NON_NVIDIA_GRAPHICS = re.compile(
