@@ -7,12 +7,14 @@ from __future__ import annotations
 
 from gpuassist.findings import Severity
 from gpuassist.ingest import load_text
+from gpuassist.ingest.errors import Match
 from gpuassist.ingest.igpu_only import integrated_only_match
 from gpuassist.ingest.orchestration import (
     device_plugin_without_runtime_match,
     login_node_match,
     toolkit_ldconfig_match,
     uvm_device_missing_match,
+    working_smi_rules_out_module,
 )
 from gpuassist.ingest.text import clean_lines
 
@@ -465,3 +467,35 @@ def test_dxdiag_listing_only_an_integrated_adapter_is_no_nvidia_gpu() -> None:
 
 def test_dxdiag_listing_an_nvidia_card_too_is_not_no_nvidia_gpu() -> None:
     assert "no_nvidia_gpu" not in _errors(DXDIAG_HYBRID)
+
+
+# ------------------------------------------------------------------------------ nvidia-smi works, CUDA says 999
+
+SMI_WORKS_CUDA_999 = """\
+$ nvidia-smi
+| NVIDIA-SMI 550.90.07              Driver Version: 550.90.07      CUDA Version: 12.4     |
+|   0  NVIDIA RTX A4000               Off |   00000000:65:00.0 Off |                  Off |
+$ python3 -c 'import torch; torch.randn(2).cuda()'
+RuntimeError: CUDA error: unknown error
+"""
+
+SMI_FAILS_CUDA_999 = """\
+host$ nvidia-smi
+| NVIDIA-SMI 550.90.07              Driver Version: 550.90.07      CUDA Version: 12.4     |
+container$ nvidia-smi
+Failed to initialize NVML: Unknown Error
+RuntimeError: CUDA error: unknown error
+"""
+
+
+def test_working_nvidia_smi_leaves_the_uvm_reading_without_the_module_guess() -> None:
+    ids = _ids(SMI_WORKS_CUDA_999)
+    assert ids[:1] == ["uvm_wedged_after_suspend"]
+    assert "nvidia_module_not_loaded" not in ids and "no_nvidia_driver" not in ids
+
+
+def test_nvidia_smi_failing_elsewhere_in_the_text_keeps_the_other_readings() -> None:
+    guess = Match("nvidia_module_not_loaded", 5, "RuntimeError: CUDA error: unknown error", False, 0.3)
+    assert working_smi_rules_out_module(clean_lines(SMI_FAILS_CUDA_999), [guess]) == [guess]
+    assert working_smi_rules_out_module(clean_lines(SMI_WORKS_CUDA_999), [guess]) == []
+    assert "nvidia_module_not_loaded" in _ids(SMI_FAILS_CUDA_999)

@@ -52,6 +52,7 @@ from gpuassist.ingest.orchestration import (
     singularity_without_driver_match,
     toolkit_ldconfig_match,
     uvm_device_missing_match,
+    working_smi_rules_out_module,
 )
 from gpuassist.ingest.pci_listing import gpu_off_bus_match, lspci_without_nvidia_match
 from gpuassist.ingest.report_json import looks_like_json, parse_report
@@ -347,7 +348,7 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
     matches = fabric_manager_not_needed(lines, system_causes.kernel_cause_explains(_no_gpu_explains(matches)))
     matches = supported_branch_rules_out(lines, matches)
     matches = guesses_the_build_rules_out(report.facts, _cpu_build_wanted(lines, matches))
-    matches = cuda_listed_cpu_running(lines, matches)
+    matches = working_smi_rules_out_module(lines, cuda_listed_cpu_running(lines, matches))
     windows_cpu = _windows_pip_match(lines, report, matches) or windows_plain_install_match(
         report.facts, lines, matches
     )

@@ -199,3 +199,32 @@ def login_node_match(lines: list[str], unavailable: bool) -> Match | None:
         if LOGIN_NODE.search(line[:MAX_LINE]):
             return Match("scheduler_no_gpu_allocated", no, line.strip()[:500], False, 0.9)
     return None
+
+
+# ------------------------------------------------------------------------------- nvidia-smi works, CUDA does not
+
+# nvidia-smi's table: the driver answered through the nvidia kernel module, which is therefore loaded.
+SMI_TABLE = re.compile(r"NVIDIA-SMI\s+\d{3}\.\d+|Driver Version:\s*\d{3}\.\d+")
+SMI_FAILED = re.compile(
+    r"NVIDIA-SMI has failed|Failed to initialize NVML|No devices were found|nvidia-smi: (?:command )?not found",
+    re.IGNORECASE,
+)
+# CUDA's unknown (999) or initialization error: what a nvidia_uvm missing or broken gives while nvidia-smi works.
+UVM_CLASS_ERROR = re.compile(
+    r"CUDA unknown error|CUDA_ERROR_UNKNOWN|cudaErrorUnknown|CUDA error: unknown error|\(999\)|error 999\b|"
+    r"CUDA driver initialization failed|CUDA_ERROR_NOT_INITIALIZED|CUDA error: initialization error",
+    re.IGNORECASE,
+)
+MODULE_GUESSES = frozenset({"nvidia_module_not_loaded", "no_nvidia_driver"})
+
+
+def working_smi_rules_out_module(lines: list[str], matches: list[Match]) -> list[Match]:
+    """nvidia-smi printed its table (so the nvidia module runs and a driver is installed) and CUDA fails with the
+    unknown or initialization error: the module and driver guesses those messages carry go, leaving the module
+    nvidia-smi does not need (nvidia_uvm) and the other readings. Not when nvidia-smi also fails in the text."""
+    cut = [line[:MAX_LINE] for line in lines]
+    if not any(SMI_TABLE.search(line) for line in cut) or any(SMI_FAILED.search(line) for line in cut):
+        return matches
+    if not any(UVM_CLASS_ERROR.search(line) for line in cut):
+        return matches
+    return [m for m in matches if m.specific or m.id not in MODULE_GUESSES]
