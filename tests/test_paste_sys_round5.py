@@ -499,3 +499,26 @@ def test_nvidia_smi_failing_elsewhere_in_the_text_keeps_the_other_readings() -> 
     assert working_smi_rules_out_module(clean_lines(SMI_FAILS_CUDA_999), [guess]) == [guess]
     assert working_smi_rules_out_module(clean_lines(SMI_WORKS_CUDA_999), [guess]) == []
     assert "nvidia_module_not_loaded" in _ids(SMI_FAILS_CUDA_999)
+
+
+# ------------------------------------------------------------------------------ the device plugin found no device
+
+PLUGIN_NO_DEVICES = """\
+$ kubectl -n kube-system logs ds/nvidia-device-plugin-daemonset
+I0312 08:01:02.000001       1 main.go:317] Retrieving plugins.
+I0312 08:01:02.000002       1 main.go:381] No devices found. Waiting indefinitely.
+"""
+
+OTHER_VENDOR_PLUGIN = """\
+$ kubectl -n kube-system logs ds/acme-npu-device-plugin
+2024/03/12 08:01:02 No devices found. Waiting indefinitely.
+"""
+
+
+def test_nvidia_device_plugin_without_devices_is_the_runtime_as_likeliest_reading() -> None:
+    assert _ids(PLUGIN_NO_DEVICES)[:1] == ["docker_no_gpu_runtime"]
+    assert _errors(PLUGIN_NO_DEVICES) == []
+
+
+def test_another_vendors_plugin_without_devices_is_not_read() -> None:
+    assert device_plugin_without_runtime_match(clean_lines(OTHER_VENDOR_PLUGIN)) is None

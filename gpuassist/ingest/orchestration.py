@@ -47,14 +47,27 @@ DEVICE_PLUGIN_LOG = re.compile(
 )
 
 
+# The plugin started no device (cmd/nvidia-device-plugin/main.go startPlugins(); main.go of v1.x when NVML counted
+# none): after an NVML failure it does not report (fail-on-init-error false), or with no GPU visible in its pod.
+NO_DEVICES_WAITING = re.compile(r"No devices found\. Waiting indefinitely", re.IGNORECASE)
+
+
 def device_plugin_without_runtime_match(lines: list[str]) -> Match | None:
     """The device plugin (or gpu-feature-discovery) could not load NVML inside its pod: the node's container runtime
-    did not inject the driver, so the GPU is never advertised (docker_no_gpu_runtime, a verdict)."""
+    did not inject the driver, so the GPU is never advertised (docker_no_gpu_runtime, a verdict). Its bare "No
+    devices found. Waiting indefinitely." (other vendors' plugins print it too, hence NVIDIA named in the text) is
+    the same reading as the likeliest one: a pod without the NVIDIA runtime sees no GPU, as does a node whose
+    driver is down."""
     if not any(DEVICE_PLUGIN_LOG.search(line[:MAX_LINE]) for line in lines):
         return None
     for no, line in enumerate(lines, start=1):
         if NVML_NOT_LOADED.search(line[:MAX_LINE]):
             return Match("docker_no_gpu_runtime", no, line.strip()[:500], True, 0.85)
+    if not any("nvidia" in line[:MAX_LINE].lower() for line in lines):
+        return None
+    for no, line in enumerate(lines, start=1):
+        if NO_DEVICES_WAITING.search(line[:MAX_LINE]):
+            return Match("docker_no_gpu_runtime", no, line.strip()[:500], False, 0.6)
     return None
 
 
