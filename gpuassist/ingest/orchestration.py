@@ -20,7 +20,14 @@ pyxis, Singularity/Apptainer, rootless Podman) or a host without nvidia-modprobe
 (CUDA_ERROR_UNKNOWN, 999, or an initialization error). libnvidia-container's own error names the node:
 "nvidia-container-cli: mount error: stat failed: /dev/nvidia-uvm: no such file or directory". A `ls /dev/nvidia*`
 that lists the GPU's nodes but not nvidia-uvm, beside a CUDA failure, says the same. Before any CUDA program has
-run, a missing nvidia_uvm is normal (it loads on demand), so the listing alone is not a verdict.
+run, a missing nvidia_uvm is normal (it loads on demand), so the listing alone is not a verdict. An `lsmod` listing
+with the core module but no nvidia_uvm reads the same way; nvidia-smi's table beside CUDA's unknown/initialization
+error rules out the module and driver guesses (nvidia-smi needs the nvidia module, not nvidia_uvm).
+
+Clusters: Singularity/Apptainer's `--nv` warns "Could not find any nv files on this host!" on a node without the
+driver (a login or CPU node; in a scheduler's text the job was not given a GPU node), nvidia-container-cli's ldcache
+error names an ldconfig the distribution lacks (the toolkit's config), and the user's "on the login node" beside a
+no-GPU failure says the work never went through the scheduler to a GPU node.
 """
 
 from __future__ import annotations
