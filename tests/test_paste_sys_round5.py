@@ -522,3 +522,12 @@ def test_nvidia_device_plugin_without_devices_is_the_runtime_as_likeliest_readin
 
 def test_another_vendors_plugin_without_devices_is_not_read() -> None:
     assert device_plugin_without_runtime_match(clean_lines(OTHER_VENDOR_PLUGIN)) is None
+
+
+DEVICE_OPEN_FAILED = "[   12.0] NVRM: nvidia_frontend_open: minor 1, module->open() failed, error -5\n"
+DEVICE_OPEN_FAILED_WORKS = DEVICE_OPEN_FAILED + "It only happens once at boot; the GPU works fine afterwards.\n"
+
+
+def test_a_failed_device_open_is_an_adapter_fault_possibility_unless_the_gpu_works() -> None:
+    assert _warnings(DEVICE_OPEN_FAILED)[:1] == ["gpu_xid_fault"]
+    assert _warnings(DEVICE_OPEN_FAILED_WORKS) == [] and _errors(DEVICE_OPEN_FAILED_WORKS) == []
