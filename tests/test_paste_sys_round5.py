@@ -531,3 +531,16 @@ DEVICE_OPEN_FAILED_WORKS = DEVICE_OPEN_FAILED + "It only happens once at boot; t
 def test_a_failed_device_open_is_an_adapter_fault_possibility_unless_the_gpu_works() -> None:
     assert _warnings(DEVICE_OPEN_FAILED)[:1] == ["gpu_xid_fault"]
     assert _warnings(DEVICE_OPEN_FAILED_WORKS) == [] and _errors(DEVICE_OPEN_FAILED_WORKS) == []
+
+
+CDI_SPEC_STALE = """\
+$ podman run --rm --device nvidia.com/gpu=all docker.io/library/ubuntu nvidia-smi
+Error: crun: cannot stat `/usr/lib64/libnvidia-ml.so.550.54.14`: No such file or directory: OCI runtime attempted \
+to invoke a command that was not found
+"""
+LIBRARY_NOT_FOUND_BY_LDD = "\tlibcuda.so.1 => not found\n"
+
+
+def test_a_cdi_spec_naming_removed_driver_files_is_the_container_setup() -> None:
+    assert _ids(CDI_SPEC_STALE)[:1] == ["docker_no_gpu_runtime"]
+    assert "docker_no_gpu_runtime" not in _ids(LIBRARY_NOT_FOUND_BY_LDD)
