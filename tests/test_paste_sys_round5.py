@@ -17,6 +17,7 @@ from gpuassist.ingest.orchestration import (
     working_smi_rules_out_module,
 )
 from gpuassist.ingest.text import clean_lines
+from gpuassist.knowledge.messages import lookup
 
 
 def _ids(text: str) -> list[str]:
@@ -544,3 +545,17 @@ LIBRARY_NOT_FOUND_BY_LDD = "\tlibcuda.so.1 => not found\n"
 def test_a_cdi_spec_naming_removed_driver_files_is_the_container_setup() -> None:
     assert _ids(CDI_SPEC_STALE)[:1] == ["docker_no_gpu_runtime"]
     assert "docker_no_gpu_runtime" not in _ids(LIBRARY_NOT_FOUND_BY_LDD)
+
+
+TOOLKIT_NOT_INSTALLED = (
+    "docker: Error response from daemon: failed to create shim task: OCI runtime create failed: error running hook "
+    '#0: error running hook: exec: "nvidia-container-runtime-hook": executable file not found in $PATH: unknown.\n'
+)
+OTHER_HOOK_MISSING = (
+    'error running hook #0: error running hook: exec: "oci-systemd-hook": executable file not found in $PATH\n'
+)
+
+
+def test_the_nvidia_hook_not_installed_is_the_runtime_missing() -> None:
+    assert _errors(TOOLKIT_NOT_INSTALLED)[:1] == ["docker_no_gpu_runtime"]
+    assert not [row for row in lookup(OTHER_HOOK_MISSING) if row.family == "container"]
