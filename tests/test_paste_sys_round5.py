@@ -559,3 +559,15 @@ OTHER_HOOK_MISSING = (
 def test_the_nvidia_hook_not_installed_is_the_runtime_missing() -> None:
     assert _errors(TOOLKIT_NOT_INSTALLED)[:1] == ["docker_no_gpu_runtime"]
     assert not [row for row in lookup(OTHER_HOOK_MISSING) if row.family == "container"]
+
+
+SINGULARITY_SMI_ABSENT = """\
+$ apptainer exec --nv cuda.sif nvidia-smi
+WARNING: Could not find any nv files on this host!
+FATAL:   "nvidia-smi": executable file not found in $PATH
+"""
+
+
+def test_nv_files_missing_and_no_nvidia_smi_in_the_container_is_a_node_without_driver() -> None:
+    assert _ids(SINGULARITY_SMI_ABSENT)[:1] == ["no_nvidia_driver"]
+    assert _errors(SINGULARITY_SMI_ABSENT) == []

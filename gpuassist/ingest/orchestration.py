@@ -164,11 +164,18 @@ SCHEDULER_WORDS = re.compile(
 )
 
 
+# `--nv` binds the host's nvidia-smi too: without the host's files the container has none ("FATAL: "nvidia-smi":
+# executable file not found in $PATH"), the same failure as CUDA finding no GPU.
+SMI_ABSENT_IN_CONTAINER = re.compile(
+    r"nvidia-smi\\?['\"]?: executable file not found|nvidia-smi: (?:command )?not found"
+)
+
+
 def singularity_without_driver_match(lines: list[str], unavailable: bool) -> Match | None:
     """`--nv` found no NVIDIA driver libraries on the node and CUDA is then unavailable: in a scheduler's text the
     job ran on a node without a GPU (scheduler_no_gpu_allocated), otherwise the node has no driver (a possibility,
     since a CPU node is no_nvidia_gpu too). Without a CUDA failure the warning is no finding."""
-    if not unavailable:
+    if not unavailable and not any(SMI_ABSENT_IN_CONTAINER.search(line[:MAX_LINE]) for line in lines):
         return None
     found = next(((no, line) for no, line in enumerate(lines, start=1) if NO_NV_FILES.search(line[:MAX_LINE])), None)
     if found is None:
