@@ -571,3 +571,37 @@ FATAL:   "nvidia-smi": executable file not found in $PATH
 def test_nv_files_missing_and_no_nvidia_smi_in_the_container_is_a_node_without_driver() -> None:
     assert _ids(SINGULARITY_SMI_ABSENT)[:1] == ["no_nvidia_driver"]
     assert _errors(SINGULARITY_SMI_ABSENT) == []
+
+
+# ------------------------------------------------------------------------------ enroot / pyxis GPU hook
+
+ENROOT_UVM_CUDA_FAILS = """\
+$ srun -N1 --gpus=1 --container-image=./pytorch.sqsh python3 train.py
+[WARN] Kernel module nvidia_uvm is not loaded. Make sure the NVIDIA device driver is installed and loaded.
+RuntimeError: CUDA error: unknown error
+"""
+
+ENROOT_UVM_SMI_ONLY = """\
+$ srun -N1 --gpus=1 --container-image=./pytorch.sqsh nvidia-smi -L
+[WARN] Kernel module nvidia_uvm is not loaded. Make sure the NVIDIA device driver is installed and loaded.
+GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-8f00)
+"""
+
+ENROOT_NO_CLI = """\
+slurmstepd: error: pyxis: printing enroot log file:
+slurmstepd: error: pyxis:     [ERROR] Command not found: nvidia-container-cli, see https://github.com/NVIDIA/libnvidia-container
+slurmstepd: error: pyxis:     [ERROR] /etc/enroot/hooks.d/98-nvidia.sh exited with return code 1
+"""
+
+
+def test_enroot_uvm_warning_beside_a_cuda_failure_is_the_module() -> None:
+    assert _errors(ENROOT_UVM_CUDA_FAILS)[:1] == ["uvm_wedged_after_suspend"]
+
+
+def test_enroot_uvm_warning_without_a_cuda_failure_claims_nothing() -> None:
+    assert uvm_device_missing_match(clean_lines(ENROOT_UVM_SMI_ONLY)) is None
+    assert "uvm_wedged_after_suspend" not in _ids(ENROOT_UVM_SMI_ONLY)
+
+
+def test_enroot_hook_without_the_container_cli_is_the_runtime_missing() -> None:
+    assert _errors(ENROOT_NO_CLI)[:1] == ["docker_no_gpu_runtime"]

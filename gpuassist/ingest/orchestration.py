@@ -137,15 +137,27 @@ def _lsmod_without_uvm(lines: list[str]) -> tuple[int, str] | None:
     return None
 
 
+# enroot's GPU hook (NVIDIA/enroot conf/hooks/98-nvidia.sh) checks /proc/modules when a container starts and warns
+# "Kernel module nvidia_uvm is not loaded. Make sure the NVIDIA device driver is installed and loaded."
+ENROOT_UVM_WARNING = re.compile(r"Kernel module nvidia_uvm is not loaded", re.IGNORECASE)
+
+
+def _first(pattern: re.Pattern[str], lines: list[str]) -> tuple[int, str] | None:
+    return next(
+        ((no, line.strip()[:500]) for no, line in enumerate(lines, start=1) if pattern.search(line[:MAX_LINE])), None
+    )
+
+
 def uvm_device_missing_match(lines: list[str]) -> Match | None:
     """/dev/nvidia-uvm is missing (the nvidia_uvm module not loaded) and CUDA failed to start: the module is the
     cause (uvm_wedged_after_suspend, whose fix reloads it). The runtime's own stat/open error is a verdict alone;
-    a `ls /dev/nvidia*` or `lsmod` listing with the GPU's nodes / core module but no nvidia-uvm needs the failure
-    beside it (the module loads on demand, so before a CUDA program ran its absence is normal)."""
+    enroot's warning, or a `ls /dev/nvidia*` or `lsmod` listing with the GPU's nodes / core module but no
+    nvidia-uvm, needs the failure beside it (the module loads on demand, so before a CUDA program ran its absence
+    is normal)."""
     for no, line in enumerate(lines, start=1):
         if UVM_NODE_MISSING.search(line[:MAX_LINE]):
             return Match("uvm_wedged_after_suspend", no, line.strip()[:500], True, 0.85)
-    listing = _listing_without_uvm(lines) or _lsmod_without_uvm(lines)
+    listing = _first(ENROOT_UVM_WARNING, lines) or _listing_without_uvm(lines) or _lsmod_without_uvm(lines)
     if listing is not None and any(CUDA_INIT_FAILED.search(line[:MAX_LINE]) for line in lines):
         return Match("uvm_wedged_after_suspend", listing[0], listing[1], True, 0.8)
     return None
