@@ -605,3 +605,32 @@ def test_enroot_uvm_warning_without_a_cuda_failure_claims_nothing() -> None:
 
 def test_enroot_hook_without_the_container_cli_is_the_runtime_missing() -> None:
     assert _errors(ENROOT_NO_CLI)[:1] == ["docker_no_gpu_runtime"]
+
+
+# ------------------------------------------------------------------------------ a Kubernetes node advertising no GPU
+
+PENDING = """\
+$ kubectl describe pod job-7
+  Warning  FailedScheduling  30s  default-scheduler  0/2 nodes are available: 2 Insufficient nvidia.com/gpu.
+"""
+NODE = """\
+$ kubectl describe node worker-gpu
+Capacity:
+  cpu:                64
+  nvidia.com/gpu:     {count}
+Allocatable:
+  cpu:                64
+  nvidia.com/gpu:     {count}
+"""
+
+
+def test_a_node_advertising_zero_gpus_explains_the_pending_pod() -> None:
+    ids = _ids(PENDING + NODE.format(count=0))
+    assert ids[:1] == ["docker_no_gpu_runtime"]
+    assert "scheduler_no_gpu_allocated" not in _errors(PENDING + NODE.format(count=0))
+
+
+def test_a_pending_pod_beside_a_node_with_gpus_stays_the_request() -> None:
+    assert _errors(PENDING)[:1] == ["scheduler_no_gpu_allocated"]
+    assert _errors(PENDING + NODE.format(count=4))[:1] == ["scheduler_no_gpu_allocated"]
+    assert "docker_no_gpu_runtime" not in _ids(PENDING + NODE.format(count=4))

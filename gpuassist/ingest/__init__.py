@@ -49,6 +49,7 @@ from gpuassist.ingest.module_load import (
 from gpuassist.ingest.orchestration import (
     device_plugin_without_runtime_match,
     login_node_match,
+    node_without_gpus,
     singularity_without_driver_match,
     toolkit_ldconfig_match,
     uvm_device_missing_match,
@@ -349,6 +350,7 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
     matches = supported_branch_rules_out(lines, matches)
     matches = guesses_the_build_rules_out(report.facts, _cpu_build_wanted(lines, matches))
     matches = working_smi_rules_out_module(lines, cuda_listed_cpu_running(lines, matches))
+    matches = node_without_gpus(lines, matches)
     windows_cpu = _windows_pip_match(lines, report, matches) or windows_plain_install_match(
         report.facts, lines, matches
     )

@@ -267,3 +267,43 @@ def working_smi_rules_out_module(lines: list[str], matches: list[Match]) -> list
     if not any(UVM_CLASS_ERROR.search(line) for line in cut):
         return matches
     return [m for m in matches if m.specific or m.id not in MODULE_GUESSES]
+
+
+# ------------------------------------------------------------------------------- a Kubernetes node with no GPU to give
+
+# `kubectl describe node`: the node's Capacity/Allocatable list nvidia.com/gpu with 0 (the device plugin advertises
+# none). "Insufficient nvidia.com/gpu" then follows from the node, not from the pod's request.
+NODE_ZERO_GPUS = re.compile(r"^\s*nvidia\.com/gpu:?\s+0\s*$")
+NODE_RESOURCES = re.compile(r"^\s*(?:Capacity|Allocatable):\s*$")
+
+
+def node_without_gpus(lines: list[str], matches: list[Match]) -> list[Match]:
+    """The text shows a node's Capacity/Allocatable with nvidia.com/gpu: 0: the device plugin advertises no GPU, most
+    often because the node's container runtime does not give its pod the driver (docker_no_gpu_runtime, the
+    likeliest reading). A pod's "Insufficient nvidia.com/gpu" is then that cause's consequence, as it is beside the
+    device plugin's own verdict that it could not load NVML: kept as a possibility after it, not as a verdict on
+    the pod's request."""
+    cut = [line[:MAX_LINE] for line in lines]
+    found = None
+    for no, line in enumerate(cut):
+        if NODE_RESOURCES.match(line):
+            for k, entry in enumerate(cut[no + 1 : no + 30], start=no + 2):
+                if NODE_ZERO_GPUS.match(entry):
+                    found = (k, entry.strip())
+                    break
+                if not entry.startswith((" ", "\t")):
+                    break
+        if found is not None:
+            break
+    runtime_verdict = any(m.id == "docker_no_gpu_runtime" and m.specific for m in matches)
+    if found is None and not runtime_verdict:
+        return matches
+    kept = [
+        Match(m.id, m.line_no, m.line, False, min(m.weight, 0.5))
+        if m.id == "scheduler_no_gpu_allocated" and "nvidia.com/gpu" in m.line
+        else m
+        for m in matches
+    ]
+    if found is None or any(m.id == "docker_no_gpu_runtime" for m in kept):
+        return kept
+    return [*kept, Match("docker_no_gpu_runtime", found[0], found[1], False, 0.8)]
