@@ -404,8 +404,15 @@ def test_kernel_possibilities_are_not_claimed_when_the_text_says_the_gpu_works()
     assert any(f.id == "gpu_xid_fault" and "Not claimed" in f.explanation for f in report.findings)
 
 
+KERNEL_RETRY_CUDA_FAILS_IN_WORDS = """\
+[    2.310] NVRM: GPU 0000:02:00.0: RmInitAdapter failed! (0x24:0x65:1447)
+nvidia-smi works fine, but CUDA fails in every training script.
+"""
+
+
 def test_a_failure_in_the_text_or_a_gpu_working_elsewhere_keeps_the_kernel_possibility() -> None:
     assert "gpu_xid_fault" in _warnings(KERNEL_RETRY_FAILING)
+    assert "gpu_xid_fault" in _warnings(KERNEL_RETRY_CUDA_FAILS_IN_WORDS)
     assert "gpu_xid_fault" in _warnings(KERNEL_RETRY_WORKS_ELSEWHERE)
 
 

@@ -42,7 +42,9 @@ FAILS = re.compile(
     r"\bTraceback\b|RuntimeError|CUDA error|not available|"
     r"(?:does ?n[o']t|did ?n[o']t|not|no longer|stopped|never|won't|can ?not|can't) "
     r"(?:work|detect|recogni[sz]|see|find|show|load|start|boot)|"
-    r"\b(?:crash\w*|freez\w*|hang(?:s|ing)?|hung|black screen|lock(?:s|ed)? up|reboot loop|keeps rebooting)\b",
+    r"\b(?:crash\w*|freez\w*|hang(?:s|ing)?|hung|black screen|lock(?:s|ed)? up|reboot loop|keeps rebooting)\b|"
+    # in the user's or a program's words (kernel lines say "failed" of steps the driver retries)
+    r"\bfail(?:s|ed|ing|ure)?\b|\bno (?:cuda |nvidia )?(?:gpus?|devices?)\b",
     re.IGNORECASE,
 )
 # The possibilities a kernel line alone raises (warnings); their verdict rows are left alone.
@@ -65,7 +67,9 @@ def says_gpu_works(lines: list[str]) -> bool:
     said = cuda_shown_working(cut) or any(SAYS_WORKS.search(line) and not WORKS_ELSEWHERE.search(line) for line in cut)
     if not said:
         return False
-    return not any(FAILS.search(line) or CUDA_INIT_FAILED.search(line) for line in cut) and not cuda_shown_failing(cut)
+    return not any(
+        (FAILS.search(line) and not KERNEL_LINE.search(line)) or CUDA_INIT_FAILED.search(line) for line in cut
+    ) and not cuda_shown_failing(cut)
 
 
 def kernel_guesses_yield_to_working_gpu(report: Report, lines: list[str]) -> None:
