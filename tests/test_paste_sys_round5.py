@@ -641,3 +641,29 @@ def test_a_pending_pod_beside_a_node_with_gpus_stays_the_request() -> None:
     assert _errors(PENDING)[:1] == ["scheduler_no_gpu_allocated"]
     assert _errors(PENDING + NODE.format(count=4))[:1] == ["scheduler_no_gpu_allocated"]
     assert "docker_no_gpu_runtime" not in _ids(PENDING + NODE.format(count=4))
+
+
+# ------------------------------------------------------------------------------ 999 inside WSL
+
+WSL_999 = """\
+$ uname -r
+5.15.167.4-microsoft-standard-WSL2
+$ python3 -c 'import torch; torch.ones(1).cuda()'
+RuntimeError: CUDA error: unknown error
+"""
+LINUX_999 = """\
+$ uname -r
+6.8.0-49-generic
+$ python3 -c 'import torch; torch.ones(1).cuda()'
+RuntimeError: CUDA error: unknown error
+"""
+
+
+def test_cuda_999_inside_wsl_reads_wsls_gpu_path_not_the_uvm_module() -> None:
+    ids = _ids(WSL_999)
+    assert ids[:1] == ["wsl_libcuda_problem"]
+    assert "uvm_wedged_after_suspend" not in ids
+
+
+def test_cuda_999_on_linux_keeps_the_uvm_reading() -> None:
+    assert _ids(LINUX_999)[:1] == ["uvm_wedged_after_suspend"]

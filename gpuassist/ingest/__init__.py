@@ -648,7 +648,8 @@ WSL_DRIVER_LIBRARY = re.compile(r"\blib(?:cuda|nvidia-ml)\.so|\bNVML\b", re.IGNO
 
 
 # Readings of an NVIDIA-driver failure that assume a Linux kernel module, which WSL does not have.
-KERNEL_MODULE_READINGS = ("nvidia_module_not_loaded",)
+# WSL has no NVIDIA kernel modules (nor nvidia_uvm): their readings there are WSL's GPU path.
+KERNEL_MODULE_READINGS = ("nvidia_module_not_loaded", "uvm_wedged_after_suspend")
 
 
 def _wsl_driver_matches(report: Report, matches: list[errors.Match]) -> list[errors.Match]:
