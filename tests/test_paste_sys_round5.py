@@ -667,3 +667,18 @@ def test_cuda_999_inside_wsl_reads_wsls_gpu_path_not_the_uvm_module() -> None:
 
 def test_cuda_999_on_linux_keeps_the_uvm_reading() -> None:
     assert _ids(LINUX_999)[:1] == ["uvm_wedged_after_suspend"]
+
+
+# ------------------------------------------------------------------------------ the GPU operator's driver container
+
+DRIVER_CONTAINER_NO_HEADERS = """\
+$ kubectl -n gpu-operator logs nvidia-driver-daemonset-7k2x9
+Starting installation of NVIDIA driver version 550.90.07 for Linux kernel version 6.8.0-1019-gcp
+Resolving Linux kernel version...
+Could not resolve Linux kernel version
+"""
+
+
+def test_the_driver_container_without_kernel_packages_leaves_the_module_unloaded() -> None:
+    assert _errors(DRIVER_CONTAINER_NO_HEADERS)[:1] == ["nvidia_module_not_loaded"]
+    assert not lookup("Resolving Linux kernel version...")
