@@ -17,6 +17,7 @@ from gpuassist.ingest import (
     errors,
     interpreters,
     jetson_texts,
+    kernel_noise,
     paste_causes,
     paste_facts,
     program_devices,
@@ -37,6 +38,7 @@ from gpuassist.ingest.build_facts import (
 from gpuassist.ingest.cloud_instance import instance_without_gpu_match
 from gpuassist.ingest.driver_branch import supported_branch_rules_out, unsupported_branch_match
 from gpuassist.ingest.fabric import fabric_manager_not_needed
+from gpuassist.ingest.igpu_only import integrated_only_match
 from gpuassist.ingest.lines import Sources
 from gpuassist.ingest.module_load import (
     dkms_not_built_for_running_kernel,
@@ -47,6 +49,15 @@ from gpuassist.ingest.module_load import (
     no_driver_packages_match,
     nouveau_holds_gpu_match,
     secure_boot_blocks_module,
+)
+from gpuassist.ingest.orchestration import (
+    device_plugin_without_runtime_match,
+    login_node_match,
+    node_without_gpus,
+    singularity_without_driver_match,
+    toolkit_ldconfig_match,
+    uvm_device_missing_match,
+    working_smi_rules_out_module,
 )
 from gpuassist.ingest.pci_listing import gpu_off_bus_match, lspci_without_nvidia_match
 from gpuassist.ingest.report_json import looks_like_json, parse_report
@@ -263,6 +274,9 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
         _display_devices_match(lines),
         _stated_graphics_match(lines, report),
         None if report.facts.known("reported.gpus") else user_words.stated_non_nvidia_graphics(lines),
+        None
+        if report.facts.known("reported.gpus") or report.facts.known("driver.version")
+        else integrated_only_match(lines),
         user_words.cpu_torch_in_words(lines),
         user_words.mig_in_words(lines),
         user_words.visible_devices_fix_reported(
@@ -319,6 +333,13 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
             lines, unavailable=report.facts.value("cuda.available") is False or _says_unavailable(lines)
         ),
         lspci_without_nvidia_match(lines),
+        device_plugin_without_runtime_match(lines),
+        uvm_device_missing_match(lines),
+        singularity_without_driver_match(
+            lines, report.facts.value("cuda.available") is False or _says_unavailable(lines)
+        ),
+        toolkit_ldconfig_match(lines),
+        login_node_match(lines, report.facts.value("cuda.available") is False or _says_unavailable(lines)),
         system_causes.container_gpu_listing_without_toolkit(lines),
         system_causes.recurring_app_xid_match(lines),
         system_causes.machine_without_nvidia_gpu_match(lines),
@@ -341,7 +362,8 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
     matches = fabric_manager_not_needed(lines, system_causes.kernel_cause_explains(_no_gpu_explains(matches)))
     matches = supported_branch_rules_out(lines, matches)
     matches = guesses_the_build_rules_out(report.facts, _cpu_build_wanted(lines, matches))
-    matches = cuda_listed_cpu_running(lines, matches)
+    matches = working_smi_rules_out_module(lines, cuda_listed_cpu_running(lines, matches))
+    matches = node_without_gpus(lines, matches)
     windows_cpu = _windows_pip_match(lines, report, matches) or windows_plain_install_match(
         report.facts, lines, matches
     )
@@ -373,6 +395,7 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
         jetson_texts.settle_findings(report, lines)
     usage_words.hosted_notebook_fix(report, lines)
     usage_words.working_gpu_overrides_install_blames(report)
+    kernel_noise.kernel_guesses_yield_to_working_gpu(report, lines)
     for f in report.findings:
         if not any(e.fact == "pasted.line" for e in f.evidence):
             cited = dict.fromkeys(sources[e.fact] for e in f.evidence if e.fact in sources)
@@ -643,7 +666,8 @@ WSL_DRIVER_LIBRARY = re.compile(r"\blib(?:cuda|nvidia-ml)\.so|\bNVML\b", re.IGNO
 
 
 # Readings of an NVIDIA-driver failure that assume a Linux kernel module, which WSL does not have.
-KERNEL_MODULE_READINGS = ("nvidia_module_not_loaded",)
+# WSL has no NVIDIA kernel modules (nor nvidia_uvm): their readings there are WSL's GPU path.
+KERNEL_MODULE_READINGS = ("nvidia_module_not_loaded", "uvm_wedged_after_suspend")
 
 
 def _wsl_driver_matches(report: Report, matches: list[errors.Match]) -> list[errors.Match]:
@@ -841,7 +865,7 @@ def _display_devices_match(lines: list[str]) -> errors.Match | None:
 # machine's graphics: "Graphics  Mesa Intel® Xe Graphics (TGL GT2)", "GPU: AMD Radeon Vega 8", "Card name: Intel UHD".
 STATED_GRAPHICS = re.compile(
     r"^\s*(?:[-*\u2022]\s*)?(?:graphics(?: card| adapter)?|gpus?|video(?: card| adapter| controller)?|"
-    r"display(?: adapter)?s?|card name)\b\s*[:=]?\s+(?P<value>\S.*)$",
+    r"display(?: adapter)?s?|card name)\b\s*[:=]?\s+(?!devices?\s*$)(?P<value>\S.*)$",  # not dxdiag's "Display Devices"
     re.IGNORECASE,
 )
 NON_NVIDIA_GRAPHICS = re.compile(
@@ -881,9 +905,12 @@ def _stated_graphics_match(lines: list[str], report: Report) -> errors.Match | N
 
 # What a machine without an NVIDIA GPU shows when asked for one: the container runtime finds no GPU to select, CUDA
 # finds no driver, libcuda is missing. None of these is a separate cause there.
-# A CPU build of torch is right for such a machine: a CUDA build would not help.
+# A CPU build of torch is right for such a machine: a CUDA build would not help. The CUDA runtime reports a missing
+# driver library as cudaErrorInsufficientDriver ("CUDA driver version is insufficient for CUDA runtime version"), so
+# that message is no old driver there either.
 NO_GPU_CONSEQUENCES = (
     "docker_no_gpu_runtime",
+    "driver_too_old",
     "no_nvidia_driver",
     "nvidia_module_not_loaded",
     "wsl_libcuda_problem",

@@ -64,7 +64,9 @@ KIND_PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
             "a container / Kubernetes error (Docker, nvidia-docker, Podman, Kubernetes)",
             r"\bdocker(-compose)?\s+(run|exec|compose|build|start)\b|docker: Error response from daemon|"
             r"nvidia-container-(cli|runtime|toolkit)|nvidia-docker|\bpodman\b|\bcrun:|OCI runtime|"
-            r"\bkubectl\b|nvidia\.com/gpu|\bFailedScheduling\b|containerd|^FROM\s+\S+",
+            r"\bkubectl\b|nvidia\.com/gpu|\bFailedScheduling\b|containerd|^FROM\s+\S+|"
+            # Singularity/Apptainer --nv (cmd/internal/cli/actions_linux.go) and enroot/pyxis
+            r"Could not find any nv files on this host|\b(?:singularity|apptainer)\s+(?:exec|run|shell)\b|\bpyxis:",
         ),
         (
             "jetson",

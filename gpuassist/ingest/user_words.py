@@ -145,7 +145,7 @@ def stated_non_nvidia_graphics(lines: list[str]) -> Match | None:
 CUDA_UNKNOWN = re.compile(
     r"CUDA unknown error|cuda runtime error \(999\)|CUDA_ERROR_UNKNOWN|cuInit failed: unknown|"
     r"CUDA error: unknown error|cudaErrorUnknown|"
-    r"cuInit\b[^\n]{0,40}\bunknown error|error 999\b",
+    r"cuInit\b[^\n]{0,40}\bunknown error|error 999\b|Test CUDA failure \S+:\d+ 'unknown error'",
     re.IGNORECASE,
 )
 # The text ties the failure to a sleep/resume cycle, or to the nvidia_uvm module it leaves broken.

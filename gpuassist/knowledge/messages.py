@@ -16,8 +16,9 @@ Each family turns its rows into symptom patterns the way its tool prints them:
 - ``nvml``: ``Failed to initialize NVML: <text>``, ``Unable to determine the device handle for GPU...: <text>``,
   nvidia-container-cli's ``nvml error: <text>``, pynvml's ``NVMLError_<Name>`` and ``NVML_ERROR_<NAME>``.
 - ``xid``: ``Xid (PCI:...): N`` and ``Xid N``; numbers the table does not list are a possible GPU fault.
-- ``nvidia_smi``, ``nvrm``, ``kmod`` (modprobe, systemd-modules-load, DKMS) and ``torch``: one regex per
-  row (format arguments written as ``\\S+``/``\\d+``).
+- ``nvidia_smi``, ``nvrm``, ``kmod`` (modprobe, systemd-modules-load, DKMS), ``torch`` and ``container``
+  (nvidia-container-cli, the toolkit's hook, containerd): one regex per row (format arguments written as
+  ``\\S+``/``\\d+``).
 
 A row's ``specific`` id is the cause it names outright (an error verdict); its other ids are possibilities
 with their weights. A row with no ids is recognised (``lookup``) but blames nothing.
@@ -34,7 +35,7 @@ from importlib import resources
 from types import MappingProxyType
 from typing import Any
 
-FAMILIES = ("cuda_error", "nvml", "nvidia_smi", "xid", "nvrm", "kmod", "torch")
+FAMILIES = ("cuda_error", "nvml", "nvidia_smi", "xid", "nvrm", "kmod", "torch", "container")
 # A message shorter than this (``out of memory``, ``unknown error``) only counts after its tool's prefix.
 MIN_BARE = 20
 # An Xid number the table does not list is a possible GPU fault (NVIDIA adds numbers with new GPUs).
@@ -86,7 +87,9 @@ def _cuda_row(raw: Mapping[str, Any]) -> tuple[str, str]:
     codes = "|".join(str(c) for c in (code, raw.get("legacy_code")) if c is not None)
     prefix = (
         r"(?:CUDA (?:driver )?error|CUDA_ERROR_\w+|cudaError\w*|Error (?:" + codes + r")|"
-        r"cuda runtime error \(\d+\)\s*|error=\d+\s*|(?:^|\n)->)\s*[:=]?\s*"
+        r"cuda runtime error \(\d+\)\s*|error=\d+\s*|(?:^|\n)->|"
+        # nccl-tests' CUDACHECK (src/common.h): "<host>: Test CUDA failure common.cu:1045 'unknown error'"
+        r"Test CUDA failure \S+?:\d+\s*')\s*[:=]?\s*"
     )
     parts.append(prefix + message)
     cut = int(raw.get("cut_words", 0))
@@ -149,6 +152,7 @@ _BUILDERS = {
     "nvrm": _regex_row,
     "kmod": _regex_row,
     "torch": _regex_row,
+    "container": _regex_row,
 }
 
 
