@@ -16,7 +16,7 @@ from PySide6.QtCore import Qt
 
 from gpuassist.cli import main as cli_main
 from gpuassist.diagnose import diagnose_live
-from gpuassist.ingest import load_text
+from gpuassist.ingest import UnreadableInput, load_text
 from gpuassist.report.render import verdict
 from gpuassist.sim import list_scenarios, simulate
 from gpuassist.wizard import SUMMARY, StepStatus
@@ -171,11 +171,17 @@ def test_open_a_report_json(qtbot: Any, make_window: Any, tmp_path: Path) -> Non
 
 @pytest.mark.parametrize("paste", sorted(p.name for p in (DATA / "pastes").glob("*.txt")))
 def test_paste_collect_env_output(qtbot: Any, make_window: Any, paste: str) -> None:
-
+    """The window reads a paste exactly as `diagnose --from` does: same verdict, same cards, same refusals."""
     text = (DATA / "pastes" / paste).read_text(encoding="utf-8")
     window = make_window()
+    try:
+        expected = load_text(text, label="pasted text")
+    except UnreadableInput as refusal:
+        # A corpus text the CLI refuses (a held-out miss kept as scored) must be refused the same way here.
+        assert not window.load_pasted_text(text)
+        assert window.last_error is not None and str(refusal) in window.last_error
+        return
     assert window.load_pasted_text(text)
-    expected = load_text(text, label="pasted text")
     assert window.summary.verdict_headline == verdict(expected).headline
     assert [c.finding.id for c in window.summary.cards] == [f.id for f in expected.findings]
 
