@@ -94,6 +94,8 @@ def _site_packages(line: str) -> list[str]:
         if begin < 0:
             slash = [i for i in (line.find("/", floor, m.start()), line.find("\\", floor, m.start())) if i >= 0]
             begin = min(slash) if slash else -1
+            if begin > floor and line[begin - 1] == "~":
+                begin -= 1  # "~/.local/lib/python3.6/site-packages": the home directory is part of the path
         if begin >= 0:
             out.append(line[begin : m.end()])
             done = m.end()
@@ -270,6 +272,40 @@ def _versioned_symbol(line: str) -> tuple[str, str, str, str] | None:
     return path, lib.group("lib"), m.group("sym"), m.group("dep")
 
 
+# torch installed as conda's `pytorch` package: a conda/mamba install of it, its `pytorch-cuda=` / `cudatoolkit=`
+# companion, or its `conda list` row from the pytorch channel.
+CONDA_TORCH = re.compile(
+    r"\b(?:conda|mamba|micromamba)\s+(?:install|create)\b[^\n]*\bpytorch(?![\w-])|\bpytorch-cuda\s*=|"
+    r"^\s*pytorch\s+\d[\w.]*\s+\S+\s+pytorch\s*$",
+    re.IGNORECASE,
+)
+BUNDLED_NVIDIA = re.compile(r"[/\\](?:site|dist)-packages[/\\]nvidia[/\\]")
+
+
+def conda_torch_shown(lines: list[str]) -> bool:
+    return any(CONDA_TORCH.search(line[:MAX_LINE]) for line in lines)
+
+
+CONDA_TORCH_LIB = re.compile(r"[/\\](?:site|dist)-packages[/\\]torch[/\\]lib[/\\]lib\w+\.so[^:]*:\s*undefined symbol")
+
+
+def conda_mismatch_without_path(lines: list[str]) -> bool:
+    """conda's pytorch fails on a CUDA symbol, and nothing in the text shows a library from outside the environment
+    (no ldd line resolving elsewhere, no system CUDA on LD_LIBRARY_PATH): the mismatch is between the conda packages
+    the solver picked (pytorch/pytorch#90673: the nvidia channel's libcusparse 12 beside pytorch-cuda=11.7), so the
+    loader path is no culprit the text supports."""
+    if not conda_torch_shown(lines):
+        return False
+    if any(SYSTEM_CUDA.search(d) for d in _env_values(lines).get("LD_LIBRARY_PATH", [])):
+        return False
+    return not any(
+        (ldd := LDD_LINE.match(x[:MAX_LINE]))
+        and "-packages" not in ldd.group("path")
+        and CUDA_LIB.match(ldd.group("dep"))
+        for x in lines
+    )
+
+
 CUDA_LIB = re.compile(
     r"^lib(?:nvJitLink|cudart|cublas|cublasLt|cusparse|cufft|curand|cusolver|cudnn\w*|nccl|nvrtc|"
     r"cupti|nvToolsExt|cuda)\.so",
@@ -324,6 +360,11 @@ def dependency_finding(lines: list[str]) -> Finding | None:
             break
     ld_dirs = _env_values(lines).get("LD_LIBRARY_PATH", [])
     system = [d for d in ld_dirs if SYSTEM_CUDA.search(d) or (where is not None and d == where)]
+    if where is None and not system and not BUNDLED_NVIDIA.search(path) and conda_mismatch_without_path(lines):
+        # conda's pytorch takes its CUDA libraries from the environment's own lib/ (the nvidia or conda-forge
+        # packages the solver picked), not from a wheel: with no ldd line or LD_LIBRARY_PATH showing another
+        # directory, the mismatch is between conda packages, and no path is to blame.
+        return None
     if system:
         kept = [d for d in ld_dirs if d not in system]
         export = f"export LD_LIBRARY_PATH={':'.join(dict.fromkeys(kept))}" if kept else "unset LD_LIBRARY_PATH"
@@ -397,6 +438,11 @@ OOM_PYTORCH = re.compile(r"Of the allocated memory ([\d.]+) ([GMK]i?B|bytes) is 
 OOM_ALLOCATED = re.compile(r"([\d.]+) ([GMK]i?B|bytes) already allocated")
 OOM_CACHED = re.compile(r"([\d.]+) ([GMK]i?B|bytes) cached\)")
 OOM_FREE = re.compile(r"([\d.]+) ([GMK]i?B|bytes) free\b")
+# What one process's CUDA context can hold outside PyTorch's allocator: the driver's state, the loaded kernels
+# (all of them before CUDA 11.7's lazy loading) and cuBLAS/cuDNN workspaces. Measured at ~0.7 GiB for a first
+# `torch.randn(1).cuda()` (discuss.pytorch.org/t/what-is-the-reason-for-pytorchs-gpu-memory-floor/73021); an
+# allowance of 1 GiB keeps a small card's own context from being read as another process.
+CUDA_CONTEXT_MAX_GIB = 1.0
 UNIT = {"bytes": 1 / 1024**3, "KiB": 1 / 1024**2, "MiB": 1 / 1024, "GiB": 1.0, "KB": 1 / 1e6, "MB": 1 / 1e3, "GB": 1.0}
 
 
@@ -434,8 +480,13 @@ def oom_held_by_others(lines: list[str]) -> bool:
         if reserved
         else (_gib(*allocated.groups()) + _gib(*cached.groups()) if allocated and cached else None)
     )
-    # More than half of the card neither in this process's allocator nor free: other processes hold it.
-    return held is not None and free is not None and total - held - _gib(*free.groups()) >= 0.5 * total
+    if held is None or free is None:
+        return False
+    # More than half of the card neither in this process's allocator nor free, and more than this process's own
+    # CUDA context (driver, kernels, cuBLAS/cuDNN workspaces: never counted by the allocator) could take: other
+    # processes hold it. On a 1-2 GiB card the context alone is half the card.
+    outside = total - held - _gib(*free.groups())
+    return outside >= 0.5 * total and outside > CUDA_CONTEXT_MAX_GIB
 
 
 def adjust_matches(lines: list[str], matches: list[Match]) -> list[Match]:
@@ -457,6 +508,10 @@ def adjust_matches(lines: list[str], matches: list[Match]) -> list[Match]:
                 and not TORCH_LIBRARY.search(m.line)
             )
         ]
+    if any(m.id == "ld_library_path_shadowing" for m in matches) and conda_mismatch_without_path(lines):
+        # the catalogue's "undefined symbol: cublasLt…" reads a system CUDA ahead of the wheel's; conda's pytorch
+        # has no wheel libraries, and the text shows no other directory.
+        matches = [m for m in matches if not (m.id == "ld_library_path_shadowing" and CONDA_TORCH_LIB.search(m.line))]
     oom = next((m for m in matches if m.id == "cuda_out_of_memory"), None)
     if oom is None:
         return matches

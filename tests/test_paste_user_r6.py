@@ -1,0 +1,121 @@
+"""The general mechanisms behind the user-side held-out misses of batch 40 (round 6): each one reads a class of
+texts, tested on synthetic texts unlike the corpus ones, each with a counter-example that must not give the same
+verdict."""
+
+from __future__ import annotations
+
+from gpuassist.ingest import load_text
+from gpuassist.ingest.paste_causes import _site_packages, oom_held_by_others
+from gpuassist.report.model import Report
+
+
+def _ids(report: Report) -> list[str]:
+    return [f.id for f in report.findings]
+
+
+def _first(text: str) -> str | None:
+    report = load_text(text)
+    return report.findings[0].id if report.findings else None
+
+
+# ------------------------------------------- out of memory on a small card: the CUDA context is not "others"
+
+
+def _oom(total: str, allocated: str, free: str, cached: str) -> list[str]:
+    return [
+        "Traceback (most recent call last):",
+        '  File "fit.py", line 12, in <module>',
+        "    y = net(x.cuda())",
+        f"RuntimeError: CUDA out of memory. Tried to allocate 64.00 MiB (GPU 0; {total} total capacity; "
+        f"{allocated} already allocated; {free} free; {cached} cached)",
+    ]
+
+
+def test_small_card_context_is_not_memory_held_by_others() -> None:
+    # 2 GiB card: 0.9 GiB is neither allocated, cached nor free, which is what one process's own CUDA context
+    # (driver state, loaded kernels, cuBLAS workspace) takes: the job is too large, nobody else is involved.
+    assert not oom_held_by_others(_oom("2.00 GiB", "0.95 GiB", "40.00 MiB", "0.10 GiB"))
+    assert _first("\n".join(_oom("2.00 GiB", "0.95 GiB", "40.00 MiB", "0.10 GiB"))) == "cuda_out_of_memory"
+
+
+def test_large_card_mostly_held_outside_the_process_is_others() -> None:
+    # counter-example: 24 GiB card, this process holds 1.5 GiB and 20 GiB are outside it: another process.
+    lines = _oom("23.65 GiB", "1.20 GiB", "60.00 MiB", "0.30 GiB")
+    assert oom_held_by_others(lines)
+    assert _first("\n".join(lines)) == "gpu_memory_held_by_others"
+
+
+# ---------------------------------------------------------------- a user site-packages path written with "~"
+
+
+def test_home_tilde_is_part_of_a_site_packages_path() -> None:
+    line = "'~/.local/lib/python3.8/site-packages/numpy/__init__.py'"
+    assert _site_packages(line) == ["~/.local/lib/python3.8/site-packages"]
+
+
+def test_torch_and_its_neighbours_in_one_user_site_are_not_shadowing() -> None:
+    # torch and another package both in ~/.local: one environment, nothing shadows anything.
+    text = "\n".join(
+        [
+            ">>> import torch",
+            "Traceback (most recent call last):",
+            '  File "<stdin>", line 1, in <module>',
+            '  File "~/.local/lib/python3.8/site-packages/torch/__init__.py", line 190, in <module>',
+            "    from torch._C import *",
+            "ImportError: ~/.local/lib/python3.8/site-packages/torch/lib/libtorch_cpu.so: undefined symbol: "
+            "_ZN3c104impl8GPUTraceE",
+            ">>> import numpy; numpy.__file__",
+            "'~/.local/lib/python3.8/site-packages/numpy/__init__.py'",
+        ]
+    )
+    ids = _ids(load_text(text))
+    assert "stale_or_shadowed_torch" not in ids
+    assert ids[0] == "torch_import_error"
+
+
+def test_user_site_torch_beside_a_conda_env_is_still_shadowing() -> None:
+    # counter-example: torch from ~/.local while the program's packages come from a conda env.
+    text = "\n".join(
+        [
+            "Traceback (most recent call last):",
+            '  File "/opt/conda/envs/work/lib/python3.8/site-packages/mylib/run.py", line 3, in <module>',
+            "    import torch",
+            '  File "~/.local/lib/python3.8/site-packages/torch/__init__.py", line 190, in <module>',
+            "    from torch._C import *",
+            "ImportError: ~/.local/lib/python3.8/site-packages/torch/lib/libtorch_cpu.so: undefined symbol: "
+            "_ZN3c104impl8GPUTraceE",
+        ]
+    )
+    assert "stale_or_shadowed_torch" in _ids(load_text(text))
+
+
+# ----------------------------------- conda's pytorch with a versioned CUDA symbol missing: no path to blame
+
+
+def _conda_undefined(install: str) -> str:
+    return "\n".join(
+        [
+            install,
+            ">>> import torch",
+            "Traceback (most recent call last):",
+            '  File "/home/u/mamba/envs/t/lib/python3.9/site-packages/torch/__init__.py", line 218, in <module>',
+            "    from torch._C import *",
+            "ImportError: /home/u/mamba/envs/t/lib/python3.9/site-packages/torch/lib/libtorch_cuda.so: "
+            "undefined symbol: cublasLtMatmulAlgoGetHeuristic, version libcublasLt.so.11",
+        ]
+    )
+
+
+def test_conda_pytorch_versioned_symbol_blames_no_path() -> None:
+    text = _conda_undefined("mamba create -n t pytorch pytorch-cuda=11.8 -c pytorch -c nvidia")
+    ids = _ids(load_text(text))
+    assert "ld_library_path_shadowing" not in ids
+    assert ids[0] == "torch_import_error"
+
+
+def test_conda_pytorch_with_system_cuda_on_ld_library_path_is_still_the_path() -> None:
+    # counter-example: the same failure, but LD_LIBRARY_PATH puts a system CUDA ahead of the env's libraries.
+    text = _conda_undefined("conda install pytorch pytorch-cuda=11.8 -c pytorch -c nvidia").replace(
+        ">>> import torch", "$ export LD_LIBRARY_PATH=/usr/local/cuda-11.2/lib64\n$ python\n>>> import torch", 1
+    )
+    assert _first(text) == "ld_library_path_shadowing"
