@@ -119,3 +119,49 @@ def test_conda_pytorch_with_system_cuda_on_ld_library_path_is_still_the_path() -
         ">>> import torch", "$ export LD_LIBRARY_PATH=/usr/local/cuda-11.2/lib64\n$ python\n>>> import torch", 1
     )
     assert _first(text) == "ld_library_path_shadowing"
+
+
+# ---------------------------------------------- torch built from source by the user, and the build has no CUDA
+
+NOT_COMPILED = [
+    "Traceback (most recent call last):",
+    '  File "train.py", line 8, in <module>',
+    "    model.cuda()",
+    '  File "/home/u/src/pytorch/torch/cuda/__init__.py", line 289, in _lazy_init',
+    '    raise AssertionError("Torch not compiled with CUDA enabled")',
+    "AssertionError: Torch not compiled with CUDA enabled",
+]
+
+
+def test_user_compiled_torch_without_cuda_is_the_source_build() -> None:
+    said = "I compiled PyTorch v2.3.1 from source on Ubuntu 22.04 with an RTX 4070 and CUDA 12.1 installed."
+    assert _first("\n".join([said, *NOT_COMPILED])) == "source_build_without_cuda"
+
+
+def test_cloned_checkout_and_setup_py_is_the_source_build() -> None:
+    steps = ["git clone --recursive https://github.com/pytorch/pytorch", "cd pytorch", "python setup.py develop"]
+    assert _first("\n".join([*steps, *NOT_COMPILED])) == "source_build_without_cuda"
+
+
+def test_other_packages_from_source_or_a_wish_are_not_a_source_build() -> None:
+    # counter-examples: torchvision built from source, an issue template's field, a wish: torch is a CPU wheel.
+    for said in (
+        "I built torchvision from source after pip install torch.",
+        "- Build command you used (if compiling from source): N/A",
+        "Is there a way to get CUDA without building pytorch from source?",
+    ):
+        ids = _ids(load_text("\n".join([said, *NOT_COMPILED])))
+        assert "source_build_without_cuda" not in ids, said
+        assert ids[0] == "cpu_only_build", said
+
+
+def test_source_build_with_working_cuda_is_not_claimed() -> None:
+    # counter-example: built from source, CUDA works, the error is another one.
+    text = "\n".join(
+        [
+            "I built pytorch from source (USE_CUDA=1) and torch.cuda.is_available() returns True.",
+            "RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; 23.65 GiB total capacity; "
+            "20.10 GiB already allocated; 1.10 GiB free; 21.00 GiB reserved in total by PyTorch)",
+        ]
+    )
+    assert "source_build_without_cuda" not in _ids(load_text(text))

@@ -21,6 +21,7 @@ from gpuassist.ingest import (
     paste_causes,
     paste_facts,
     program_devices,
+    source_builds,
     system_causes,
     usage_words,
     user_words,
@@ -362,6 +363,7 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
     matches = fabric_manager_not_needed(lines, system_causes.kernel_cause_explains(_no_gpu_explains(matches)))
     matches = supported_branch_rules_out(lines, matches)
     matches = guesses_the_build_rules_out(report.facts, _cpu_build_wanted(lines, matches))
+    matches = source_builds.source_build_first(matches, source_builds.source_build_match(lines))
     matches = working_smi_rules_out_module(lines, cuda_listed_cpu_running(lines, matches))
     matches = node_without_gpus(lines, matches)
     windows_cpu = _windows_pip_match(lines, report, matches) or windows_plain_install_match(
