@@ -165,3 +165,94 @@ def test_source_build_with_working_cuda_is_not_claimed() -> None:
         ]
     )
     assert "source_build_without_cuda" not in _ids(load_text(text))
+
+
+# ------------------------------------------- the installer's default described in words: the CPU build of torch
+
+
+def test_installer_defaulting_to_the_cpu_build_is_read() -> None:
+    text = (
+        "On Windows 11, `uv tool install whisperx` pulls torch and it falls back to the CPU-only build even though "
+        "I have an RTX 3060 and CUDA 12.4."
+    )
+    assert _first(text) == "cpu_only_build"
+
+
+def test_program_defaulting_to_the_cpu_device_is_not_the_build() -> None:
+    # counter-example: the program's device default, not an installed build; nothing names a CPU build of torch.
+    text = "The script defaults to the cpu device when I pass no --device flag, torch sees my RTX 3060 fine."
+    assert "cpu_only_build" not in _ids(load_text(text))
+
+
+# ---------------------------------------------- install sessions whose failure is no GPU problem
+
+
+UV_FAILURE = [
+    "  × No solution found when resolving dependencies:",
+    "  ╰─▶ Because there is no version of torch=={pin} and you require torch=={pin}, we can conclude that the "
+    "requirements are unsatisfiable.",
+]
+
+
+def _uv_session(pin: str, python: str, extra: str = "") -> str:
+    return "\n".join(
+        [
+            "Pinning torch for our CI runners.",
+            f"$ uv pip install torch=={pin} --index-url https://download.pytorch.org/whl/cpu",
+            *(line.format(pin=pin) for line in UV_FAILURE),
+            f"Python {python}",
+            "Ubuntu 22.04 x86_64",
+            extra,
+        ]
+    )
+
+
+def test_requested_cpu_build_that_the_table_has_is_no_gpu_cause() -> None:
+    # 2.4 has wheels for Python 3.8-3.12: the wheel exists and the CPU build is the goal: nothing to claim.
+    report = load_text(_uv_session("2.4.1+cpu", "3.12.3"))
+    assert not [f.id for f in report.findings if f.severity.value in ("error", "warning")]
+
+
+def test_python_outside_the_release_table_keeps_no_wheel() -> None:
+    # counter-example: 2.0 publishes no wheel for Python 3.12: "no wheel for this Python" stays.
+    assert "no_wheel_for_platform" in _ids(load_text(_uv_session("2.0.1+cpu", "3.12.3")))
+
+
+def test_cpu_index_with_cuda_unavailable_still_blames_the_cpu_build() -> None:
+    # counter-example: the CPU index used, then CUDA unavailable on a GPU machine: the CPU build is the cause.
+    text = "\n".join(
+        [
+            "pip install torch --index-url https://download.pytorch.org/whl/cpu",
+            "Successfully installed torch-2.5.1+cpu",
+            ">>> torch.cuda.is_available()",
+            "False",
+            "I have an RTX 4090, why is CUDA not available?",
+        ]
+    )
+    assert _first(text) == "cpu_only_build"
+
+
+def test_local_version_without_its_index_keeps_no_wheel() -> None:
+    # counter-example: "+cu118" is not on PyPI; with no PyTorch index named, the wheel is out of reach.
+    text = "\n".join(
+        [
+            "Windows 10, Python 3.11.4",
+            "pip install torch==2.3.1+cu118",
+            "ERROR: Could not find a version that satisfies the requirement torch==2.3.1+cu118 (from versions: none)",
+            "ERROR: No matching distribution found for torch==2.3.1+cu118",
+        ]
+    )
+    assert "no_wheel_for_platform" in _ids(load_text(text))
+
+
+def test_unpublished_index_variant_keeps_no_wheel() -> None:
+    # counter-example: 2.3 was never published for cu124 (cu118/cu121 only): the index has no such wheel.
+    text = "\n".join(
+        [
+            "Python 3.10.12",
+            "pip install torch==2.3.1 --index-url https://download.pytorch.org/whl/cu124",
+            "ERROR: Could not find a version that satisfies the requirement torch==2.3.1 (from versions: none)",
+            "ERROR: No matching distribution found for torch==2.3.1",
+        ]
+    )
+    assert "no_wheel_for_platform" in _ids(load_text(text))

@@ -15,6 +15,7 @@ from gpuassist.ingest import (
     collect_env,
     env_reports,
     errors,
+    install_intent,
     interpreters,
     jetson_texts,
     kernel_noise,
@@ -364,6 +365,12 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
     matches = supported_branch_rules_out(lines, matches)
     matches = guesses_the_build_rules_out(report.facts, _cpu_build_wanted(lines, matches))
     matches = source_builds.source_build_first(matches, source_builds.source_build_match(lines))
+    matches = install_intent.existing_wheel_rules_out(
+        lines,
+        install_intent.requested_cpu_is_no_cause(
+            lines, matches, complains=_says_unavailable(lines) or system_causes.says_gpu_unused(lines)
+        ),
+    )
     matches = working_smi_rules_out_module(lines, cuda_listed_cpu_running(lines, matches))
     matches = node_without_gpus(lines, matches)
     windows_cpu = _windows_pip_match(lines, report, matches) or windows_plain_install_match(

@@ -218,7 +218,13 @@ RESOLVER_LIST = re.compile(
     r"UnsatisfiableError|PackagesNotFoundError",
     re.IGNORECASE,
 )
-TORCH_NOT_FOUND = re.compile(r"No matching distribution found for torch\b|satisfies the requirement torch\b", re.I)
+# pip's "No matching distribution found for torch" and uv's PubGrub answer ("No solution found when resolving
+# dependencies: ... there is no version of torch==2.1.0+cpu"): the install command installed nothing.
+TORCH_NOT_FOUND = re.compile(
+    r"No matching distribution found for torch\b|satisfies the requirement torch\b|there is no version of torch\b|"
+    r"No solution found when resolving",
+    re.I,
+)
 PIP_INSTALL = re.compile(r"\bpip3?(?:\.exe)?\s+install\b", re.IGNORECASE)
 # A traceback frame inside the torch package: torch is installed there (its __init__ ran, or failed).
 TORCH_INIT = re.compile(r"File \"(?P<file>[^\"]*?[/\\](?:site|dist)-packages[/\\]torch[/\\]__init__\.py)\"")

@@ -211,6 +211,14 @@ CPU_TORCH_WORDS = re.compile(
     r"(?<![\w-])[\"'`]?pytorch[-_]cpu\b[\"'`]?\s+(?:instead of|rather than)\b",
     re.IGNORECASE,
 )
+# The installer's default described: "it defaults to the [cpu] version", "falls back to the CPU-only build", "ended
+# up with the cpu wheel": read on a line that names torch (PyPI's Windows and macOS torch is the CPU build, and uv /
+# pip pick it unless an index says otherwise: uv docs, "Using uv with PyTorch").
+CPU_BUILD_DEFAULTED = re.compile(
+    r"\b(?:defaults?|defaulted|defaulting|falls?\s+back|fell\s+back|reverts?|reverted|end(?:s|ed)?\s+up)\s+"
+    r"(?:to|with|on)\s+(?:the\s+|a\s+)?[\[\"'`]?cpu(?:[- ]only)?[\]\"'`]?\s*(?:version|build|wheel|variant|package)\b",
+    re.IGNORECASE,
+)
 # "the CPU version" in other languages (es, pt, de, fr, it, ru, ja): read on a line that names torch.
 CPU_VERSION_OTHER = re.compile(
     r"versi[oó]n (?:de |para )?cpu|vers[aã]o (?:de |para )?cpu|cpu-version|version cpu|versione cpu|"
@@ -235,7 +243,9 @@ def cpu_torch_in_words(lines: list[str]) -> Match | None:
     if any(CPU_WANTED.search(line) for line in gated if line):
         return None
     for no, text in enumerate(gated, start=1):
-        if CPU_TORCH_WORDS.search(text) or (CPU_VERSION_OTHER.search(text) and TORCH_NAMED.search(text)):
+        if CPU_TORCH_WORDS.search(text) or (
+            (CPU_VERSION_OTHER.search(text) or CPU_BUILD_DEFAULTED.search(text)) and TORCH_NAMED.search(text)
+        ):
             return Match("cpu_only_build", no, text.strip()[:500], False, 0.85)
     return None
 

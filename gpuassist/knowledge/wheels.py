@@ -618,6 +618,15 @@ def _python_fits(release: str, python_version: str | None) -> bool:
     return lo <= (int(m.group(1)), int(m.group(2))) <= hi
 
 
+def has_wheels_for(release: str, python_version: str) -> bool | None:
+    """Whether the release series publishes wheels for this Python (RELEASE.md's column); None when the table does
+    not know the release or the Python is unreadable."""
+    series = _series(release)
+    if series is None or series not in _by_release() or not re.match(r"^\d+\.\d+", python_version.strip()):
+        return None
+    return _python_fits(series, python_version)
+
+
 # --------------------------------------------------------------------------- recommendations
 
 
