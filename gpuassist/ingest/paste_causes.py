@@ -440,7 +440,8 @@ OOM_CACHED = re.compile(r"([\d.]+) ([GMK]i?B|bytes) cached\)")
 OOM_FREE = re.compile(r"([\d.]+) ([GMK]i?B|bytes) free\b")
 # What one process's CUDA context can hold outside PyTorch's allocator: the driver's state, the loaded kernels
 # (all of them before CUDA 11.7's lazy loading) and cuBLAS/cuDNN workspaces. Measured at ~0.7 GiB for a first
-# `torch.randn(1).cuda()` (discuss.pytorch.org/t/what-is-the-reason-for-pytorchs-gpu-memory-floor/73021); an
+# `torch.randn(1).cuda()` (discuss.pytorch.org/t/what-is-the-reason-for-pytorchs-gpu-memory-floor/73021) and
+# "~700+MB depending on the CUDA version" (ptrblck, discuss.pytorch.org/t/high-gpu-memory-overhead/81330); an
 # allowance of 1 GiB keeps a small card's own context from being read as another process.
 CUDA_CONTEXT_MAX_GIB = 1.0
 UNIT = {"bytes": 1 / 1024**3, "KiB": 1 / 1024**2, "MiB": 1 / 1024, "GiB": 1.0, "KB": 1 / 1e6, "MB": 1 / 1e3, "GB": 1.0}
