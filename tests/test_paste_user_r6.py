@@ -143,6 +143,24 @@ def test_cloned_checkout_and_setup_py_is_the_source_build() -> None:
     assert _first("\n".join([*steps, *NOT_COMPILED])) == "source_build_without_cuda"
 
 
+def _version_session(version: str) -> str:
+    return "\n".join(
+        [">>> import torch", ">>> torch.__version__", f"'{version}'", ">>> torch.ones(2).cuda()", *NOT_COMPILED[3:]]
+    )
+
+
+def test_a_checkout_version_without_cuda_is_the_source_build() -> None:
+    # setup.py's local version ("a0+" and the commit, with or without "git") names a build from a checkout.
+    assert _first(_version_session("1.6.0a0+b31f58d")) == "source_build_without_cuda"
+    assert _first(_version_session("2.4.0a0+git1b2c3d4")) == "source_build_without_cuda"
+
+
+def test_a_wheel_or_nvidia_build_version_is_not_a_source_build() -> None:
+    # counter-examples: a PyPI version, and NVIDIA's JetPack build (".nv" suffix), are no build of the user's.
+    assert _first(_version_session("2.2.1")) == "cpu_only_build"
+    assert "source_build_without_cuda" not in _ids(load_text(_version_session("2.0.0a0+ec3941ad.nv23.02")))
+
+
 def test_other_packages_from_source_or_a_wish_are_not_a_source_build() -> None:
     # counter-examples: torchvision built from source, an issue template's field, a wish: torch is a CPU wheel.
     for said in (
@@ -256,3 +274,28 @@ def test_unpublished_index_variant_keeps_no_wheel() -> None:
         ]
     )
     assert "no_wheel_for_platform" in _ids(load_text(text))
+
+
+COLLECT_ENV_BUILD = """Collecting environment information...
+PyTorch version: {version}
+Is debug build: False
+CUDA used to build PyTorch: None
+ROCM used to build PyTorch: N/A
+
+OS: Ubuntu 18.04.3 LTS
+Python version: 3.7
+Is CUDA available: False
+CUDA runtime version: 10.1.243
+GPU models and configuration: GPU 0: GeForce RTX 2080 Ti
+Nvidia driver version: 440.33.01
+"""
+
+
+def test_collect_env_of_a_1x_checkout_build_without_cuda() -> None:
+    # 1.x's setup.py wrote "a0+<sha>" without "git": still a build from a checkout.
+    assert _first(COLLECT_ENV_BUILD.format(version="1.4.0a0+7f73f1d")) == "source_build_without_cuda"
+
+
+def test_collect_env_of_a_cpu_wheel_is_not_a_checkout_build() -> None:
+    # counter-example: a released CPU wheel on the same machine.
+    assert _first(COLLECT_ENV_BUILD.format(version="1.4.0+cpu")) == "cpu_only_build"

@@ -364,7 +364,9 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
     matches = fabric_manager_not_needed(lines, system_causes.kernel_cause_explains(_no_gpu_explains(matches)))
     matches = supported_branch_rules_out(lines, matches)
     matches = guesses_the_build_rules_out(report.facts, _cpu_build_wanted(lines, matches))
-    matches = source_builds.source_build_first(matches, source_builds.source_build_match(lines))
+    matches = source_builds.source_build_first(
+        matches, source_builds.source_build_match(lines, report.facts.value("torch.version"))
+    )
     matches = install_intent.existing_wheel_rules_out(
         lines,
         install_intent.requested_cpu_is_no_cause(

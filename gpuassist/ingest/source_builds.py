@@ -21,6 +21,7 @@ import re
 
 from gpuassist.ingest.errors import Match
 from gpuassist.ingest.lines import MAX_LINE
+from gpuassist.rules.gpu_stacks import SOURCE_BUILD, nvidia_jetson_build
 
 TORCH = r"(?:py)?torch(?:\s+v?\d+(?:\.\d+)+\w*)?"
 # Done, in the past or perfect tense ("I built", "I have compiled", "after installing", "I am building").
@@ -55,15 +56,24 @@ def _said_built(line: str) -> bool:
     return m is not None and not NOT_DONE.search(line[max(0, m.start() - 40) : m.start()])
 
 
-def source_build_match(lines: list[str]) -> Match | None:
-    """The user says they built torch from source (or show the checkout's build) and the text shows a torch without
-    CUDA: the build, not a CPU wheel, is the cause. Cites the line that shows the missing CUDA."""
+def source_build_version(version: object) -> bool:
+    """torch's own version says it was built from a checkout ("1.4.0a0+7f73f1d", "2.3.0a0+git6ddf5cf": setup.py's
+    "a0+" plus the commit), not NVIDIA's JetPack/NGC build of it (".nv23.06"), which has CUDA."""
+    return isinstance(version, str) and SOURCE_BUILD.search(version) is not None and not nvidia_jetson_build(version)
+
+
+def source_build_match(lines: list[str], torch_version: object = None) -> Match | None:
+    """The user says they built torch from source (or show the checkout's build, or torch's version is a checkout's)
+    and the text shows a torch without CUDA: the build, not a CPU wheel, is the cause. Cites the line that shows the
+    missing CUDA."""
     cut = [line[:MAX_LINE] for line in lines]
     symptom = next((no for no, line in enumerate(cut, start=1) if NO_CUDA_BUILD.search(line)), None)
     if symptom is None:
         return None
-    built = any(_said_built(line) for line in cut) or (
-        any(CLONED.search(line) for line in cut) and any(SETUP.search(line) for line in cut)
+    built = (
+        source_build_version(torch_version)
+        or any(_said_built(line) for line in cut)
+        or (any(CLONED.search(line) for line in cut) and any(SETUP.search(line) for line in cut))
     )
     if not built:
         return None

@@ -14,7 +14,9 @@ from gpuassist.rules import fixes, view
 from gpuassist.rules.make import finding
 from gpuassist.rules.registry import rule
 
-SOURCE_BUILD = re.compile(r"a0\+git|\+git[0-9a-f]{5,}")
+# setup.py's local version for a build from a checkout: "a0+git<sha>" (tools/generate_torch_version.py) and, in
+# 1.x, "a0+<sha>" ("1.4.0a0+7f73f1d"); NVIDIA's JetPack/NGC builds ("2.1.0a0+41361538.nv23.06") are not the user's.
+SOURCE_BUILD = re.compile(r"a0\+(?:git)?[0-9a-f]{7,}\b(?![\w.]*\.nv\d)|\+git[0-9a-f]{5,}")
 
 
 def _norm(path: str) -> str:
