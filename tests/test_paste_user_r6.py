@@ -173,6 +173,18 @@ def test_other_packages_from_source_or_a_wish_are_not_a_source_build() -> None:
         assert ids[0] == "cpu_only_build", said
 
 
+def test_an_extension_not_compiled_with_cuda_is_not_torch_s_build() -> None:
+    # counter-example: torch built from source, but the message is an extension op's own (its build lacks CUDA).
+    text = "\n".join(
+        [
+            "I compiled pytorch 2.2 from source, torch.cuda.is_available() is True.",
+            '  File "/home/u/ext/ops/nms.py", line 40, in nms',
+            "RuntimeError: Not compiled with CUDA support",
+        ]
+    )
+    assert "source_build_without_cuda" not in _ids(load_text(text))
+
+
 def test_source_build_with_working_cuda_is_not_claimed() -> None:
     # counter-example: built from source, CUDA works, the error is another one.
     text = "\n".join(

@@ -43,9 +43,10 @@ CLONED = re.compile(r"git\s+clone\b[^\n]*github\.com[/:]pytorch/pytorch(?:\.git)
 SETUP = re.compile(
     r"\bpython[\d.]*\s+setup\.py\s+(?:install|develop|bdist_wheel)\b|\bpip3?\s+install\s+(?:-v\s+)?(?:-e|--editable)\s+\.",
 )
-# The build has no CUDA (or not this GPU's): torch's own messages and the CMake summary.
+# The build has no CUDA: torch's own messages and the CMake summary. An extension's "Not compiled with CUDA support"
+# (torchvision, mmcv, detectron2 ops) is about that extension's build, not torch's.
 NO_CUDA_BUILD = re.compile(
-    r"not compiled with CUDA|Not compiling with CUDA|USE_CUDA\s*:\s*(?:OFF|0|FALSE)\b|"
+    r"\b(?:py)?torch\b[^\n]{0,20}?\bnot compiled with CUDA|Not compiling with CUDA|USE_CUDA\s*:\s*(?:OFF|0|FALSE)\b|"
     r"torch\.version\.cuda\W{0,8}(?:is\s+|returns?\s+|->\s*|=+\s*)?None\b",
     re.IGNORECASE,
 )
