@@ -208,6 +208,23 @@ def test_installer_defaulting_to_the_cpu_build_is_read() -> None:
     assert _first(text) == "cpu_only_build"
 
 
+def test_installer_giving_cpu_torch_is_read_in_either_order() -> None:
+    for said in (
+        "poetry install resolved CPU-only torch 2.4 here, my GTX 1660 sits idle",
+        "running the setup script downloaded torch 2.3.1 with cpu, so the RTX 2070 is unused",
+    ):
+        assert _first(said) == "cpu_only_build", said
+
+
+def test_a_wish_for_the_cpu_torch_is_not_what_was_installed() -> None:
+    # counter-examples: an infinitive (a plan), and a CPU torch that works where it was meant to.
+    for said in (
+        "Should I install the CPU-only torch first, then the CUDA one?",
+        "The CPU-only torch runs fine in our docs build; on the training box with the RTX 3090 we use cu121.",
+    ):
+        assert "cpu_only_build" not in _ids(load_text(said)), said
+
+
 def test_program_defaulting_to_the_cpu_device_is_not_the_build() -> None:
     # counter-example: the program's device default, not an installed build; nothing names a CPU build of torch.
     text = "The script defaults to the cpu device when I pass no --device flag, torch sees my RTX 3060 fine."

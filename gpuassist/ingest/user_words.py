@@ -219,6 +219,16 @@ CPU_BUILD_DEFAULTED = re.compile(
     r"(?:to|with|on)\s+(?:the\s+|a\s+)?[\[\"'`]?cpu(?:[- ]only)?[\]\"'`]?\s*(?:version|build|wheel|variant|package)\b",
     re.IGNORECASE,
 )
+# What the installer gave, with "CPU" before torch's name or after it ("uv sync installs CPU torch", "pip installed a
+# CPU-only pytorch", "it installs torch with cpu"): an inflected verb, so a wish ("I want to install the CPU-only
+# torch") is not read.
+CPU_BUILD_GIVEN = re.compile(
+    r"\b(?:installs|installed|pulls|pulled|resolves|resolved|gives|gave|got|gets|downloads|downloaded|picks|picked|"
+    r"chose|chooses)\s+(?:me\s+)?(?:the\s+|a\s+|only\s+)?cpu(?:[- ]only)?\s+(?:py)?torch\b|"
+    r"\b(?:installs|installed|pulls|pulled|resolves|resolved|downloads|downloaded)\s+(?:the\s+|a\s+)?(?:py)?torch"
+    r"(?:\s+v?\d+(?:\.\d+)+)?\s+(?:with|for)\s+(?:the\s+)?cpu\b(?![- ]?(?:and|\+|/))",
+    re.IGNORECASE,
+)
 # "the CPU version" in other languages (es, pt, de, fr, it, ru, ja): read on a line that names torch.
 CPU_VERSION_OTHER = re.compile(
     r"versi[oó]n (?:de |para )?cpu|vers[aã]o (?:de |para )?cpu|cpu-version|version cpu|versione cpu|"
@@ -243,8 +253,10 @@ def cpu_torch_in_words(lines: list[str]) -> Match | None:
     if any(CPU_WANTED.search(line) for line in gated if line):
         return None
     for no, text in enumerate(gated, start=1):
-        if CPU_TORCH_WORDS.search(text) or (
-            (CPU_VERSION_OTHER.search(text) or CPU_BUILD_DEFAULTED.search(text)) and TORCH_NAMED.search(text)
+        if (
+            CPU_TORCH_WORDS.search(text)
+            or CPU_BUILD_GIVEN.search(text)
+            or ((CPU_VERSION_OTHER.search(text) or CPU_BUILD_DEFAULTED.search(text)) and TORCH_NAMED.search(text))
         ):
             return Match("cpu_only_build", no, text.strip()[:500], False, 0.85)
     return None
