@@ -328,3 +328,25 @@ def test_collect_env_of_a_1x_checkout_build_without_cuda() -> None:
 def test_collect_env_of_a_cpu_wheel_is_not_a_checkout_build() -> None:
     # counter-example: a released CPU wheel on the same machine.
     assert _first(COLLECT_ENV_BUILD.format(version="1.4.0+cpu")) == "cpu_only_build"
+
+
+def _oom_2x(total: str, free: str, own: str, capacity: str = "capacity") -> list[str]:
+    return [
+        f"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 512.00 MiB. GPU 0 has a total {capacity} of "
+        f"{total} of which {free} is free. Including non-PyTorch memory, this process has {own} memory in use. "
+        "Of the allocated memory 1.10 GiB is allocated by PyTorch, and 120.00 MiB is reserved by PyTorch but "
+        "unallocated.",
+    ]
+
+
+def test_memory_outside_this_process_and_unlisted_is_others() -> None:
+    # 2.x message, no "Process N has" line (the other job runs in another container): 38 GiB of 40 are not ours.
+    assert oom_held_by_others(_oom_2x("39.39 GiB", "12.00 MiB", "1.52 GiB"))
+    # PyTorch 2.1 spelled it "capacty": the same reading.
+    assert oom_held_by_others(_oom_2x("39.39 GiB", "12.00 MiB", "1.52 GiB", capacity="capacty"))
+
+
+def test_this_process_holding_the_card_is_the_job() -> None:
+    # counter-example: this process holds nearly all of it.
+    assert not oom_held_by_others(_oom_2x("7.79 GiB", "30.00 MiB", "7.70 GiB"))
+    assert _first("\n".join(_oom_2x("7.79 GiB", "30.00 MiB", "7.70 GiB"))) == "cuda_out_of_memory"

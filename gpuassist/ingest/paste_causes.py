@@ -428,7 +428,10 @@ NO_TORCH_DIST = re.compile(
     r"Could not find a version that satisfies the requirement (?:py)?torch\b"
 )
 INSTALLED_TORCH = re.compile(r"Successfully installed .*\btorch-\d")
-OOM_TOTAL = re.compile(r"([\d.]+) ([GMK]i?B|bytes) total capacity|total capacity of ([\d.]+) ([GMK]i?B|bytes)")
+# PyTorch 2.1's message spelled it "total capacty of" (c10/cuda/CUDACachingAllocator.cpp, fixed in 2.2).
+OOM_TOTAL = re.compile(r"([\d.]+) ([GMK]i?B|bytes) total capacity|total capac?i?ty of ([\d.]+) ([GMK]i?B|bytes)")
+# 2.x: "GPU 0 has a total capacity of 23.65 GiB of which 20.06 MiB is free."
+OOM_FREE_OF_WHICH = re.compile(r"of which ([\d.]+) ([GMK]i?B|bytes) is free")
 OOM_OTHER = re.compile(r"Process (\d+) has ([\d.]+) ([GMK]i?B|bytes) memory in use")
 OOM_SELF = re.compile(r"this process has ([\d.]+) ([GMK]i?B|bytes) memory in use")
 OOM_RESERVED = re.compile(r"([\d.]+) ([GMK]i?B|bytes) reserved in total by PyTorch")
@@ -472,7 +475,14 @@ def oom_held_by_others(lines: list[str]) -> bool:
     if others:
         return others >= 0.5 * total
     if own:
-        return False
+        # "Including non-PyTorch memory, this process has S in use" counts this process whole (its CUDA context
+        # included): what is neither that nor free is held by processes this one cannot list (another container,
+        # another user). Half the card or more, beyond the context allowance, is theirs.
+        free_2x = OOM_FREE_OF_WHICH.search(text)
+        if free_2x is None:
+            return False
+        outside = total - _gib(*own.groups()) - _gib(*free_2x.groups())
+        return outside >= 0.5 * total and outside > CUDA_CONTEXT_MAX_GIB
     allocated, cached, free = OOM_ALLOCATED.search(text), OOM_CACHED.search(text), OOM_FREE.search(text)
     if reserved is not None and _gib(*reserved.groups()) < 0.2 * total and "free" in text and free is None:
         return True
