@@ -350,3 +350,53 @@ def test_this_process_holding_the_card_is_the_job() -> None:
     # counter-example: this process holds nearly all of it.
     assert not oom_held_by_others(_oom_2x("7.79 GiB", "30.00 MiB", "7.70 GiB"))
     assert _first("\n".join(_oom_2x("7.79 GiB", "30.00 MiB", "7.70 GiB"))) == "cuda_out_of_memory"
+
+
+# ------------------------------------------------ torch's own libraries loaded from outside the torch package
+
+
+def test_torch_library_resolved_from_a_libtorch_download_is_a_second_copy() -> None:
+    text = "\n".join(
+        [
+            ">>> import torch",
+            "Traceback (most recent call last):",
+            '  File "/srv/env/lib/python3.11/site-packages/torch/__init__.py", line 237, in <module>',
+            "    from torch._C import *",
+            "ImportError: /srv/env/lib/python3.11/site-packages/torch/lib/libtorch_cpu.so: undefined symbol: "
+            "_ZN3c106detail14torchCheckFailEPKcS2_jRKSs",
+            "$ ldd /srv/env/lib/python3.11/site-packages/torch/lib/libtorch_cpu.so | grep c10",
+            "\tlibc10.so => /usr/local/lib/libc10.so (0x00007f2b10000000)",
+        ]
+    )
+    assert _first(text) == "stale_or_shadowed_torch"
+
+
+def test_a_cpp_program_linking_libtorch_is_not_a_python_torch_copy() -> None:
+    # counter-example: a C++ program linking LibTorch from /opt/libtorch: that is where it belongs.
+    text = "\n".join(
+        [
+            "$ ldd build/infer | grep -E 'torch|c10'",
+            "\tlibtorch_cpu.so => /opt/libtorch/lib/libtorch_cpu.so (0x00007f)",
+            "\tlibc10.so => /opt/libtorch/lib/libc10.so (0x00007f)",
+        ]
+    )
+    assert "stale_or_shadowed_torch" not in _ids(load_text(text))
+
+
+def test_torch_libraries_inside_the_package_are_not_a_copy() -> None:
+    # counter-example: the failing library is the package's own; nothing else is shown.
+    text = "\n".join(
+        [
+            ">>> import torch",
+            "ImportError: /srv/env/lib/python3.11/site-packages/torch/lib/libc10.so: cannot open shared object file: "
+            "No such file or directory",
+        ]
+    )
+    assert "stale_or_shadowed_torch" not in _ids(load_text(text))
+
+
+def test_stray_torch_library_fix_names_the_directory() -> None:
+    text = ">>> import torch\nImportError: /usr/lib64/libc10.so: undefined symbol: _ZN3c1010TensorImpl7releaseEv"
+    first = load_text(text).findings[0]
+    assert first.id == "stale_or_shadowed_torch"
+    assert "/usr/lib64" in first.title and "/usr/lib64/libc10*" in first.fix

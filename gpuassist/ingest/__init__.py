@@ -24,6 +24,7 @@ from gpuassist.ingest import (
     program_devices,
     source_builds,
     system_causes,
+    torch_lib_copies,
     usage_words,
     user_words,
 )
@@ -241,7 +242,7 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
     every finding a rule drew from facts the paste stated cites the line that stated them."""
     for found in (
         paste_causes.library_finding(lines) or paste_causes.dependency_finding(lines),
-        paste_causes.shadowed_torch_finding(lines),
+        paste_causes.shadowed_torch_finding(lines) or torch_lib_copies.stray_torch_library_finding(lines),
     ):
         if found is None:
             continue

@@ -419,6 +419,12 @@ TORCH_LIBRARY = re.compile(r"[/\\](?:torch[/\\]lib|nvidia[/\\]\w+[/\\]lib)[/\\]|
 IMPORT_FAILURE_GENERIC = re.compile(r"cannot open shared object file|undefined symbol|DLL load failed")
 
 
+def failing_library(line: str) -> tuple[str, str] | None:
+    """(full path, why) of the first library the line says failed to load, if the line names it by path."""
+    m = _lib_failure(line[:MAX_LINE])
+    return (m.path, m.why) if m else None
+
+
 def torch_import_shown(lines: list[str]) -> bool:
     return any(TORCH_IMPORT_CONTEXT.search(line[:MAX_LINE]) for line in lines)
 
