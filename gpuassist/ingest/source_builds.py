@@ -23,7 +23,7 @@ from gpuassist.ingest.errors import Match
 from gpuassist.ingest.lines import MAX_LINE
 from gpuassist.rules.gpu_stacks import SOURCE_BUILD, nvidia_jetson_build
 
-TORCH = r"(?:py)?torch(?:\s+v?\d+(?:\.\d+)+\w*)?"
+TORCH = r"(?:py)?torch(?:\s+v?\d{1,4}(?:\.\d{1,4}){1,3}(?:[a-z+][\w.+]{0,30})?)?"  # bounded: no rescans
 # Done, in the past or perfect tense ("I built", "I have compiled", "after installing", "I am building").
 DONE = (
     r"(?:\b(?:built|compiled|installed|rebuilt|recompiled)|\bafter\s+(?:re)?(?:building|compiling|installing)|"
