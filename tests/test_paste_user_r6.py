@@ -400,3 +400,28 @@ def test_stray_torch_library_fix_names_the_directory() -> None:
     first = load_text(text).findings[0]
     assert first.id == "stale_or_shadowed_torch"
     assert "/usr/lib64" in first.title and "/usr/lib64/libc10*" in first.fix
+
+
+def test_setup_py_configuration_without_cuda_is_the_source_build() -> None:
+    log = [
+        "Building wheel torch-2.2.0a0+git8ac9b20",
+        "-- Building version 2.2.0a0+git8ac9b20",
+        "-- Not using cuDNN",
+        "-- Not using CUDA",
+        "-- Using MKLDNN",
+    ]
+    assert _first("\n".join(log)) == "source_build_without_cuda"
+
+
+def test_rocm_build_log_is_not_a_cuda_less_build() -> None:
+    # counter-example: a ROCm build says "Not using CUDA" by design.
+    log = ["$ USE_ROCM=1 python setup.py develop", "-- Not using CUDA", "-- Detected HIP at /opt/rocm-6.0.2"]
+    assert "source_build_without_cuda" not in _ids(load_text("\n".join(log)))
+
+
+def test_issue_template_answered_source() -> None:
+    said = "- How you installed PyTorch (`conda`, `pip`, source): source"
+    assert _first("\n".join([said, *NOT_COMPILED])) == "source_build_without_cuda"
+    # counter-example: the same template answered pip.
+    pip = "- How you installed PyTorch (`conda`, `pip`, source): pip"
+    assert _first("\n".join([pip, *NOT_COMPILED])) == "cpu_only_build"

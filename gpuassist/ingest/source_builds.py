@@ -43,10 +43,22 @@ CLONED = re.compile(r"git\s+clone\b[^\n]*github\.com[/:]pytorch/pytorch(?:\.git)
 SETUP = re.compile(
     r"\bpython[\d.]*\s+setup\.py\s+(?:install|develop|bdist_wheel)\b|\bpip3?\s+install\s+(?:-v\s+)?(?:-e|--editable)\s+\.",
 )
+# PyTorch's setup.py reporting its configuration ("-- Not using CUDA" when USE_CUDA is off, "Building wheel
+# torch-1.4.0a0+7903fb1"): the text is a build of torch from source. The issue template's "How you installed PyTorch
+# (`conda`, `pip`, source): source" says the same.
+SETUP_REPORT = re.compile(r"^\s*-- (?:Not using CUDA|Building version \d)|\bBuilding wheel torch-\d")
+TEMPLATE_SOURCE = re.compile(
+    r"How you installed (?:Py)?Torch\b[^:\n]{0,60}:\s*(?:built\s+|compiled\s+)?(?:from\s+)?source\b", re.IGNORECASE
+)
+# Builds aimed at another GPU stack: setup.py says "Not using CUDA" there by design.
+OTHER_STACK = re.compile(
+    r"\bUSE_ROCM\s*[=:]\s*(?:1|ON)\b|Detected (?:XPU|HIP|ROCm)\b|\brocm\d|\bUSE_XPU\s*[=:]\s*(?:1|ON)\b", re.IGNORECASE
+)
 # The build has no CUDA: torch's own messages and the CMake summary. An extension's "Not compiled with CUDA support"
 # (torchvision, mmcv, detectron2 ops) is about that extension's build, not torch's.
 NO_CUDA_BUILD = re.compile(
     r"\b(?:py)?torch\b[^\n]{0,20}?\bnot compiled with CUDA|Not compiling with CUDA|USE_CUDA\s*:\s*(?:OFF|0|FALSE)\b|"
+    r"^\s*-- Not using CUDA\s*$|"
     r"torch\.version\.cuda\W{0,8}(?:is\s+|returns?\s+|->\s*|=+\s*)?None\b",
     re.IGNORECASE,
 )
@@ -69,11 +81,11 @@ def source_build_match(lines: list[str], torch_version: object = None) -> Match 
     missing CUDA."""
     cut = [line[:MAX_LINE] for line in lines]
     symptom = next((no for no, line in enumerate(cut, start=1) if NO_CUDA_BUILD.search(line)), None)
-    if symptom is None:
+    if symptom is None or any(OTHER_STACK.search(line) for line in cut):
         return None
     built = (
         source_build_version(torch_version)
-        or any(_said_built(line) for line in cut)
+        or any(_said_built(line) or SETUP_REPORT.search(line) or TEMPLATE_SOURCE.search(line) for line in cut)
         or (any(CLONED.search(line) for line in cut) and any(SETUP.search(line) for line in cut))
     )
     if not built:
