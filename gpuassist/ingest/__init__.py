@@ -15,6 +15,7 @@ from gpuassist.ingest import (
     collect_env,
     env_reports,
     errors,
+    gpu_error_state,
     interpreters,
     jetson_texts,
     kernel_noise,
@@ -38,6 +39,7 @@ from gpuassist.ingest.build_facts import (
 from gpuassist.ingest.cloud_instance import instance_without_gpu_match
 from gpuassist.ingest.driver_branch import supported_branch_rules_out, unsupported_branch_match
 from gpuassist.ingest.fabric import fabric_manager_not_needed
+from gpuassist.ingest.gpuless_machine import stated_gpuless_machine
 from gpuassist.ingest.igpu_only import integrated_only_match
 from gpuassist.ingest.lines import Sources
 from gpuassist.ingest.module_load import (
@@ -343,6 +345,7 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
         system_causes.container_gpu_listing_without_toolkit(lines),
         system_causes.recurring_app_xid_match(lines),
         system_causes.machine_without_nvidia_gpu_match(lines),
+        stated_gpuless_machine(lines),
         _smi_memory_held_match(lines, matches),
         _two_interpreters_match(lines),
         interpreters.cuda_differs_between_interpreters(lines),
@@ -364,6 +367,7 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
     matches = guesses_the_build_rules_out(report.facts, _cpu_build_wanted(lines, matches))
     matches = working_smi_rules_out_module(lines, cuda_listed_cpu_running(lines, matches))
     matches = node_without_gpus(lines, matches)
+    matches = gpu_error_state.error_state_explains_unavailable(matches)
     windows_cpu = _windows_pip_match(lines, report, matches) or windows_plain_install_match(
         report.facts, lines, matches
     )

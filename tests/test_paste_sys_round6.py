@@ -1,0 +1,199 @@
+"""System-side classes of issue #14, round 6: the GPU needing a reset behind CUDA's "busy or unavailable", a lone
+power-draw ERR! in nvidia-smi's table, the GSP firmware of another driver release than the kernel module, the
+container runtime hook without nvidia-container-cli, and a machine stated to have no NVIDIA GPU beside a GPU request
+failing. Every text is synthetic, written in the program's own format (sources in the modules' docstrings and the
+message table's rows); each mechanism has a counter-example that must not fire."""
+
+from __future__ import annotations
+
+from gpuassist.findings import Severity
+from gpuassist.ingest import load_text
+from gpuassist.ingest.errors import Match
+from gpuassist.ingest.gpu_error_state import error_state_explains_unavailable
+from gpuassist.ingest.gpuless_machine import stated_gpuless_machine
+from gpuassist.ingest.text import clean_lines
+
+
+def _ids(text: str) -> list[str]:
+    return [f.id for f in load_text(text).findings]
+
+
+def _errors(text: str) -> list[str]:
+    return [f.id for f in load_text(text).findings if f.severity is Severity.ERROR]
+
+
+# ------------------------------------------------------------------------------ a GPU that needs a reset
+
+RESET_REQUIRED = """\
+>>> torch.ones(4, device="cuda:3")
+RuntimeError: CUDA error: CUDA-capable device(s) is/are busy or unavailable
+$ sudo dmesg | tail -2
+[ 8812.004411] NVRM: GPU3 rpcRmApiAlloc_GSP: GspRmAlloc failed: status=0x00000062
+[ 8812.004420] NVRM: nvAssertOkFailedNoLog: Assertion failed: Reset required [NV_ERR_RESET_REQUIRED]\
+ (0x00000062) returned from status @ kernel_channel.c:1999
+"""
+
+RESET_REQUIRED_SMI_Q = """\
+RuntimeError: CUDA error: CUDA-capable device(s) is/are busy or unavailable
+$ nvidia-smi -q -i 1 | grep -A2 "Reset Status"
+    GPU Reset Status
+        Reset Required                    : Yes
+        Drain and Reset Recommended       : No
+"""
+
+BUSY_COMPUTE_MODE = """\
+RuntimeError: CUDA error: CUDA-capable device(s) is/are busy or unavailable
+$ nvidia-smi --query-gpu=index,compute_mode --format=csv
+index, compute_mode
+0, Exclusive_Process
+"""
+
+
+def test_reset_required_in_the_kernel_log_explains_busy_or_unavailable() -> None:
+    ids = _errors(RESET_REQUIRED)
+    assert ids[0] == "gpu_xid_fault"
+    assert "compute_mode_exclusive_or_prohibited" not in _ids(RESET_REQUIRED)
+
+
+def test_reset_required_in_smi_q_explains_busy_or_unavailable() -> None:
+    assert _errors(RESET_REQUIRED_SMI_Q)[0] == "gpu_xid_fault"
+    assert "compute_mode_exclusive_or_prohibited" not in _ids(RESET_REQUIRED_SMI_Q)
+
+
+def test_busy_without_an_error_state_stays_compute_mode() -> None:
+    ids = _ids(BUSY_COMPUTE_MODE)
+    assert ids[0] == "compute_mode_exclusive_or_prohibited"
+    assert "gpu_xid_fault" not in ids
+
+
+def test_error_state_keeps_a_compute_mode_the_text_shows_itself() -> None:
+    shown = Match("compute_mode_exclusive_or_prohibited", 3, "0, Exclusive_Process", True, 0.9)
+    fault = Match("gpu_xid_fault", 5, "NVRM: Xid (PCI:0000:3b:00): 79, GPU has fallen off the bus.", True, 0.9)
+    busy = Match("compute_mode_exclusive_or_prohibited", 1, "CUDA-capable device(s) is/are busy or unavailable", True)
+    assert error_state_explains_unavailable([shown, fault]) == [shown, fault]
+    assert error_state_explains_unavailable([busy, fault]) == [fault]
+    assert error_state_explains_unavailable([busy]) == [busy]
+
+
+# ------------------------------------------------------------------------------ nvidia-smi's ERR! fields
+
+POWER_ERR_ONLY = """\
++-------------------------------+----------------------+----------------------+
+|   0  Tesla T4            On   | 00000000:00:1E.0 Off |                    0 |
+| N/A   41C    P8   ERR! /  70W |      2MiB / 15360MiB |      0%      Default |
++-------------------------------+----------------------+----------------------+
+"""
+
+ALL_FIELDS_ERR = """\
++-------------------------------+----------------------+----------------------+
+|   0  Tesla T4            On   | 00000000:00:1E.0 Off |                    0 |
+| ERR!  ERR!  ERR!    ERR! / ERR! |      0MiB / 15360MiB |    ERR!      Default |
++-------------------------------+----------------------+----------------------+
+"""
+
+
+def test_lone_power_err_is_no_fault() -> None:
+    assert "gpu_xid_fault" not in _ids(POWER_ERR_ONLY)
+
+
+def test_err_in_every_field_is_still_read_as_a_fault() -> None:
+    assert "gpu_xid_fault" in _ids(ALL_FIELDS_ERR)
+
+
+# ------------------------------------------------------------------------------ GSP firmware of another release
+
+GSP_FIRMWARE_MISMATCH = """\
+$ modinfo nvidia | grep ^version
+version:        570.133.07
+$ journalctl -k -b | grep NVRM
+kernel: NVRM: GPU0 _kgspFwContainerVerifyVersion: GSP firmware image version mismatch: got version 570.144,\
+ expected version 570.133.07
+kernel: NVRM: GPU0 kgspInitRm_IMPL: Error preparing GSP-RM image
+kernel: NVRM: GPU 0000:01:00.0: RmInitAdapter failed! (0x61:0x0:1697)
+"""
+
+GSP_TIMEOUT = """\
+kernel: NVRM: GPU0 Timeout waiting for RPC from GSP! Expected function 76 (GSP_RM_CONTROL) (0x2080014b 0x5).
+"""
+
+
+def test_gsp_firmware_of_another_release_is_a_version_mismatch() -> None:
+    assert _errors(GSP_FIRMWARE_MISMATCH)[0] == "driver_library_mismatch"
+
+
+def test_gsp_timeout_is_not_a_version_mismatch() -> None:
+    assert "driver_library_mismatch" not in _ids(GSP_TIMEOUT)
+
+
+# ------------------------------------------------------------------------------ the hook without its CLI
+
+HOOK_WITHOUT_CLI = """\
+$ docker run --rm --runtime=nvidia nvidia/cuda:12.4.1-base-ubuntu22.04 nvidia-smi
+docker: Error response from daemon: OCI runtime create failed: container_linux.go:345: starting container\
+ process caused "process_linux.go:424: container init caused \\"process_linux.go:407: running prestart hook 1\
+ caused \\\\\\"error running hook: exit status 1, stdout: , stderr: nvidia-container-runtime-hook: couldn't\
+ find binary nvidia-container-cli in /usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin : exec:\
+ \\\\\\\\\\\\\\"nvidia-container-cli\\\\\\\\\\\\\\": executable file not found in $PATH\\\\\\\\n\\\\\\"\\"":\
+ unknown.
+"""
+
+CLI_INITIALIZATION_ERROR = """\
+docker: Error response from daemon: failed to create task for container: OCI runtime create failed: error\
+ running hook #0: error running hook: exit status 1, stdout: , stderr: nvidia-container-cli: initialization\
+ error: load library failed: libnvidia-ml.so.1: cannot open shared object file: no such file or directory:\
+ unknown.
+"""
+
+
+def test_hook_without_nvidia_container_cli_is_a_toolkit_problem() -> None:
+    assert _errors(HOOK_WITHOUT_CLI)[0] == "docker_no_gpu_runtime"
+
+
+def test_cli_that_runs_and_fails_is_not_a_missing_cli() -> None:
+    errors = _errors(CLI_INITIALIZATION_ERROR)
+    assert not errors or errors[0] != "docker_no_gpu_runtime"
+
+
+# ------------------------------------------------------------------------------ a machine without an NVIDIA GPU
+
+WSL_NO_ADAPTERS_NO_GPU = """\
+$ docker compose up
+Error response from daemon: nvidia-container-cli: initialization error: WSL environment detected but no\
+ adapters were found: unknown
+This is a Surface laptop on Windows 11 with WSL2; it doesn't have a dedicated graphics card, only what the CPU has.
+"""
+
+WSL_NO_ADAPTERS_ALONE = """\
+$ docker compose up
+Error response from daemon: nvidia-container-cli: initialization error: WSL environment detected but no\
+ adapters were found: unknown
+Windows 11, WSL2, Docker Desktop 4.30.
+"""
+
+NO_GPU_IN_PASSING = """\
+Error response from daemon: nvidia-container-cli: initialization error: WSL environment detected but no\
+ adapters were found: unknown
+My desktop has an RTX 4070; the old laptop without a dedicated GPU is not involved.
+"""
+
+CONTAINER_WITHOUT_GPU = """\
+RuntimeError: No CUDA GPUs are available
+The container doesn't have a dedicated GPU assigned, the host has four.
+"""
+
+
+def test_stated_gpuless_machine_explains_wsl_no_adapters() -> None:
+    ids = _errors(WSL_NO_ADAPTERS_NO_GPU)
+    assert ids[0] == "no_nvidia_gpu"
+    assert "wsl_libcuda_problem" not in _ids(WSL_NO_ADAPTERS_NO_GPU)
+
+
+def test_wsl_no_adapters_alone_is_not_read_as_no_gpu() -> None:
+    assert "no_nvidia_gpu" not in _ids(WSL_NO_ADAPTERS_ALONE)
+
+
+def test_statement_beside_a_named_nvidia_gpu_or_about_a_container_does_not_count() -> None:
+    assert stated_gpuless_machine(clean_lines(NO_GPU_IN_PASSING)) is None
+    assert stated_gpuless_machine(clean_lines(CONTAINER_WITHOUT_GPU)) is None
+    said = stated_gpuless_machine(clean_lines(WSL_NO_ADAPTERS_NO_GPU))
+    assert said is not None and said.id == "no_nvidia_gpu" and said.line_no == 3
