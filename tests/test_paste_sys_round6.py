@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from gpuassist.findings import Severity
 from gpuassist.ingest import load_text
+from gpuassist.ingest.container_smi import image_without_smi
 from gpuassist.ingest.errors import Match
 from gpuassist.ingest.gpu_error_state import error_state_explains_unavailable
 from gpuassist.ingest.gpuless_machine import stated_gpuless_machine
@@ -197,3 +198,70 @@ def test_statement_beside_a_named_nvidia_gpu_or_about_a_container_does_not_count
     assert stated_gpuless_machine(clean_lines(CONTAINER_WITHOUT_GPU)) is None
     said = stated_gpuless_machine(clean_lines(WSL_NO_ADAPTERS_NO_GPU))
     assert said is not None and said.id == "no_nvidia_gpu" and said.line_no == 3
+
+
+# ------------------------------------------------------------------------------ the GPU flag after the image
+
+SINGULARITY_NV_AFTER_IMAGE = """\
+#SBATCH --gres=gpu:2
+module load apptainer
+singularity exec /data/images/pytorch-24.03.sif --nv python train.py
+/.singularity.d/actions/exec: 9: exec: --nv: not found
+"""
+
+DOCKER_GPUS_AFTER_IMAGE = """\
+$ docker run -it nvcr.io/nvidia/pytorch:24.03-py3 --gpus all nvidia-smi
+docker: Error response from daemon: failed to create task for container: failed to create shim task: OCI runtime \
+create failed: runc create failed: unable to start container process: exec: "--gpus": executable file not found in \
+$PATH: unknown.
+"""
+
+PROGRAM_NOT_IN_IMAGE = """\
+/.singularity.d/actions/exec: 9: exec: python: not found
+docker: Error response from daemon: exec: "python3": executable file not found in $PATH: unknown.
+"""
+
+
+def test_gpu_flag_after_the_image_is_a_container_without_gpu() -> None:
+    assert _errors(SINGULARITY_NV_AFTER_IMAGE)[0] == "docker_no_gpu_runtime"
+    assert _errors(DOCKER_GPUS_AFTER_IMAGE)[0] == "docker_no_gpu_runtime"
+
+
+def test_a_program_missing_from_the_image_is_not_the_gpu_flag() -> None:
+    assert "docker_no_gpu_runtime" not in _ids(PROGRAM_NOT_IN_IMAGE)
+
+
+# ------------------------------------------------------------------------------ nvidia-smi missing in a CUDA image
+
+SMI_MISSING_IN_CUDA_IMAGE = """\
+docker run -it nvidia/cuda:12.1.1-cudnn8-devel-ubuntu22.04 bash
+root@3f2a9c:/# nvcc --version | tail -1
+Build cuda_12.1.r12.1/compiler.32688072_0
+root@3f2a9c:/# nvidia-smi
+bash: nvidia-smi: command not found
+"""
+
+SMI_MISSING_ON_HOST = """\
+$ nvidia-smi
+bash: nvidia-smi: command not found
+$ lspci | grep -i nvidia
+01:00.0 VGA compatible controller: NVIDIA Corporation GA104 [GeForce RTX 3070] (rev a1)
+"""
+
+SMI_WORKS_IN_IMAGE = """\
+FROM nvidia/cuda:11.8.0-runtime-ubuntu22.04
+$ nvidia-smi
+| NVIDIA-SMI 535.104.05   Driver Version: 535.104.05   CUDA Version: 12.2 |
+$ nvtop
+bash: nvtop: command not found, nvidia-smi shows the GPU
+"""
+
+
+def test_smi_missing_in_a_cuda_image_is_a_container_without_gpu() -> None:
+    assert _errors(SMI_MISSING_IN_CUDA_IMAGE)[0] == "docker_no_gpu_runtime"
+
+
+def test_smi_missing_on_a_host_or_working_in_the_image_is_not_read_so() -> None:
+    assert image_without_smi(clean_lines(SMI_MISSING_ON_HOST)) is None
+    assert "docker_no_gpu_runtime" not in _ids(SMI_MISSING_ON_HOST)
+    assert image_without_smi(clean_lines(SMI_WORKS_IN_IMAGE)) is None

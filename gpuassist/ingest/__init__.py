@@ -37,6 +37,7 @@ from gpuassist.ingest.build_facts import (
     windows_pypi_build,
 )
 from gpuassist.ingest.cloud_instance import instance_without_gpu_match
+from gpuassist.ingest.container_smi import image_without_smi
 from gpuassist.ingest.driver_branch import supported_branch_rules_out, unsupported_branch_match
 from gpuassist.ingest.fabric import fabric_manager_not_needed
 from gpuassist.ingest.gpuless_machine import stated_gpuless_machine
@@ -346,6 +347,7 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
         system_causes.recurring_app_xid_match(lines),
         system_causes.machine_without_nvidia_gpu_match(lines),
         stated_gpuless_machine(lines),
+        image_without_smi(lines),
         _smi_memory_held_match(lines, matches),
         _two_interpreters_match(lines),
         interpreters.cuda_differs_between_interpreters(lines),

@@ -1,0 +1,47 @@
+"""nvidia-smi missing inside a CUDA container image: the container was started without the GPU.
+
+CUDA images (nvidia/cuda:<version>-{base,runtime,devel}-<os>, pytorch/pytorch:<v>-cuda<v>-cudnn<v>-{runtime,devel}
+and the images built on them, NGC's nvcr.io/nvidia/...) ship the CUDA toolkit (nvcc works in the devel flavours) but
+never nvidia-smi or libcuda: those belong to the host's driver, and the NVIDIA container toolkit mounts them into the
+container when it is given the GPU (`docker run --gpus all`, `--runtime=nvidia`, a CDI device; NVIDIA container
+toolkit docs, "Driver capabilities": utility = nvidia-smi/NVML, compute = libcuda). So "nvidia-smi: command not found"
+in such an image says the container got no GPU, not that the host lacks a driver; the same line on a host says the
+driver is missing, which is why the image has to be shown by the text (its name and CUDA tag), and why a text that
+shows nvidia-smi working in that container (its table) is left to the other readings.
+"""
+
+from __future__ import annotations
+
+import re
+
+from gpuassist.ingest.errors import Match
+from gpuassist.ingest.lines import MAX_LINE
+
+# "nvidia-smi: command not found", "nvidia-smi` 命令返回错误 command not found", "bash: nvidia-smi: not found".
+SMI_MISSING = re.compile(
+    r"nvidia-smi\W{0,3}(?:command )?not found|nvidia-smi\b[^.\n]{0,40}\b(?:command )?not found|"
+    r"\bnot found\b[^.\n]{0,30}\bnvidia-smi",
+    re.IGNORECASE,
+)
+# A CUDA image by name and tag: a repository ending in cuda/pytorch/tensorflow or an NGC path, with a tag naming the
+# CUDA version or flavour ("11.8.0-cudnn8-devel-ubuntu22.04", "1.13.1-py3.8.16-cuda11.7.1-devel-ubuntu20.04").
+CUDA_IMAGE = re.compile(
+    r"(?:\bnvidia/cuda|nvcr\.io/nvidia/[\w.-]+|\b[\w.-]*(?:cuda|pytorch|torch|tensorflow)[\w.-]*):"
+    r"[\w.-]*(?:cuda[\d.]+|cu\d{2,3}\b|\d+\.\d+(?:\.\d+)?-(?:cudnn\d*-)?(?:devel|runtime|base))[\w.-]*",
+    re.IGNORECASE,
+)
+# nvidia-smi's own table or header: it ran somewhere in the text.
+SMI_RAN = re.compile(r"NVIDIA-SMI\s+\d+\.\d+|Driver Version:\s*\d+", re.IGNORECASE)
+
+
+def image_without_smi(lines: list[str]) -> Match | None:
+    """nvidia-smi is missing and the text names the CUDA image it ran in (and nvidia-smi never ran): the container
+    was started without the GPU, docker_no_gpu_runtime."""
+    if not any(CUDA_IMAGE.search(line[:MAX_LINE]) for line in lines):
+        return None
+    if any(SMI_RAN.search(line[:MAX_LINE]) for line in lines):
+        return None
+    missing = next(((no, line) for no, line in enumerate(lines, start=1) if SMI_MISSING.search(line[:MAX_LINE])), None)
+    if missing is None:
+        return None
+    return Match("docker_no_gpu_runtime", missing[0], missing[1].strip()[:500], True, 0.8)
