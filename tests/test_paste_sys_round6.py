@@ -12,6 +12,7 @@ from gpuassist.ingest.container_smi import image_without_smi
 from gpuassist.ingest.errors import Match
 from gpuassist.ingest.gpu_error_state import error_state_explains_unavailable
 from gpuassist.ingest.gpuless_machine import stated_gpuless_machine
+from gpuassist.ingest.job_devices import requested_gpus_not_in_job
 from gpuassist.ingest.text import clean_lines
 
 
@@ -265,3 +266,37 @@ def test_smi_missing_on_a_host_or_working_in_the_image_is_not_read_so() -> None:
     assert image_without_smi(clean_lines(SMI_MISSING_ON_HOST)) is None
     assert "docker_no_gpu_runtime" not in _ids(SMI_MISSING_ON_HOST)
     assert image_without_smi(clean_lines(SMI_WORKS_IN_IMAGE)) is None
+
+
+# ------------------------------------------------------------------------------ a GPU job without GPU device nodes
+
+JOB_ASKED_NO_NODES = """\
+user@login01:~$ srun -p a100 --gres=gpu:2 --container-image=nvcr.io/nvidia/pytorch:24.03-py3 ls /dev/nvidia[01]
+ls: cannot access '/dev/nvidia0': No such file or directory
+ls: cannot access '/dev/nvidia1': No such file or directory
+RuntimeError: CUDA error: no CUDA-capable device is detected
+"""
+
+JOB_NOT_ASKED_NO_NODES = """\
+user@login01:~$ srun -p a100 --time=10 ls -l /dev/nvidia0
+ls: cannot access '/dev/nvidia0': No such file or directory
+"""
+
+HOST_WITHOUT_NODES = """\
+$ ls -l /dev/nvidia0
+ls: cannot access '/dev/nvidia0': No such file or directory
+$ nvidia-smi
+NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.
+"""
+
+
+def test_job_that_asked_for_gpus_without_device_nodes_got_no_allocation() -> None:
+    ids = _errors(JOB_ASKED_NO_NODES)
+    assert ids[0] == "scheduler_no_gpu_allocated"
+    assert "no_nvidia_gpu" not in _ids(JOB_ASKED_NO_NODES)
+
+
+def test_missing_nodes_without_a_gpu_request_or_a_job_are_not_this_reading() -> None:
+    assert requested_gpus_not_in_job(clean_lines(JOB_NOT_ASKED_NO_NODES)) is None
+    assert requested_gpus_not_in_job(clean_lines(HOST_WITHOUT_NODES)) is None
+    assert "scheduler_no_gpu_allocated" not in _ids(HOST_WITHOUT_NODES)

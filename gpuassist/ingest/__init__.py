@@ -42,6 +42,7 @@ from gpuassist.ingest.driver_branch import supported_branch_rules_out, unsupport
 from gpuassist.ingest.fabric import fabric_manager_not_needed
 from gpuassist.ingest.gpuless_machine import stated_gpuless_machine
 from gpuassist.ingest.igpu_only import integrated_only_match
+from gpuassist.ingest.job_devices import allocation_explains, requested_gpus_not_in_job
 from gpuassist.ingest.lines import Sources
 from gpuassist.ingest.module_load import (
     dkms_not_built_for_running_kernel,
@@ -348,6 +349,7 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
         system_causes.machine_without_nvidia_gpu_match(lines),
         stated_gpuless_machine(lines),
         image_without_smi(lines),
+        requested_gpus_not_in_job(lines),
         _smi_memory_held_match(lines, matches),
         _two_interpreters_match(lines),
         interpreters.cuda_differs_between_interpreters(lines),
@@ -370,6 +372,7 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
     matches = working_smi_rules_out_module(lines, cuda_listed_cpu_running(lines, matches))
     matches = node_without_gpus(lines, matches)
     matches = gpu_error_state.error_state_explains_unavailable(matches)
+    matches = allocation_explains(matches)
     windows_cpu = _windows_pip_match(lines, report, matches) or windows_plain_install_match(
         report.facts, lines, matches
     )
