@@ -14,6 +14,7 @@ from gpuassist.ingest.gpu_error_state import error_state_explains_unavailable
 from gpuassist.ingest.gpuless_machine import stated_gpuless_machine
 from gpuassist.ingest.job_devices import requested_gpus_not_in_job
 from gpuassist.ingest.text import clean_lines
+from gpuassist.ingest.wsl_no_device import wsl_no_device_first
 
 
 def _ids(text: str) -> list[str]:
@@ -300,3 +301,32 @@ def test_missing_nodes_without_a_gpu_request_or_a_job_are_not_this_reading() -> 
     assert requested_gpus_not_in_job(clean_lines(JOB_NOT_ASKED_NO_NODES)) is None
     assert requested_gpus_not_in_job(clean_lines(HOST_WITHOUT_NODES)) is None
     assert "scheduler_no_gpu_allocated" not in _ids(HOST_WITHOUT_NODES)
+
+
+# ------------------------------------------------------------------------------ "no device" inside WSL2
+
+WSL_NO_DEVICE = """\
+Ubuntu 22.04 under WSL2 on Windows 11, RTX card works in Windows.
+numba.cuda.cudadrv.error.CudaSupportError: Error at driver init: Call to cuInit results in CUDA_ERROR_NO_DEVICE (100)
+"""
+
+LINUX_NO_DEVICE = """\
+Ubuntu 22.04 server.
+numba.cuda.cudadrv.error.CudaSupportError: Error at driver init: Call to cuInit results in CUDA_ERROR_NO_DEVICE (100)
+"""
+
+
+def test_no_device_in_wsl_reads_wsl_libcuda_first() -> None:
+    assert _ids(WSL_NO_DEVICE)[0] == "wsl_libcuda_problem"
+
+
+def test_no_device_outside_wsl_is_not_blamed_on_wsl() -> None:
+    assert "wsl_libcuda_problem" not in _ids(LINUX_NO_DEVICE)
+
+
+def test_wsl_reading_yields_to_a_specific_cause() -> None:
+    no_device = Match("no_nvidia_gpu", 2, "CUDA_ERROR_NO_DEVICE (100)", False, 0.4)
+    stated = Match("no_nvidia_gpu", 1, "my laptop has no NVIDIA GPU", True, 0.8)
+    assert wsl_no_device_first(True, [no_device, stated]) == [no_device, stated]
+    assert wsl_no_device_first(False, [no_device]) == [no_device]
+    assert [m.id for m in wsl_no_device_first(True, [no_device])] == ["no_nvidia_gpu", "wsl_libcuda_problem"]

@@ -66,6 +66,7 @@ from gpuassist.ingest.orchestration import (
 from gpuassist.ingest.pci_listing import gpu_off_bus_match, lspci_without_nvidia_match
 from gpuassist.ingest.report_json import looks_like_json, parse_report
 from gpuassist.ingest.text import MAX_BYTES, UnreadableInput, clean_lines, decode
+from gpuassist.ingest.wsl_no_device import wsl_no_device_first
 from gpuassist.report.build import build_report
 from gpuassist.report.model import Report
 from gpuassist.rules import gpu_stacks, view
@@ -259,6 +260,7 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
         matches = matches if mac is None else [*matches, mac]
     matches = _driver_present_matches(lines, report, _macos_matches(lines, report, matches))
     matches = _wsl_driver_matches(report, _jetson_without_torch(lines, matches))
+    matches = wsl_no_device_first(report.facts.value("platform.wsl") is not None, matches)
     if report.facts.value("platform.jetson"):
         matches = system_causes.jetson_source_build_expected(
             matches,
