@@ -330,3 +330,8 @@ def test_wsl_reading_yields_to_a_specific_cause() -> None:
     assert wsl_no_device_first(True, [no_device, stated]) == [no_device, stated]
     assert wsl_no_device_first(False, [no_device]) == [no_device]
     assert [m.id for m in wsl_no_device_first(True, [no_device])] == ["no_nvidia_gpu", "wsl_libcuda_problem"]
+
+
+def test_something_else_not_found_beside_nvidia_smi_is_not_a_missing_smi() -> None:
+    text = "docker run nvidia/cuda:12.1.1-runtime-ubuntu22.04 python3 t.py\nnvidia-smi is fine, libcudnn.so.8 not found\n"
+    assert image_without_smi(clean_lines(text)) is None

@@ -17,10 +17,11 @@ import re
 from gpuassist.ingest.errors import Match
 from gpuassist.ingest.lines import MAX_LINE
 
-# "nvidia-smi: command not found", "nvidia-smi` 命令返回错误 command not found", "bash: nvidia-smi: not found".
+# "nvidia-smi: command not found", "nvidia-smi` 命令返回错误 command not found", "bash: nvidia-smi: not found" (not
+# "nvidia-smi works, but libcudnn not found": the missing thing must be the command itself).
 SMI_MISSING = re.compile(
-    r"nvidia-smi\W{0,3}(?:command )?not found|nvidia-smi\b[^.\n]{0,40}\b(?:command )?not found|"
-    r"\bnot found\b[^.\n]{0,30}\bnvidia-smi",
+    r"nvidia-smi\W{0,3}(?:command )?not found|nvidia-smi\b[^.\n]{0,40}\bcommand not found|"
+    r"\b(?:command )?not found:?\s*[`'\"]?nvidia-smi\b",
     re.IGNORECASE,
 )
 # A CUDA image by name and tag: a repository ending in cuda/pytorch/tensorflow or an NGC path, with a tag naming the
