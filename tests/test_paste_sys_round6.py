@@ -335,3 +335,8 @@ def test_wsl_reading_yields_to_a_specific_cause() -> None:
 def test_something_else_not_found_beside_nvidia_smi_is_not_a_missing_smi() -> None:
     text = "docker run nvidia/cuda:12.1.1-runtime-ubuntu22.04 python3 t.py\nnvidia-smi is fine, libcudnn.so.8 not found"
     assert image_without_smi(clean_lines(text)) is None
+
+
+def test_smi_missing_in_an_image_whose_tag_names_cuda() -> None:
+    text = "docker run -it --rm someone/comfyui-docker:ubuntu24_cuda12.8-latest\n!! ERROR: nvidia-smi not found"
+    assert _errors(text)[0] == "docker_no_gpu_runtime"

@@ -24,11 +24,12 @@ SMI_MISSING = re.compile(
     r"\b(?:command )?not found:?\s*[`'\"]?nvidia-smi\b",
     re.IGNORECASE,
 )
-# A CUDA image by name and tag: a repository ending in cuda/pytorch/tensorflow or an NGC path, with a tag naming the
-# CUDA version or flavour ("11.8.0-cudnn8-devel-ubuntu22.04", "1.13.1-py3.8.16-cuda11.7.1-devel-ubuntu20.04").
+# A CUDA image by name and tag: any image whose tag names a CUDA version ("ubuntu24_cuda12.8-latest",
+# "1.13.1-py3.8.16-cuda11.7.1-devel-ubuntu20.04", "2.3.0-cu121"), or NVIDIA's and PyTorch's own CUDA images with any
+# tag ("nvidia/cuda:11.8.0-cudnn8-devel-ubuntu22.04", "nvcr.io/nvidia/pytorch:24.03-py3").
 CUDA_IMAGE = re.compile(
-    r"(?:\bnvidia/cuda|nvcr\.io/nvidia/[\w.-]+|\b[\w.-]*(?:cuda|pytorch|torch|tensorflow)[\w.-]*):"
-    r"[\w.-]*(?:cuda[\d.]+|cu\d{2,3}\b|\d+\.\d+(?:\.\d+)?-(?:cudnn\d*-)?(?:devel|runtime|base))[\w.-]*",
+    r"\b[\w.-]+(?:/[\w.-]+)*:[\w.-]*?(?:cuda[_-]?\d+(?:\.\d+)*|cu\d{2,3}\b)[\w.-]*|"
+    r"(?:\bnvidia/cuda|nvcr\.io/nvidia/[\w.-]+|\bpytorch/pytorch):[\w.-]+",
     re.IGNORECASE,
 )
 # nvidia-smi's own table or header: it ran somewhere in the text.
