@@ -10,7 +10,7 @@ from gpuassist.findings import Severity
 from gpuassist.ingest import load_text
 from gpuassist.ingest.container_smi import image_without_smi
 from gpuassist.ingest.errors import Match
-from gpuassist.ingest.gpu_error_state import error_state_explains_unavailable
+from gpuassist.ingest.gpu_error_state import default_mode_rules_out_compute_mode, error_state_explains_unavailable
 from gpuassist.ingest.gpuless_machine import stated_gpuless_machine
 from gpuassist.ingest.job_devices import requested_gpus_not_in_job
 from gpuassist.ingest.text import clean_lines
@@ -340,3 +340,34 @@ def test_something_else_not_found_beside_nvidia_smi_is_not_a_missing_smi() -> No
 def test_smi_missing_in_an_image_whose_tag_names_cuda() -> None:
     text = "docker run -it --rm someone/comfyui-docker:ubuntu24_cuda12.8-latest\n!! ERROR: nvidia-smi not found"
     assert _errors(text)[0] == "docker_no_gpu_runtime"
+
+
+# ------------------------------------------------------------------------------ busy with the compute mode shown
+
+BUSY_DEFAULT_TABLE = """\
+RuntimeError: CUDA error: CUDA-capable device(s) is/are busy or unavailable
+| NVIDIA-SMI 535.161.07             Driver Version: 535.161.07   CUDA Version: 12.2     |
+| Fan  Temp   Perf          Pwr:Usage/Cap |         Memory-Usage | GPU-Util  Compute M. |
+|   0  NVIDIA A10G                    On  | 00000000:00:1E.0 Off |                    0 |
+|  0%   24C    P8              16W / 300W |      4MiB / 23028MiB |      0%      Default |
+"""
+
+BUSY_EXCLUSIVE_TABLE = BUSY_DEFAULT_TABLE.replace("0%      Default |", "0%   E. Process |")
+
+BUSY_DEFAULT_QUERY = """\
+RuntimeError: CUDA error: CUDA-capable device(s) is/are busy or unavailable
+$ nvidia-smi -q | grep "Compute Mode"
+    Compute Mode                          : Default
+"""
+
+
+def test_default_compute_mode_shown_rules_out_the_compute_mode_reading() -> None:
+    assert "compute_mode_exclusive_or_prohibited" not in _ids(BUSY_DEFAULT_TABLE)
+    assert "compute_mode_exclusive_or_prohibited" not in _ids(BUSY_DEFAULT_QUERY)
+
+
+def test_exclusive_compute_mode_shown_keeps_the_compute_mode_reading() -> None:
+    assert _errors(BUSY_EXCLUSIVE_TABLE)[0] == "compute_mode_exclusive_or_prohibited"
+    busy = Match("compute_mode_exclusive_or_prohibited", 1, "CUDA-capable device(s) is/are busy or unavailable", True)
+    assert default_mode_rules_out_compute_mode(clean_lines(BUSY_EXCLUSIVE_TABLE), [busy]) == [busy]
+    assert default_mode_rules_out_compute_mode(clean_lines(BUSY_COMPUTE_MODE.splitlines()[0]), [busy]) == [busy]

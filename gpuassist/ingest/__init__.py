@@ -373,7 +373,9 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
     matches = guesses_the_build_rules_out(report.facts, _cpu_build_wanted(lines, matches))
     matches = working_smi_rules_out_module(lines, cuda_listed_cpu_running(lines, matches))
     matches = node_without_gpus(lines, matches)
-    matches = gpu_error_state.error_state_explains_unavailable(matches)
+    matches = gpu_error_state.error_state_explains_unavailable(
+        gpu_error_state.default_mode_rules_out_compute_mode(lines, matches)
+    )
     matches = allocation_explains(matches)
     windows_cpu = _windows_pip_match(lines, report, matches) or windows_plain_install_match(
         report.facts, lines, matches
