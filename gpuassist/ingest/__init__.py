@@ -15,6 +15,7 @@ from gpuassist.ingest import (
     collect_env,
     env_reports,
     errors,
+    gpu_error_state,
     install_intent,
     interpreters,
     jetson_texts,
@@ -39,9 +40,12 @@ from gpuassist.ingest.build_facts import (
     windows_pypi_build,
 )
 from gpuassist.ingest.cloud_instance import instance_without_gpu_match
+from gpuassist.ingest.container_smi import image_without_smi
 from gpuassist.ingest.driver_branch import supported_branch_rules_out, unsupported_branch_match
 from gpuassist.ingest.fabric import fabric_manager_not_needed
+from gpuassist.ingest.gpuless_machine import stated_gpuless_machine
 from gpuassist.ingest.igpu_only import integrated_only_match
+from gpuassist.ingest.job_devices import allocation_explains, requested_gpus_not_in_job
 from gpuassist.ingest.lines import Sources
 from gpuassist.ingest.module_load import (
     dkms_not_built_for_running_kernel,
@@ -65,6 +69,7 @@ from gpuassist.ingest.orchestration import (
 from gpuassist.ingest.pci_listing import gpu_off_bus_match, lspci_without_nvidia_match
 from gpuassist.ingest.report_json import looks_like_json, parse_report
 from gpuassist.ingest.text import MAX_BYTES, UnreadableInput, clean_lines, decode
+from gpuassist.ingest.wsl_no_device import wsl_no_device_first
 from gpuassist.report.build import build_report
 from gpuassist.report.model import Report
 from gpuassist.rules import gpu_stacks, view
@@ -258,6 +263,7 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
         matches = matches if mac is None else [*matches, mac]
     matches = _driver_present_matches(lines, report, _macos_matches(lines, report, matches))
     matches = _wsl_driver_matches(report, _jetson_without_torch(lines, matches))
+    matches = wsl_no_device_first(report.facts.value("platform.wsl") is not None, matches)
     if report.facts.value("platform.jetson"):
         matches = system_causes.jetson_source_build_expected(
             matches,
@@ -346,6 +352,9 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
         system_causes.container_gpu_listing_without_toolkit(lines),
         system_causes.recurring_app_xid_match(lines),
         system_causes.machine_without_nvidia_gpu_match(lines),
+        stated_gpuless_machine(lines),
+        image_without_smi(lines),
+        requested_gpus_not_in_job(lines),
         _smi_memory_held_match(lines, matches),
         _two_interpreters_match(lines),
         interpreters.cuda_differs_between_interpreters(lines),
@@ -376,6 +385,10 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
     )
     matches = working_smi_rules_out_module(lines, cuda_listed_cpu_running(lines, matches))
     matches = node_without_gpus(lines, matches)
+    matches = gpu_error_state.error_state_explains_unavailable(
+        gpu_error_state.default_mode_rules_out_compute_mode(lines, matches)
+    )
+    matches = allocation_explains(matches)
     windows_cpu = _windows_pip_match(lines, report, matches) or windows_plain_install_match(
         report.facts, lines, matches
     )

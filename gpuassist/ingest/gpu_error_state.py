@@ -1,0 +1,72 @@
+"""A GPU in an error state explains CUDA's "busy or unavailable".
+
+CUDA reports cudaErrorDevicesUnavailable ("CUDA-capable device(s) is/are busy or unavailable") when no device of the
+process can take a context. The message table reads it as the compute mode first (an Exclusive_Process GPU held by
+another process, or Prohibited: the commonest cause), but the driver refuses the context for the same reason when the
+GPU has fallen into a state that only a reset clears: the kernel log's NV_ERR_RESET_REQUIRED (0x62), an Xid, "GPU has
+fallen off the bus", nvidia-smi -q's "Reset Required: Yes" (all read as a specific gpu_xid_fault by the message
+table). Where the text shows that state, the compute-mode reading of the CUDA line is its consequence and gives way;
+a compute mode the text shows on its own (nvidia-smi's "Exclusive_Process"/"Prohibited" column) stays.
+
+The compute-mode reading is also ruled out where the text shows the compute mode itself and every GPU listed is in
+"Default" (nvidia-smi's table "Compute M." column, `nvidia-smi -q`'s "Compute Mode", `--query-gpu=compute_mode`):
+Default lets any number of processes share the GPU (nvidia-smi(1), "Compute mode"), so the message has another
+cause there, and naming the compute mode would send the user to change a setting that is already right.
+"""
+
+from __future__ import annotations
+
+import re
+
+from gpuassist.ingest.errors import Match
+from gpuassist.ingest.lines import MAX_LINE
+
+BUSY_OR_UNAVAILABLE = re.compile(r"busy or unavailable|CUDA_ERROR_DEVICE_UNAVAILABLE|cudaErrorDevicesUnavailable", re.I)
+
+
+# The compute mode as nvidia-smi shows it: the last field of a table row's third column ("|  0%  Default |",
+# "| 0%   E. Process |"), -q's "Compute Mode : Default", a --query-gpu CSV value.
+TABLE_COMPUTE_MODE = re.compile(
+    r"\|\s*[\d.]+\s*MiB\s*/\s*[\d.]+\s*MiB\s*\|\s*(?:\d+%|N/A)\s+(Default|E\.\s*Process|E\.\s*Thread|Prohibited)\s*\|"
+)
+QUERIED_COMPUTE_MODE = re.compile(
+    r"\bCompute Mode\s*:\s*(Default|Exclusive_Process|Exclusive_Thread|Prohibited)\b|"
+    r"^\s*\d+\s*,\s*(Default|Exclusive_Process|Exclusive_Thread|Prohibited)\s*$",
+    re.IGNORECASE,
+)
+
+
+def _compute_modes(lines: list[str]) -> list[str]:
+    modes = []
+    for line in lines:
+        text = line[:MAX_LINE]
+        shown = TABLE_COMPUTE_MODE.search(text) or QUERIED_COMPUTE_MODE.search(text)
+        if shown is not None:
+            modes.append(next(g for g in shown.groups() if g))
+    return modes
+
+
+def default_mode_rules_out_compute_mode(lines: list[str], matches: list[Match]) -> list[Match]:
+    """Every GPU the text lists is in the Default compute mode: "busy or unavailable" is not the compute mode."""
+    if not any(m.id == "compute_mode_exclusive_or_prohibited" for m in matches):
+        return matches
+    modes = _compute_modes(lines)
+    if not modes or any(mode.lower() != "default" for mode in modes):
+        return matches
+    return [
+        m
+        for m in matches
+        if not (m.id == "compute_mode_exclusive_or_prohibited" and BUSY_OR_UNAVAILABLE.search(m.line))
+    ]
+
+
+def error_state_explains_unavailable(matches: list[Match]) -> list[Match]:
+    """Drop the compute-mode reading drawn from the "busy or unavailable" message where the text shows the GPU in a
+    fault state (a specific gpu_xid_fault): that state is why the GPU refuses a context."""
+    if not any(m.id == "gpu_xid_fault" and m.specific for m in matches):
+        return matches
+    return [
+        m
+        for m in matches
+        if not (m.id == "compute_mode_exclusive_or_prohibited" and BUSY_OR_UNAVAILABLE.search(m.line))
+    ]
