@@ -425,3 +425,31 @@ def test_issue_template_answered_source() -> None:
     # counter-example: the same template answered pip.
     pip = "- How you installed PyTorch (`conda`, `pip`, source): pip"
     assert _first("\n".join([pip, *NOT_COMPILED])) == "cpu_only_build"
+
+
+def test_cpu_build_requested_in_a_text_without_a_gpu_is_not_claimed() -> None:
+    # A slim image built on purpose with the CPU wheel, failing on host memory: the CPU build is what was meant.
+    text = "\n".join(
+        [
+            "FROM python:3.12-slim",
+            "RUN pip install torch==2.4.1+cpu -f https://download.pytorch.org/whl/torch_stable.html",
+            "RuntimeError: [enforce fail at alloc_cpu.cpp:117] data. DefaultCPUAllocator: not enough memory: "
+            "you tried to allocate 68719476736 bytes.",
+        ]
+    )
+    report = load_text(text)
+    assert not [f.id for f in report.findings if f.severity.value == "error"]
+    assert "cpu_only_build" in _ids(report)  # still shown, as information
+
+
+def test_cpu_build_requested_where_the_gpu_is_wanted_stays_a_claim() -> None:
+    # counter-example: the same request, and the user expects the GPU.
+    text = "\n".join(
+        [
+            "RUN pip install torch==2.4.1+cpu -f https://download.pytorch.org/whl/torch_stable.html",
+            "but inside the container my RTX A4000 is never used",
+        ]
+    )
+    report = load_text(text)
+    assert report.findings[0].id == "cpu_only_build"
+    assert report.findings[0].severity.value in ("error", "warning")

@@ -11,16 +11,22 @@ for exists for the Python the text shows.
   "no wheel for this Python or platform" is ruled out; the failure is the resolver's or the index's (a uv bug on
   local versions, a proxy, a typo), which the text alone cannot name. Where the table says the Python is out of
   range (torch 2.0 on Python 3.12) the guess stays.
+- The CPU build requested and not one word about a GPU, CUDA or NVIDIA outside the lines that request it (a slim
+  Docker image, a CPU-only deployment): the CPU build is what was meant, so "a CPU-only build is installed" is no
+  cause of the error shown. It stays as information, not a claim.
 """
 
 from __future__ import annotations
 
 import re
 
+from gpuassist.findings import Severity
 from gpuassist.ingest.errors import Match
 from gpuassist.ingest.lines import MAX_LINE
 from gpuassist.ingest.user_words import CPU_WANTED
 from gpuassist.knowledge.wheels import has_wheels_for, release_variants
+from gpuassist.report.model import Report, step_summaries
+from gpuassist.rules import order_findings
 
 INSTALL = re.compile(r"\b(?:pip3?(?:\.exe)?|uv\s+pip|uv|poetry|pipenv)\s+(?:install|add)\b", re.IGNORECASE)
 TORCH_PIN = re.compile(r"(?<![\w-])torch\s*==\s*(?P<release>\d+\.\d+)(?:\.\d+)?(?:\+(?P<variant>[a-z]+[\d.]*))?\b")
@@ -89,3 +95,30 @@ def existing_wheel_rules_out(lines: list[str], matches: list[Match]) -> list[Mat
         if variant and not (every_variant or variant in indexes):
             return matches
     return [m for m in matches if not (m.id == "no_wheel_for_platform" and not m.specific)]
+
+
+# Words that the text is about a GPU at all (outside the request lines): any of them keeps the CPU build a suspect.
+GPU_MENTION = re.compile(
+    r"\bcuda\b|\bgpus?\b|nvidia|geforce|\brtx\b|\bgtx\b|\btesla\b|is_available|显卡|\bvram\b", re.I
+)
+REQUEST_LINE = re.compile(r"download\.pytorch\.org|\bcpuonly\b|\+cpu\b|pytorch-cpu|/whl/cpu")
+
+
+def intended_cpu_build_is_information(report: Report, lines: list[str]) -> None:
+    """A CPU build the text asks for, in a text that never speaks of a GPU: the ``cpu_only_build`` verdict is
+    turned into information (the build is what was meant; the error shown has another cause)."""
+    blamed = [f for f in report.findings if f.id == "cpu_only_build" and f.severity is not Severity.INFO]
+    if not blamed or not cpu_build_requested(lines):
+        return
+    cut = [line[:MAX_LINE] for line in lines]
+    if any(GPU_MENTION.search(line) for line in cut if not REQUEST_LINE.search(line)):
+        return
+    for f in blamed:
+        f.severity = Severity.INFO
+        f.explanation = (
+            "Not claimed: the text asks for the CPU build of torch and never mentions a GPU, so the CPU build is "
+            f"what was meant and not the cause of the error shown. {f.explanation}"
+        )
+    kept = order_findings([f for f in report.findings if f not in blamed])
+    report.findings[:] = [*kept, *blamed]
+    report.steps[:] = step_summaries(report.findings, set())
