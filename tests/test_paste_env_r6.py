@@ -171,3 +171,18 @@ def test_empty_report_fields_are_no_error_but_a_cuda_library_error_is() -> None:
     assert not _errors(load_text(fork))
     nccl = BANNER + "torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:1970, unhandled\n"
     assert "cpu_only_build" in _errors(load_text(nccl))
+
+
+HF_ENV = """\
+- `transformers` version: 4.44.2
+- Platform: Linux-6.5.0-41-generic-x86_64-with-glibc2.35
+- Python version: 3.10.12
+- PyTorch version (GPU?): 2.4.0+cpu (False)
+- Using distributed or parallel set-up in script?: no
+- Using GPU in script?: {answer}
+"""
+
+
+def test_template_question_answered_no_is_no_wish_for_the_gpu() -> None:
+    assert not _errors(load_text(HF_ENV.format(answer="No")))
+    assert "cpu_only_build" in _errors(load_text(HF_ENV.format(answer="yes, the RTX 4070")))

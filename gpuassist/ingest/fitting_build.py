@@ -39,6 +39,8 @@ NVIDIA_SHOWN = re.compile(
     r"[ahlptvkb]\d{1,4}\b|a\d{4})|\b10de:|\bCUDA:\d+\s*\(",
     re.I,
 )
+# An issue template's question answered "no" (transformers' "Using GPU in script?: No"): no wish for the GPU.
+TEMPLATE_DECLINED = re.compile(r"\bin script\?\s*:\s*(?:no|n/?a|none|false|<fill in>)\s*$", re.I)
 # An error message about CUDA or the GPU (a matched message naming neither, "CPU: Apple M1", is no request).
 CUDA_WORD = re.compile(r"cuda|nvidia|nccl|cudnn|cublas|\bgpus?\b|kernel image", re.I)
 # collect_env's GPU fields, named in ``missing_facts`` when the paste was cut before them (not when printed empty).
@@ -85,8 +87,8 @@ def cuda_expected(facts: Facts, lines: list[str], said: list[str], *, unavailabl
         return True
     if view.nvidia_gpus(facts).count or facts.known("driver.version") or facts.value("cuda.available"):
         return True
-    text = lines[:5000]
-    return any(NVIDIA_SHOWN.search(line[:2000]) or CUDA_WANTED.search(line[:2000]) for line in text)
+    text = [line[:2000] for line in lines[:5000] if not TEMPLATE_DECLINED.search(line[:2000])]
+    return any(NVIDIA_SHOWN.search(line) or CUDA_WANTED.search(line) for line in text)
 
 
 def _fits(finding: Finding, facts: Facts) -> bool:
