@@ -186,3 +186,9 @@ HF_ENV = """\
 def test_template_question_answered_no_is_no_wish_for_the_gpu() -> None:
     assert not _errors(load_text(HF_ENV.format(answer="No")))
     assert "cpu_only_build" in _errors(load_text(HF_ENV.format(answer="yes, the RTX 4070")))
+
+
+def test_an_xpu_build_is_no_cpu_only_build() -> None:
+    text = CPU_LAPTOP_COLLECT_ENV.replace("2.5.1+cpu", "2.7.1+xpu")
+    assert "cpu_only_build" not in [f.id for f in load_text(text).findings]
+    assert "cpu_only_build" in [f.id for f in load_text(CPU_LAPTOP_COLLECT_ENV).findings]
