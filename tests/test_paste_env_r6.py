@@ -192,3 +192,26 @@ def test_an_xpu_build_is_no_cpu_only_build() -> None:
     text = CPU_LAPTOP_COLLECT_ENV.replace("2.5.1+cpu", "2.7.1+xpu")
     assert "cpu_only_build" not in [f.id for f in load_text(text).findings]
     assert "cpu_only_build" in [f.id for f in load_text(CPU_LAPTOP_COLLECT_ENV).findings]
+
+
+CUDA_BUILD_NO_DEVICE = (
+    CPU_LAPTOP_COLLECT_ENV.replace("OS: Microsoft Windows 11 Home", "OS: Ubuntu 22.04.4 LTS (x86_64)")
+    .replace("Windows-10-10.0.22631-SP0", "Linux-5.15.0-105-generic-x86_64-with-glibc2.35")
+    .replace("2.5.1+cpu", "2.5.1+cu124")
+    .replace("CUDA used to build PyTorch: None", "CUDA used to build PyTorch: 12.4")
+    .replace("GPU models and configuration: No CUDA", "GPU models and configuration: Could not collect")
+    .replace("Nvidia driver version: No CUDA", "Nvidia driver version: Could not collect")
+)
+
+
+def test_cuda_build_without_device_on_a_report_asking_nothing_lists_guesses_as_information() -> None:
+    report = load_text(CUDA_BUILD_NO_DEVICE)
+    assert report.findings and not [f for f in report.findings if f.severity is not Severity.INFO]
+    assert report.findings[0].title.startswith("If this machine has an NVIDIA GPU")
+
+
+def test_cuda_build_without_device_where_the_user_wants_cuda_keeps_the_guesses() -> None:
+    text = "torch.cuda.is_available() returns False although I installed the CUDA wheel.\n" + CUDA_BUILD_NO_DEVICE
+    report = load_text(text)
+    assert report.findings[0].severity is Severity.WARNING
+    assert report.findings[0].title.startswith("Possible cause")

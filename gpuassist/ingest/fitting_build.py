@@ -23,6 +23,10 @@ from gpuassist.rules.ordering import order_findings
 # The readings that describe a machine without an NVIDIA GPU. Any other claim means the text shows a problem.
 DESCRIPTIVE = ("cpu_only_build", "macos_no_cuda_use_mps", "no_nvidia_gpu")
 
+# What a CUDA build that cannot use CUDA is listed as possibly lacking (ingest.errors.unavailable_guesses): on a
+# machine without an NVIDIA GPU each of them is simply true and none is a fault.
+UNAVAILABLE_GUESSES = ("no_nvidia_driver", "no_nvidia_gpu", "nvidia_module_not_loaded", "docker_no_gpu_runtime")
+
 # torch's accelerator availability as the reports print it: collect_env's "Is XPU available: True", vLLM's
 # collect_env "Is XPU available             : True", a hand-written "XPU available: True".
 AVAILABLE_FIELD = re.compile(
@@ -91,6 +95,16 @@ def cuda_expected(facts: Facts, lines: list[str], said: list[str], *, unavailabl
     return any(NVIDIA_SHOWN.search(line) or CUDA_WANTED.search(line) for line in text)
 
 
+def _unavailable_guess(finding: Finding, facts: Facts) -> bool:
+    """One of the possibilities listed for a report's "Is CUDA available: False" (a CUDA build that finds no driver
+    or GPU): "Possible cause" guesses, not a reading of something the text shows."""
+    return (
+        finding.id in UNAVAILABLE_GUESSES
+        and finding.title.startswith("Possible cause")
+        and facts.value("cuda.available") is False
+    )
+
+
 def _fits(finding: Finding, facts: Facts) -> bool:
     """The reading describes a build that suits the machine as the report shows it."""
     if finding.id == "macos_no_cuda_use_mps":
@@ -100,6 +114,15 @@ def _fits(finding: Finding, facts: Facts) -> bool:
 
 def _describe(finding: Finding, facts: Facts) -> None:
     """Turn the reading into information: what the report shows, and the fix for a machine that has the GPU."""
+    if _unavailable_guess(finding, facts):
+        finding.title = "If this machine has an NVIDIA GPU: " + finding.title.removeprefix("Possible cause: ")
+        finding.explanation = (
+            "Not claimed: this CUDA build finds no CUDA device, and the report shows no NVIDIA GPU or driver and "
+            "nothing in it asks for CUDA; on a machine without an NVIDIA GPU that is expected. If the machine has "
+            "one, this is a possible cause. " + finding.explanation
+        )
+        finding.severity = Severity.INFO
+        return
     version = facts.value("torch.version")
     torch_is = f"torch {version}" if version else "torch"
     if finding.id == "cpu_only_build":
@@ -148,7 +171,9 @@ def settle(report: Report, lines: list[str], said: list[str], *, unavailable_sai
             f for f in report.findings if not (f.id == "macos_no_cuda_use_mps" and f.severity is Severity.INFO)
         ]
     claims = [f for f in report.findings if f.severity in (Severity.ERROR, Severity.WARNING)]
-    if not claims or any(f.id not in DESCRIPTIVE or not _fits(f, report.facts) for f in claims):
+    guesses = [f for f in claims if _unavailable_guess(f, report.facts)]
+    readings = [f for f in claims if f not in guesses]
+    if not claims or any(f.id not in DESCRIPTIVE or not _fits(f, report.facts) for f in readings):
         return
     if any(field in report.meta.get("missing_facts", []) for field in GPU_FIELDS):
         return  # the report was cut before the lines that would show a GPU: it does not show there is none
@@ -158,5 +183,6 @@ def settle(report: Report, lines: list[str], said: list[str], *, unavailable_sai
         return  # no build to speak of: nothing says what the machine runs on
     for f in claims:
         _describe(f, report.facts)
-    report.findings[:] = order_findings(report.findings)
+    if readings:  # the guesses keep the order of their likelihood (ingest.errors.merge), all now information
+        report.findings[:] = order_findings(report.findings)
     report.steps[:] = step_summaries(report.findings, set())
