@@ -27,6 +27,7 @@ from gpuassist.ingest import (
     user_words,
 )
 from gpuassist.ingest import kinds as kinds_mod
+from gpuassist.ingest.arch_readings import driver_rules_out
 from gpuassist.ingest.build_facts import (
     cpu_build_without_version,
     cuda_listed_cpu_running,
@@ -365,6 +366,7 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
     matches = fabric_manager_not_needed(lines, system_causes.kernel_cause_explains(_no_gpu_explains(matches)))
     matches = supported_branch_rules_out(lines, matches)
     matches = guesses_the_build_rules_out(report.facts, _cpu_build_wanted(lines, matches))
+    matches = driver_rules_out(report.facts, matches)
     matches = working_smi_rules_out_module(lines, cuda_listed_cpu_running(lines, matches))
     matches = node_without_gpus(lines, matches)
     windows_cpu = _windows_pip_match(lines, report, matches) or windows_plain_install_match(
