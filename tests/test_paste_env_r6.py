@@ -215,3 +215,11 @@ def test_cuda_build_without_device_where_the_user_wants_cuda_keeps_the_guesses()
     report = load_text(text)
     assert report.findings[0].severity is Severity.WARNING
     assert report.findings[0].title.startswith("Possible cause")
+
+
+def test_a_banner_that_selected_mps_says_mps_works() -> None:
+    report = load_text("Detector 3.1.4 Python-3.11.7 torch-2.2.0 MPS (Apple M1 Pro)\n")
+    assert report.facts.value("mps.available") is True
+    assert not [f for f in report.findings if f.severity is not Severity.INFO]
+    cpu = load_text("Detector 3.1.4 Python-3.11.7 torch-2.2.0 CPU (Apple M1 Pro)\n")
+    assert cpu.facts.value("mps.available") is None

@@ -34,6 +34,9 @@ AVAILABLE_FIELD = re.compile(
 )
 # ... and as a REPL answers it: ">>> torch.xpu.is_available()" then "True" on the next line.
 AVAILABLE_CALL = re.compile(r"torch\.(?:(?P<xpu>xpu)|backends\.(?P<mps>mps))\.is_available\(\)\s*$")
+# ... and as a device banner names the device it selected: Ultralytics' select_device prints "MPS (Apple M1 Pro)"
+# (ultralytics/utils/torch_utils.py) only when MPS was chosen and is available.
+MPS_SELECTED = re.compile(r"\btorch-\S+\s+MPS\s+\(")
 ANSWER = re.compile(r"^\s*(?:Out\[\d+\]:\s*)?(?P<value>True|False)\s*$")
 
 # An NVIDIA GPU or its driver in the text: then CUDA is what the machine is for. Model names, the vendor as lspci
@@ -73,6 +76,8 @@ def accelerator_facts(lines: list[str], sources: Sources) -> dict[str, bool]:
         value: str | None = None
         if field := AVAILABLE_FIELD.match(head):
             key, value = f"{field.group('what').lower()}.available", field.group("value")
+        elif MPS_SELECTED.search(head):
+            key, value = "mps.available", "True"
         elif (call := AVAILABLE_CALL.search(head)) and i + 1 < len(lines):
             answer = ANSWER.match(lines[i + 1][:200])
             if answer:
