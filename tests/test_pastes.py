@@ -110,7 +110,10 @@ def test_no_cuda_fields_are_not_collected_not_absent() -> None:
     assert not report.facts.known("driver.version")
     assert not report.has_error
     first = report.findings[0]
-    assert first.title.startswith("Possible cause") and "Is CUDA available: False" in first.evidence[0].value
+    # An AWS Neuron host: the guesses for "Is CUDA available: False" stay listed, as information (round 6,
+    # ingest/fitting_build.py): nothing in the report shows an NVIDIA GPU or asks for CUDA.
+    assert first.severity.value == "info" and first.title.startswith("If this machine has an NVIDIA GPU")
+    assert "Is CUDA available: False" in first.evidence[0].value
 
 
 @pytest.mark.parametrize(

@@ -15,6 +15,7 @@ from gpuassist.ingest import (
     collect_env,
     env_reports,
     errors,
+    fitting_build,
     gpu_error_state,
     install_intent,
     interpreters,
@@ -30,6 +31,7 @@ from gpuassist.ingest import (
     user_words,
 )
 from gpuassist.ingest import kinds as kinds_mod
+from gpuassist.ingest.arch_readings import driver_rules_out
 from gpuassist.ingest.build_facts import (
     cpu_build_without_version,
     cuda_listed_cpu_running,
@@ -181,6 +183,7 @@ def load_text(text: str, *, label: str = "the input") -> Report:
         **program_devices.program_visible_devices_facts(lines, sources),
         **usage_words.visible_devices_facts(lines, sources),
         **user_words.stated_facts(lines, sources),
+        **fitting_build.accelerator_facts(lines, sources),
         **extra,
     }
     program_devices.resolve_shell_value(extra, lines, sources)
@@ -255,6 +258,7 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
         if same is not None:
             report.findings.remove(same)
         report.findings.append(found)
+    said = [m.line for m in matches]  # the error messages the text itself carries, before any inference
     # What the text rules out goes before any reading builds on it (and again below for the guesses added later).
     matches = user_words.ruled_out_guesses(lines, user_words.unknown_error_matches(lines, matches))
     if report.facts.value("host.os") == "Darwin" and report.facts.value("platform.rosetta") is not True:
@@ -383,6 +387,7 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
             lines, matches, complains=_says_unavailable(lines) or system_causes.says_gpu_unused(lines)
         ),
     )
+    matches = driver_rules_out(report.facts, matches)
     matches = working_smi_rules_out_module(lines, cuda_listed_cpu_running(lines, matches))
     matches = node_without_gpus(lines, matches)
     matches = gpu_error_state.error_state_explains_unavailable(
@@ -422,6 +427,9 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
     usage_words.working_gpu_overrides_install_blames(report)
     install_intent.intended_cpu_build_is_information(report, lines)
     kernel_noise.kernel_guesses_yield_to_working_gpu(report, lines)
+    fitting_build.settle(
+        report, lines, said, unavailable_said=_says_unavailable(lines) or system_causes.says_gpu_unused(lines)
+    )
     for f in report.findings:
         if not any(e.fact == "pasted.line" for e in f.evidence):
             cited = dict.fromkeys(sources[e.fact] for e in f.evidence if e.fact in sources)

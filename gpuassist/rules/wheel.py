@@ -34,8 +34,8 @@ def cpu_only_build(facts: Facts) -> Finding | None:
         return None
     if facts.value("torch.cuda_build") or facts.value("torch.hip_build"):
         return None
-    if facts.value("xpu.available"):
-        return None
+    if facts.value("xpu.available") or _local_tag(facts) == "xpu":
+        return None  # an Intel XPU build ("2.7.1+xpu") is no CPU-only build, whether or not its XPU works
     if not facts.known("torch.cuda_build") and _local_tag(facts) != "cpu":
         return None
     version = facts.value("torch.version")
