@@ -453,3 +453,15 @@ def test_cpu_build_requested_where_the_gpu_is_wanted_stays_a_claim() -> None:
     report = load_text(text)
     assert report.findings[0].id == "cpu_only_build"
     assert report.findings[0].severity.value in ("error", "warning")
+
+
+def test_cpu_only_machines_in_the_plural_are_a_cpu_machine() -> None:
+    text = "\n".join(
+        [
+            "Our CPU-only servers run inference, and setup uses the cpuonly package:",
+            "conda install pytorch cpuonly -c pytorch",
+            "but I get RuntimeError: Found no NVIDIA driver on your system.",
+        ]
+    )
+    ids = _ids(load_text(text))
+    assert ids[0] == "no_nvidia_gpu"  # "servers": the plural is the same statement

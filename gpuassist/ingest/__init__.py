@@ -610,7 +610,7 @@ CPU_MACHINE = re.compile(
     r"\b(?:i am|i'm|we are|we're|while|when|i was)\s+(?:using|running on|running it on|on)\s+"
     r"(?:the\s+|a\s+|my\s+)?cpu\b|"
     r"\bwithout (?:a |any )?(?:nvidia )?gpus?\b|\b(?:has|have) no (?:nvidia )?gpus?\b|"
-    r"\bcpu[- ]only (?:machine|server|computer|laptop|environment|instance|node|vm)\b|"
+    r"\bcpu[- ]only (?:machine|server|computer|laptop|environment|instance|node|vm)s?\b|"
     r"(?:使用|用)的?是\s*cpu|没有(?:独立)?(?:显卡|gpu)",
     re.IGNORECASE,
 )
