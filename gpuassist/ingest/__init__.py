@@ -27,6 +27,7 @@ from gpuassist.ingest import (
     source_builds,
     system_causes,
     torch_lib_copies,
+    torch_rows,
     usage_words,
     user_words,
 )
@@ -201,7 +202,7 @@ def load_text(text: str, *, label: str = "the input") -> Report:
             meta={
                 "source_label": f"{kinds_mod.describe(kinds)} ({label})",
                 "input_kinds": [k.id for k in kinds],
-                "missing_facts": parsed.missing,
+                "missing_facts": [*parsed.missing, *torch_rows.cut_package_list(lines)],
             },
             ran=set(),
         )

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gpuassist.facts import NotCollected
+from gpuassist.ingest import torch_rows
 
 # Field label (as printed, case-insensitive) → internal name. Several labels map to one name where
 # collect_env renamed a field.
@@ -288,23 +289,11 @@ def to_facts(p: CollectEnvParse) -> dict[str, Any]:
         if f.get(key):
             facts[name] = f[key]
     if p.libraries:
-        dists = []
         conda_build = None
         for lib in p.libraries:
-            pipm = re.match(r"^\[pip\d?\]\s+torch==(\S+)", lib)
-            if pipm:
-                dists.append(
-                    {
-                        "version": pipm.group(1),
-                        "location": None,
-                        "installer": "pip",
-                        "local_tag": pipm.group(1).partition("+")[2] or None,
-                    }
-                )
-                continue
             cm = re.match(r"^\[conda\]\s+(pytorch|torch)\s+(\S+)\s+(\S+)(?:\s+(\S+))?", lib)
-            # "<pip>" / "pypi_0 pypi" / "dev_0 <develop>" rows are conda listing the pip (or `setup.py
-            # develop`) install that the [pip] lines already show: the same copy, not a second one.
+            # "<pip>" / "pypi_0 pypi" / "dev_0 <develop>" rows are conda listing a pip (or `setup.py develop`)
+            # install, not a conda build (torch_rows reads them as that copy where the pip rows do not show it).
             if (
                 cm
                 and cm.group(3) not in ("pypi_0", "<pip>", "<develop>")
@@ -312,17 +301,9 @@ def to_facts(p: CollectEnvParse) -> dict[str, Any]:
                 and not cm.group(3).startswith("dev_")
             ):
                 conda_build = cm.group(3)
-                dists.append(
-                    {
-                        "version": cm.group(2),
-                        "location": None,
-                        "installer": "conda",
-                        "local_tag": None,
-                        "build": cm.group(3),
-                    }
-                )
             if re.match(r"^\[conda\]\s+(cpuonly|pytorch-mutex\s+\S+\s+cpu)", lib):
                 conda_build = conda_build or "cpu (cpuonly / pytorch-mutex cpu)"
+        dists = torch_rows.torch_dists(p.libraries)
         facts["torch.dists"] = dists
         facts["reported.libraries"] = p.libraries
         if conda_build:

@@ -331,7 +331,12 @@ def stale_or_shadowed_torch(facts: Facts) -> Finding | None:
     problems: list[str] = []
     severity = Severity.WARNING
     if len(dists) > 1:
-        listing = "; ".join(f"{d.get('version')} in {d.get('location')}" for d in dists)
+        listing = "; ".join(
+            f"{d.get('version')} in {d.get('location')}"
+            if d.get("location")
+            else f"{d.get('version')} ({d.get('installer') or 'listed'})"  # a paste's package rows show no path
+            for d in dists
+        )
         problems.append(f"{len(dists)} copies of torch are installed on this interpreter's path: {listing}")
         imported_dist = None
         if imported_file:
