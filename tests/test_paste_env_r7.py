@@ -110,3 +110,13 @@ def test_a_conda_package_whose_torch_carries_a_post_release_is_one_copy() -> Non
     assert len(torch_dists(["[pip3] torch==2.10.0", "[conda] torch  2.1.0  pypi_0  pypi"])) == 2
     rows = ["[pip3] torch==1.0.1.post2", "[conda] pytorch  1.0.1  py3.7_cuda10.0.130_cudnn7.4.2_2  pytorch"]
     assert _stale(_paste("1.0.1.post2", rows)) is None
+
+
+def test_a_paste_that_ends_inside_a_package_row_is_named_as_cut() -> None:
+    cut = _paste(
+        "2.0.1",
+        ["[pip3] numpy==1.24.1", "[pip3] torch==2.0.1", "[conda] numpy   1.24.1   pypi_0   pypi", "[conda] tor"],
+    )
+    assert any("ends inside" in m for m in load_text(cut).meta["missing_facts"])
+    whole = _paste("2.0.1", ["[pip3] Could not collect", "[conda] Could not collect"])
+    assert not any("ends inside" in m for m in load_text(whole).meta["missing_facts"])

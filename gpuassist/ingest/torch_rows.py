@@ -40,6 +40,9 @@ ROW = re.compile(
 PIP_VISIBLE = frozenset({"pypi_0", "<pip>", "<develop>", "pypi"})
 # Both filters (pip's and conda's, every collect_env version) keep these, so a row of one is expected in the other.
 BOTH_FILTERS = ("torch", "numpy")
+# A package row without its version: collect_env prints every row with one ("[pip3] Could not collect" and
+# "No relevant packages" are words), so the paste stopped inside the row.
+PARTIAL_ROW = re.compile(r"^\[(?:pip\d?|conda)\](?:\s+[A-Za-z0-9._-]{0,100})?$")
 CLOSING = re.compile(r"^\s*(?:`{3,}|~{3,}|</?details>|</?pre>)?\s*$")
 
 
@@ -115,7 +118,11 @@ def _release(version: str) -> str:
 def cut_package_list(lines: list[str]) -> list[str]:
     """The conda rows end the paste, pip's rows show the same environment (every torch/numpy row at or before conda's
     last name is in both, in the same version), and pip lists a torch/numpy package that ``conda list`` (name order)
-    would print after its last row, which is missing: the list was cut there. Empty when it cannot tell."""
+    would print after its last row, which is missing: the list was cut there. Or the paste ends inside a row (a
+    name without its version). Empty when it cannot tell."""
+    ending = [line[:MAX_LINE].strip() for line in lines if not CLOSING.match(line[:MAX_LINE])]
+    if ending and PARTIAL_ROW.match(ending[-1]):
+        return [f"the package rows after '{ending[-1][:80]}' (the paste ends inside that row)"]
     rows = package_rows(lines)
     conda = [r for r in rows if r.tool == "conda"]
     if not conda or not all(CLOSING.match(line[:MAX_LINE]) for line in lines[conda[-1].line_no :]):
