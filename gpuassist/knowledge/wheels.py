@@ -35,6 +35,7 @@ __all__ = [
     "capability_from_name",
     "companion_requirements",
     "cuda_int_to_str",
+    "cuda_outlives",
     "cuda_str_to_int",
     "driver_branch",
     "driver_max_cuda",
@@ -467,6 +468,26 @@ def cuda_predates(cuda_build: str, capability: str) -> str | None:
     if needed is None or not re.fullmatch(r"\d+\.\d+(?:\.\d+)?", cuda_build.strip()):
         return None
     return needed if Version(cuda_build.strip()) < Version(needed) else None
+
+
+def last_cuda_for(capability: str) -> str | None:
+    """The newest CUDA toolkit that can compile code for a GPU of ``capability`` ("1.2" -> "6.5", "6.1" -> "12.9"),
+    None while current toolkits still target it (cuda_compat.json ``last_cuda_below_capability``)."""
+    cc = _cc(capability)
+    for row in compat()["last_cuda_below_capability"]["rows"]:
+        if cc < _cc(str(row["below"])):
+            return str(row["last_cuda"])
+    return None
+
+
+def cuda_outlives(cuda_build: str, capability: str) -> str | None:
+    """The last CUDA version that could target ``capability`` when a build made with CUDA ``cuda_build`` ("10.0")
+    is newer than it, else None (also for versions that are not "X.Y")."""
+    last = last_cuda_for(capability)
+    if last is None or not re.fullmatch(r"\d+\.\d+(?:\.\d+)?", cuda_build.strip()):
+        return None
+    major_minor = ".".join(cuda_build.strip().split(".")[:2])  # 12.9.1 is still the 12.9 toolkit
+    return last if Version(major_minor) > Version(last) else None
 
 
 _UNSPACED_MODEL = re.compile(r"\b(GTX|RTX|GT)(\d{3,4})", re.IGNORECASE)

@@ -11,6 +11,7 @@ from gpuassist.facts import Facts
 from gpuassist.findings import Finding, Severity
 from gpuassist.knowledge.wheels import (
     arch_covers,
+    cuda_outlives,
     cuda_predates,
     parse_torch_version,
     pypi_default_variant,
@@ -189,8 +190,10 @@ def _older_toolkit_problem(facts: Facts) -> tuple[list[view.Gpu], list[view.Gpu]
     if build is None:
         return None
     cuda = build[0]
-    too_new = [g for g in view.nvidia_gpus(facts).gpus if g.capability and cuda_predates(str(cuda), g.capability)]
-    return (too_new, [], [], TOOLKIT) if too_new else None
+    gpus = view.nvidia_gpus(facts).gpus
+    too_new = [g for g in gpus if g.capability and cuda_predates(str(cuda), g.capability)]
+    too_old = [g for g in gpus if g.capability and cuda_outlives(str(cuda), g.capability)]
+    return (too_new, too_old, [], TOOLKIT) if too_new or too_old else None
 
 
 def _contains(facts: Facts, arch_list: list[str], source: str | None) -> str:
@@ -271,16 +274,36 @@ def gpu_arch_dropped_from_build(facts: Facts) -> Finding | None:
         return None
     _, too_old, arch_list, source = problem
     wheel_fix, _ = fixes.cuda_wheel_fix(facts)
+    build = _toolkit_build(facts)
+    if source == TOOLKIT and build is not None:
+        last = sorted({n for g in too_old if g.capability and (n := cuda_outlives(build[0], g.capability))})
+        contains = (
+            f"{build[1]} was built with CUDA {build[0]}; the last CUDA toolkit that can compile code for "
+            f"{_gpu_desc(too_old)} is CUDA {' / '.join(last)} (NVIDIA removed the architecture after it)"
+        )
+    else:
+        contains = f"{_contains(facts, arch_list, source)}: it starts at {arch_list[0]}; {_gpu_desc(too_old)} is older"
+    if all(_before_kepler(g) for g in too_old):
+        wheel_fix = (
+            f"No PyTorch build runs on {_gpu_desc(too_old)}: every release needs a CUDA newer than the last one "
+            "that can target it. Use the CPU build (`pip install torch --index-url "
+            "https://download.pytorch.org/whl/cpu`) or a newer NVIDIA GPU (compute capability 3.5 or higher for "
+            "torch 1.x, 5.0 or higher for current releases)."
+        )
     return finding(
         "gpu_arch_dropped_from_build",
         Severity.ERROR,
         title=f"{_torch_name(facts)} no longer supports {_gpu_desc(too_old)}",
         explanation=(
-            f"{_contains(facts, arch_list, source)}: it starts at {arch_list[0]}; {_gpu_desc(too_old)} is older. "
-            "Recent CUDA 12.8+ and "
-            "13 builds dropped Maxwell, Pascal and (in places) Volta, so the GPU is visible but unusable. "
-            "The cu126 variant still carries Maxwell, Pascal and Volta up to torch 2.14 (2.15 has no cu126); "
-            "Kepler needs torch 2.7 or older with cu118."
+            f"{contains}. "
+            + (
+                "The GPU is visible, but none of this build's kernels can run on it."
+                if all(_before_kepler(g) for g in too_old)
+                else "Recent CUDA 12.8+ and "
+                "13 builds dropped Maxwell, Pascal and (in places) Volta, so the GPU is visible but unusable. "
+                "The cu126 variant still carries Maxwell, Pascal and Volta up to torch 2.14 (2.15 has no cu126); "
+                "Kepler needs torch 2.7 or older with cu118."
+            )
         ),
         fix=wheel_fix,
         evidence=view.ev(facts, *ARCH_EVIDENCE),
@@ -288,6 +311,13 @@ def gpu_arch_dropped_from_build(facts: Facts) -> Finding | None:
         # exist for the GPU, so "update the driver" cannot help; the build (an older torch) is the cause to fix.
         explains=["driver_too_old"] if all(_before_maxwell(g) for g in too_old) else [],
     )
+
+
+def _before_kepler(gpu: view.Gpu) -> bool:
+    try:
+        return float(gpu.capability or "") < 3.0
+    except ValueError:
+        return False
 
 
 def _before_maxwell(gpu: view.Gpu) -> bool:

@@ -1,0 +1,58 @@
+"""Round 7 (issue #14): a GPU older than anything the build's CUDA toolkit can still compile for (cuda_compat.json
+``last_cuda_below_capability``) is gpu_arch_dropped_from_build even where no arch list is known (torch 1.x, conda,
+source builds), and the Tesla-architecture GPUs (compute capability 1.x) have their capability. Synthetic texts."""
+
+from __future__ import annotations
+
+from gpuassist.ingest import load_text
+from gpuassist.knowledge.wheels import capability_from_name, cuda_outlives, last_cuda_for
+
+
+def _collect_env(torch: str, cuda: str, gpu: str, driver: str = "472.12") -> str:
+    return f"""PyTorch version: {torch}
+Is debug build: False
+CUDA used to build PyTorch: {cuda}
+
+OS: Microsoft Windows 10 Pro
+Python version: 3.8
+Is CUDA available: False
+CUDA runtime version: {cuda}
+GPU models and configuration: GPU 0: {gpu}
+Nvidia driver version: {driver}
+cuDNN version: Could not collect
+
+Versions of relevant libraries:
+[pip3] numpy==1.21.2
+[pip3] torch=={torch}
+[conda] Could not collect
+"""
+
+
+def _ids(text: str) -> list[str]:
+    return [f.id for f in load_text(text).findings]
+
+
+def test_last_toolkit_per_architecture() -> None:
+    assert last_cuda_for("1.2") == "6.5" and last_cuda_for("2.1") == "8.0" and last_cuda_for("3.0") == "10.2"
+    assert last_cuda_for("3.7") == "11.8" and last_cuda_for("6.1") == "12.9" and last_cuda_for("7.5") is None
+    assert cuda_outlives("9.0", "2.0") == "8.0" and cuda_outlives("8.0", "2.0") is None
+    assert cuda_outlives("12.9.1", "6.1") is None  # a 12.9 update is still the 12.9 toolkit
+    assert cuda_outlives("13.0", "6.1") == "12.9"
+
+
+def test_tesla_architecture_names_have_their_capability() -> None:
+    assert capability_from_name("GeForce GT 220") == "1.2"
+    assert capability_from_name("GeForce GTX 285") == "1.3"
+    assert capability_from_name("GeForce 8800 GTX") == "1.0"
+    # the mobile GTX 260M is a G92 (1.1) and the 8800 GTS was sold as G80 and G92: no guess
+    assert capability_from_name("GeForce GTX 260M") is None and capability_from_name("GeForce 8800 GTS") is None
+
+
+def test_a_fermi_gpu_under_a_cuda_10_build_without_arch_list_is_dropped() -> None:
+    ids = _ids(_collect_env("1.4.0", "10.1", "GeForce GTX 580", driver="391.35"))
+    assert ids and ids[0] == "gpu_arch_dropped_from_build"
+
+
+def test_a_kepler_gpu_under_cuda_10_2_is_not_called_dropped() -> None:
+    # CUDA 10.2 still compiles for sm_30 (its last toolkit): the toolkit alone cannot rule it out.
+    assert "gpu_arch_dropped_from_build" not in _ids(_collect_env("1.5.0", "10.2", "GeForce GTX 680"))
