@@ -120,3 +120,27 @@ def test_a_paste_that_ends_inside_a_package_row_is_named_as_cut() -> None:
     assert any("ends inside" in m for m in load_text(cut).meta["missing_facts"])
     whole = _paste("2.0.1", ["[pip3] Could not collect", "[conda] Could not collect"])
     assert not any("ends inside" in m for m in load_text(whole).meta["missing_facts"])
+
+
+CONDA_LIST = """$ conda list | grep torch
+pytorch                   2.1.0           py3.10_cuda12.1_cudnn8.9.2_0    pytorch
+pytorch-cuda              12.1                 ha16c6d3_5    pytorch
+torchvision               0.16.0              py310_cu121    pytorch
+$ python -c "import torch; print(torch.__version__, torch.cuda.is_available())"
+{version} True
+"""
+
+
+def test_a_conda_list_row_and_another_imported_version_are_a_second_copy() -> None:
+    # conda installed 2.1.0; the interpreter imports a 1.12.1 from somewhere else (~/.local, PYTHONPATH, another env).
+    ids = [f.id for f in load_text(CONDA_LIST.format(version="1.12.1+cu116")).findings]
+    assert ids and ids[0] == "stale_or_shadowed_torch"
+
+
+def test_a_conda_list_row_of_the_imported_version_or_an_install_in_between_is_no_second_copy() -> None:
+    same = [f.id for f in load_text(CONDA_LIST.format(version="2.1.0")).findings]
+    assert "stale_or_shadowed_torch" not in same
+    installed = CONDA_LIST.format(version="1.12.1+cu116").replace(
+        "$ python", "$ conda install pytorch-cuda=12.1 -c pytorch -c nvidia\nExecuting transaction: done\n$ python"
+    )
+    assert "stale_or_shadowed_torch" not in [f.id for f in load_text(installed).findings]

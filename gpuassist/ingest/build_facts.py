@@ -25,6 +25,7 @@ from gpuassist.facts import Facts
 from gpuassist.ingest.env_reports import pip_show_torch
 from gpuassist.ingest.errors import Match
 from gpuassist.ingest.lines import MAX_LINE, Sources, note_source
+from gpuassist.ingest.torch_rows import conda_list_version
 from gpuassist.knowledge.wheels import arch_covers
 from gpuassist.rules import view
 
@@ -290,7 +291,10 @@ IMPORTED_FIELD = re.compile(rf"^\s*PyTorch version:\s*({VERSION})\s*$")
 # collect_env's own "[pip3] torch==2.3.1" section (pip's listing, not the import), pip show's "Version:".
 LISTED = re.compile(rf"^\s*(?:\[pip3?\]\s*)?torch(?:\s+|==)({VERSION})\s*$")
 # Something was installed in between: the listing and the import may be from before and after it.
-INSTALL_ACTION = re.compile(r"Successfully installed\b|^\s*[+~-]\s*torch==|Installing torch \(|Updating torch \(")
+INSTALL_ACTION = re.compile(
+    r"Successfully installed\b|^\s*[+~-]\s*torch==|Installing torch \(|Updating torch \(|"
+    r"^\s*Executing transaction: done"  # conda/mamba after installing or removing packages
+)
 
 
 BUILD_TAG = re.compile(r"cpu|cu\d{2,3}|rocm[\d.]+")
@@ -340,7 +344,8 @@ def two_torch_copies(lines: list[str]) -> Match | None:
 
 
 def _listed_versions(lines: list[str]) -> list[tuple[int, str, str]]:
-    """Every torch version a package manager lists: pip list/freeze, collect_env's [pip3] section, pip show."""
+    """Every torch version a package manager lists: pip list/freeze, collect_env's [pip3] section, pip show, and
+    `conda list`'s own rows (torch_rows.conda_list_version)."""
     found = []
     for i, raw in enumerate(lines):
         line = raw[:MAX_LINE]
@@ -349,6 +354,8 @@ def _listed_versions(lines: list[str]) -> list[tuple[int, str, str]]:
             m = PIP_SHOW_VERSION.match(line)
         if m:
             found.append((i + 1, line, m.group(1)))
+        elif (conda := conda_list_version(line)) is not None:
+            found.append((i + 1, line, conda))
     return found
 
 

@@ -46,6 +46,22 @@ PARTIAL_ROW = re.compile(r"^\[(?:pip\d?|conda)\](?:\s+[A-Za-z0-9._-]{0,100})?$")
 CLOSING = re.compile(r"^\s*(?:`{3,}|~{3,}|</?details>|</?pre>)?\s*$")
 
 
+# `conda list`'s own row of a torch distribution, pasted without collect_env's "[conda]" tag: name, version, a build
+# string that ends in its build number ("py3.10_cuda12.1_cudnn8.9.2_0", "pypi_0") or old conda's "<pip>", and the
+# channel. The build column keeps prose ("torch 2.1.0 installed fine") out.
+CONDA_LIST_ROW = re.compile(
+    r"^\s*(?P<name>torch|torch-nightly|pytorch|pytorch-nightly|pytorch-cpu)\s{1,80}(?P<version>\d+\.\d+[\w.!+-]{0,60})"
+    r"\s{1,80}(?:[\w.+-]{0,120}_\d+|<pip>|<develop>)(?:\s{1,80}[\w./:<>-]{1,200})?\s*$"
+)
+
+
+def conda_list_version(line: str) -> str | None:
+    """The version of a torch distribution on a `conda list` row (not collect_env's tagged "[conda]" rows, which
+    ``torch_dists`` reads with the pip rows beside them)."""
+    m = CONDA_LIST_ROW.match(line[:MAX_LINE])
+    return m.group("version") if m else None
+
+
 @dataclass(frozen=True)
 class Row:
     line_no: int
