@@ -144,3 +144,12 @@ def test_a_conda_list_row_of_the_imported_version_or_an_install_in_between_is_no
         "$ python", "$ conda install pytorch-cuda=12.1 -c pytorch -c nvidia\nExecuting transaction: done\n$ python"
     )
     assert "stale_or_shadowed_torch" not in [f.id for f in load_text(installed).findings]
+
+
+def test_a_cuda_pip_row_beside_a_cpu_conda_build_of_the_same_version_is_two_copies() -> None:
+    rows = ["[pip3] torch==2.1.0+cu121", "[conda] pytorch  2.1.0  py3.10_cpu_0  pytorch"]
+    assert len(torch_dists(rows)) == 2
+    assert (
+        len(torch_dists(["[pip3] torch==2.1.0+cu121", "[conda] pytorch  2.1.0  py3.10_cuda12.1_cudnn8.9.2_0  pytorch"]))
+        == 1
+    )

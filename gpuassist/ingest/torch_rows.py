@@ -91,21 +91,25 @@ def package_rows(lines: list[str]) -> list[Row]:
 def torch_dists(libraries: list[str]) -> list[dict[str, Any]]:
     """Each torch copy the rows list once (``torch.dists``, the probe's shape without a location): pip's row of
     conda's own ``pytorch`` and conda's row of a pip install are the copy the other row already lists (conda's own
-    copy then carries pip's spelling of its version, which is ``torch.__version__``'s)."""
+    copy then carries pip's spelling of its version, which is ``torch.__version__``'s). A pip row whose build tag
+    contradicts conda's build string (``+cu121`` beside a ``cpu`` build) is another copy of the same version."""
     rows = [r for r in package_rows(libraries) if r.name in TORCH_DISTRIBUTIONS]
     pip_listed = {(r.name, _release(r.version)): r.version for r in rows if r.tool != "conda"}
     conda_own = {
-        (PIP_NAME.get(r.name, r.name), _release(r.version)) for r in rows if r.tool == "conda" and not r.pip_visible
+        (PIP_NAME.get(r.name, r.name), _release(r.version)): r.build
+        for r in rows
+        if r.tool == "conda" and not r.pip_visible
     }
     dists: list[dict[str, Any]] = []
     for r in rows:
         key = (PIP_NAME.get(r.name, r.name), _release(r.version))
         tag = r.version.partition("+")[2] or None
         if r.tool != "conda":
-            if key not in conda_own:  # else pip's view of conda's own pytorch
+            if key not in conda_own or not _same_build(r.version, conda_own[key]):  # else pip's view of conda's
                 dists.append({"version": r.version, "location": None, "installer": "pip", "local_tag": tag})
         elif not r.pip_visible:
-            version = pip_listed.get(key, r.version)
+            pip_version = pip_listed.get(key)
+            version = pip_version if pip_version and _same_build(pip_version, r.build) else r.version
             dists.append(
                 {"version": version, "location": None, "installer": "conda", "local_tag": None, "build": r.build}
             )
@@ -113,6 +117,12 @@ def torch_dists(libraries: list[str]) -> list[dict[str, Any]]:
             installer = "source" if "<develop>" in (r.build, r.channel) else "pip"
             dists.append({"version": r.version, "location": None, "installer": installer, "local_tag": tag})
     return dists
+
+
+def _same_build(pip_version: str, conda_build: str) -> bool:
+    """pip's version tag and conda's build string do not say different builds (CUDA against CPU)."""
+    tag, build = pip_version.partition("+")[2].lower(), conda_build.lower()
+    return not ((tag.startswith("cu") and "cpu" in build) or (tag == "cpu" and "cuda" in build))
 
 
 def _release(version: str) -> str:
