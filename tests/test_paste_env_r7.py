@@ -153,3 +153,12 @@ def test_a_cuda_pip_row_beside_a_cpu_conda_build_of_the_same_version_is_two_copi
         len(torch_dists(["[pip3] torch==2.1.0+cu121", "[conda] pytorch  2.1.0  py3.10_cuda12.1_cudnn8.9.2_0  pytorch"]))
         == 1
     )
+
+
+def test_conda_s_own_pytorch_row_is_placed_by_conda_s_name() -> None:
+    rows = ["[pip3] numpy==1.24.1", "[pip3] torch==2.0.1", "[pip3] torchvision==0.15.2",
+            "[conda] numpy                     1.24.1     py310h5f9d8c6_0",
+            "[conda] pytorch                   2.0.1      py3.10_cuda11.8_cudnn8.7.0_0    pytorch"]  # fmt: skip
+    assert "torchvision" in cut_package_list(_paste("2.0.1", rows).splitlines())[0]
+    complete = [*rows, "[conda] torchvision               0.15.2     py310_cu118    pytorch"]
+    assert cut_package_list(_paste("2.0.1", complete).splitlines()) == []

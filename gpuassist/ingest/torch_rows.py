@@ -155,9 +155,9 @@ def cut_package_list(lines: list[str]) -> list[str]:
         return []
     conda_listed = {(PIP_NAME.get(r.name, r.name), _release(r.version)) for r in conda}
     conda_names = {name for name, _ in conda_listed}
-    last = PIP_NAME.get(conda[-1].name, conda[-1].name)
+    last = conda[-1].name  # conda's own name: the list is in that order ("pytorch" sorts before "torchvision")
     pip = [r for r in rows if r.tool != "conda" and any(k in r.name for k in BOTH_FILTERS)]
-    shared = [r for r in pip if r.name <= last]
+    shared = [r for r in pip if r.name <= last or r.name in conda_names]
     if not shared or any((r.name, _release(r.version)) not in conda_listed for r in shared):
         return []
     after = sorted({r.name for r in pip if r.name > last and r.name not in conda_names})
@@ -165,5 +165,5 @@ def cut_package_list(lines: list[str]) -> list[str]:
         return []
     return [
         f"the end of the '[conda]' package list: it stops at {conda[-1].name}, before {', '.join(after)}, which the "
-        "pip rows list in the same environment (list cut short)"
+        "pip rows list in the same environment (the list looks cut short there)"
     ]
