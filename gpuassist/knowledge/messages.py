@@ -8,7 +8,8 @@ catalogue, PyTorch's own code), so the next thread's message is known even if no
 Each family turns its rows into symptom patterns the way its tool prints them:
 
 - ``cuda_error``: the runtime and driver-API names (``cudaErrorNoDevice``, ``CUDA_ERROR_NO_DEVICE``), the message
-  after ``CUDA error:``, ``CUDA driver error:``, ``Error N:`` (torch's cudaGetDeviceCount warning), a CUresult name,
+  after ``CUDA error:``, the number alone after "error" for rows marked ``number_alone`` (``CUDA Error 804``),
+  ``CUDA driver error:``, ``Error N:`` (torch's cudaGetDeviceCount warning), a CUresult name,
   ``cuda runtime error (N)`` (torch < 1.4), pycuda's ``cuInit failed: <name in words or message>``, CUDA's
   deviceQuery (``cudaGetDeviceCount returned N`` / ``-> <message>``), the numbers before CUDA 10.1 renumbered the
   enum (``cuda runtime error (30)``, ``THCudaCheck FAIL ... error=38 : ...``); a message that is distinctive on
@@ -99,6 +100,11 @@ def _cuda_row(raw: Mapping[str, Any]) -> tuple[str, str]:
     only = [str(c) for c in raw.get("code_only", (code,))]
     if only:  # the number alone, where it means this error in every CUDA version
         parts.append(_alternation([rf"cuda runtime error \({c}\)" for c in only]))
+    # A row marked ``number_alone``: its number after "error" means this error in every CUDA version and nothing else
+    # a GPU thread prints ("CUDA Error 804", "error code 804", "# Error 804" as a thread's title), so the number is
+    # read where the message itself was cut off or paraphrased. Only rows whose number no other tool near CUDA uses.
+    if only and raw.get("number_alone"):
+        parts.append(_alternation([rf"\b(?:CUDA[ _])?error(?:[ _]code)?\s*[:#=]?\s*{c}(?![\d.])" for c in only]))
     # CUDA's deviceQuery sample: "cudaGetDeviceCount returned 100"
     if only:
         parts.append(_alternation([rf"\bcudaGetDeviceCount returned {c}(?!\d)" for c in only]))

@@ -1,0 +1,103 @@
+"""Round 7 (issue #14), system side: classes read from their programs' own messages (messages.json rows) and
+decoys that must stay clean. Synthetic texts written for these tests, each with a counter-example."""
+
+from __future__ import annotations
+
+from gpuassist.ingest import load_text
+from gpuassist.knowledge import messages
+
+
+def _ids(text: str) -> list[str]:
+    return [f.id for f in load_text(text).findings]
+
+
+# --- CUDA error 804 (cudaErrorCompatNotSupportedOnDevice) named by its number alone ------------------------------
+
+
+def test_error_804_by_number_alone_is_forward_compat_on_unsupported_hw() -> None:
+    text = (
+        "After docker compose up the server logs CUDA Error 804 and falls back to the CPU.\n"
+        "| NVIDIA-SMI 535.104.05   Driver Version: 535.104.05   CUDA Version: 12.2 |\n"
+        "|   0  NVIDIA GeForce RTX 3080   Off  | 00000000:01:00.0 Off |   N/A |\n"
+    )
+    assert _ids(text)[:1] == ["forward_compat_unsupported_hw"]
+
+
+def test_error_code_804_spelled_with_code_is_read() -> None:
+    assert "forward_compat_unsupported_hw" in _ids("torch.cuda.is_available() warns: error code 804 on my GTX 1660\n")
+
+
+def test_another_number_after_error_is_not_804() -> None:
+    # 8040 and 804.5 are not the code; nor is a line number.
+    ids = _ids("CUDA error 8040 in my kernel\nnvidia-smi shows driver 804.5\ntorch 2.1.0+cu121\n")
+    assert "forward_compat_unsupported_hw" not in ids
+
+
+def test_error_802_by_number_alone_is_the_fabric_manager() -> None:
+    text = "On our HGX H100 node torch.cuda.is_available() prints CUDA error 802 and returns False\n"
+    assert "fabric_manager_missing" in _ids(text)
+
+
+# --- The open kernel modules on a GPU without GSP (pre-Turing): any line of the module's multi-line printk -------
+
+
+def test_the_open_modules_gsp_refusal_read_from_its_third_line_alone() -> None:
+    text = (
+        "journalctl -k after installing nvidia-open 575 on my GTX 980:\n"
+        "kernel: NVRM: nvidia.ko because it does not include the required GPU\n"
+        "kernel: nvidia 0000:02:00.0: probe with driver nvidia failed with error -1\n"
+    )
+    assert _ids(text)[:1] == ["driver_does_not_support_gpu"]
+
+
+def test_the_open_modules_gsp_refusal_read_from_its_last_two_lines_joined() -> None:
+    text = "dmesg: because it does not include the required GPU System Processor (GSP).\nnvidia-smi fails\n"
+    assert _ids(text)[:1] == ["driver_does_not_support_gpu"]
+
+
+def test_a_gpu_that_does_include_gsp_is_not_the_refusal() -> None:
+    text = "NVRM: GPU0 GSP firmware loaded; the required GPU System Processor is present\ntorch 2.4.0 cuda True\n"
+    assert "driver_does_not_support_gpu" not in _ids(text)
+
+
+# --- A CDI device request (--device nvidia.com/gpu=...) the container engine cannot resolve ----------------------
+
+
+def test_an_engine_without_cdi_takes_the_name_as_a_path() -> None:
+    text = (
+        "$ podman run --rm --device nvidia.com/gpu=0 fedora nvidia-smi\n"
+        "Error: stat nvidia.com/gpu=0: no such file or directory\n"
+    )
+    assert _ids(text)[:1] == ["docker_no_gpu_runtime"]
+
+
+def test_docker_before_cdi_gathers_the_name_as_a_device_node() -> None:
+    text = (
+        "$ docker run --device nvidia.com/gpu=all ubuntu nvidia-smi\n"
+        "docker: Error response from daemon: error gathering device information while adding custom device "
+        '"nvidia.com/gpu=all": no such file or directory.\n'
+    )
+    assert _ids(text)[:1] == ["docker_no_gpu_runtime"]
+
+
+def test_a_missing_cdi_spec_is_unresolvable() -> None:
+    text = "Error: crun: setting up CDI devices: unresolvable CDI devices nvidia.com/gpu=GPU-1234abcd\n"
+    assert _ids(text)[:1] == ["docker_no_gpu_runtime"]
+
+
+def test_docker_with_the_cdi_feature_off_cannot_select_the_cdi_driver() -> None:
+    text = 'docker: Error response from daemon: could not select device driver "cdi" with capabilities: [].\n'
+    assert _ids(text)[:1] == ["docker_no_gpu_runtime"]
+
+
+def test_a_cdi_request_that_worked_is_not_blamed() -> None:
+    text = (
+        "$ podman run --rm --device nvidia.com/gpu=all ubuntu nvidia-smi -L\n"
+        "GPU 0: NVIDIA GeForce RTX 4090 (UUID: GPU-0a1b2c3d-1111-2222-3333-444455556666)\n"
+    )
+    assert "docker_no_gpu_runtime" not in _ids(text)
+
+
+def test_a_missing_device_node_path_is_not_a_cdi_name() -> None:
+    keys = [r.key for r in messages.lookup("Error: stat /dev/nvidia-uvm: no such file or directory")]
+    assert not any(k.startswith("cdi_") for k in keys)
