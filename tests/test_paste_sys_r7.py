@@ -101,3 +101,48 @@ def test_a_cdi_request_that_worked_is_not_blamed() -> None:
 def test_a_missing_device_node_path_is_not_a_cdi_name() -> None:
     keys = [r.key for r in messages.lookup("Error: stat /dev/nvidia-uvm: no such file or directory")]
     assert not any(k.startswith("cdi_") for k in keys)
+
+
+# --- The NGC banner ("The NVIDIA Driver was not detected") beside a GPU request -----------------------------------
+
+NGC_BANNER = (
+    "WARNING: The NVIDIA Driver was not detected.  GPU functionality will not be available.\n"
+    "   Use the NVIDIA Container Toolkit to start this container with GPU support; see\n"
+    "   https://docs.nvidia.com/datacenter/cloud-native/ .\n"
+)
+
+
+def test_the_banner_after_a_run_with_gpus_claims_no_missing_runtime() -> None:
+    text = "$ docker run --gpus all -it --rm nvcr.io/nvidia/pytorch:23.10-py3\n" + NGC_BANNER
+    assert "docker_no_gpu_runtime" not in _ids(text)
+
+
+def test_the_banner_after_a_cdi_device_request_claims_no_missing_runtime() -> None:
+    text = "$ podman run --device nvidia.com/gpu=all --rm nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04\n" + NGC_BANNER
+    assert "docker_no_gpu_runtime" not in _ids(text)
+
+
+def test_the_banner_after_a_run_without_a_gpu_request_is_still_the_missing_runtime() -> None:
+    text = "$ docker run -it --rm nvcr.io/nvidia/pytorch:23.10-py3\n" + NGC_BANNER
+    assert _ids(text)[:1] == ["docker_no_gpu_runtime"]
+
+
+# --- A Jetson whose driver lists the GPU while another program (a monitor) says it is not detected ----------------
+
+
+def test_a_monitor_missing_a_gpu_that_nvidia_smi_lists_is_no_wheel_problem() -> None:
+    text = (
+        "Jetson AGX Orin, JetPack 6.2, L4T 36.4.3, Kernel: 5.15.148-tegra\n"
+        "$ nvidia-smi -L\nGPU 0: Orin (nvgpu)\n"
+        "but the dashboard says: GPU not detected\n"
+    )
+    assert _ids(text) == []
+
+
+def test_torch_not_seeing_the_gpu_on_a_jetson_still_reads_the_wheel() -> None:
+    text = (
+        "Jetson AGX Orin, JetPack 6.2, L4T 36.4.3, Kernel: 5.15.148-tegra\n"
+        "$ nvidia-smi -L\nGPU 0: Orin (nvgpu)\n"
+        ">>> import torch\n>>> torch.cuda.is_available()\nFalse\n"
+    )
+    assert "jetson_needs_nvidia_wheel" in _ids(text)
