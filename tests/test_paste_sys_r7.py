@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from gpuassist.ingest import load_text
 from gpuassist.knowledge import messages
+from gpuassist.knowledge.wheels import capability_from_name, cuda_dropped
 
 
 def _ids(text: str) -> list[str]:
@@ -146,3 +147,47 @@ def test_torch_not_seeing_the_gpu_on_a_jetson_still_reads_the_wheel() -> None:
         ">>> import torch\n>>> torch.cuda.is_available()\nFalse\n"
     )
     assert "jetson_needs_nvidia_wheel" in _ids(text)
+
+
+# --- A GPU older than every architecture the build's CUDA can compile for (no arch list known: torch 1.x) ---------
+
+
+def _collect_env(torch: str, cuda: str, gpu: str, driver: str) -> str:
+    return (
+        f"PyTorch version: {torch}\nIs debug build: No\nCUDA used to build PyTorch: {cuda}\n\n"
+        "OS: Ubuntu 16.04.6 LTS\nGCC version: (Ubuntu 5.4.0-6ubuntu1~16.04.12) 5.4.0 20160609\n\n"
+        f"Python version: 3.6\nIs CUDA available: No\nCUDA runtime version: {cuda}.130\n"
+        f"GPU models and configuration: GPU 0: {gpu}\nNvidia driver version: {driver}\n"
+        f"\nVersions of relevant libraries:\n[pip3] torch=={torch}\n"
+    )
+
+
+def test_a_tesla_architecture_gpu_is_dropped_by_a_cuda_10_build() -> None:
+    report = load_text(_collect_env("1.4.0", "10.1", "GeForce GTX 285", "340.108"))
+    ids = [f.id for f in report.findings]
+    assert ids[:1] == ["gpu_arch_dropped_from_build"]
+    fix = report.findings[0].fix
+    assert "TORCH_CUDA_ARCH_LIST" not in fix and "CPU build" in fix
+
+
+def test_a_pascal_gpu_under_the_same_build_is_not_dropped() -> None:
+    ids = _ids(_collect_env("1.4.0", "10.1", "GeForce GTX 1080", "440.64"))
+    assert "gpu_arch_dropped_from_build" not in ids
+
+
+def test_the_toolkit_floors_follow_the_cuda_release_notes() -> None:
+    assert cuda_dropped("10.0", "1.2") == "7.0"
+    assert cuda_dropped("10.2", "2.1") == "9.0"
+    assert cuda_dropped("11.8", "3.5") is None
+    assert cuda_dropped("12.1", "3.7") == "12.0"
+    assert cuda_dropped("13.0", "6.1") == "13.0"
+    assert cuda_dropped("6.5", "1.3") is None
+
+
+def test_tesla_architecture_names_and_their_look_alikes() -> None:
+    assert capability_from_name("GeForce 210") == "1.2"
+    assert capability_from_name("NVIDIA GeForce GT 240") == "1.2"
+    assert capability_from_name("GeForce GTX 280") == "1.3"
+    # The mobile GTX 260M/280M are G92 (1.1), not GT200; an RTX 2080 is Turing.
+    assert capability_from_name("GeForce GTX 260M") is None
+    assert capability_from_name("GeForce RTX 2080") == "7.5"
