@@ -191,3 +191,28 @@ def test_tesla_architecture_names_and_their_look_alikes() -> None:
     # The mobile GTX 260M/280M are G92 (1.1), not GT200; an RTX 2080 is Turing.
     assert capability_from_name("GeForce GTX 260M") is None
     assert capability_from_name("GeForce RTX 2080") == "7.5"
+
+
+# --- The open kernel modules named as installed, a pre-Turing GPU named, lshw showing the GPU unclaimed ------------
+
+LSHW_TEXT = (
+    "- GPU: NVIDIA GeForce GTX 1060 6GB\n"
+    "The installer chose nvidia-driver-575-open for it.\n"
+    "$ sudo lshw -c display\n"
+    "  *-display UNCLAIMED\n"
+    "       description: VGA compatible controller\n"
+    "       product: GP106 [GeForce GTX 1060 6GB]\n"
+)
+
+
+def test_the_open_modules_on_pascal_with_the_gpu_unclaimed_is_an_unsupported_driver() -> None:
+    assert _ids(LSHW_TEXT)[:1] == ["driver_does_not_support_gpu"]
+
+
+def test_the_proprietary_module_of_the_same_branch_is_not_blamed() -> None:
+    assert "driver_does_not_support_gpu" not in _ids(LSHW_TEXT.replace("575-open", "575"))
+
+
+def test_the_open_modules_on_a_turing_gpu_are_not_blamed() -> None:
+    text = LSHW_TEXT.replace("GTX 1060 6GB", "RTX 2060").replace("GP106", "TU106")
+    assert "driver_does_not_support_gpu" not in _ids(text)

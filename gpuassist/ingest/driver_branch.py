@@ -51,6 +51,9 @@ SAYS_UNSUPPORTED = re.compile(
     r"\bincompatible with (?:the|my|this) (?:GPU|card|GeForce|GTX|GT)\b",
     re.IGNORECASE,
 )
+# lshw's node of a device no kernel driver claimed ("*-display UNCLAIMED", "*-3d UNCLAIMED"; lshw prints UNCLAIMED for a
+# node without a bound driver): the GPU is there and nothing drives it.
+LSHW_UNCLAIMED = re.compile(r"\*-(?:display|3d|generic|vga)(?::\d+)?\s+UNCLAIMED\b", re.IGNORECASE)
 # What the text shows of a GPU the driver cannot reach (the readings the generic messages allow).
 UNREACHABLE_IDS = ("nvidia_module_not_loaded", "no_nvidia_gpu", "no_nvidia_driver", "driver_does_not_support_gpu")
 
@@ -90,6 +93,7 @@ def unsupported_branch_match(lines: list[str], matches: list[Match], *, unreacha
         unreachable
         or any(m.id in UNREACHABLE_IDS for m in matches)
         or any(SAYS_UNSUPPORTED.search(line[:MAX_LINE]) for line in lines[:5000])
+        or any(LSHW_UNCLAIMED.search(line[:MAX_LINE]) for line in lines[:5000])
     ):
         return None
     if any(m.id == "driver_does_not_support_gpu" and m.specific for m in matches):
