@@ -86,6 +86,19 @@ def test_a_missing_cdi_spec_is_unresolvable() -> None:
     assert _ids(text)[:1] == ["docker_no_gpu_runtime"]
 
 
+def test_a_cdi_injection_failure_with_a_provider_prefix_is_unresolvable_too() -> None:
+    text = (
+        "OCI runtime create failed: error modifying OCI spec: failed to inject CDI devices: "
+        "unresolvable CDI devices k8s.example.net/gpu=3: unknown\n"
+    )
+    assert _ids(text)[:1] == ["docker_no_gpu_runtime"]
+
+
+def test_another_vendors_cdi_device_is_not_this_cause() -> None:
+    keys = [r.key for r in messages.lookup("Error: setting up CDI devices: unresolvable CDI devices amd.com/gpu=all")]
+    assert "cdi_unresolvable" not in keys
+
+
 def test_docker_with_the_cdi_feature_off_cannot_select_the_cdi_driver() -> None:
     text = 'docker: Error response from daemon: could not select device driver "cdi" with capabilities: [].\n'
     assert _ids(text)[:1] == ["docker_no_gpu_runtime"]
@@ -216,3 +229,21 @@ def test_the_proprietary_module_of_the_same_branch_is_not_blamed() -> None:
 def test_the_open_modules_on_a_turing_gpu_are_not_blamed() -> None:
     text = LSHW_TEXT.replace("GTX 1060 6GB", "RTX 2060").replace("GP106", "TU106")
     assert "driver_does_not_support_gpu" not in _ids(text)
+
+
+def test_the_banner_followed_by_nvidia_smis_table_claims_no_missing_runtime() -> None:
+    text = (
+        "pytorch-1  | " + NGC_BANNER.splitlines()[0] + "\n"
+        "pytorch-1  | +-----------------------------------------------------------------------------+\n"
+        "pytorch-1  | | NVIDIA-SMI 550.54.14    Driver Version: 551.61    CUDA Version: 12.4 |\n"
+    )
+    assert "docker_no_gpu_runtime" not in _ids(text)
+
+
+def test_a_host_table_after_a_new_prompt_does_not_clear_the_banner() -> None:
+    text = (
+        "$ docker run -it --rm nvcr.io/nvidia/pytorch:23.10-py3\n"
+        + NGC_BANNER
+        + "$ nvidia-smi\n| NVIDIA-SMI 550.54.14    Driver Version: 550.54.14    CUDA Version: 12.4 |\n"
+    )
+    assert _ids(text)[:1] == ["docker_no_gpu_runtime"]

@@ -29,6 +29,28 @@ RUN_WITH_GPU = re.compile(
 )
 
 
+# nvidia-smi's own table or header, and a shell prompt (a new command, perhaps on the host, ends the container's
+# output).
+SMI_TABLE = re.compile(r"NVIDIA-SMI\s+\d+\.\d+|Driver Version:\s*\d+\.\d+")
+PROMPT = re.compile(r"^(?:\([\w.-]+\)\s*)?(?:[\w.@:~/-]*[$#]|PS [A-Z]:\\\S*>)\s+\S")
+# How far after the banner the same container's output is looked at.
+AFTER = 40
+
+
+def smi_works_after_banner(lines: list[str]) -> bool:
+    """nvidia-smi's table follows the banner in the same container output (no shell prompt between): the driver
+    answered inside the container, so the banner's check was wrong (the WSL 2 case)."""
+    for no, line in enumerate(lines[:5000]):
+        if not BANNER.search(line[:2000]):
+            continue
+        for after in lines[no + 1 : no + 1 + AFTER]:
+            if PROMPT.search(after[:2000]):
+                break
+            if SMI_TABLE.search(after[:2000]):
+                return True
+    return False
+
+
 def run_requests_gpu(lines: list[str]) -> bool:
     """A container run command in the text asks for the GPU."""
     return any(RUN_WITH_GPU.search(line[:2000].strip()) for line in lines[:5000])
@@ -36,8 +58,8 @@ def run_requests_gpu(lines: list[str]) -> bool:
 
 def banner_with_gpu_request(lines: list[str], matches: list[Match], *, compose_gpu: bool = False) -> list[Match]:
     """Drop docker_no_gpu_runtime read from the banner when the text shows the container was given the GPU (its run
-    command asks for it, or ``compose_gpu``: a Compose/Kubernetes GPU request); the same id read from any other line
-    stays."""
-    if not (compose_gpu or run_requests_gpu(lines)):
+    command asks for it, ``compose_gpu``: a Compose/Kubernetes GPU request, or nvidia-smi's table right after the
+    banner); the same id read from any other line stays."""
+    if not (compose_gpu or run_requests_gpu(lines) or smi_works_after_banner(lines)):
         return matches
     return [m for m in matches if not (m.id == "docker_no_gpu_runtime" and BANNER.search(m.line))]
