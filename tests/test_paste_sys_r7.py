@@ -4,6 +4,7 @@ decoys that must stay clean. Synthetic texts written for these tests, each with 
 from __future__ import annotations
 
 from gpuassist.ingest import load_text
+from gpuassist.ingest.jetson_texts import driver_lists_gpu
 from gpuassist.knowledge import messages
 from gpuassist.knowledge.wheels import capability_from_name, cuda_dropped
 
@@ -247,3 +248,16 @@ def test_a_host_table_after_a_new_prompt_does_not_clear_the_banner() -> None:
         + "$ nvidia-smi\n| NVIDIA-SMI 550.54.14    Driver Version: 550.54.14    CUDA Version: 12.4 |\n"
     )
     assert _ids(text)[:1] == ["docker_no_gpu_runtime"]
+
+
+def test_a_monitor_missing_a_gpu_that_device_query_opened_is_no_wheel_problem() -> None:
+    text = (
+        "Jetson Xavier NX, JetPack 5.1.2 (L4T R35.4.1)\n"
+        "./deviceQuery\nDetected 1 CUDA Capable device(s)\nResult = PASS\n"
+        "but my monitoring tool still says: GPU not detected\n"
+    )
+    assert "jetson_needs_nvidia_wheel" not in _ids(text)
+
+
+def test_a_failed_device_query_on_a_jetson_clears_nothing() -> None:
+    assert not driver_lists_gpu(["cudaGetDeviceCount returned 100", "Result = FAIL"])

@@ -207,10 +207,12 @@ def board_mismatch(lines: list[str]) -> Match | None:
 
 
 # The board's driver answering for its GPU: nvidia-smi (JetPack 6 and later ship it) printed its header, its driver
-# version or its list ("GPU 0: NVIDIA Thor", "GPU 0: Orin (nvgpu)"). It prints none of these when it cannot reach the
-# driver ("NVIDIA-SMI has failed ...", "No devices were found").
+# version or its list ("GPU 0: NVIDIA Thor", "GPU 0: Orin (nvgpu)"), or deviceQuery passed. They print none of these
+# when they cannot reach the driver ("NVIDIA-SMI has failed ...", "No devices were found", "Result = FAIL").
 DRIVER_LISTS_GPU = re.compile(
-    r"NVIDIA-SMI\s+\d+\.\d+|Driver Version:\s*\d+\.\d+|^\W{0,3}GPU \d+: [A-Z][\w ()-]{1,40}(?:\(UUID|$)",
+    r"NVIDIA-SMI\s+\d+\.\d+|Driver Version:\s*\d+\.\d+|^\W{0,3}GPU \d+: [A-Z][\w ()-]{1,40}(?:\(UUID|$)|"
+    # CUDA's deviceQuery sample (JetPack 4/5 have no nvidia-smi): the runtime found and opened the GPU.
+    r"\bDetected [1-9]\d* CUDA Capable device|Result = PASS\b",
     re.IGNORECASE | re.MULTILINE,
 )
 
