@@ -29,6 +29,12 @@ def test_error_code_804_spelled_with_code_is_read() -> None:
     assert "forward_compat_unsupported_hw" in _ids("torch.cuda.is_available() warns: error code 804 on my GTX 1660\n")
 
 
+def test_onnxruntimes_cuda_failure_804_is_read() -> None:
+    assert "forward_compat_unsupported_hw" in _ids(
+        "onnxruntime EP Error: CUDA failure 804 while creating the session\n"
+    )
+
+
 def test_another_number_after_error_is_not_804() -> None:
     # 8040 and 804.5 are not the code; nor is a line number.
     ids = _ids("CUDA error 8040 in my kernel\nnvidia-smi shows driver 804.5\ntorch 2.1.0+cu121\n")

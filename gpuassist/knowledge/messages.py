@@ -102,9 +102,12 @@ def _cuda_row(raw: Mapping[str, Any]) -> tuple[str, str]:
         parts.append(_alternation([rf"cuda runtime error \({c}\)" for c in only]))
     # A row marked ``number_alone``: its number after "error" means this error in every CUDA version and nothing else
     # a GPU thread prints ("CUDA Error 804", "error code 804", "# Error 804" as a thread's title), so the number is
-    # read where the message itself was cut off or paraphrased. Only rows whose number no other tool near CUDA uses.
+    # read where the message itself was cut off or paraphrased (onnxruntime's "CUDA failure 804" too). Only rows whose
+    # number no other tool near CUDA uses.
     if only and raw.get("number_alone"):
-        parts.append(_alternation([rf"\b(?:CUDA[ _])?error(?:[ _]code)?\s*[:#=]?\s*{c}(?![\d.])" for c in only]))
+        parts.append(
+            _alternation([rf"\b(?:CUDA[ _])?(?:error|failure)(?:[ _]code)?\s*[:#=]?\s*{c}(?![\d.])" for c in only])
+        )
     # CUDA's deviceQuery sample: "cudaGetDeviceCount returned 100"
     if only:
         parts.append(_alternation([rf"\bcudaGetDeviceCount returned {c}(?!\d)" for c in only]))
