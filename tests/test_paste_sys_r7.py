@@ -267,3 +267,16 @@ def test_a_monitor_missing_a_gpu_that_device_query_opened_is_no_wheel_problem() 
 
 def test_a_failed_device_query_on_a_jetson_clears_nothing() -> None:
     assert not driver_lists_gpu(["cudaGetDeviceCount returned 100", "Result = FAIL"])
+
+
+# --- go-nvml's return-code names (nvidia-ctk cdi generate, the device plugin) ------------------------------------
+
+
+def test_go_nvmls_library_not_found_reads_as_the_nvml_row() -> None:
+    line = "ERRO[0000] failed to generate CDI spec: failed to initialize NVML: ERROR_LIBRARY_NOT_FOUND"
+    assert [r.key for r in messages.lookup(line)] == ["NVML_ERROR_LIBRARY_NOT_FOUND"]
+    assert "no_nvidia_driver" in _ids(line + "\n")
+
+
+def test_an_error_name_without_the_nvml_prefix_is_not_read() -> None:
+    assert messages.lookup("lookup failed: ERROR_NOT_FOUND in cache") == []

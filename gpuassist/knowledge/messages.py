@@ -15,7 +15,8 @@ Each family turns its rows into symptom patterns the way its tool prints them:
   enum (``cuda runtime error (30)``, ``THCudaCheck FAIL ... error=38 : ...``); a message that is distinctive on
   its own (``bare``) also alone, and one cut off by the paste from the leading words that identify it.
 - ``nvml``: ``Failed to initialize NVML: <text>``, ``Unable to determine the device handle for GPU...: <text>``,
-  nvidia-container-cli's ``nvml error: <text>``, pynvml's ``NVMLError_<Name>`` and ``NVML_ERROR_<NAME>``.
+  nvidia-container-cli's ``nvml error: <text>``, pynvml's ``NVMLError_<Name>`` and ``NVML_ERROR_<NAME>``, go-nvml's
+  ``Failed to initialize NVML: ERROR_<NAME>``.
 - ``xid``: ``Xid (PCI:...): N`` and ``Xid N``; numbers the table does not list are a possible GPU fault.
 - ``nvidia_smi``, ``nvrm``, ``kmod`` (modprobe, systemd-modules-load, DKMS), ``torch`` and ``container``
   (nvidia-container-cli, the toolkit's hook, containerd): one regex per row (format arguments written as
@@ -135,6 +136,9 @@ def _nvml_row(raw: Mapping[str, Any]) -> tuple[str, str]:
         else (r"(?:Failed to initialize NVML|nvml error|" + NVML_HANDLE_PREFIX + r")\s*:\s*")
     )
     parts = [prefix + message, rf"\b{raw['pynvml']}\b", rf"\b{raw['name']}\b"]
+    # go-nvml (nvidia-ctk, the device plugin, the toolkit's runtime) names the return code when it cannot ask the
+    # library for its text, as when the library itself is missing: "failed to initialize NVML: ERROR_LIBRARY_NOT_FOUND".
+    parts.append(prefix + rf"{raw['name'].removeprefix('NVML_')}\b")
     if raw.get("bare", len(raw["message"]) >= MIN_BARE):
         parts.append(rf"\b{message}")
     return _alternation(parts), f"Failed to initialize NVML: {raw['message']}"
