@@ -6,6 +6,7 @@ from __future__ import annotations
 from gpuassist.ingest import load_text
 from gpuassist.ingest.jetson_texts import driver_lists_gpu
 from gpuassist.knowledge import messages
+from gpuassist.knowledge.driver_support import capability_from_pci_id
 from gpuassist.knowledge.wheels import capability_from_name, cuda_dropped
 
 
@@ -280,3 +281,29 @@ def test_go_nvmls_library_not_found_reads_as_the_nvml_row() -> None:
 
 def test_an_error_name_without_the_nvml_prefix_is_not_read() -> None:
     assert messages.lookup("lookup failed: ERROR_NOT_FOUND in cache") == []
+
+
+# --- A GPU lspci cannot name (newer than its pci.ids), read by its device id block against the driver branch -------
+
+UNNAMED = (
+    "Ubuntu 22.04, installed nvidia-driver-470 from the archive. nvidia-smi: No devices were found\n"
+    "$ lspci -nn | grep -i nvidia\n"
+    "01:00.0 VGA compatible controller [0300]: NVIDIA Corporation Device [10de:2684] (rev a1)\n"
+)
+
+
+def test_an_ada_device_id_under_a_470_driver_is_an_unsupported_driver() -> None:
+    assert _ids(UNNAMED)[:1] == ["driver_does_not_support_gpu"]
+
+
+def test_the_same_id_under_a_driver_that_knows_ada_is_not_blamed_on_the_branch() -> None:
+    ids = _ids(UNNAMED.replace("nvidia-driver-470", "nvidia-driver-550"))
+    assert ids[:1] != ["driver_does_not_support_gpu"]
+
+
+def test_device_id_blocks() -> None:
+    assert capability_from_pci_id("2684") == "8.9"  # RTX 4090
+    assert capability_from_pci_id("249d") == "8.6"  # RTX 3070 Laptop
+    assert capability_from_pci_id("2b85") == "12.0"  # RTX 5090
+    assert capability_from_pci_id("1d01") is None  # Pascal/Volta block: not one generation
+    assert capability_from_pci_id("zz12") is None
