@@ -268,6 +268,8 @@ def test_a_monitor_missing_a_gpu_that_device_query_opened_is_no_wheel_problem() 
 
 def test_a_failed_device_query_on_a_jetson_clears_nothing() -> None:
     assert not driver_lists_gpu(["cudaGetDeviceCount returned 100", "Result = FAIL"])
+    assert not driver_lists_gpu(["GPU 0: not found"])
+    assert driver_lists_gpu(["GPU 0: NVIDIA Thor"])
 
 
 # --- go-nvml's return-code names (nvidia-ctk cdi generate, the device plugin) ------------------------------------

@@ -210,7 +210,8 @@ def board_mismatch(lines: list[str]) -> Match | None:
 # version or its list ("GPU 0: NVIDIA Thor", "GPU 0: Orin (nvgpu)"), or deviceQuery passed. They print none of these
 # when they cannot reach the driver ("NVIDIA-SMI has failed ...", "No devices were found", "Result = FAIL").
 DRIVER_LISTS_GPU = re.compile(
-    r"NVIDIA-SMI\s+\d+\.\d+|Driver Version:\s*\d+\.\d+|^\W{0,3}GPU \d+: [A-Z][\w ()-]{1,40}(?:\(UUID|$)|"
+    r"NVIDIA-SMI\s+\d+\.\d+|Driver Version:\s*\d+\.\d+|"
+    r"^\W{0,3}GPU \d+: (?![^\n]*\b(?:not|fail\w*|error|unavailable|lost)\b)[A-Z][\w ()-]{1,40}(?:\(UUID|$)|"
     # CUDA's deviceQuery sample (JetPack 4/5 have no nvidia-smi): the runtime found and opened the GPU.
     r"\bDetected [1-9]\d* CUDA Capable device|Result = PASS\b",
     re.IGNORECASE | re.MULTILINE,
