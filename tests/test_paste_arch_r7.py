@@ -1,11 +1,11 @@
 """Round 7 (issue #14): a GPU older than anything the build's CUDA toolkit can still compile for (cuda_compat.json
-``last_cuda_below_capability``) is gpu_arch_dropped_from_build even where no arch list is known (torch 1.x, conda,
+``cuda_capability_floors``, landed from fx7-sys; these are fx7-env's checks of the same mechanism) is gpu_arch_dropped_from_build even where no arch list is known (torch 1.x, conda,
 source builds), and the Tesla-architecture GPUs (compute capability 1.x) have their capability. Synthetic texts."""
 
 from __future__ import annotations
 
 from gpuassist.ingest import load_text
-from gpuassist.knowledge.wheels import capability_from_name, cuda_outlives, last_cuda_for
+from gpuassist.knowledge.wheels import capability_from_name, cuda_dropped
 
 
 def _collect_env(torch: str, cuda: str, gpu: str, driver: str = "472.12") -> str:
@@ -32,12 +32,11 @@ def _ids(text: str) -> list[str]:
     return [f.id for f in load_text(text).findings]
 
 
-def test_last_toolkit_per_architecture() -> None:
-    assert last_cuda_for("1.2") == "6.5" and last_cuda_for("2.1") == "8.0" and last_cuda_for("3.0") == "10.2"
-    assert last_cuda_for("3.7") == "11.8" and last_cuda_for("6.1") == "12.9" and last_cuda_for("7.5") is None
-    assert cuda_outlives("9.0", "2.0") == "8.0" and cuda_outlives("8.0", "2.0") is None
-    assert cuda_outlives("12.9.1", "6.1") is None  # a 12.9 update is still the 12.9 toolkit
-    assert cuda_outlives("13.0", "6.1") == "12.9"
+def test_the_cuda_release_that_removed_each_architecture() -> None:
+    assert cuda_dropped("10.0", "1.2") == "7.0" and cuda_dropped("9.0", "2.0") == "9.0"
+    assert cuda_dropped("8.0", "2.0") is None and cuda_dropped("10.2", "3.0") is None
+    assert cuda_dropped("12.9.1", "6.1") is None  # a 12.9 update still compiles for Pascal
+    assert cuda_dropped("13.0", "6.1") == "13.0"
 
 
 def test_tesla_architecture_names_have_their_capability() -> None:

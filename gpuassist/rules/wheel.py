@@ -11,7 +11,7 @@ from gpuassist.facts import Facts
 from gpuassist.findings import Finding, Severity
 from gpuassist.knowledge.wheels import (
     arch_covers,
-    cuda_outlives,
+    cuda_dropped,
     cuda_predates,
     parse_torch_version,
     pypi_default_variant,
@@ -185,14 +185,14 @@ def _build_name(facts: Facts, source: str | None) -> str:
 
 def _older_toolkit_problem(facts: Facts) -> tuple[list[view.Gpu], list[view.Gpu], list[str], str | None] | None:
     """No arch list is known (torch 1.x, conda, source builds), but the CUDA the build was made with is older
-    than a GPU's architecture: no arch list such a toolkit can produce runs on it."""
+    than a GPU's architecture, or removed it: no arch list such a toolkit can produce runs on it."""
     build = _toolkit_build(facts)
     if build is None:
         return None
     cuda = build[0]
     gpus = view.nvidia_gpus(facts).gpus
     too_new = [g for g in gpus if g.capability and cuda_predates(str(cuda), g.capability)]
-    too_old = [g for g in gpus if g.capability and cuda_outlives(str(cuda), g.capability)]
+    too_old = [g for g in gpus if g.capability and cuda_dropped(str(cuda), g.capability)]
     return (too_new, too_old, [], TOOLKIT) if too_new or too_old else None
 
 
@@ -274,36 +274,20 @@ def gpu_arch_dropped_from_build(facts: Facts) -> Finding | None:
         return None
     _, too_old, arch_list, source = problem
     wheel_fix, _ = fixes.cuda_wheel_fix(facts)
-    build = _toolkit_build(facts)
-    if source == TOOLKIT and build is not None:
-        last = sorted({n for g in too_old if g.capability and (n := cuda_outlives(build[0], g.capability))})
-        contains = (
-            f"{build[1]} was built with CUDA {build[0]}; the last CUDA toolkit that can compile code for "
-            f"{_gpu_desc(too_old)} is CUDA {' / '.join(last)} (NVIDIA removed the architecture after it)"
-        )
-    else:
-        contains = f"{_contains(facts, arch_list, source)}: it starts at {arch_list[0]}; {_gpu_desc(too_old)} is older"
-    if all(_before_kepler(g) for g in too_old):
-        wheel_fix = (
-            f"No PyTorch build runs on {_gpu_desc(too_old)}: every release needs a CUDA newer than the last one "
-            "that can target it. Use the CPU build (`pip install torch --index-url "
-            "https://download.pytorch.org/whl/cpu`) or a newer NVIDIA GPU (compute capability 3.5 or higher for "
-            "torch 1.x, 5.0 or higher for current releases)."
-        )
     return finding(
         "gpu_arch_dropped_from_build",
         Severity.ERROR,
         title=f"{_torch_name(facts)} no longer supports {_gpu_desc(too_old)}",
         explanation=(
-            f"{contains}. "
-            + (
-                "The GPU is visible, but none of this build's kernels can run on it."
-                if all(_before_kepler(g) for g in too_old)
-                else "Recent CUDA 12.8+ and "
-                "13 builds dropped Maxwell, Pascal and (in places) Volta, so the GPU is visible but unusable. "
-                "The cu126 variant still carries Maxwell, Pascal and Volta up to torch 2.14 (2.15 has no cu126); "
-                "Kepler needs torch 2.7 or older with cu118."
+            (
+                f"{_contains(facts, arch_list, source)}: it starts at {arch_list[0]}; {_gpu_desc(too_old)} is older. "
+                if arch_list
+                else _toolkit_dropped(facts, too_old)
             )
+            + "Recent CUDA 12.8+ and "
+            "13 builds dropped Maxwell, Pascal and (in places) Volta, so the GPU is visible but unusable. "
+            "The cu126 variant still carries Maxwell, Pascal and Volta up to torch 2.14 (2.15 has no cu126); "
+            "Kepler needs torch 2.7 or older with cu118."
         ),
         fix=wheel_fix,
         evidence=view.ev(facts, *ARCH_EVIDENCE),
@@ -313,11 +297,15 @@ def gpu_arch_dropped_from_build(facts: Facts) -> Finding | None:
     )
 
 
-def _before_kepler(gpu: view.Gpu) -> bool:
-    try:
-        return float(gpu.capability or "") < 3.0
-    except ValueError:
-        return False
+def _toolkit_dropped(facts: Facts, too_old: list[view.Gpu]) -> str:
+    """Why a build of unknown arch list has no kernels for an old GPU: its CUDA no longer compiles for it."""
+    build = _toolkit_build(facts)
+    cuda, name = build if build else ("?", _torch_name(facts))
+    removed = sorted({r for g in too_old if g.capability and (r := cuda_dropped(str(cuda), g.capability))})
+    return (
+        f"{name} was built with CUDA {cuda}; CUDA {' / '.join(removed) or 'of that age'} removed the architecture of "
+        f"{_gpu_desc(too_old)}, so no build made with it holds code the GPU can run. "
+    )
 
 
 def _before_maxwell(gpu: view.Gpu) -> bool:
