@@ -1,6 +1,7 @@
-"""Round 7 (issue #14): a GPU older than anything the build's CUDA toolkit can still compile for (cuda_compat.json
-``cuda_capability_floors``, landed from fx7-sys; these are fx7-env's checks of the same mechanism) is gpu_arch_dropped_from_build even where no arch list is known (torch 1.x, conda,
-source builds), and the Tesla-architecture GPUs (compute capability 1.x) have their capability. Synthetic texts."""
+"""Round 7 (issue #14): a GPU older than anything the build's CUDA toolkit can still compile for is
+gpu_arch_dropped_from_build even where no arch list is known (torch 1.x, conda, source builds), and the
+Tesla-architecture GPUs (compute capability 1.x) have their capability. The mechanism (cuda_compat.json
+``cuda_capability_floors``) landed from fx7-sys; these are fx7-env's checks of it. Synthetic texts."""
 
 from __future__ import annotations
 
