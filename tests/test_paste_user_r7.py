@@ -1,0 +1,205 @@
+"""Round 7 (issue #14), user side: the classes behind the held-out misses of batches 44 and 47, each read on
+synthetic texts written for these tests, each with a counter-example that must not give the same verdict."""
+
+from __future__ import annotations
+
+from gpuassist.ingest import load_text
+from gpuassist.ingest.apple_words import apple_said
+from gpuassist.ingest.cpu_build_words import cuda_less_torch_in_words
+from gpuassist.ingest.paste_causes import oom_held_by_others
+from gpuassist.ingest.user_words import other_job_on_gpu
+from gpuassist.knowledge.messages import lookup
+
+
+def _ids(text: str) -> list[str]:
+    return [f.id for f in load_text(text).findings]
+
+
+def _first(text: str) -> str | None:
+    findings = load_text(text).findings
+    return findings[0].id if findings else None
+
+
+# ------------------------------------------------------- Windows: torch's own DLLs failing to load (torch/__init__.py)
+
+
+def test_error_loading_a_torch_dll_without_the_winerror_prefix_is_the_import_failure() -> None:
+    text = "\n".join(
+        [
+            '  File "E:\\apps\\painter\\env\\Lib\\site-packages\\torch\\__init__.py", line 141, in <module>',
+            "    raise err",
+            'Error loading "E:\\apps\\painter\\env\\Lib\\site-packages\\torch\\lib\\shm.dll" '
+            "or one of its dependencies.",
+        ]
+    )
+    assert _first(text) == "torch_import_error"
+
+
+def test_winerror_1114_on_c10_and_a_cut_quote_are_read() -> None:
+    line = (
+        "OSError: [WinError 1114] A dynamic link library (DLL) initialization routine failed. "
+        'Error loading "C:\\Users\\kim\\miniconda3\\envs\\sd\\lib\\site-packages\\torch\\lib\\c10.dll'
+    )
+    assert any(r.key == "windows_dll_error_loading" for r in lookup(line))
+    assert _first(line) == "torch_import_error"
+
+
+def test_a_torch_dll_said_missing_in_words_is_the_import_failure() -> None:
+    assert _first("caffe2_nvrtc.dll cannot be found when I start the notebook on Windows 11") == "torch_import_error"
+    assert _first("After the update it fails to load torch_cuda.dll, what is wrong?") == "torch_import_error"
+
+
+def test_another_programs_dll_is_not_torchs() -> None:
+    # counter-example: a game's DLL error loading message says nothing about torch.
+    text = 'Error loading "C:\\Games\\engine\\bin\\physx_64.dll" or one of its dependencies. (Windows 10, GTX 1060)'
+    assert "torch_import_error" not in _ids(text)
+    assert not any(r.key.startswith("windows_") for r in lookup(text))
+
+
+# --------------------------------------------- Linux/macOS: undefined symbols in torch's own _C extension module
+
+
+def test_undefined_symbol_in_torch_c_extension_is_the_import_failure() -> None:
+    text = "\n".join(
+        [
+            ">>> import torch",
+            "ImportError: /opt/py/lib/python3.8/site-packages/torch/_C.cpython-38-x86_64-linux-gnu.so: "
+            "undefined symbol: _ZN3c104impl8GPUTrace9haveStateE",
+        ]
+    )
+    assert _first(text) == "torch_import_error"
+
+
+def test_macos_dlopen_of_torch_c_symbol_not_found_is_the_import_failure() -> None:
+    line = (
+        "ImportError: dlopen(/Users/ana/env/lib/python3.11/site-packages/torch/_C.cpython-311-darwin.so, 0x0002): "
+        "Symbol not found: __ZN2at4_ops5zeros4callE"
+    )
+    assert any(r.key == "macos_torch_dlopen" for r in lookup(line))
+
+
+def test_another_packages_c_extension_is_not_torchs_own() -> None:
+    # counter-example: an extension compiled against another torch is that package's problem, not torch's import.
+    line = (
+        "ImportError: /opt/py/lib/python3.8/site-packages/detectron2/_C.cpython-38-x86_64-linux-gnu.so: "
+        "undefined symbol: _ZN2at4_ops10zeros_like4callE"
+    )
+    assert not any(r.key == "torch_extension_undefined_symbol" for r in lookup(line))
+
+
+# ------------------------------------------------------------- out of memory: "no other process" is not "others"
+
+
+def _oom(prose: str) -> str:
+    return "\n".join(
+        [
+            "RuntimeError: CUDA out of memory. Tried to allocate 256.00 MiB (GPU 0; 5.80 GiB total capacity; "
+            "4.61 GiB already allocated; 120.31 MiB free; 4.70 GiB reserved in total by PyTorch)",
+            prose,
+        ]
+    )
+
+
+def test_user_ruling_out_other_processes_leaves_the_job_itself() -> None:
+    for prose in (
+        "Nothing else is running, there are no other programs using the card (RTX 2060 6GB).",
+        "I am not running any other process on this GPU.",
+    ):
+        assert other_job_on_gpu(prose.splitlines(), []) is None, prose
+        assert _first(_oom(prose)) == "cuda_out_of_memory", prose
+
+
+def test_user_naming_another_process_is_still_read() -> None:
+    # counter-example: the user says another job is on the card.
+    prose = "My colleague's training job is running on the same GPU."
+    assert other_job_on_gpu(prose.splitlines(), []) is not None
+
+
+# ---------------------------------------------------------------- a Mac named by its chip or by the MPS device
+
+
+def test_apple_chip_named_in_prose_makes_the_not_compiled_error_a_mac_one() -> None:
+    text = "AssertionError: Torch not compiled with CUDA enabled\nI'm running this on my M2 Max, any idea?\n"
+    assert _first(text) == "macos_no_cuda_use_mps"
+    text = "AssertionError: Torch not compiled with CUDA enabled\nfall back to device='mps' when cuda is absent?\n"
+    assert _first(text) == "macos_no_cuda_use_mps"
+
+
+def test_nvidia_mps_and_other_m_names_are_not_a_mac() -> None:
+    # counter-examples: NVIDIA's Multi-Process Service, a Quadro M-series card, a bare "m1" variable.
+    assert apple_said(["nvidia-cuda-mps-control -d started; jobs use the mps server", "device='mps' ?"]) is None
+    assert apple_said(["Quadro M1200 on Ubuntu", "learning rate for model m1 was 1e-3"]) is None
+    text = "AssertionError: Torch not compiled with CUDA enabled\nUbuntu 22.04 box with a Quadro M1200\n"
+    assert _first(text) != "macos_no_cuda_use_mps"
+
+
+# ------------------------------------------------------------------ a torch without CUDA described by its lack
+
+
+def test_installer_gave_torch_without_cuda_in_words() -> None:
+    for line in (
+        "the requirements file pulled in torch 2.5.1 without CUDA support, so everything runs slowly",
+        "It seems torch was installed without GPU support by the setup script.",
+        "pip installed a non-CUDA torch for me",
+    ):
+        found = cuda_less_torch_in_words([line])
+        assert found is not None and found.id == "cpu_only_build", line
+
+
+def test_torch_without_cuda_on_purpose_or_not_about_the_install_is_not_read() -> None:
+    # counter-examples: the CPU build asked for, and torch running without a GPU on a laptop (no install said).
+    assert cuda_less_torch_in_words(["pip install torch --index-url https://download.pytorch.org/whl/cpu"]) is None
+    assert cuda_less_torch_in_words(["torch works without CUDA on my laptop, which is fine"]) is None
+
+
+# ------------------------------------------------- the installer of one Python, the interpreter of another
+
+
+def test_conda_of_one_install_and_python_of_another_is_the_wrong_interpreter() -> None:
+    text = "\n".join(
+        [
+            "$ python train.py",
+            "ModuleNotFoundError: No module named 'torch'",
+            "$ which python",
+            "/usr/local/bin/python3",
+            "$ which conda",
+            "/opt/miniforge3/bin/conda",
+        ]
+    )
+    assert _first(text) == "wrong_interpreter_or_kernel"
+
+
+def test_pip_of_another_windows_python_is_the_wrong_interpreter() -> None:
+    text = "\n".join(
+        [
+            "ModuleNotFoundError: No module named 'torch'",
+            "where python",
+            "C:\\Users\\lee\\AppData\\Local\\Microsoft\\WindowsApps\\python.exe",
+            "where pip",
+            "D:\\Python311\\Scripts\\pip.exe",
+        ]
+    )
+    assert _first(text) == "wrong_interpreter_or_kernel"
+
+
+def test_a_conda_env_under_conda_s_own_root_is_the_same_family() -> None:
+    # counter-example: the interpreter is an env of that conda; "No module named torch" is torch missing there.
+    text = "\n".join(
+        [
+            "ModuleNotFoundError: No module named 'torch'",
+            "/home/kai/miniconda3/envs/vision/bin/python",
+            "/home/kai/miniconda3/bin/conda",
+        ]
+    )
+    assert "wrong_interpreter_or_kernel" not in _ids(text)
+
+
+def test_old_cached_form_on_a_4gb_card_with_a_desktop_is_the_job() -> None:
+    # torch 1.x's "... cached" form: 3.95 GiB card, 2.2 GiB allocated, 1.6 GiB outside the allocator (the desktop's
+    # framebuffer and this process's CUDA context on a laptop GPU): less than half the card, so not others.
+    line = (
+        "RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 3.95 GiB total capacity; "
+        "2.20 GiB already allocated; 50.00 MiB free; 100.00 MiB cached)"
+    )
+    assert not oom_held_by_others([line])
+    assert _first(line) == "cuda_out_of_memory"
