@@ -121,13 +121,27 @@ def test_user_naming_another_process_is_still_read() -> None:
 def test_apple_chip_named_in_prose_makes_the_not_compiled_error_a_mac_one() -> None:
     text = "AssertionError: Torch not compiled with CUDA enabled\nI'm running this on my M2 Max, any idea?\n"
     assert _first(text) == "macos_no_cuda_use_mps"
-    text = "AssertionError: Torch not compiled with CUDA enabled\nfall back to device='mps' when cuda is absent?\n"
+    text = ">>> torch.backends.mps.is_available()\nTrue\n>>> torch.zeros(1).cuda()\n" + NOT_COMPILED
     assert _first(text) == "macos_no_cuda_use_mps"
+
+
+NOT_COMPILED = "AssertionError: Torch not compiled with CUDA enabled\n"
+
+
+def test_code_naming_mps_as_a_fallback_is_not_a_mac() -> None:
+    # counter-example: the script's device line names "mps" on any machine; nothing says this one is a Mac.
+    text = 'device = "cuda" if torch.cuda.is_available() else "mps"\n' + NOT_COMPILED
+    assert apple_said(text.splitlines()) is None
+    assert _first(text) == "cpu_only_build"
+
+
+def test_an_m2_drive_is_not_an_apple_chip() -> None:
+    assert apple_said(["I keep the venv on my M2 SSD", "Windows 11, RTX 3060"]) is None
 
 
 def test_nvidia_mps_and_other_m_names_are_not_a_mac() -> None:
     # counter-examples: NVIDIA's Multi-Process Service, a Quadro M-series card, a bare "m1" variable.
-    assert apple_said(["nvidia-cuda-mps-control -d started; jobs use the mps server", "device='mps' ?"]) is None
+    assert apple_said(["nvidia-cuda-mps-control -d started", "torch.backends.mps.is_available() returns True"]) is None
     assert apple_said(["Quadro M1200 on Ubuntu", "learning rate for model m1 was 1e-3"]) is None
     text = "AssertionError: Torch not compiled with CUDA enabled\nUbuntu 22.04 box with a Quadro M1200\n"
     assert _first(text) != "macos_no_cuda_use_mps"
@@ -141,6 +155,7 @@ def test_installer_gave_torch_without_cuda_in_words() -> None:
         "the requirements file pulled in torch 2.5.1 without CUDA support, so everything runs slowly",
         "It seems torch was installed without GPU support by the setup script.",
         "pip installed a non-CUDA torch for me",
+        "The openai-whisper package installs torch without the CUDA build.",
     ):
         found = cuda_less_torch_in_words([line])
         assert found is not None and found.id == "cpu_only_build", line
@@ -150,6 +165,8 @@ def test_torch_without_cuda_on_purpose_or_not_about_the_install_is_not_read() ->
     # counter-examples: the CPU build asked for, and torch running without a GPU on a laptop (no install said).
     assert cuda_less_torch_in_words(["pip install torch --index-url https://download.pytorch.org/whl/cpu"]) is None
     assert cuda_less_torch_in_words(["torch works without CUDA on my laptop, which is fine"]) is None
+    # pip's CUDA wheels bring their own CUDA: installing torch without the toolkit says nothing about the build.
+    assert cuda_less_torch_in_words(["I installed torch without the CUDA toolkit, only the driver"]) is None
 
 
 # ------------------------------------------------- the installer of one Python, the interpreter of another

@@ -1,6 +1,6 @@
 """A Mac said in prose without the word "Mac": the Apple-silicon chip by its own name ("for those of us on an M1",
-"my M2 Max", "running on M3 Pro") or the MPS device PyTorch has only on macOS ("cuda else mps", ``device="mps"``,
-``torch.backends.mps``).
+"my M2 Max", "running on M3 Pro") or the MPS device PyTorch has only on macOS answering True
+(``torch.backends.mps.is_available()`` -> True).
 
 PyTorch's ``mps`` device is the Metal Performance Shaders backend, built only into the macOS wheels (PyTorch docs,
 "MPS backend": "mps device enables high-performance training on GPU for MacOS devices with Metal programming
@@ -16,19 +16,22 @@ import re
 
 from gpuassist.ingest.lines import MAX_LINE
 
-# "on an M1", "for those of us on an M1", "my M2 Max", "using an M3 Pro", "have an M1 Ultra", "M1 user(s)".
+# "on an M1", "for those of us on an M1", "my M2 Max", "using an M3 Pro", "have an M1 Ultra", "M1 user(s)"; not an
+# "M2 SSD"/"M.2 slot" (the drive form factor) or NVIDIA's Tesla M4/M40 (no article right before the chip's name).
 APPLE_CHIP_SAID = re.compile(
-    r"\b(?:on|using|with|have|got|own|my|an?)\s+(?:an?\s+|my\s+|the\s+)?m[1-4](?:\s+(?:pro|max|ultra|air))?(?![\w.-])|"
-    r"\bm[1-4](?:\s+(?:pro|max|ultra))?\s+(?:users?|owners?|machines?|laptops?|computers?|chips?)\b",
+    r"(?:\b(?:on|using|with|have|got|own|my|an?)\s+(?:an?\s+|my\s+|the\s+)?m[1-5](?:\s+(?:pro|max|ultra|air))?|"
+    r"\bm[1-5](?:\s+(?:pro|max|ultra))?(?=\s+(?:users?|owners?|machines?|laptops?|computers?|chips?)\b))"
+    r"(?![\w.-])(?!\s+(?:ssds?|nvme|drives?|slots?|disks?|sata)\b)",
     re.IGNORECASE,
 )
-# The MPS device chosen or asked for next to CUDA: ``torch.backends.mps``, ``device="mps"``, ``.to('mps')``,
-# "cuda (else mps)", "the mps backend/device".
-MPS_DEVICE_SAID = re.compile(
-    r"\btorch\.backends\.mps\b|\bdevice\s*=\s*['\"]?mps\b|\.to\(\s*['\"]mps['\"]|['\"]mps['\"]|"
-    r"\b(?:else|or|use|using|via|to)\s+(?:the\s+)?mps\b|\bmps\s+(?:backend|device|support)\b",
-    re.IGNORECASE,
+# The MPS backend answering True: ``torch.backends.mps.is_available()`` is True only on a Mac (on Linux and Windows it
+# is False), printed inline or on the REPL's next line. Code that merely names "mps" as a fallback
+# (``"cuda" if ... else "mps"``) is copied everywhere and says nothing about the machine, so it is not read.
+MPS_TRUE = re.compile(
+    r"\bmps\.is_(?:available|built)\(\)\)?[`'\"]?\s*(?:#\s*)?(?:->|=+|:|returns?|returned|is|prints?|printed|gives?)?"
+    r"\s*[`'\"]?True\b|\bMPS(?: backend)? available\s*[:=]\s*True\b"
 )
+NEXT_TRUE = re.compile(r"^\s*(?:Out\[\d+\]:\s*)?True\s*$")
 NVIDIA_MPS = re.compile(
     r"nvidia-cuda-mps|\bmps[\s_-]*(?:daemon|server|control|pipe)\b|multi-?process service|CUDA_MPS_", re.IGNORECASE
 )
@@ -38,9 +41,13 @@ def apple_said(lines: list[str]) -> tuple[int, str] | None:
     """The first line (1-based number, text) that names an Apple-silicon Mac in the ways above; None when none does
     or the text is about NVIDIA's Multi-Process Service."""
     cut = [line[:MAX_LINE] for line in lines]
-    chip_only = any(NVIDIA_MPS.search(line) for line in cut)
+    nvidia_mps = any(NVIDIA_MPS.search(line) for line in cut)
     for no, line in enumerate(cut, start=1):
-        if APPLE_CHIP_SAID.search(line) or (not chip_only and MPS_DEVICE_SAID.search(line)):
+        if APPLE_CHIP_SAID.search(line):
+            return no, line
+        if nvidia_mps or "mps" not in line.lower():
+            continue
+        if MPS_TRUE.search(line) or ("is_" in line and no < len(cut) and NEXT_TRUE.match(cut[no])):
             return no, line
     return None
 

@@ -19,7 +19,12 @@ from gpuassist.ingest.user_words import CPU_WANTED
 
 _TORCH = r"(?<![\w-])(?:py)?torch(?![\w-])"
 _INSTALLER = r"\b(?:install(?:s|ed)?|pull(?:s|ed)?(?:\s+in)?|download(?:s|ed)?|brings|brought|ships|shipped|came|comes)"
-_LACKING = r"\b(?:without|w/o|with\s+no|lacking|missing)\s+(?:the\s+|any\s+)?(?:cuda|gpu)\b"
+# Not "without the CUDA toolkit/driver": pip's CUDA wheels need neither (they bring their own CUDA libraries), so a
+# user who installed torch without the toolkit says nothing about the build.
+_LACKING = (
+    r"\b(?:without|w/o|with\s+no|lacking|missing)\s+(?:the\s+|any\s+)?(?:cuda|gpu)\b"
+    r"(?!\s*(?:tool\s*kit|drivers?|sdk|nvcc|cudnn|installed|install|on\b|in\b))"
+)
 CUDA_LESS_TORCH = re.compile(
     # "installed Torch without the CUDA version", "pulled in torch 2.4 without CUDA support"
     rf"{_INSTALLER}\s+(?:in\s+)?(?:the\s+|a\s+)?{_TORCH}(?:\s+v?\d+(?:\.\d+)+)?[^.\n]{{0,30}}?{_LACKING}|"

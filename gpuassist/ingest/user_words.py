@@ -697,10 +697,11 @@ OTHER_JOB_ON_GPU = re.compile(
 )
 
 
-# The same words denied: "there is no other process running", "I don't run any other program", "nothing else and no
-# other job is using it", "没有别的程序在跑". A user ruling others out says the job itself is what fills the GPU.
+# The same words denied: "there is no other process running", "I don't run any other program", "I am not using another
+# process", "没有别的程序在跑": the negation right before (one word between at most, so "not sure but another process
+# is running" still counts). A user ruling others out says the job itself is what fills the GPU.
 OTHER_JOB_DENIED = re.compile(
-    r"(?:\b(?:no|not|nor|none|never|without|nothing|any)\b|n't\b|没有|并没有|无)[^.;!?\n。，,]{0,30}$",
+    r"(?:\b(?:no|not|nor|none|never|without|nothing|any)\b|n't\b|没有|并没有|无)(?:\s+[\w']+)?\s*$",
     re.IGNORECASE,
 )
 
