@@ -220,3 +220,29 @@ def test_old_cached_form_on_a_4gb_card_with_a_desktop_is_the_job() -> None:
     )
     assert not oom_held_by_others([line])
     assert _first(line) == "cuda_out_of_memory"
+
+
+def test_pip_version_of_another_python_is_the_wrong_interpreter() -> None:
+    text = "\n".join(
+        [
+            "> pip --version",
+            "pip 24.0 from C:\\Users\\ra\\miniforge3\\envs\\ml\\lib\\site-packages\\pip (python 3.11)",
+            "> where python",
+            "C:\\Program Files\\Python312\\python.exe",
+            "> python app.py",
+            "ModuleNotFoundError: No module named 'torch'",
+        ]
+    )
+    assert _first(text) == "wrong_interpreter_or_kernel"
+
+
+def test_pip_version_of_the_same_venv_is_not_another_python() -> None:
+    # counter-example: pip and python are the same venv's; torch is simply not installed there.
+    text = "\n".join(
+        [
+            "pip 24.0 from /srv/app/.venv/lib/python3.11/site-packages/pip (python 3.11)",
+            "/srv/app/.venv/bin/python",
+            "ModuleNotFoundError: No module named 'torch'",
+        ]
+    )
+    assert "wrong_interpreter_or_kernel" not in _ids(text)
