@@ -246,3 +246,8 @@ def test_pip_version_of_the_same_venv_is_not_another_python() -> None:
         ]
     )
     assert "wrong_interpreter_or_kernel" not in _ids(text)
+
+
+def test_the_dll_with_its_dependencies_tail_alone_is_read() -> None:
+    assert any(r.key == "windows_dll_error_loading" for r in lookup("torch: asmjit.dll or one of its dependencies"))
+    assert not lookup("launcher: physx_64.dll or one of its dependencies")

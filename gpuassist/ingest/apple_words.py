@@ -31,6 +31,7 @@ MPS_TRUE = re.compile(
     r"\bmps\.is_(?:available|built)\(\)\)?[`'\"]?\s*(?:#\s*)?(?:->|=+|:|returns?|returned|is|prints?|printed|gives?)?"
     r"\s*[`'\"]?True\b|\bMPS(?: backend)? available\s*[:=]\s*True\b"
 )
+MPS_CHECK = re.compile(r"\bmps\.is_(?:available|built)\(\)")
 NEXT_TRUE = re.compile(r"^\s*(?:Out\[\d+\]:\s*)?True\s*$")
 NVIDIA_MPS = re.compile(
     r"nvidia-cuda-mps|\bmps[\s_-]*(?:daemon|server|control|pipe)\b|multi-?process service|CUDA_MPS_", re.IGNORECASE
@@ -47,7 +48,7 @@ def apple_said(lines: list[str]) -> tuple[int, str] | None:
             return no, line
         if nvidia_mps or "mps" not in line.lower():
             continue
-        if MPS_TRUE.search(line) or ("is_" in line and no < len(cut) and NEXT_TRUE.match(cut[no])):
+        if MPS_TRUE.search(line) or (MPS_CHECK.search(line) and no < len(cut) and NEXT_TRUE.match(cut[no])):
             return no, line
     return None
 
