@@ -156,6 +156,9 @@ def test_installer_gave_torch_without_cuda_in_words() -> None:
         "It seems torch was installed without GPU support by the setup script.",
         "pip installed a non-CUDA torch for me",
         "The openai-whisper package installs torch without the CUDA build.",
+        "the installed pytorch is cpu only",
+        "my torch is not CUDA-enabled after running the setup",
+        "the torch version it installed doesn't support CUDA",
     ):
         found = cuda_less_torch_in_words([line])
         assert found is not None and found.id == "cpu_only_build", line
@@ -167,6 +170,14 @@ def test_torch_without_cuda_on_purpose_or_not_about_the_install_is_not_read() ->
     assert cuda_less_torch_in_words(["torch works without CUDA on my laptop, which is fine"]) is None
     # pip's CUDA wheels bring their own CUDA: installing torch without the toolkit says nothing about the build.
     assert cuda_less_torch_in_words(["I installed torch without the CUDA toolkit, only the driver"]) is None
+    for said in (
+        "I installed torch 2.3.1+cu121, not the CPU version",  # denied
+        "Maybe the CPU version of torch got installed?",  # a guess
+        "If torch is CPU-only, reinstall it from the cu124 index",  # an instruction
+        "I set up torch on a mini PC without GPU",  # the machine lacks the GPU, not the build
+        "torch doesn't support CUDA 12.8 yet",  # a version question
+    ):
+        assert cuda_less_torch_in_words([said]) is None, said
 
 
 # ------------------------------------------------- the installer of one Python, the interpreter of another
