@@ -262,3 +262,33 @@ def test_pip_version_of_the_same_venv_is_not_another_python() -> None:
 def test_the_dll_with_its_dependencies_tail_alone_is_read() -> None:
     assert any(r.key == "windows_dll_error_loading" for r in lookup("torch: asmjit.dll or one of its dependencies"))
     assert not lookup("launcher: physx_64.dll or one of its dependencies")
+
+
+def test_pip_says_torch_is_in_another_python_than_the_traceback_runs() -> None:
+    text = "\n".join(
+        [
+            "C:\\> pip install torch",
+            "Requirement already satisfied: torch in c:\\users\\mo\\anaconda3\\lib\\site-packages (2.2.1)",
+            "C:\\> python run.py",
+            "Traceback (most recent call last):",
+            '  File "C:\\Users\\mo\\AppData\\Local\\Programs\\Python\\Python312\\Lib\\site-packages\\lib_x\\a.py", '
+            "line 3, in <module>",
+            "    import torch",
+            "ModuleNotFoundError: No module named 'torch'",
+        ]
+    )
+    assert _first(text) == "wrong_interpreter_or_kernel"
+
+
+def test_debian_local_dist_packages_belong_to_the_system_python() -> None:
+    # counter-example: /usr/local/lib/python3.X/dist-packages is on /usr/bin/python3's own path, and the user site
+    # is on every interpreter's path of its version: neither is another Python.
+    for site in ("/usr/local/lib/python3.11/dist-packages", "/home/jo/.local/lib/python3.11/site-packages"):
+        text = "\n".join(
+            [
+                f"Requirement already satisfied: torch in {site} (2.3.0)",
+                "/usr/bin/python3",
+                "ModuleNotFoundError: No module named 'torch'",
+            ]
+        )
+        assert "wrong_interpreter_or_kernel" not in _ids(text), site

@@ -25,7 +25,7 @@ from gpuassist.ingest.lines import MAX_LINE
 _PATH = r"((?:[A-Za-z]:)?(?:[\\/]+[^\\/\t'\"`]+)+)"  # spaces allowed: "C:\\Program Files\\Python312"
 INTERPRETER = re.compile(rf"^\s*[`'\"]?{_PATH}[\\/]+python(?:\d(?:\.\d+)?)?(?:\.exe)?[`'\"]?\s*$", re.IGNORECASE)
 INSTALLER = re.compile(
-    rf"^\s*[`'\"]?{_PATH}[\\/]+(?:Scripts|bin|condabin)[\\/]+(?:conda|mamba|micromamba|pip3?)(?:\.exe|\.bat)?"
+    rf"^\s*[`'\"]?{_PATH}[\\/]+(?:Scripts|bin|condabin)[\\/]+(?P<tool>conda|mamba|micromamba|pip3?)(?:\.exe|\.bat)?"
     r"[`'\"]?\s*$",
     re.IGNORECASE,
 )
@@ -36,33 +36,70 @@ PIP_VERSION = re.compile(
     r"(?:site|dist)-packages[\\/]+pip\b[\\/]?\s*\(python \d",
     re.IGNORECASE,
 )
+# Where pip says torch already is ("Requirement already satisfied: torch in c:\users\u\anaconda3\lib\site-packages
+# (2.1.0)", pip's resolver) or where `pip show torch` puts it ("Location: /home/u/venv/lib/python3.10/site-packages").
+_SITE = r"(?P<path>(?:[A-Za-z]:)?[\\/][^\n()]*?)[\\/]+lib[\\/]+(?:python\d(?:\.\d+)?[\\/]+)?(?:site|dist)-packages\b"
+TORCH_SITE = re.compile(
+    rf"(?:Requirement already satisfied:\s*(?:py)?torch\b[^\n]*?\bin|^\s*Location:)\s+{_SITE}", re.I
+)
+SHOW_TORCH = re.compile(r"^\s*Name:\s*torch\s*$", re.IGNORECASE)
+# A traceback frame in the running interpreter's own library (site-packages, or the stdlib of a POSIX layout).
+FRAME = re.compile(
+    r"File \"(?P<path>(?:[A-Za-z]:)?[\\/][^\"]*?)[\\/]+lib[\\/]+"
+    r"(?:python\d(?:\.\d+)?[\\/]+|(?:site|dist)-packages[\\/])",
+    re.IGNORECASE,
+)
+# The user site (~/.local/lib/pythonX.Y, %APPDATA%\Python\PythonXY) is on the path of every interpreter of its version.
+USER_SITE = re.compile(r"[\\/]\.local(?:[\\/]|$)|appdata[\\/]roaming[\\/]python", re.IGNORECASE)
 TORCH_MISSING = re.compile(r"No module named [`'\"]?torch\b|ModuleNotFoundError\b[^\n]*\btorch\b", re.IGNORECASE)
 
 
 def _root(path: str) -> str:
-    """The installation root of an interpreter's directory: one level up from bin/Scripts."""
+    """The installation root of an interpreter's directory: one level up from bin/Scripts. Debian's /usr/local
+    packages are on the system Python's path, so /usr/local is /usr."""
     norm = re.sub(r"[\\/]+", "/", path).rstrip("/").lower()
-    return re.sub(r"/(?:scripts|bin)$", "", norm)
+    norm = re.sub(r"/(?:scripts|bin)$", "", norm)
+    return "/usr" if norm == "/usr/local" else norm
+
+
+def _running(cut: list[str]) -> tuple[int, str] | None:
+    """The interpreter that runs: the first bare interpreter path (where/which/sys.executable), else the first
+    traceback frame inside an installation's lib directory."""
+    for no, line in enumerate(cut, start=1):
+        if m := INTERPRETER.match(line):
+            return no, _root(m.group(1))
+    for no, line in enumerate(cut, start=1):
+        if (m := FRAME.search(line)) and not USER_SITE.search(m.group("path")):
+            return no, _root(m.group("path"))
+    return None
+
+
+def _installers(cut: list[str]) -> list[tuple[str, bool]]:
+    """(root, manages environments) of every installer the text resolves: conda's root holds its envs; pip and a
+    site-packages belong to one Python."""
+    show = any(SHOW_TORCH.match(line) for line in cut)
+    out: list[tuple[str, bool]] = []
+    for line in cut:
+        if m := INSTALLER.match(line):
+            out.append((_root(m.group(1)), m.group("tool").lower() in ("conda", "mamba", "micromamba")))
+        elif (m := PIP_VERSION.search(line)) or (
+            (m := TORCH_SITE.search(line)) and (show or "Requirement" in line) and not USER_SITE.search(m.group("path"))
+        ):
+            out.append((_root(m.group("path")), False))
+    return out
 
 
 def installer_of_another_python(lines: list[str]) -> Match | None:
-    """The first interpreter the text resolves lies outside the root of an installer it also resolves, and torch is
-    missing: the installer filled the other Python. Cites the interpreter's line."""
+    """The interpreter that runs is not the one an installer the text resolves fills, and torch is missing there:
+    the installer filled the other Python. Cites the interpreter's line."""
     cut = [line[:MAX_LINE] for line in lines]
     if not any(TORCH_MISSING.search(line) for line in cut):
         return None
-    interpreter = next(
-        ((no, m.group(1)) for no, line in enumerate(cut, start=1) if (m := INTERPRETER.match(line))), None
-    )
-    if interpreter is None:
+    running = _running(cut)
+    if running is None:
         return None
-    runs = _root(interpreter[1])
-    for line in cut:
-        m = INSTALLER.match(line) or PIP_VERSION.search(line)
-        if m is None:
-            continue
-        root = _root(m.group(1))
-        if runs != root and not runs.startswith(root + "/"):
-            no = interpreter[0]
+    no, runs = running
+    for root, manages_envs in _installers(cut):
+        if runs != root and not (manages_envs and runs.startswith(root + "/")):
             return Match("wrong_interpreter_or_kernel", no, lines[no - 1].strip()[:500], True, 0.85)
     return None
