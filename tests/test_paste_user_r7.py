@@ -292,3 +292,14 @@ def test_debian_local_dist_packages_belong_to_the_system_python() -> None:
             ]
         )
         assert "wrong_interpreter_or_kernel" not in _ids(text), site
+
+
+def test_what_only_the_mps_backend_prints_is_a_mac() -> None:
+    text = (
+        "NotImplementedError: The operator 'aten::_fft_r2c' is not currently implemented for the MPS device.\n"
+        + NOT_COMPILED
+    )
+    assert _first(text) == "macos_no_cuda_use_mps"
+    assert apple_said(["tensor([0.5000, 0.2500], device='mps:0')"]) is not None
+    # counter-example: a CUDA tensor's repr and NVIDIA's MPS daemon say nothing about a Mac.
+    assert apple_said(["tensor([0.5000], device='cuda:0')", "nvidia-cuda-mps-control -d"]) is None

@@ -1,6 +1,7 @@
 """A Mac said in prose without the word "Mac": the Apple-silicon chip by its own name ("for those of us on an M1",
-"my M2 Max", "running on M3 Pro") or the MPS device PyTorch has only on macOS answering True
-(``torch.backends.mps.is_available()`` -> True).
+"my M2 Max", "running on M3 Pro"), the MPS device PyTorch has only on macOS answering True
+(``torch.backends.mps.is_available()`` -> True), or what only that device prints (its backend's errors, a tensor
+on ``mps:0``).
 
 PyTorch's ``mps`` device is the Metal Performance Shaders backend, built only into the macOS wheels (PyTorch docs,
 "MPS backend": "mps device enables high-performance training on GPU for MacOS devices with Metal programming
@@ -31,6 +32,14 @@ MPS_TRUE = re.compile(
     r"\bmps\.is_(?:available|built)\(\)\)?[`'\"]?\s*(?:#\s*)?(?:->|=+|:|returns?|returned|is|prints?|printed|gives?)?"
     r"\s*[`'\"]?True\b|\bMPS(?: backend)? available\s*[:=]\s*True\b"
 )
+# What only a Mac's torch prints: its MPS backend's own errors and hints (aten's MPS fallback: "The operator 'aten::X'
+# is not currently implemented for the MPS device ... PYTORCH_ENABLE_MPS_FALLBACK=1"; "... in MPS backend"; the MPS
+# allocator's "MPS backend out of memory ... PYTORCH_MPS_HIGH_WATERMARK_RATIO"; Metal's MPSNDArray asserts) and a
+# tensor's repr on that device (``device='mps:0'``).
+MPS_OUTPUT = re.compile(
+    r"is not currently implemented for the MPS device|\bin (?:the )?MPS backend\b|MPS backend out of memory|"
+    r"PYTORCH_ENABLE_MPS_FALLBACK|PYTORCH_MPS_HIGH_WATERMARK_RATIO|\bMPSNDArray|\bdevice='mps:\d+'",
+)
 MPS_CHECK = re.compile(r"\bmps\.is_(?:available|built)\(\)")
 NEXT_TRUE = re.compile(r"^\s*(?:Out\[\d+\]:\s*)?True\s*$")
 NVIDIA_MPS = re.compile(
@@ -48,7 +57,11 @@ def apple_said(lines: list[str]) -> tuple[int, str] | None:
             return no, line
         if nvidia_mps or "mps" not in line.lower():
             continue
-        if MPS_TRUE.search(line) or (MPS_CHECK.search(line) and no < len(cut) and NEXT_TRUE.match(cut[no])):
+        if (
+            MPS_TRUE.search(line)
+            or MPS_OUTPUT.search(line)
+            or (MPS_CHECK.search(line) and no < len(cut) and NEXT_TRUE.match(cut[no]))
+        ):
             return no, line
     return None
 
