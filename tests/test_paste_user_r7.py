@@ -303,3 +303,17 @@ def test_what_only_the_mps_backend_prints_is_a_mac() -> None:
     assert apple_said(["tensor([0.5000, 0.2500], device='mps:0')"]) is not None
     # counter-example: a CUDA tensor's repr and NVIDIA's MPS daemon say nothing about a Mac.
     assert apple_said(["tensor([0.5000], device='cuda:0')", "nvidia-cuda-mps-control -d"]) is None
+
+
+def test_an_older_library_version_required_by_torch_is_the_import_failure() -> None:
+    line = (
+        "ImportError: /usr/lib64/libgomp.so.1: version `GOMP_4.5' not found "
+        "(required by /srv/env/lib/python3.9/site-packages/torch/lib/libtorch_cpu.so)"
+    )
+    assert _first(">>> import torch\n" + line) == "torch_import_error"
+    # counter-example: the same loader message for another package's library is not torch's import.
+    other = line.replace("torch/lib/libtorch_cpu.so", "sklearn/utils/_openmp_helpers.so")
+    assert not any(r.key == "version_not_found_for_torch" for r in lookup(other))
+    # with the older library under LD_LIBRARY_PATH, the path stays the cause.
+    text = "export LD_LIBRARY_PATH=/opt/gcc7/lib64\n>>> import torch\n" + line.replace("/usr/lib64", "/opt/gcc7/lib64")
+    assert _first(text) == "ld_library_path_shadowing"
