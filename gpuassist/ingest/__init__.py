@@ -21,6 +21,7 @@ from gpuassist.ingest import (
     interpreters,
     jetson_texts,
     kernel_noise,
+    ngc_banner,
     paste_causes,
     paste_facts,
     program_devices,
@@ -378,6 +379,9 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
         matches = [m for m in matches if m.id != "torch_not_installed"]
     matches = system_causes.device_plugin_node_has_driver(lines, _in_container_matches(lines, report, matches))
     matches = _gpu_less_container_matches(lines, report, matches)
+    matches = ngc_banner.banner_with_gpu_request(
+        lines, matches, compose_gpu=any(COMPOSE_GPU.search(line[:2000]) for line in lines)
+    )
     matches = fabric_manager_not_needed(lines, system_causes.kernel_cause_explains(_no_gpu_explains(matches)))
     matches = supported_branch_rules_out(lines, matches)
     matches = guesses_the_build_rules_out(report.facts, _cpu_build_wanted(lines, matches))
@@ -1010,9 +1014,11 @@ def _jetson_match(lines: list[str], report: Report, matches: list[errors.Match])
     # English and other languages' "the GPU is not detected" (user_words) count as the complaint too.
     gpu_unused = system_causes.says_gpu_unused(lines) or _says_unavailable(lines)
     if not any(re.search(r"torch", line[:2000], re.IGNORECASE) for line in lines) and (
-        not gpu_unused or system_causes.names_another_gpu_stack(lines)
+        not gpu_unused or system_causes.names_another_gpu_stack(lines) or jetson_texts.driver_lists_gpu(lines)
     ):
-        return None  # a Jetson question about something else (another library, or no complaint about the GPU)
+        # A Jetson question about something else (another library, no complaint about the GPU, or a tool that does
+        # not see the GPU the driver lists).
+        return None
     if report.facts.value("cuda.available") is not False and gpu_stacks.local_torch_build(
         report.facts.value("torch.version")
     ):

@@ -13,7 +13,12 @@ import re
 
 from gpuassist.ingest.errors import Match
 from gpuassist.ingest.lines import MAX_LINE
-from gpuassist.knowledge.driver_support import generation, open_modules_unsupported, unsupported_reason
+from gpuassist.knowledge.driver_support import (
+    capability_from_pci_id,
+    generation,
+    open_modules_unsupported,
+    unsupported_reason,
+)
 from gpuassist.knowledge.wheels import capability_from_name
 
 # Where a text states the installed driver's version: package names (nvidia-driver-535, nvidia-dkms-550-open,
@@ -51,14 +56,29 @@ SAYS_UNSUPPORTED = re.compile(
     r"\bincompatible with (?:the|my|this) (?:GPU|card|GeForce|GTX|GT)\b",
     re.IGNORECASE,
 )
+# lshw's node of a device no kernel driver claimed ("*-display UNCLAIMED", "*-3d UNCLAIMED"; lshw prints UNCLAIMED for a
+# node without a bound driver): the GPU is there and nothing drives it.
+LSHW_UNCLAIMED = re.compile(r"\*-(?:display|3d|generic|vga)(?::\d+)?\s+UNCLAIMED\b", re.IGNORECASE)
 # What the text shows of a GPU the driver cannot reach (the readings the generic messages allow).
 UNREACHABLE_IDS = ("nvidia_module_not_loaded", "no_nvidia_gpu", "no_nvidia_driver", "driver_does_not_support_gpu")
+
+
+# lspci's line for an NVIDIA display device that its pci.ids database does not name ("NVIDIA Corporation Device 2684",
+# with -nn "NVIDIA Corporation Device [10de:2684]"): the device id is all the text shows of a GPU newer than the
+# database, and the id block tells its generation (driver_branches.json pci_device_ranges).
+LSPCI_UNNAMED = re.compile(
+    r"(?:VGA compatible controller|3D controller|Display controller)(?: \[03\d\d\])?:\s*NVIDIA Corporation Device "
+    r"(?:\[10de:)?([0-9a-f]{4})\b",
+    re.IGNORECASE,
+)
 
 
 def _named_capabilities(lines: list[str]) -> set[str]:
     caps = set()
     for line in lines[:5000]:
         cc = capability_from_name(line[:MAX_LINE])
+        if cc is None and (unnamed := LSPCI_UNNAMED.search(line[:MAX_LINE])):
+            cc = capability_from_pci_id(unnamed.group(1))
         if cc is not None and generation(cc) is not None:
             caps.add(cc)
     return caps
@@ -90,6 +110,7 @@ def unsupported_branch_match(lines: list[str], matches: list[Match], *, unreacha
         unreachable
         or any(m.id in UNREACHABLE_IDS for m in matches)
         or any(SAYS_UNSUPPORTED.search(line[:MAX_LINE]) for line in lines[:5000])
+        or any(LSHW_UNCLAIMED.search(line[:MAX_LINE]) for line in lines[:5000])
     ):
         return None
     if any(m.id == "driver_does_not_support_gpu" and m.specific for m in matches):

@@ -206,6 +206,30 @@ def board_mismatch(lines: list[str]) -> Match | None:
     return None
 
 
+# The board's driver answering for its GPU: nvidia-smi (JetPack 6 and later ship it) printed its header, its driver
+# version or its list ("GPU 0: NVIDIA Thor", "GPU 0: Orin (nvgpu)"), or deviceQuery passed. They print none of these
+# when they cannot reach the driver ("NVIDIA-SMI has failed ...", "No devices were found", "Result = FAIL").
+DRIVER_LISTS_GPU = re.compile(
+    r"NVIDIA-SMI\s+\d+\.\d+|Driver Version:\s*\d+\.\d+|"
+    r"^\W{0,3}GPU \d+: (?![^\n]*\b(?:not|fail\w*|error|unavailable|lost)\b)[A-Z][\w ()-]{1,40}(?:\(UUID|$)|"
+    # CUDA's deviceQuery sample (JetPack 4/5 have no nvidia-smi): the runtime found and opened the GPU.
+    r"\bDetected [1-9]\d* CUDA Capable device|Result = PASS\b",
+    re.IGNORECASE | re.MULTILINE,
+)
+
+
+def driver_lists_gpu(lines: list[str]) -> bool:
+    """nvidia-smi on the board shows the driver with its GPU: a program that says "GPU not detected" there, with no
+    torch in the text, is that program's own problem (a monitor such as jtop reading sysfs nodes of another board
+    generation), not the torch wheel's."""
+    return any(DRIVER_LISTS_GPU.search(line[:2000].strip()) for line in lines[:5000])
+
+
+def another_program_misses_listed_gpu(lines: list[str]) -> bool:
+    """No torch anywhere in the text and the driver lists the GPU: whatever says the GPU is missing is not torch."""
+    return driver_lists_gpu(lines) and not any("torch" in line[:2000].lower() for line in lines[:5000])
+
+
 WHEEL_GUESSES = ("jetson_needs_nvidia_wheel", *DRIVER_READINGS)
 TEGRA_KERNEL = re.compile(r"-tegra\b")
 CONTAINER_WORDS = re.compile(
@@ -233,8 +257,11 @@ def settle(
         on_cpu = work_on_cpu(lines, matches)
         if on_cpu is not None:
             return [on_cpu, *(m for m in matches if m.id != "jetson_needs_nvidia_wheel")]
-    elif not cuda_trouble and not any(m.id != "jetson_needs_nvidia_wheel" for m in matches):
-        # Only the kernel name's weak hint ("-tegra") and nothing wrong in the text: a report of a Jetson, not a fault.
+    elif (not cuda_trouble or another_program_misses_listed_gpu(lines)) and not any(
+        m.id != "jetson_needs_nvidia_wheel" for m in matches
+    ):
+        # Only the kernel name's weak hint ("-tegra") and nothing wrong in the text (or only another program's
+        # complaint about a GPU the driver lists): a report of a Jetson, not a fault of its torch.
         matches = [m for m in matches if m.specific or not TEGRA_KERNEL.search(m.line)]
     symbol = cuda_symbol_missing(lines)
     if symbol is not None:

@@ -76,3 +76,21 @@ def open_modules_unsupported(capability: str) -> str | None:
     if gen is None or _cc(capability) >= _table()[1]:
         return None
     return f"the open kernel modules need a Turing or newer GPU (a GSP); {gen.name} GPUs need the proprietary module"
+
+
+@cache
+def _pci_ranges() -> tuple[tuple[int, int, str], ...]:
+    raw = json.loads(resources.files("gpuassist.knowledge").joinpath("driver_branches.json").read_text("utf-8"))
+    return tuple(
+        (int(r["from"], 16), int(r["to"], 16), str(r["capability"])) for r in raw["pci_device_ranges"]["ranges"]
+    )
+
+
+def capability_from_pci_id(device_id: str) -> str | None:
+    """The compute capability of an NVIDIA GPU by its PCI device id ("2684" -> "8.9"), for the id blocks that hold
+    one generation only (driver_branches.json ``pci_device_ranges``); None elsewhere."""
+    try:
+        value = int(device_id, 16)
+    except ValueError:
+        return None
+    return next((cc for low, high, cc in _pci_ranges() if low <= value <= high), None)

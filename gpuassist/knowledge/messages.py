@@ -8,13 +8,15 @@ catalogue, PyTorch's own code), so the next thread's message is known even if no
 Each family turns its rows into symptom patterns the way its tool prints them:
 
 - ``cuda_error``: the runtime and driver-API names (``cudaErrorNoDevice``, ``CUDA_ERROR_NO_DEVICE``), the message
-  after ``CUDA error:``, ``CUDA driver error:``, ``Error N:`` (torch's cudaGetDeviceCount warning), a CUresult name,
+  after ``CUDA error:``, the number alone after "error" for rows marked ``number_alone`` (``CUDA Error 804``),
+  ``CUDA driver error:``, ``Error N:`` (torch's cudaGetDeviceCount warning), a CUresult name,
   ``cuda runtime error (N)`` (torch < 1.4), pycuda's ``cuInit failed: <name in words or message>``, CUDA's
   deviceQuery (``cudaGetDeviceCount returned N`` / ``-> <message>``), the numbers before CUDA 10.1 renumbered the
   enum (``cuda runtime error (30)``, ``THCudaCheck FAIL ... error=38 : ...``); a message that is distinctive on
   its own (``bare``) also alone, and one cut off by the paste from the leading words that identify it.
 - ``nvml``: ``Failed to initialize NVML: <text>``, ``Unable to determine the device handle for GPU...: <text>``,
-  nvidia-container-cli's ``nvml error: <text>``, pynvml's ``NVMLError_<Name>`` and ``NVML_ERROR_<NAME>``.
+  nvidia-container-cli's ``nvml error: <text>``, pynvml's ``NVMLError_<Name>`` and ``NVML_ERROR_<NAME>``, go-nvml's
+  ``Failed to initialize NVML: ERROR_<NAME>``.
 - ``xid``: ``Xid (PCI:...): N`` and ``Xid N``; numbers the table does not list are a possible GPU fault.
 - ``nvidia_smi``, ``nvrm``, ``kmod`` (modprobe, systemd-modules-load, DKMS), ``torch`` and ``container``
   (nvidia-container-cli, the toolkit's hook, containerd): one regex per row (format arguments written as
@@ -99,6 +101,14 @@ def _cuda_row(raw: Mapping[str, Any]) -> tuple[str, str]:
     only = [str(c) for c in raw.get("code_only", (code,))]
     if only:  # the number alone, where it means this error in every CUDA version
         parts.append(_alternation([rf"cuda runtime error \({c}\)" for c in only]))
+    # A row marked ``number_alone``: its number after "error" means this error in every CUDA version and nothing else
+    # a GPU thread prints ("CUDA Error 804", "error code 804", "# Error 804" as a thread's title), so the number is
+    # read where the message itself was cut off or paraphrased (onnxruntime's "CUDA failure 804" too). Only rows whose
+    # number no other tool near CUDA uses.
+    if only and raw.get("number_alone"):
+        parts.append(
+            _alternation([rf"\b(?:CUDA[ _])?(?:error|failure)(?:[ _]code)?\s*[:#=]?\s*{c}(?![\d.])" for c in only])
+        )
     # CUDA's deviceQuery sample: "cudaGetDeviceCount returned 100"
     if only:
         parts.append(_alternation([rf"\bcudaGetDeviceCount returned {c}(?!\d)" for c in only]))
@@ -126,6 +136,9 @@ def _nvml_row(raw: Mapping[str, Any]) -> tuple[str, str]:
         else (r"(?:Failed to initialize NVML|nvml error|" + NVML_HANDLE_PREFIX + r")\s*:\s*")
     )
     parts = [prefix + message, rf"\b{raw['pynvml']}\b", rf"\b{raw['name']}\b"]
+    # go-nvml (nvidia-ctk, the device plugin, the toolkit's runtime) names the return code when it cannot ask the
+    # library for its text, as when the library itself is missing: "failed to initialize NVML: ERROR_LIBRARY_NOT_FOUND".
+    parts.append(prefix + rf"{raw['name'].removeprefix('NVML_')}\b")
     if raw.get("bare", len(raw["message"]) >= MIN_BARE):
         parts.append(rf"\b{message}")
     return _alternation(parts), f"Failed to initialize NVML: {raw['message']}"

@@ -469,6 +469,21 @@ def cuda_predates(cuda_build: str, capability: str) -> str | None:
     return needed if Version(cuda_build.strip()) < Version(needed) else None
 
 
+def cuda_dropped(cuda_build: str, capability: str) -> str | None:
+    """The CUDA release that removed ``capability`` when a build made with CUDA ``cuda_build`` ("10.0") is that
+    release or newer, else None (also for versions that are not "X.Y"): such a toolkit compiles nothing for the GPU
+    (cuda_compat.json ``cuda_capability_floors``)."""
+    if not re.fullmatch(r"\d+\.\d+(?:\.\d+)?", cuda_build.strip()):
+        return None
+    removed = None
+    for floor in compat()["cuda_capability_floors"]["floors"]:
+        if Version(cuda_build.strip()) >= Version(floor["from_cuda"]) and _cc(capability) < _cc(
+            floor["min_capability"]
+        ):
+            removed = removed or str(floor["from_cuda"])
+    return removed
+
+
 _UNSPACED_MODEL = re.compile(r"\b(GTX|RTX|GT)(\d{3,4})", re.IGNORECASE)
 
 
@@ -812,6 +827,19 @@ def recommend_wheel(
             arch = wheel_arch_list(series, variant, platform)
             if arch is not None and all(arch_covers(c, arch, ptx=False) for c in caps):
                 covering.append((series, variant, variant_cuda(variant) or 0))
+    if (
+        caps
+        and not covering
+        and not any(
+            (arch := wheel_arch_list(series, variant, platform)) is not None
+            and all(arch_covers(c, arch, ptx=False) for c in caps)
+            for series in nearest_releases(current_release)
+            for variant in release_variants(series)
+        )
+    ):
+        # No release for any Python has code for the GPU (a Tesla-architecture or Fermi card): say that first, a
+        # newer Python would not help.
+        return _none(os, f"no published CUDA wheel for {platform} contains code for {gpus}", "gpu")
     if not python_fits:
         return _none(os, f"no torch release in the tables has a wheel for Python {python_version}", "python")
     if not covering:

@@ -9,6 +9,7 @@ from gpuassist.facts import Facts
 from gpuassist.knowledge import compat
 from gpuassist.knowledge.wheels import (
     WheelChoice,
+    cuda_dropped,
     cuda_int_to_str,
     family_min_driver,
     min_driver_for_variant,
@@ -18,6 +19,10 @@ from gpuassist.knowledge.wheels import (
     tables_as_of,
 )
 from gpuassist.rules import view
+
+# The oldest CUDA any PyTorch release of the tables builds with (torch 2.0's cu117 and its source builds need 11.x): a
+# GPU that CUDA 11.0 already removed (compute capability below 3.5) cannot be compiled for by any of them.
+OLDEST_TORCH_CUDA = "11.0"
 
 CPU_INDEX = "https://download.pytorch.org/whl/cpu"
 
@@ -99,6 +104,16 @@ def cuda_wheel_fix(facts: Facts, gpus: view.GpuView | None = None) -> tuple[str,
         reason = choice.reason if choice is not None else ""
         if choice is not None and choice.blocker == "gpu":
             sms = ", ".join(f"sm_{c.replace('.', '')}" for c in view.capabilities(gpus)) or "this GPU"
+            caps = view.capabilities(gpus)
+            removed = sorted({r for c in caps if (r := cuda_dropped(OLDEST_TORCH_CUDA, c))})
+            if caps and all(cuda_dropped(OLDEST_TORCH_CUDA, c) for c in caps):
+                # Older than anything a CUDA toolkit PyTorch builds with can compile for: a source build cannot help.
+                return (
+                    f"No PyTorch build can use {sms}: CUDA {' / '.join(removed)} removed this architecture and "
+                    f"PyTorch builds only with CUDA {OLDEST_TORCH_CUDA} or newer ({reason}). Use the CPU build of "
+                    "torch on this machine, or a newer NVIDIA GPU.",
+                    None,
+                )
             return (
                 f"No PyTorch build in gpuassist's tables (checked {tables_as_of()}) has code for {sms} ({reason}). "
                 "A newer release or a nightly build may: check https://pytorch.org/get-started/locally/ , or build "

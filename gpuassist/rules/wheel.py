@@ -11,6 +11,7 @@ from gpuassist.facts import Facts
 from gpuassist.findings import Finding, Severity
 from gpuassist.knowledge.wheels import (
     arch_covers,
+    cuda_dropped,
     cuda_predates,
     parse_torch_version,
     pypi_default_variant,
@@ -184,13 +185,15 @@ def _build_name(facts: Facts, source: str | None) -> str:
 
 def _older_toolkit_problem(facts: Facts) -> tuple[list[view.Gpu], list[view.Gpu], list[str], str | None] | None:
     """No arch list is known (torch 1.x, conda, source builds), but the CUDA the build was made with is older
-    than a GPU's architecture: no arch list such a toolkit can produce runs on it."""
+    than a GPU's architecture, or removed it: no arch list such a toolkit can produce runs on it."""
     build = _toolkit_build(facts)
     if build is None:
         return None
     cuda = build[0]
-    too_new = [g for g in view.nvidia_gpus(facts).gpus if g.capability and cuda_predates(str(cuda), g.capability)]
-    return (too_new, [], [], TOOLKIT) if too_new else None
+    gpus = view.nvidia_gpus(facts).gpus
+    too_new = [g for g in gpus if g.capability and cuda_predates(str(cuda), g.capability)]
+    too_old = [g for g in gpus if g.capability and cuda_dropped(str(cuda), g.capability)]
+    return (too_new, too_old, [], TOOLKIT) if too_new or too_old else None
 
 
 def _contains(facts: Facts, arch_list: list[str], source: str | None) -> str:
@@ -276,8 +279,12 @@ def gpu_arch_dropped_from_build(facts: Facts) -> Finding | None:
         Severity.ERROR,
         title=f"{_torch_name(facts)} no longer supports {_gpu_desc(too_old)}",
         explanation=(
-            f"{_contains(facts, arch_list, source)}: it starts at {arch_list[0]}; {_gpu_desc(too_old)} is older. "
-            "Recent CUDA 12.8+ and "
+            (
+                f"{_contains(facts, arch_list, source)}: it starts at {arch_list[0]}; {_gpu_desc(too_old)} is older. "
+                if arch_list
+                else _toolkit_dropped(facts, too_old)
+            )
+            + "Recent CUDA 12.8+ and "
             "13 builds dropped Maxwell, Pascal and (in places) Volta, so the GPU is visible but unusable. "
             "The cu126 variant still carries Maxwell, Pascal and Volta up to torch 2.14 (2.15 has no cu126); "
             "Kepler needs torch 2.7 or older with cu118."
@@ -287,6 +294,17 @@ def gpu_arch_dropped_from_build(facts: Facts) -> Finding | None:
         # Kepler's newest driver is the 470 legacy branch (Fermi's 390): a driver new enough for this build does not
         # exist for the GPU, so "update the driver" cannot help; the build (an older torch) is the cause to fix.
         explains=["driver_too_old"] if all(_before_maxwell(g) for g in too_old) else [],
+    )
+
+
+def _toolkit_dropped(facts: Facts, too_old: list[view.Gpu]) -> str:
+    """Why a build of unknown arch list has no kernels for an old GPU: its CUDA no longer compiles for it."""
+    build = _toolkit_build(facts)
+    cuda, name = build if build else ("?", _torch_name(facts))
+    removed = sorted({r for g in too_old if g.capability and (r := cuda_dropped(str(cuda), g.capability))})
+    return (
+        f"{name} was built with CUDA {cuda}; CUDA {' / '.join(removed) or 'of that age'} removed the architecture of "
+        f"{_gpu_desc(too_old)}, so no build made with it holds code the GPU can run. "
     )
 
 
