@@ -3,6 +3,7 @@ synthetic texts written for these tests, each with a counter-example that must n
 
 from __future__ import annotations
 
+from gpuassist.findings import Severity
 from gpuassist.ingest import load_text
 from gpuassist.ingest.apple_words import apple_said
 from gpuassist.ingest.cpu_build_words import cuda_less_torch_in_words
@@ -44,9 +45,15 @@ def test_winerror_1114_on_c10_and_a_cut_quote_are_read() -> None:
     assert _first(line) == "torch_import_error"
 
 
-def test_a_torch_dll_said_missing_in_words_is_the_import_failure() -> None:
-    assert _first("caffe2_nvrtc.dll cannot be found when I start the notebook on Windows 11") == "torch_import_error"
-    assert _first("After the update it fails to load torch_cuda.dll, what is wrong?") == "torch_import_error"
+def test_a_torch_dll_said_missing_in_words_is_a_likely_import_failure() -> None:
+    # words, not the message: a likely cause (a warning), not a verdict.
+    for said in (
+        "caffe2_nvrtc.dll cannot be found when I start the notebook on Windows 11",
+        "After the update it fails to load torch_cuda.dll, what is wrong?",
+        "其他都正常, fbgemm.dll missing",
+    ):
+        first = load_text(said).findings[0]
+        assert first.id == "torch_import_error" and first.severity is Severity.WARNING, said
 
 
 def test_another_programs_dll_is_not_torchs() -> None:
@@ -317,3 +324,8 @@ def test_an_older_library_version_required_by_torch_is_the_import_failure() -> N
     # with the older library under LD_LIBRARY_PATH, the path stays the cause.
     text = "export LD_LIBRARY_PATH=/opt/gcc7/lib64\n>>> import torch\n" + line.replace("/usr/lib64", "/opt/gcc7/lib64")
     assert _first(text) == "ld_library_path_shadowing"
+
+
+def test_a_denial_in_chinese_is_read_too() -> None:
+    assert other_job_on_gpu(["没有其他程序在跑, 只有这一个训练"], []) is None
+    assert other_job_on_gpu(["其他程序在跑, 占了一半显存"], []) is not None
