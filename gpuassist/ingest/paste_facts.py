@@ -659,7 +659,7 @@ def platform_facts(lines: list[str], sources: Sources) -> dict[str, Any]:
         ),
         None,
     )
-    mac = mac or apple_said(lines)  # "on an M1", "cuda else mps": a Mac without the word
+    mac = mac or apple_said(lines)  # "on an M1", MPS answering True: a Mac without the word
     if mac and "host.os" not in facts and not any(LINUX_TEXT.search(line[:MAX_LINE]) for line in lines):
         facts["host.os"] = "Darwin"
         note_source(sources, ("host.os",), *mac)
