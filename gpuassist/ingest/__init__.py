@@ -45,6 +45,7 @@ from gpuassist.ingest.build_facts import (
 )
 from gpuassist.ingest.cloud_instance import instance_without_gpu_match
 from gpuassist.ingest.container_smi import image_without_smi
+from gpuassist.ingest.cpu_build_words import cuda_less_torch_in_words
 from gpuassist.ingest.driver_branch import supported_branch_rules_out, unsupported_branch_match
 from gpuassist.ingest.fabric import fabric_manager_not_needed
 from gpuassist.ingest.gpuless_machine import stated_gpuless_machine
@@ -73,6 +74,7 @@ from gpuassist.ingest.orchestration import (
 from gpuassist.ingest.pci_listing import gpu_off_bus_match, lspci_without_nvidia_match
 from gpuassist.ingest.report_json import looks_like_json, parse_report
 from gpuassist.ingest.text import MAX_BYTES, UnreadableInput, clean_lines, decode
+from gpuassist.ingest.tool_interpreters import installer_of_another_python
 from gpuassist.ingest.wsl_no_device import wsl_no_device_first
 from gpuassist.report.build import build_report
 from gpuassist.report.model import Report
@@ -292,7 +294,7 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
         None
         if report.facts.known("reported.gpus") or report.facts.known("driver.version")
         else integrated_only_match(lines),
-        user_words.cpu_torch_in_words(lines),
+        user_words.cpu_torch_in_words(lines) or cuda_less_torch_in_words(lines),
         user_words.mig_in_words(lines),
         user_words.visible_devices_fix_reported(
             lines,
@@ -363,6 +365,7 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
         requested_gpus_not_in_job(lines),
         _smi_memory_held_match(lines, matches),
         _two_interpreters_match(lines),
+        installer_of_another_python(lines),
         interpreters.cuda_differs_between_interpreters(lines),
         paste_causes.works_elsewhere_match(lines),
         cpu_build_without_version(report.facts, sources),

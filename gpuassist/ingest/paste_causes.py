@@ -413,8 +413,12 @@ TORCH_IMPORT_CONTEXT = re.compile(
     r"File \"[^\"]*[/\\]torch[/\\]|^\s*(?:>>>\s*|In \[\d+\]:\s*|-+>\s*\d+\s+)?import torch\b|"
     r"from torch\._C import|\btorch\._C\b|-c [\"'][^\"']*import torch",
 )
-# The failing library itself belongs to torch (its lib directory, an nvidia-* wheel, libtorch*).
-TORCH_LIBRARY = re.compile(r"[/\\](?:torch[/\\]lib|nvidia[/\\]\w+[/\\]lib)[/\\]|\blibtorch\w*\.so|\blibc10\w*\.so")
+# The failing library itself belongs to torch (its lib directory, an nvidia-* wheel, libtorch*, torch's own _C
+# extension module).
+TORCH_LIBRARY = re.compile(
+    r"[/\\](?:torch[/\\]lib|nvidia[/\\]\w+[/\\]lib)[/\\]|\blibtorch\w*\.so|\blibc10\w*\.so|"
+    r"[/\\]torch[/\\]_(?:C|dl)\b[\w.-]*\.(?:so|pyd)"
+)
 # Generic library-failure patterns that mean "import torch fails" only when torch is what was being imported.
 IMPORT_FAILURE_GENERIC = re.compile(r"cannot open shared object file|undefined symbol|DLL load failed")
 

@@ -12,6 +12,7 @@ import re
 from typing import Any
 
 from gpuassist.ingest.aarch64_wheels import pypi_aarch64_build
+from gpuassist.ingest.apple_words import apple_said, chip_said
 from gpuassist.ingest.build_facts import build_facts, windows_pypi_build
 from gpuassist.ingest.env_reports import report_facts
 from gpuassist.ingest.lines import MAX_LINE, Sources, note_source
@@ -658,11 +659,17 @@ def platform_facts(lines: list[str], sources: Sources) -> dict[str, Any]:
         ),
         None,
     )
+    mac = mac or apple_said(lines)  # "on an M1", MPS answering True: a Mac without the word
     if mac and "host.os" not in facts and not any(LINUX_TEXT.search(line[:MAX_LINE]) for line in lines):
         facts["host.os"] = "Darwin"
         note_source(sources, ("host.os",), *mac)
         chip = next(
-            ((no, line) for no, line in enumerate(lines, start=1) if APPLE_SILICON.search(line[:MAX_LINE])), None
+            (
+                (no, line)
+                for no, line in enumerate(lines, start=1)
+                if APPLE_SILICON.search(line[:MAX_LINE]) or chip_said(line)
+            ),
+            None,
         )
         if chip:
             facts["host.machine"] = "arm64"

@@ -697,6 +697,15 @@ OTHER_JOB_ON_GPU = re.compile(
 )
 
 
+# The same words denied: "there is no other process running", "I don't run any other program", "I am not using another
+# process", "没有别的程序在跑": the negation right before (one word between at most, so "not sure but another process
+# is running" still counts). A user ruling others out says the job itself is what fills the GPU.
+OTHER_JOB_DENIED = re.compile(
+    r"(?:\b(?:no|not|nor|none|never|without|nothing|any)\b|n't\b|没有|并没有|无)(?:\s+[\w']+)?\s*$",
+    re.IGNORECASE,
+)
+
+
 OTHER_JOB_WORDS = (
     "gpu",
     "卡",
@@ -712,11 +721,16 @@ OTHER_JOB_WORDS = (
 )
 
 
+def _other_job_said(line: str) -> bool:
+    """Whether the line says another job is on the GPU, not that none is (a negation earlier in the same clause)."""
+    return any(not OTHER_JOB_DENIED.search(line[: m.start()]) for m in OTHER_JOB_ON_GPU.finditer(line))
+
+
 def other_job_on_gpu(lines: list[str], matches: list[Match]) -> Match | None:
     """The user says another program, job or person runs on the GPU they use: with an out-of-memory error, that
     job's memory is why this one runs out (a verdict); without one, a guess."""
     said = next(
-        ((no, line) for no, line in enumerate(_gate(lines, OTHER_JOB_WORDS), start=1) if OTHER_JOB_ON_GPU.search(line)),
+        ((no, line) for no, line in enumerate(_gate(lines, OTHER_JOB_WORDS), start=1) if _other_job_said(line)),
         None,
     )
     if said is None:
