@@ -44,12 +44,14 @@ from gpuassist.ingest.build_facts import (
     windows_pypi_build,
 )
 from gpuassist.ingest.cloud_instance import instance_without_gpu_match
+from gpuassist.ingest.cluster_texts import quoted_job_without_gpu, smi_missing_on_cluster
+from gpuassist.ingest.container_boundary import container_started_without_gpu
 from gpuassist.ingest.container_smi import image_without_smi
 from gpuassist.ingest.cpu_build_words import cuda_less_torch_in_words
 from gpuassist.ingest.driver_branch import supported_branch_rules_out, unsupported_branch_match
 from gpuassist.ingest.fabric import fabric_manager_not_needed
 from gpuassist.ingest.gpuless_machine import stated_gpuless_machine
-from gpuassist.ingest.igpu_only import integrated_only_match
+from gpuassist.ingest.igpu_only import NOUVEAU_PROBE, integrated_only_match
 from gpuassist.ingest.job_devices import allocation_explains, requested_gpus_not_in_job
 from gpuassist.ingest.lines import Sources
 from gpuassist.ingest.module_load import (
@@ -285,6 +287,7 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
         _jetson_match(lines, report, matches),
         _visible_devices_match(lines, report),
         _container_run_match(lines, report),
+        container_started_without_gpu(lines),
         _container_smi_match(lines, report),
         _container_without_compute_match(lines, report),
         _compose_match(lines, report),
@@ -319,6 +322,9 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
             lines, unavailable=report.facts.value("cuda.available") is False or _says_unavailable(lines)
         ),
         user_words.slurm_step_without_gpu(
+            lines, unavailable=report.facts.value("cuda.available") is False or _says_unavailable(lines)
+        ),
+        quoted_job_without_gpu(
             lines, unavailable=report.facts.value("cuda.available") is False or _says_unavailable(lines)
         ),
         user_words.memory_not_released(lines),
@@ -397,9 +403,14 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
     )
     matches = driver_rules_out(report.facts, matches)
     matches = working_smi_rules_out_module(lines, cuda_listed_cpu_running(lines, matches))
-    matches = node_without_gpus(lines, matches)
+    matches = smi_missing_on_cluster(lines, node_without_gpus(lines, matches))
     matches = gpu_error_state.error_state_explains_unavailable(
         gpu_error_state.default_mode_rules_out_compute_mode(lines, matches)
+    )
+    matches = gpu_error_state.wddm_rules_out_compute_mode(
+        lines,
+        matches,
+        windows_gpu=report.facts.value("host.os") == "Windows" or report.facts.value("platform.wsl") is not None,
     )
     matches = allocation_explains(matches)
     windows_cpu = _windows_pip_match(lines, report, matches) or windows_plain_install_match(
@@ -917,7 +928,7 @@ NON_NVIDIA_GRAPHICS = re.compile(
 # An NVIDIA GPU named anywhere (a model, lspci's vendor string): then a non-NVIDIA adapter is not the only one.
 NVIDIA_GPU_NAMED = re.compile(
     r"\b(?:geforce|quadro|tesla|titan|rtx|gtx|jetson|tegra)\b|\bnvidia (?:corporation|[ahlptvk]\d{1,3}|a\d{4})\b|"
-    r"\b10de:|\brocm\b|\bhip\b",
+    r"\b10de:|\brocm\b|\bhip\b|" + NOUVEAU_PROBE,
     re.IGNORECASE,
 )
 

@@ -70,3 +70,26 @@ def error_state_explains_unavailable(matches: list[Match]) -> list[Match]:
         for m in matches
         if not (m.id == "compute_mode_exclusive_or_prohibited" and BUSY_OR_UNAVAILABLE.search(m.line))
     ]
+
+
+# nvidia-smi's TCC driver model: its table's "TCC/WDDM" column (a row's "... TCC |" or "... WDDM |") and -q's
+# "Driver Model / Current : TCC". Only a GPU in TCC can leave the Default compute mode on Windows.
+TCC_SHOWN = re.compile(r"\bTCC\s*\|(?!\s*Bus-Id)|\bCurrent\s*:\s*TCC\b|\bTCC mode\b|-dm\s+1\b", re.IGNORECASE)
+
+
+def wddm_rules_out_compute_mode(lines: list[str], matches: list[Match], *, windows_gpu: bool) -> list[Match]:
+    """On a Windows host (native or WSL2, whose GPU is the host's WDDM device) the compute mode can only be Default:
+    NVML's nvmlDeviceSetComputeMode says "Under windows compute mode may only be set to DEFAULT when running in WDDM",
+    and WSL2 reaches the GPU through the WDDM driver (CUDA on WSL User Guide). There "busy or unavailable" has one of
+    the runtime's other causes (cudaErrorDevicesUnavailable: long-running kernels filling the GPU, memory taken by
+    work already running, or the platform's own fault), so the compute-mode reading drawn from the message goes,
+    unless the text shows the GPU in the TCC driver model, where exclusive modes can be set."""
+    if not windows_gpu or not any(m.id == "compute_mode_exclusive_or_prohibited" for m in matches):
+        return matches
+    if any(TCC_SHOWN.search(line[:MAX_LINE]) for line in lines):
+        return matches
+    return [
+        m
+        for m in matches
+        if not (m.id == "compute_mode_exclusive_or_prohibited" and BUSY_OR_UNAVAILABLE.search(m.line))
+    ]

@@ -25,11 +25,15 @@ from gpuassist.ingest.errors import Match
 from gpuassist.ingest.lines import MAX_LINE
 from gpuassist.ingest.user_words import NVIDIA_DENIED
 
+# nouveau's probe line names the chip it drives (linux drivers/gpu/drm/nouveau/nvkm/engine/device/base.c:
+# nvdev_info(device, "NVIDIA %s (%08x)", chip name, boot0): "nouveau 0000:01:00.0: NVIDIA GM204 (124020a1)"): an
+# NVIDIA GPU is there, whichever driver holds it.
+NOUVEAU_PROBE = r"\bnouveau\s+[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.\d:\s+NVIDIA\s+\w+"
 # An NVIDIA GPU named by model or vendor string (not the bare word: torch's "Found no NVIDIA driver ... Please check
 # that you have an NVIDIA GPU" names the vendor on every machine), or nvidia-smi's table (a driver that sees a GPU).
 NVIDIA_GPU = re.compile(
     r"\b(?:geforce|quadro|tesla|titan|[rg]tx(?:\s?\d{3,4}\w*)?|jetson|tegra)\b|"
-    r"\bnvidia\s+(?:corporation|[ahlptvk]\d{1,3}|a\d{4}|rtx|gtx)\b|\bNVIDIA-SMI\s+\d|\b10de:",
+    r"\bnvidia\s+(?:corporation|[ahlptvk]\d{1,3}|a\d{4}|rtx|gtx)\b|\bNVIDIA-SMI\s+\d|\b10de:|" + NOUVEAU_PROBE,
     re.IGNORECASE,
 )
 _MARK = r"(?:\s*(?:\(R\)|®|\(TM\)|™))?"

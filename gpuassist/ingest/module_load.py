@@ -203,14 +203,33 @@ DRIVER_INSTALLED_BUT_UNREACHABLE = re.compile(
 )
 
 
+# NVIDIA's driver is meant to drive the GPU: the nvidia module's own probe messages when another driver has the
+# device (open-gpu-kernel-modules kernel-open/nvidia/nv.c and nv-pci.c: "No NVIDIA GPU found", "The NVIDIA probe
+# routine was not called", "is already bound to nouveau"; the legacy nv.c's "No NVIDIA graphics adapter found!"),
+# nouveau blacklisted on the kernel command line or in modprobe.d (what NVIDIA's packages and the README's "Common
+# Problems" set up: rd.driver.blacklist=nouveau, modprobe.blacklist=nouveau, "blacklist nouveau",
+# nouveau.modeset=0), or the user's words that NVIDIA's driver packages were installed.
+NVIDIA_DRIVER_INTENDED = re.compile(
+    r"NVRM: (?:No NVIDIA GPU found|No NVIDIA graphics adapter found|The NVIDIA probe routine was not called)|"
+    r"NVRM: GPU \S+ is already bound to nouveau|"
+    r"\b(?:rd\.driver\.blacklist|modprobe\.blacklist)=\S*nouveau|\bblacklist\s+nouveau\b|\bnouveau\.modeset=0\b|"
+    r"\binstall(?:ed|ing)?\b[^.\n]{0,60}?(?:\bnvidia-driver\S*|\ba?kmod-nvidia\S*|\bnvidia-\d{3}\b|"
+    r"\bxorg-x11-drv-nvidia\S*|\bcuda-drivers\b|\bnvidia(?:'s)?\s+(?:proprietary\s+)?drivers?\b)",
+    re.IGNORECASE,
+)
+
+
 def nouveau_holds_gpu_match(lines: list[str], matches: list[Match]) -> Match | None:
-    """nouveau drives the GPU while NVIDIA's tools are installed and cannot reach their module: the nvidia module
-    cannot take the GPU (the nouveau blacklist missing or not in the initramfs). Without NVIDIA's tools it is a
+    """nouveau drives the GPU while NVIDIA's driver is installed or meant to run (its tools cannot reach their module,
+    the nvidia module's probe found the GPU taken, nouveau is blacklisted, the user installed the packages): the nvidia
+    module cannot take the GPU (the nouveau blacklist missing or not in the initramfs). Without any of these it is a
     machine without NVIDIA's driver, which user_words.nouveau_without_driver reads."""
     if any(m.id in OTHER_KERNEL_CAUSES and m.specific for m in matches):
         return None
     held = _first(NOUVEAU_HOLDS, lines)
-    if held is None or _first(DRIVER_INSTALLED_BUT_UNREACHABLE, lines) is None:
+    if held is None:
+        return None
+    if _first(DRIVER_INSTALLED_BUT_UNREACHABLE, lines) is None and _first(NVIDIA_DRIVER_INTENDED, lines) is None:
         return None
     return Match("nvidia_module_not_loaded", held[0], held[1], True, 0.9)
 

@@ -88,6 +88,15 @@ def mig_multiple_instances(facts: Facts) -> Finding | None:
     )
 
 
+def _wddm_host(facts: Facts) -> bool:
+    """The GPU is reached through Windows' WDDM driver model: a Windows host, or WSL2 on one."""
+    return facts.value("host.os") == "Windows" or facts.value("platform.wsl") is not None
+
+
+def _non_default_mode(gpus: list[dict[str, Any]]) -> bool:
+    return any(g.get("compute_mode") not in (None, "default") for g in gpus)
+
+
 @rule("compute_mode_exclusive_or_prohibited")
 def compute_mode_exclusive_or_prohibited(facts: Facts) -> Finding | None:
     smoke_errors = [
@@ -102,6 +111,10 @@ def compute_mode_exclusive_or_prohibited(facts: Facts) -> Finding | None:
     prohibited = [g for g in gpus if g.get("compute_mode") == "prohibited"]
     taken = [g for g in gpus if g.get("compute_mode") in EXCLUSIVE and g.get("processes")]
     if not (prohibited or taken or busy_text):
+        return None
+    if busy_text and not (prohibited or taken) and _wddm_host(facts) and not _non_default_mode(gpus):
+        # NVML (nvmlDeviceSetComputeMode): "Under windows compute mode may only be set to DEFAULT when running in
+        # WDDM", and WSL2 reaches the GPU through WDDM: the message has another of its causes there.
         return None
     severity = (
         Severity.ERROR if (busy_text or prohibited or facts.value("cuda.available") is False) else Severity.WARNING
