@@ -8,7 +8,11 @@ from __future__ import annotations
 from gpuassist.findings import Severity
 from gpuassist.ingest import load_text
 from gpuassist.ingest.cluster_texts import quoted_job_without_gpu, smi_missing_on_cluster
-from gpuassist.ingest.container_boundary import container_started_without_gpu
+from gpuassist.ingest.container_boundary import (
+    compose_without_gpu_reservation,
+    container_started_without_gpu,
+    run_without_gpu_beside_host_report,
+)
 from gpuassist.ingest.errors import Match
 from gpuassist.knowledge import messages
 
@@ -170,3 +174,41 @@ def test_slurm_gpus_flag_is_not_dockers() -> None:
 def test_a_run_line_with_the_flag_reads_nothing() -> None:
     lines = ["docker run --gpus all -it myimage", "without --gpus all it would run on the CPU"]
     assert container_started_without_gpu(lines) is None
+
+
+def test_run_line_without_gpu_flag_and_cuda_failure_beside_a_host_report() -> None:
+    text = (
+        HOST_COLLECT_ENV + "\n$ docker run -it --rm -p 8000:8000 myorg/server:latest\n"
+        "RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed "
+        "a driver from http://www.nvidia.com/Download/index.aspx\n"
+    )
+    assert _ids(text)[:1] == ["docker_no_gpu_runtime"]
+
+
+def test_run_line_with_a_gpu_flag_beside_a_host_report_is_not_read() -> None:
+    lines = ["Is CUDA available: True", "$ docker run --gpus all -it myimg", "RuntimeError: No CUDA GPUs are available"]
+    assert run_without_gpu_beside_host_report(lines, host_cuda_works=True) is None
+    # Without a report saying CUDA works the paste reader's own container-run reading decides.
+    assert run_without_gpu_beside_host_report(lines[1:], host_cuda_works=False) is None
+
+
+COMPOSE = "services:\n  api:\n    image: myorg/llm:1.2\n    ports:\n      - 8000:8000\n"
+
+
+def test_compose_file_without_a_gpu_reservation_beside_cuda_failing() -> None:
+    text = "docker-compose.yml:\n" + COMPOSE + "\nThe api logs: RuntimeError: No CUDA GPUs are available\n"
+    assert "docker_no_gpu_runtime" in _claimed(text)
+
+
+def test_compose_file_with_a_gpu_reservation_is_not_read() -> None:
+    lines = [
+        *COMPOSE.splitlines(),
+        "    deploy:",
+        "      resources:",
+        "        reservations:",
+        "          devices:",
+        "            - driver: nvidia",
+        "              capabilities: [gpu]",
+        "RuntimeError: No CUDA GPUs are available",
+    ]
+    assert compose_without_gpu_reservation(lines, unavailable=True) is None

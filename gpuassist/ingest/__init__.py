@@ -45,7 +45,11 @@ from gpuassist.ingest.build_facts import (
 )
 from gpuassist.ingest.cloud_instance import instance_without_gpu_match
 from gpuassist.ingest.cluster_texts import quoted_job_without_gpu, smi_missing_on_cluster
-from gpuassist.ingest.container_boundary import container_started_without_gpu
+from gpuassist.ingest.container_boundary import (
+    compose_without_gpu_reservation,
+    container_started_without_gpu,
+    run_without_gpu_beside_host_report,
+)
 from gpuassist.ingest.container_smi import image_without_smi
 from gpuassist.ingest.cpu_build_words import cuda_less_torch_in_words
 from gpuassist.ingest.driver_branch import supported_branch_rules_out, unsupported_branch_match
@@ -288,6 +292,10 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
         _visible_devices_match(lines, report),
         _container_run_match(lines, report),
         container_started_without_gpu(lines),
+        run_without_gpu_beside_host_report(lines, host_cuda_works=report.facts.value("cuda.available") is True),
+        compose_without_gpu_reservation(
+            lines, unavailable=report.facts.value("cuda.available") is False or _says_unavailable(lines)
+        ),
         _container_smi_match(lines, report),
         _container_without_compute_match(lines, report),
         _compose_match(lines, report),

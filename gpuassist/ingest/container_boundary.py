@@ -57,3 +57,57 @@ def container_started_without_gpu(lines: list[str]) -> Match | None:
         if DOCKER_FLAG_ABSENT.search(line) or (docker_text and BARE_FLAG_ABSENT.search(line)):
             return Match("docker_no_gpu_runtime", no, line.strip()[:500], True, 0.9)
     return None
+
+
+# A container started by a run command (not an image build's RUN step: lower-case CLI words only).
+RUN_LINE = re.compile(r"\b(?:docker|podman|nerdctl)\s+run\b")
+RUN_GPU_FLAGS = re.compile(
+    r"--gpus\b|--runtime[= ]nvidia|--device[= ]\S*nvidia\.com/gpu|NVIDIA_VISIBLE_DEVICES|nvidia-docker"
+)
+# A Compose file: its top-level "services:" key and a service's "image:" or "build:".
+COMPOSE_SERVICES = re.compile(r"^\s*services:\s*$")
+COMPOSE_SERVICE_BODY = re.compile(r"^\s+(?:image|build):\s*\S")
+COMPOSE_GPU_RESERVED = re.compile(
+    r"capabilities:\s*\[?\s*['\"]?gpu|\bdriver:\s*['\"]?nvidia\b|\bruntime:\s*nvidia\b|\bgpus:\s*\S|"
+    r"nvidia\.com/gpu",
+    re.IGNORECASE,
+)
+# What a program in a container without the GPU prints: torch finds no driver or no GPU, the CUDA runtime no device,
+# nvidia-smi is absent or cannot reach a driver, libcuda cannot be loaded.
+CONTAINER_CUDA_FAILURE = re.compile(
+    r"Found no NVIDIA driver on your system|No CUDA GPUs are available|no CUDA-capable device is detected|"
+    r"CUDA_ERROR_NO_DEVICE|NVIDIA-SMI has failed because it couldn'?t communicate|nvidia-smi: (?:command )?not found|"
+    r"libcuda\.so(?:\.1)?: cannot open shared object file",
+    re.IGNORECASE,
+)
+
+
+def run_without_gpu_beside_host_report(lines: list[str], *, host_cuda_works: bool) -> Match | None:
+    """A ``docker run`` without any GPU flag and CUDA's own failure message, in a paste whose report (collect_env,
+    nvidia-smi) says CUDA works: the report is the host's, the failure the container's, which was never given the GPU
+    (a verdict). Where no report says CUDA works, the paste reader's own container-run reading decides."""
+    if not host_cuda_works:
+        return None
+    cut = [line[:MAX_LINE] for line in lines[:5000]]
+    if any(RUN_GPU_FLAGS.search(line) or COMPOSE_GPU_RESERVED.search(line) for line in cut):
+        return None
+    run = next(((no, line) for no, line in enumerate(cut, start=1) if RUN_LINE.search(line)), None)
+    if run is None or not any(CONTAINER_CUDA_FAILURE.search(line) for line in cut):
+        return None
+    return Match("docker_no_gpu_runtime", run[0], run[1].strip()[:500], True, 0.9)
+
+
+def compose_without_gpu_reservation(lines: list[str], *, unavailable: bool) -> Match | None:
+    """A Compose file pasted with its services and no GPU reservation anywhere
+    (``deploy.resources.reservations.devices`` with ``capabilities: [gpu]``, the older ``runtime: nvidia``,
+    ``gpus:``), beside CUDA failing: Compose gives a service the GPU only through that block (docs.docker.com, "GPU
+    support in Docker Compose"). A possibility: a pasted excerpt may have left the block out."""
+    cut = [line[:MAX_LINE] for line in lines[:5000]]
+    services = next((no for no, line in enumerate(cut, start=1) if COMPOSE_SERVICES.match(line)), None)
+    if services is None or not any(COMPOSE_SERVICE_BODY.match(line) for line in cut[services:]):
+        return None
+    if any(COMPOSE_GPU_RESERVED.search(line) or RUN_GPU_FLAGS.search(line) for line in cut):
+        return None
+    if not unavailable and not any(CONTAINER_CUDA_FAILURE.search(line) for line in cut):
+        return None
+    return Match("docker_no_gpu_runtime", services, cut[services - 1].strip()[:500], False, 0.7)
