@@ -212,3 +212,29 @@ def test_compose_file_with_a_gpu_reservation_is_not_read() -> None:
         "RuntimeError: No CUDA GPUs are available",
     ]
     assert compose_without_gpu_reservation(lines, unavailable=True) is None
+
+
+def test_smi_missing_on_a_clusters_gpu_node_keeps_the_driver_reading() -> None:
+    text = (
+        "On our HPC cluster, logged in on a GPU node with an A100:\n$ nvidia-smi\nbash: nvidia-smi: command not found\n"
+    )
+    assert "scheduler_no_gpu_allocated" not in _ids(text)
+    assert "no_nvidia_driver" in _claimed(text)
+
+
+def test_lspci_listing_the_nvidia_module_beside_nouveau_in_use() -> None:
+    text = (
+        "01:00.0 VGA compatible controller: NVIDIA Corporation GA104 [GeForce RTX 3070] (rev a1)\n"
+        "\tKernel driver in use: nouveau\n\tKernel modules: nvidiafb, nouveau, nvidia_drm, nvidia\n"
+        "torch.cuda.is_available() returns False\n"
+    )
+    assert _claimed(text)[:1] == ["nvidia_module_not_loaded"]
+
+
+def test_lspci_with_nouveau_only_is_not_the_module_verdict() -> None:
+    text = (
+        "01:00.0 VGA compatible controller: NVIDIA Corporation GA104 [GeForce RTX 3070] (rev a1)\n"
+        "\tKernel driver in use: nouveau\n\tKernel modules: nvidiafb, nouveau\n"
+    )
+    findings = load_text(text).findings
+    assert not any(f.id == "nvidia_module_not_loaded" and f.severity is Severity.ERROR for f in findings)

@@ -45,6 +45,13 @@ SMI_MISSING = re.compile(
     r"isn'?t (?:found|available|installed))\b",
     re.IGNORECASE,
 )
+# The text puts the command on a GPU node (or in a job that asked for a GPU): a node with a GPU and no nvidia-smi is
+# missing its driver (or the site's module), so the driver readings stay there.
+ON_GPU_NODE = re.compile(
+    r"\b(?:on|from|in|at) (?:the |a |an |our |my |one |each )?(?:GPU|compute) nodes?\b|--gres[= ]\S*gpu|--gpus\b|"
+    r"\bngpus=",
+    re.IGNORECASE,
+)
 # The driver readings a missing nvidia-smi carries on its own.
 DRIVER_READINGS = frozenset({"no_nvidia_driver", "nvidia_module_not_loaded", "driver_library_mismatch"})
 
@@ -57,14 +64,15 @@ def _first(pattern: re.Pattern[str], lines: list[str]) -> tuple[int, str] | None
 
 
 def smi_missing_on_cluster(lines: list[str], matches: list[Match]) -> list[Match]:
-    """nvidia-smi missing (or said not to work) in a text about a cluster, with no container in it: the driver
-    guesses drawn from that line go (a login node has no driver to find), and the job not running on a GPU node is
-    the possibility left. Specific driver messages (the module's own refusal, a version mismatch) stay."""
+    """nvidia-smi missing (or said not to work) in a text about a cluster, with no container in it and nothing placing
+    the command on a GPU node: the driver guesses drawn from that line go (a login node has no driver to find), and
+    the job not running on a GPU node is the possibility left. Specific driver messages (the module's own refusal, a
+    version mismatch) stay."""
     smi = _first(SMI_MISSING, lines)
     if smi is None:
         return matches
     cluster = _first(CLUSTER, lines)
-    if cluster is None or _first(CONTAINER_WORDS, lines) is not None:
+    if cluster is None or _first(CONTAINER_WORDS, lines) is not None or _first(ON_GPU_NODE, lines) is not None:
         return matches
     kept = [m for m in matches if not (m.id in DRIVER_READINGS and not m.specific)]
     if any(m.specific for m in kept):

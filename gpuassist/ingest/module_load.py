@@ -206,12 +206,15 @@ DRIVER_INSTALLED_BUT_UNREACHABLE = re.compile(
 # NVIDIA's driver is meant to drive the GPU: the nvidia module's own probe messages when another driver has the
 # device (open-gpu-kernel-modules kernel-open/nvidia/nv.c and nv-pci.c: "No NVIDIA GPU found", "The NVIDIA probe
 # routine was not called", "is already bound to nouveau"; the legacy nv.c's "No NVIDIA graphics adapter found!"),
+# lspci -k listing the nvidia module among the device's "Kernel modules",
 # nouveau blacklisted on the kernel command line or in modprobe.d (what NVIDIA's packages and the README's "Common
 # Problems" set up: rd.driver.blacklist=nouveau, modprobe.blacklist=nouveau, "blacklist nouveau",
 # nouveau.modeset=0), or the user's words that NVIDIA's driver packages were installed.
 NVIDIA_DRIVER_INTENDED = re.compile(
     r"NVRM: (?:No NVIDIA GPU found|No NVIDIA graphics adapter found|The NVIDIA probe routine was not called)|"
     r"NVRM: GPU \S+ is already bound to nouveau|"
+    # lspci -k's "Kernel modules:" lists the modules installed for the device: the nvidia module is there.
+    r"\bKernel modules:[^\n]*\bnvidia\b|"
     r"\b(?:rd\.driver\.blacklist|modprobe\.blacklist)=\S*nouveau|\bblacklist\s+nouveau\b|\bnouveau\.modeset=0\b|"
     r"\binstall(?:ed|ing)?\b[^.\n]{0,60}?(?:\bnvidia-driver\S*|\ba?kmod-nvidia\S*|\bnvidia-\d{3}\b|"
     r"\bxorg-x11-drv-nvidia\S*|\bcuda-drivers\b|\bnvidia(?:'s)?\s+(?:proprietary\s+)?drivers?\b)",
