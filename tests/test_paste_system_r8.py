@@ -238,3 +238,12 @@ def test_lspci_with_nouveau_only_is_not_the_module_verdict() -> None:
     )
     findings = load_text(text).findings
     assert not any(f.id == "nvidia_module_not_loaded" and f.severity is Severity.ERROR for f in findings)
+
+
+def test_flag_left_out_on_purpose_is_not_read() -> None:
+    lines = ["We start the container without --gpus all because this server has no GPU; requests time out after 60 s."]
+    assert container_started_without_gpu(lines) is None
+
+
+def test_flag_absent_without_a_consequence_is_not_read() -> None:
+    assert container_started_without_gpu(["The README's example runs without --gpus all, see below."]) is None

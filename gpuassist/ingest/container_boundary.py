@@ -10,8 +10,10 @@ no GPU, whatever the host's report says: the host's healthy collect_env is not t
 
 Docker's flag is told apart from other programs' ``--gpu``/``--gpus`` options (a training script's ``--gpu 0``,
 Slurm's ``--gpus=1``) by its value (``all``, ``device=``) or by the text naming Docker/Podman/a container and no
-scheduler. A ``docker run`` line that does pass a GPU flag, or a Compose GPU reservation, means the words are about
-something else, and nothing is read.
+scheduler. The words count where they say what the missing flag led to (the CPU used, an error, CUDA or the GPU not
+found) and not where the flag was left out on purpose (a machine without a GPU, a CPU-only image). A ``docker run``
+line that does pass a GPU flag, or a Compose GPU reservation, means the words are about something else, and nothing
+is read.
 """
 
 from __future__ import annotations
@@ -44,6 +46,20 @@ GPU_GIVEN = re.compile(
 )
 
 
+# What the missing flag led to, said on its line or the next: the CPU used, an error, CUDA or the GPU not found.
+CONSEQUENCE = re.compile(
+    r"\bcpu\b|\berror\b|\bfail|\bcrash|\bexception\b|\bcuda\b|\bno gpu|\bgpu\b[^.\n]{0,30}\bnot\b|"
+    r"\bnot (?:use|using|used|see|seeing|find|found|detect|detected)\b",
+    re.IGNORECASE,
+)
+# The flag left out on purpose: a machine without a GPU, a CPU-only image, a deliberate choice.
+LEFT_OUT_ON_PURPOSE = re.compile(
+    r"\bbecause\b|\bon purpose\b|\bintentional|\bdeliberate|\bcpu[- ]only (?:image|build|mode|machine|host)\b|"
+    r"\b(?:has|have|with) no (?:nvidia )?gpu\b",
+    re.IGNORECASE,
+)
+
+
 def container_started_without_gpu(lines: list[str]) -> Match | None:
     """The user's words that the container ran without Docker's GPU flag: docker_no_gpu_runtime, a verdict that holds
     over a host report beside it (the GPU the host shows never reached the container)."""
@@ -54,7 +70,10 @@ def container_started_without_gpu(lines: list[str]) -> Match | None:
         SCHEDULER_WORDS.search(line) for line in cut
     )
     for no, line in enumerate(cut, start=1):
-        if DOCKER_FLAG_ABSENT.search(line) or (docker_text and BARE_FLAG_ABSENT.search(line)):
+        if not (DOCKER_FLAG_ABSENT.search(line) or (docker_text and BARE_FLAG_ABSENT.search(line))):
+            continue
+        said = line + " " + (cut[no] if no < len(cut) else "")
+        if CONSEQUENCE.search(said) and not LEFT_OUT_ON_PURPOSE.search(line):
             return Match("docker_no_gpu_runtime", no, line.strip()[:500], True, 0.9)
     return None
 
