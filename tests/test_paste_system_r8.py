@@ -5,6 +5,8 @@ counter-example that must not fire."""
 
 from __future__ import annotations
 
+import pytest
+
 from gpuassist.findings import Severity
 from gpuassist.ingest import load_text
 from gpuassist.ingest.cluster_texts import quoted_job_without_gpu, smi_missing_on_cluster
@@ -55,11 +57,14 @@ def test_busy_on_a_windows_host_is_not_the_compute_mode() -> None:
     assert "compute_mode_exclusive_or_prohibited" not in _claimed(text)
 
 
-def test_busy_on_windows_with_a_tcc_gpu_keeps_the_compute_mode() -> None:
+@pytest.mark.parametrize(
+    "message", ["CUDA-capable device(s) is/are busy or unavailable", "all CUDA-capable devices are busy or unavailable"]
+)
+def test_busy_on_windows_with_a_tcc_gpu_keeps_the_compute_mode(message: str) -> None:
     text = (
         "C:\\> nvidia-smi\n"
         "|   0  Tesla V100-PCIE-32GB          TCC  | 00000000:3B:00.0 Off |                    0 |\n"
-        "RuntimeError: CUDA error: CUDA-capable device(s) is/are busy or unavailable\n"
+        f"RuntimeError: CUDA error: {message}\n"
         "Windows Server 2019, C:\\Python311\\python.exe\n"
     )
     assert "compute_mode_exclusive_or_prohibited" in _claimed(text)
