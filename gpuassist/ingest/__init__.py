@@ -21,6 +21,7 @@ from gpuassist.ingest import (
     interpreters,
     jetson_texts,
     kernel_noise,
+    named_gpu,
     ngc_banner,
     paste_causes,
     paste_facts,
@@ -396,6 +397,7 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
         ),
     )
     matches = driver_rules_out(report.facts, matches)
+    matches = named_gpu.named_gpu_decides_arch(lines, matches)
     matches = working_smi_rules_out_module(lines, cuda_listed_cpu_running(lines, matches))
     matches = node_without_gpus(lines, matches)
     matches = gpu_error_state.error_state_explains_unavailable(
