@@ -13,6 +13,7 @@ from gpuassist.findings import Evidence
 from gpuassist.ingest import (
     code_placement,
     collect_env,
+    cpu_fallback,
     env_reports,
     errors,
     fitting_build,
@@ -375,6 +376,7 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
     ):
         if inferred is not None:
             matches = [*matches, inferred]
+    matches = cpu_fallback.app_on_cpu_matches(lines, report.facts, matches)
     if any(m.id == "wrong_interpreter_or_kernel" and m.specific for m in matches):
         # The text shows torch importing in another interpreter: "No module named torch" is that program's
         # interpreter lacking it, not torch missing from the machine.
