@@ -14,6 +14,7 @@ from gpuassist.ingest import (
     code_placement,
     collect_env,
     cpu_fallback,
+    distro_torch,
     env_reports,
     errors,
     fitting_build,
@@ -297,6 +298,9 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
         if report.facts.known("reported.gpus") or report.facts.known("driver.version")
         else integrated_only_match(lines),
         user_words.cpu_torch_in_words(lines) or cuda_less_torch_in_words(lines),
+        distro_torch.distro_cpu_torch_match(
+            lines, unavailable=report.facts.value("cuda.available") is False or _says_unavailable(lines)
+        ),
         user_words.mig_in_words(lines),
         user_words.visible_devices_fix_reported(
             lines,
