@@ -72,3 +72,14 @@ def test_a_gpu_in_between_leaves_both_readings_open() -> None:
 def test_without_a_named_gpu_nothing_is_ruled_out() -> None:
     ids = _ids("training stopped\n" + NO_KERNEL)
     assert TOO_NEW in ids and DROPPED in ids
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "L2 cache:                                4 MiB (2 instances)",  # lscpu, not an NVIDIA L2
+        '2024/11/14 22:28:01 DEBUG System stats data="{Stats:{Cpu:11.46 MaxCpu:0 Mem:7.44',
+    ],
+)
+def test_a_full_model_name_needs_a_gpu_word_on_its_line(line: str) -> None:
+    assert not named_nvidia_gpus([line])

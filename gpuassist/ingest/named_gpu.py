@@ -44,6 +44,15 @@ OWNED_BARE_MODEL = re.compile(
 )
 
 
+# A line that can name an NVIDIA GPU by its full model: a vendor, series or GPU word is on it ("L2 cache: 4 MiB" is no
+# NVIDIA L2, "Cpu:11.46" no GPU at all).
+NVIDIA_WORDS = re.compile(
+    r"nvidia|geforce|quadro|tesla|titan|\b(?:rtx|gtx|gt|mx)\s?\d|\bgpus?\b|graphics|显卡|jetson|"
+    r"\b[abhkmptv]\d{1,3}\b|\bl\d{1,2}s?\b(?!\s*(?:cache|norm|loss|distance|regulari))",
+    re.IGNORECASE,
+)
+
+
 def _series(number: str) -> str:
     return "GTX" if number.startswith(("10", "16")) else "RTX"
 
@@ -54,7 +63,7 @@ def named_nvidia_gpus(lines: list[str]) -> list[tuple[int, str, str, str]]:
     out = []
     for no, raw in enumerate(lines, start=1):
         line = raw[:MAX_LINE]
-        cc = capability_from_name(line)
+        cc = capability_from_name(line) if NVIDIA_WORDS.search(line) else None
         if cc:
             out.append((no, line.strip()[:500], line.strip()[:80], cc))
             continue
