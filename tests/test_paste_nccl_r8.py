@@ -59,4 +59,20 @@ def test_every_nccl_row_names_its_source_and_is_specific() -> None:
     family = families()["nccl"]
     assert any("NVIDIA/nccl" in s for s in family.sources)
     for row in family.rows:
-        assert row.specific == NCCL and row.gpu_in_use, row.key
+        if row.key in ("nccl_no_gpus", "nccl_not_built_in"):
+            assert row.specific is None and not row.gpu_in_use, row.key  # torch sees no GPU / has no NCCL
+        else:
+            assert row.specific == NCCL and row.gpu_in_use, row.key
+
+
+def test_processgroupnccl_without_gpus_is_no_working_gpu() -> None:
+    report = load_text(
+        "Traceback (most recent call last):\nValueError: ProcessGroupNCCL is only supported with GPUs, no GPUs found!\n"
+    )
+    ids = [f.id for f in report.findings]
+    assert NCCL not in ids and ids[0] == "cuda_visible_devices_hides_gpus"
+    assert all(f.severity is Severity.WARNING for f in report.findings)
+    built = load_text(
+        "Traceback (most recent call last):\nRuntimeError: Distributed package doesn't have NCCL built in\n"
+    )
+    assert NCCL not in [f.id for f in built.findings]
