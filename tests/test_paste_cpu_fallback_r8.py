@@ -31,6 +31,7 @@ def _ids(text: str) -> list[str]:
     [
         "UserWarning: FP16 is not supported on CPU; using FP32 instead",
         "2024-05-01 10:00:01 - Use pytorch device_name: cpu",
+        "Device set to use cpu",
         "Ultralytics 8.3.12 🚀 Python-3.11.9 torch-2.5.0 CPU (AMD Ryzen 9 7950X 16-Core Processor)",
         "YOLOv5 🚀 v7.0-72 Python-3.10.6 torch-1.13.1 CPU",
         "Pipelines loaded with `dtype=torch.float16` cannot run with `cpu` device. It is not recommended to move them",
@@ -80,3 +81,8 @@ def test_no_cpu_build_claim_without_the_machine_or_with_cuda_working(text: str) 
 def test_a_cuda_build_banner_is_not_a_cpu_build() -> None:
     text = "my RTX 3090 is not used\nUltralytics 8.3.1 🚀 Python-3.12.1 torch-2.4.1+cu121 CPU (Intel Core i9-13900K)\n"
     assert "cpu_only_build" not in _ids(text)
+
+
+def test_a_transformers_pipeline_on_cpu_with_a_geforce_named_is_a_cpu_build() -> None:
+    text = "My GPU: GeForce RTX 3070 (8 GB)\nDevice set to use cpu\n"
+    assert _ids(text) == ["cpu_only_build"]

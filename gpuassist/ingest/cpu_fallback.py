@@ -9,6 +9,9 @@ device, read in each one's source:
   warning alone therefore says torch saw no CUDA.
 - sentence-transformers: ``SentenceTransformer(device=None)`` takes the best available device
   (``util.get_device_name``) and logs ``Use pytorch device_name: cpu`` (older: ``Use pytorch device: cpu``).
+- transformers' pipelines: ``Pipeline.__init__`` with no device takes device 0, which is ``cuda:0`` when
+  ``is_torch_cuda_available()`` (then the other accelerators, then the CPU), and logs ``Device set to use cpu``
+  (transformers/pipelines/base.py, the versions that print that line).
 - Ultralytics / YOLOv5: ``select_device('')`` takes CUDA when ``torch.cuda.is_available()`` and prints its banner
   ``Ultralytics 8.x 🚀 Python-3.x torch-2.x CPU (<cpu>)`` / ``YOLOv5 🚀 ... torch-1.x CPU``
   (ultralytics/utils/torch_utils.py, yolov5/utils/torch_utils.py).
@@ -50,6 +53,7 @@ class FallbackLine:
 FALLBACK_LINES = (
     FallbackLine("openai-whisper", re.compile(r"FP16 is not supported on CPU; using FP32 instead"), True),
     FallbackLine("sentence-transformers", re.compile(r"\bUse pytorch device(?:_name)?:\s*cpu\b"), True),
+    FallbackLine("transformers", re.compile(r"\bDevice set to use cpu\b"), True),
     FallbackLine(
         "ultralytics",
         re.compile(r"\b(?:Ultralytics|YOLOv\d+)\b.{0,40}\bPython-\d\S*\s+torch-\d\S*\s+CPU\b"),
