@@ -86,3 +86,11 @@ def test_a_cuda_build_banner_is_not_a_cpu_build() -> None:
 def test_a_transformers_pipeline_on_cpu_with_a_geforce_named_is_a_cpu_build() -> None:
     text = "My GPU: GeForce RTX 3070 (8 GB)\nDevice set to use cpu\n"
     assert _ids(text) == ["cpu_only_build"]
+
+
+def test_whisper_told_to_use_the_cpu_is_the_program_not_the_build() -> None:
+    text = (
+        "whisper audio.mp3 --device cpu --model medium\nI have an RTX 3060\n"
+        "UserWarning: FP16 is not supported on CPU; using FP32 instead\n"
+    )
+    assert _ids(text)[0] == "workload_left_on_cpu"

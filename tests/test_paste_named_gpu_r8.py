@@ -27,6 +27,8 @@ def _ids(text: str) -> list[str]:
         ("I have a 3060 and a Ryzen 9", "RTX 3060", "8.6"),
         ("we are using an RTX 5060 in the lab", None, "12.0"),
         ("my 1080 card stopped working after the upgrade", "GTX 1080", "6.1"),
+        ("DGX Spark GB10", None, "12.1"),
+        ("8x B200 node", None, "10.0"),
     ],
 )
 def test_the_gpu_is_read_from_prose(prose: str, name: str | None, capability: str) -> None:

@@ -48,7 +48,7 @@ OWNED_BARE_MODEL = re.compile(
 # NVIDIA L2, "Cpu:11.46" no GPU at all).
 NVIDIA_WORDS = re.compile(
     r"nvidia|geforce|quadro|tesla|titan|\b(?:rtx|gtx|gt|mx)\s?\d|\bgpus?\b|graphics|显卡|jetson|"
-    r"\b[abhkmptv]\d{1,3}\b|\bl\d{1,2}s?\b(?!\s*(?:cache|norm|loss|distance|regulari))",
+    r"\b[abhkmptv]\d{1,3}\b|\bg[bh]\d{2,3}\b|\bdgx\b|\bl\d{1,2}s?\b(?!\s*(?:cache|norm|loss|distance|regulari))",
     re.IGNORECASE,
 )
 
