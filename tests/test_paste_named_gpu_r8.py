@@ -85,3 +85,14 @@ def test_without_a_named_gpu_nothing_is_ruled_out() -> None:
 )
 def test_a_full_model_name_needs_a_gpu_word_on_its_line(line: str) -> None:
     assert not named_nvidia_gpus([line])
+
+
+def test_a_bare_geforce_number_is_the_machines_gpu_for_the_rules() -> None:
+    report = load_text("5090显卡 with torch 2.5.1+cu124\n" + NO_KERNEL)
+    assert report.facts.value("reported.gpus")[0]["compute_capability"] == "12.0"
+    assert report.findings[0].id == TOO_NEW and report.findings[0].severity.value == "error"  # cu124 lacks sm_120
+
+
+def test_two_different_bare_numbers_name_no_single_gpu() -> None:
+    report = load_text("my 3060 card works, my 5090 card does not\n" + NO_KERNEL)
+    assert not report.facts.known("reported.gpus")

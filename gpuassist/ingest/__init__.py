@@ -187,6 +187,7 @@ def load_text(text: str, *, label: str = "the input") -> Report:
     extra = paste_facts.gather(lines, parsed.field_lines, sources)
     # A tool's own output wins over the user's words, and those over a setting read from a command or script.
     extra = {
+        **named_gpu.bare_model_facts(lines, sources),
         **program_devices.program_visible_devices_facts(lines, sources),
         **usage_words.visible_devices_facts(lines, sources),
         **user_words.stated_facts(lines, sources),

@@ -20,7 +20,7 @@ import re
 from functools import cache
 
 from gpuassist.ingest.errors import Match
-from gpuassist.ingest.lines import MAX_LINE
+from gpuassist.ingest.lines import MAX_LINE, Sources, note_source
 from gpuassist.knowledge.wheels import capability_from_name, wheel_builds
 
 TOO_NEW = "gpu_arch_too_new_for_build"
@@ -67,13 +67,28 @@ def named_nvidia_gpus(lines: list[str]) -> list[tuple[int, str, str, str]]:
         if cc:
             out.append((no, line.strip()[:500], line.strip()[:80], cc))
             continue
-        bare = BARE_MODEL_THEN_GPU_WORD.search(line) or OWNED_BARE_MODEL.search(line)
-        if bare:
-            name = f"{_series(bare.group('num'))} {bare.group('num')}"
+        numbers = [m.group("num") for r in (BARE_MODEL_THEN_GPU_WORD, OWNED_BARE_MODEL) for m in r.finditer(line)]
+        for number in dict.fromkeys(numbers):
+            name = f"{_series(number)} {number}"
             cc = capability_from_name(name)
             if cc:
                 out.append((no, line.strip()[:500], name, cc))
     return out
+
+
+def bare_model_facts(lines: list[str], sources: Sources) -> dict[str, object]:
+    """The one GeForce the user names by its bare number ("5090显卡", "I have a 3060") as the machine's GPU, so the
+    rules that go by the GPU's capability decide; nothing when two different models are named. The caller lets
+    every other statement of the GPU win."""
+    named: dict[str, tuple[int, str, str]] = {}
+    for no, line, name, cc in named_nvidia_gpus(lines):
+        if not capability_from_name(line):  # a full model name is read by the other readers
+            named.setdefault(name, (no, line, cc))
+    if len(named) != 1:
+        return {}
+    ((name, (no, line, cc)),) = named.items()
+    note_source(sources, "reported.gpus", no, line)
+    return {"reported.gpus": [{"index": 0, "name": f"NVIDIA GeForce {name}", "compute_capability": cc}]}
 
 
 def _cc(text: str) -> tuple[int, int]:
