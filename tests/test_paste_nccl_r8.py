@@ -21,6 +21,8 @@ NCCL = "nccl_error_or_timeout"
         "torchrun --nproc_per_node 2 train.py\n"
         "h:8:8 [0] init.cc:1421 NCCL WARN Duplicate GPU detected : rank 3 and rank 1 both on CUDA device a1000\n",
         "my launcher fails with `Duplicate GPU detected : rank 0 and rank 2 both on CUDA device 81000` on one GPU\n",
+        # a log line cut by the logger ("both on C...")
+        "ERROR 01-01 12:00:00 [worker.py:10] Duplicate GPU detected : rank 3 and rank 1 both on C...\n",
         # ncclGetErrorString texts wrapped by torch
         "torch.distributed.DistBackendError: NCCL error in: /opt/pytorch/torch/csrc/distributed/c10d/NCCLUtils.hpp:"
         "219, invalid usage (run with NCCL_DEBUG=WARN for details), NCCL version 2.26.2\n",
