@@ -30,6 +30,7 @@ NEVER_TOO_NEW_BELOW = (7, 0)
 
 # The numbers GeForce models carry (Ti / SUPER variants share them).
 GEFORCE_NUMBER = r"(?P<num>10[5-8]0|16[56]0|20[5-8]0|30[5-9]0|40[5-9]0|50[5-9]0)(?:\s?(?:ti|super))?"
+BARE_NUMBER = re.compile(r"(?:10[5-8]|16[56]|20[5-8]|30[5-9]|40[5-9]|50[5-9])0")
 # "5090显卡", "3060 GPU", "4090 graphics card", "2080 Ti card", "3090显存": the number called a GPU.
 BARE_MODEL_THEN_GPU_WORD = re.compile(
     rf"(?<![0-9A-Za-z_.$€£¥-]){GEFORCE_NUMBER}(?![0-9A-Za-z_.%-])\s?"
@@ -81,9 +82,11 @@ def bare_model_facts(lines: list[str], sources: Sources) -> dict[str, object]:
     rules that go by the GPU's capability decide; nothing when two different models are named. The caller lets
     every other statement of the GPU win."""
     named: dict[str, tuple[int, str, str]] = {}
-    for no, line, name, cc in named_nvidia_gpus(lines):
-        if not capability_from_name(line):  # a full model name is read by the other readers
-            named.setdefault(name, (no, line, cc))
+    candidates = [(no, raw) for no, raw in enumerate(lines, start=1) if BARE_NUMBER.search(raw[:MAX_LINE])]
+    for no, raw in candidates:  # a cheap gate first: most lines of a long log carry no GeForce number at all
+        for _no, line, name, cc in named_nvidia_gpus([raw]):
+            if not capability_from_name(line):  # a full model name is read by the other readers
+                named.setdefault(name, (no, line, cc))
     if len(named) != 1:
         return {}
     ((name, (no, line, cc)),) = named.items()
