@@ -88,6 +88,7 @@ LINES = {
     "nvrm": _example_lines,
     "kmod": _example_lines,
     "torch": _example_lines,
+    "nccl": _example_lines,
     "container": _example_lines,
 }
 
@@ -105,7 +106,7 @@ CASES = [
 
 def test_every_family_has_sources_and_rows() -> None:
     assert set(families()) == set(FAMILIES)
-    assert set(FAMILIES) == {"cuda_error", "nvml", "nvidia_smi", "xid", "nvrm", "kmod", "torch", "container"}
+    assert set(FAMILIES) == {"cuda_error", "nvml", "nvidia_smi", "xid", "nvrm", "kmod", "torch", "nccl", "container"}
     for fam in families().values():
         assert fam.sources and fam.rows and fam.about, fam.name
     assert len(families()["cuda_error"].rows) >= 30

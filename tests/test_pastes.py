@@ -149,7 +149,8 @@ def test_text_about_nothing_gpu_is_refused(text: str) -> None:
 def test_generic_no_kernel_image_prefers_the_gpu_named() -> None:
     report = load((ERRORS / "pytorch-44828-k80-no-kernel-image.txt").read_bytes())
     ids = [f.id for f in report.findings]
-    assert ids[0] == "gpu_arch_dropped_from_build" and "gpu_arch_too_new_for_build" in ids
+    # A Kepler K80 (3.7) is below sm_70, which every CUDA build of torch carries: never too new for one (round 8).
+    assert ids[0] == "gpu_arch_dropped_from_build" and "gpu_arch_too_new_for_build" not in ids
     assert all(f.severity.value == "warning" for f in report.findings)  # a guess, not a verdict
 
 

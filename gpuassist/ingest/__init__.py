@@ -13,6 +13,8 @@ from gpuassist.findings import Evidence
 from gpuassist.ingest import (
     code_placement,
     collect_env,
+    cpu_fallback,
+    distro_torch,
     env_reports,
     errors,
     fitting_build,
@@ -21,6 +23,7 @@ from gpuassist.ingest import (
     interpreters,
     jetson_texts,
     kernel_noise,
+    named_gpu,
     ngc_banner,
     paste_causes,
     paste_facts,
@@ -190,6 +193,7 @@ def load_text(text: str, *, label: str = "the input") -> Report:
     extra = paste_facts.gather(lines, parsed.field_lines, sources)
     # A tool's own output wins over the user's words, and those over a setting read from a command or script.
     extra = {
+        **named_gpu.bare_model_facts(lines, sources),
         **program_devices.program_visible_devices_facts(lines, sources),
         **usage_words.visible_devices_facts(lines, sources),
         **user_words.stated_facts(lines, sources),
@@ -306,6 +310,9 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
         if report.facts.known("reported.gpus") or report.facts.known("driver.version")
         else integrated_only_match(lines),
         user_words.cpu_torch_in_words(lines) or cuda_less_torch_in_words(lines),
+        distro_torch.distro_cpu_torch_match(
+            lines, unavailable=report.facts.value("cuda.available") is False or _says_unavailable(lines)
+        ),
         user_words.mig_in_words(lines),
         user_words.visible_devices_fix_reported(
             lines,
@@ -388,6 +395,7 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
     ):
         if inferred is not None:
             matches = [*matches, inferred]
+    matches = cpu_fallback.app_on_cpu_matches(lines, report.facts, matches)
     if any(m.id == "wrong_interpreter_or_kernel" and m.specific for m in matches):
         # The text shows torch importing in another interpreter: "No module named torch" is that program's
         # interpreter lacking it, not torch missing from the machine.
@@ -410,6 +418,7 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
         ),
     )
     matches = driver_rules_out(report.facts, matches)
+    matches = named_gpu.named_gpu_decides_arch(lines, matches)
     matches = working_smi_rules_out_module(lines, cuda_listed_cpu_running(lines, matches))
     matches = smi_missing_on_cluster(lines, node_without_gpus(lines, matches))
     matches = gpu_error_state.error_state_explains_unavailable(

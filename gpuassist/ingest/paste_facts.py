@@ -95,7 +95,19 @@ WINDOWS_PYPI_WHEEL = re.compile(r"\btorch-(\d+\.\d+\.\d+)-cp\d+-cp\d+\w*-win_amd
 INSTALLED = re.compile(r"Successfully installed .*?\btorch-(\d+\.\d+(?:\.\d+)?(?:\+\w+)?)\b")
 CONDA_TORCH = re.compile(r"^\s*(?:\+\s*)?pytorch[\s=]+(\d+\.\d+(?:\.\d+)?)[\s=]+(\S+)")
 # conda's package plan: "pytorch            pytorch/win-64::pytorch-1.10.0-py3.6_cpu_0".
-CONDA_PLAN_TORCH = re.compile(r"::pytorch-(\d+\.\d+(?:\.\d+)?)-(\S+)")
+CONDA_PLAN_TORCH = re.compile(
+    r"::pytorch-(\d+\.\d+(?:\.\d+)?)-(\S+)|"
+    # conda's download table: "    pytorch-2.3.1              |cpu_mkl_py311h2b5e8a0_100        28.5 MB  conda-forge".
+    r"^\s*pytorch-(\d+\.\d+(?:\.\d+)?)\s*\|\s*(\S+)"
+)
+# conda-forge's CUDA builds name their CUDA in the build string: "cuda112py39h3ad7f43_1" (2021-22),
+# "cuda118_py310h...", "cuda120_generic_py311h...", "cuda126_mkl_py312h..._300" (conda-forge/pytorch-cpu-feedstock's
+# recipe: build string cuda{{ cuda_compiler_version|replace('.', '') }}_..., cpu builds cpu_{{ blas_impl }}_...).
+CONDA_FORGE_CUDA_BUILD = re.compile(r"^cuda(\d{2})(\d)_?(?:generic_|mkl_)?py\d")
+# pytorch as a package spec of a conda command, not as its channel ("-c pytorch", "--channel pytorch", "pytorch::").
+CONDA_PYTORCH_SPEC = re.compile(
+    r"(?<![\w/-])(?<!-c )(?<!--channel )(?<!--channel=)pytorch(?:-cuda)?(?![\w:-])", re.IGNORECASE
+)
 # A conda command that pins the CUDA of the pytorch package it installs ("... pytorch ... cudatoolkit=10.2").
 CONDA_CUDA_PIN = re.compile(
     r"\bconda\s+(?:install|create)\b[^\n]*?\b(?:cudatoolkit|pytorch-cuda)\s*=+\s*(\d+\.\d+)", re.IGNORECASE
@@ -564,15 +576,19 @@ def install_facts(lines: list[str], sources: Sources) -> dict[str, Any]:
             facts["host.os"] = "Windows"
             note_source(sources, ("torch.version", "torch.cuda_build", "host.os"), no, line)
         pin = CONDA_CUDA_PIN.search(line)
-        if pin and re.search(r"\bpytorch\b", line, re.IGNORECASE) and "conda.requested_cuda" not in facts:
+        if pin and CONDA_PYTORCH_SPEC.search(line) and "conda.requested_cuda" not in facts:
             facts["conda.requested_cuda"] = pin.group(1)
             note_source(sources, ("torch.cuda_build",), no, line)
         c = CONDA_TORCH.match(line) or CONDA_PLAN_TORCH.search(line)
-        if c and re.search(r"cpu|cuda|py\d", c.group(2)):
-            facts["torch.conda_build"] = c.group(2)
-            facts.setdefault("torch.version", c.group(1))
-            if "cpu" in c.group(2):
+        version, build = [g for g in c.groups() if g][:2] if c else (None, "")
+        if c and version and re.search(r"cpu|cuda|py\d", build):
+            facts["torch.conda_build"] = build
+            facts.setdefault("torch.version", version)
+            forge_cuda = CONDA_FORGE_CUDA_BUILD.match(build)
+            if "cpu" in build:
                 facts["torch.cuda_build"] = None
+            elif forge_cuda:
+                facts["torch.cuda_build"] = f"{int(forge_cuda.group(1))}.{forge_cuda.group(2)}"
             note_source(sources, ("torch.conda_build", "torch.version", "torch.cuda_build"), no, line)
     _local_build(facts)
     # What the command asked for stands for the build only when nothing shows what conda actually installed (a

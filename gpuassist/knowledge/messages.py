@@ -18,7 +18,7 @@ Each family turns its rows into symptom patterns the way its tool prints them:
   nvidia-container-cli's ``nvml error: <text>``, pynvml's ``NVMLError_<Name>`` and ``NVML_ERROR_<NAME>``, go-nvml's
   ``Failed to initialize NVML: ERROR_<NAME>``.
 - ``xid``: ``Xid (PCI:...): N`` and ``Xid N``; numbers the table does not list are a possible GPU fault.
-- ``nvidia_smi``, ``nvrm``, ``kmod`` (modprobe, systemd-modules-load, DKMS), ``torch`` and ``container``
+- ``nvidia_smi``, ``nvrm``, ``kmod`` (modprobe, systemd-modules-load, DKMS), ``torch``, ``nccl`` and ``container``
   (nvidia-container-cli, the toolkit's hook, containerd): one regex per row (format arguments written as
   ``\\S+``/``\\d+``).
 
@@ -37,7 +37,7 @@ from importlib import resources
 from types import MappingProxyType
 from typing import Any
 
-FAMILIES = ("cuda_error", "nvml", "nvidia_smi", "xid", "nvrm", "kmod", "torch", "container")
+FAMILIES = ("cuda_error", "nvml", "nvidia_smi", "xid", "nvrm", "kmod", "torch", "nccl", "container")
 # A message shorter than this (``out of memory``, ``unknown error``) only counts after its tool's prefix.
 MIN_BARE = 20
 # An Xid number the table does not list is a possible GPU fault (NVIDIA adds numbers with new GPUs).
@@ -165,6 +165,7 @@ _BUILDERS = {
     "nvrm": _regex_row,
     "kmod": _regex_row,
     "torch": _regex_row,
+    "nccl": _regex_row,
     "container": _regex_row,
 }
 
