@@ -13,6 +13,7 @@ from gpuassist.findings import Evidence
 from gpuassist.ingest import (
     code_placement,
     collect_env,
+    container_shown,
     cpu_fallback,
     distro_torch,
     env_reports,
@@ -282,6 +283,7 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
     matches = _driver_present_matches(lines, report, _macos_matches(lines, report, matches))
     matches = _wsl_driver_matches(report, _jetson_without_torch(lines, matches))
     matches = wsl_no_device_first(report.facts.value("platform.wsl") is not None, matches)
+    matches = container_shown.wsl_no_driver_first(report.facts.value("platform.wsl") is not None, matches)
     if report.facts.value("platform.jetson"):
         matches = system_causes.jetson_source_build_expected(
             matches,
@@ -456,6 +458,7 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
             or _says_unavailable(lines)
             or system_causes.says_gpu_unused(lines),
         )
+    matches = container_shown.container_guess_needs_container(lines, matches)
     errors.merge(report, user_words.ruled_out_guesses(lines, matches))
     if report.facts.value("platform.jetson"):
         jetson_texts.settle_findings(report, lines)

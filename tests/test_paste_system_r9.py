@@ -1,0 +1,87 @@
+"""System-side classes read in round 9: the container stack's CUDA-version requirement in every generation, the
+container reading needing a container in the text, torch's "no driver" under WSL.
+
+Synthetic texts written for these tests, each with a counter-example that must not fire."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpuassist.findings import Severity
+from gpuassist.ingest import load_text
+
+
+def _first(text: str) -> str | None:
+    findings = load_text(text).findings
+    return findings[0].id if findings else None
+
+
+def _claimed(text: str) -> list[str]:
+    return [f.id for f in load_text(text).findings if f.severity in (Severity.ERROR, Severity.WARNING)]
+
+
+# ------------------------------------------------------------------ the container's CUDA-version requirement
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        # nvidia-docker 1.0's own image check
+        "nvidia-docker | 2016/09/02 10:11:12 Error: unsupported CUDA version: driver 7.5 < image 8.0.44",
+        # libnvidia-container, with and without the CLI's prefix, Docker's and Podman's wrappers
+        "docker: Error response from daemon: OCI runtime create failed: container_linux.go:349: starting container "
+        'process caused "process_linux.go:449: container init caused \\"process_linux.go:432: running prestart '
+        'hook 1 caused \\\\\\"error running hook: exit status 1, stdout: , stderr: nvidia-container-cli: '
+        "requirement error: unsatisfied condition: cuda>=11.2, please update your driver to a newer version, or "
+        'use an earlier cuda container\\\\\\\\n\\\\\\"\\"": unknown.',
+        "Error: OCI runtime error: crun: error executing hook `/usr/bin/nvidia-container-toolkit` (exit code: 1) "
+        "nvidia-container-cli: requirement error: unsatisfied condition: driver>=525, please update your driver",
+        # the Go runtime's form (csv / cdi modes)
+        "nvidia-container-runtime: requirements not met: unsatisfied condition: cuda>=12.6 (cuda=12.4)",
+    ],
+)
+def test_container_cuda_requirement_is_the_driver_too_old(line: str) -> None:
+    assert _first(line) == "driver_too_old"
+
+
+def test_nvidia_docker_reading_no_cuda_driver_is_no_old_driver() -> None:
+    # cudaDriverGetVersion() gives 0 when no libcuda loads: 'driver 0.0' is no usable driver, not an old one.
+    text = "nvidia-docker | 2017/02/08 14:01:45 Error: unsupported CUDA version: driver 0.0 < image 8.0.61"
+    claimed = _claimed(text)
+    assert "driver_too_old" not in claimed
+    assert "no_nvidia_driver" in claimed
+
+
+def test_a_gpu_arch_requirement_is_no_driver_verdict() -> None:
+    text = "nvidia-container-cli: requirement error: unsatisfied condition: arch>=7.0, please update your driver"
+    assert "driver_too_old" not in _claimed(text)
+
+
+# ------------------------------------------------------------------ a container reading needs a container
+
+
+NO_DRIVER = "RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU"
+
+
+def test_no_driver_under_wsl2_is_wsl_and_no_container_without_one() -> None:
+    text = f"I run the training script under Ubuntu 22.04 on WSL2, RTX 4070 on the Windows side.\n{NO_DRIVER}\n"
+    claimed = _claimed(text)
+    assert claimed[0] == "wsl_libcuda_problem"
+    assert "docker_no_gpu_runtime" not in claimed
+
+
+def test_no_driver_under_wsl1_is_wsl_first() -> None:
+    text = f"Windows 10, Ubuntu 20.04 in WSL 1, GTX 1080.\n{NO_DRIVER}\n"
+    assert _first(text) == "wsl_libcuda_problem"
+
+
+def test_no_driver_in_a_container_keeps_the_container_reading() -> None:
+    text = f"$ docker run -it my/trainer:latest python train.py\n{NO_DRIVER}\n"
+    assert "docker_no_gpu_runtime" in _claimed(text)
+
+
+def test_no_driver_on_a_plain_linux_host_stays_a_driver_reading() -> None:
+    text = f"Ubuntu 22.04 desktop, fresh install.\n{NO_DRIVER}\n"
+    claimed = _claimed(text)
+    assert claimed[0] == "no_nvidia_driver"
+    assert "docker_no_gpu_runtime" not in claimed
