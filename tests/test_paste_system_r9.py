@@ -85,3 +85,37 @@ def test_no_driver_on_a_plain_linux_host_stays_a_driver_reading() -> None:
     claimed = _claimed(text)
     assert claimed[0] == "no_nvidia_driver"
     assert "docker_no_gpu_runtime" not in claimed
+
+
+# ------------------------------------------------------------------ a driver shown installed is no missing driver
+
+SMI_FAILED = (
+    "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the latest NVIDIA "
+    "driver is installed and running."
+)
+
+
+@pytest.mark.parametrize(
+    "shown",
+    [
+        "$ modinfo nvidia | head -2\nfilename:       /lib/modules/6.5.0-14-generic/updates/dkms/nvidia.ko\n"
+        "version:        535.129.03",
+        "$ ls /opt/drivers/nvidia/lib/modules\nnvidia.ko  nvidia-modeset.ko  nvidia-uvm.ko",
+        "$ dkms status\nnvidia/550.54.14, 6.8.0-45-generic, x86_64: installed",
+        "Installation of the NVIDIA Accelerated Graphics Driver for Linux-x86_64 (version: 550.54.14) is now complete.",
+        "$ dpkg -l | grep nvidia-driver\nii  nvidia-driver-535  535.129.03-0ubuntu1  amd64  NVIDIA driver metapackage",
+        "Since yesterday's reboot nvidia-smi doesn't work anymore.",
+        "The NVIDIA drivers are already installed on this server.",
+    ],
+)
+def test_a_driver_shown_installed_rules_out_no_driver(shown: str) -> None:
+    text = f"{shown}\n$ nvidia-smi doesn't work\n{SMI_FAILED}\n$ lsmod | grep nvidia returns nothing\n"
+    claimed = _claimed(text)
+    assert "no_nvidia_driver" not in claimed
+    assert claimed[0] == "nvidia_module_not_loaded"
+
+
+def test_nvidia_smi_advice_alone_keeps_the_no_driver_guess() -> None:
+    # "Make sure that the latest NVIDIA driver is installed" is nvidia-smi's advice, not a statement.
+    text = f"Fresh Ubuntu 22.04 on a new RTX 4090 box. nvidia-smi doesn't work:\n{SMI_FAILED}\n"
+    assert "no_nvidia_driver" in _claimed(text)

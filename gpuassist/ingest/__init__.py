@@ -16,6 +16,7 @@ from gpuassist.ingest import (
     container_shown,
     cpu_fallback,
     distro_torch,
+    driver_installed,
     env_reports,
     errors,
     fitting_build,
@@ -459,6 +460,7 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
             or system_causes.says_gpu_unused(lines),
         )
     matches = container_shown.container_guess_needs_container(lines, matches)
+    matches = driver_installed.installed_driver_rules_out_absence(lines, matches)
     errors.merge(report, user_words.ruled_out_guesses(lines, matches))
     if report.facts.value("platform.jetson"):
         jetson_texts.settle_findings(report, lines)
