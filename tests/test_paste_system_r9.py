@@ -119,3 +119,85 @@ def test_nvidia_smi_advice_alone_keeps_the_no_driver_guess() -> None:
     # "Make sure that the latest NVIDIA driver is installed" is nvidia-smi's advice, not a statement.
     text = f"Fresh Ubuntu 22.04 on a new RTX 4090 box. nvidia-smi doesn't work:\n{SMI_FAILED}\n"
     assert "no_nvidia_driver" in _claimed(text)
+
+
+# ------------------------------------------------------------------ an engine config without nvidia as default
+
+DAEMON_JSON_NO_DEFAULT = """$ cat /etc/docker/daemon.json
+{
+  "log-driver": "json-file",
+  "runtimes": {
+    "nvidia": {
+      "path": "nvidia-container-runtime",
+      "runtimeArgs": []
+    }
+  }
+}"""
+DAEMON_JSON_DEFAULT = DAEMON_JSON_NO_DEFAULT.replace('"log-driver": "json-file",', '"default-runtime": "nvidia",')
+POD_PENDING = (
+    "$ kubectl describe pod cuda-vector-add\n"
+    "  Warning  FailedScheduling  default-scheduler  0/3 nodes are available: 3 Insufficient nvidia.com/gpu."
+)
+
+
+def test_daemon_json_without_nvidia_default_under_kubernetes_is_the_runtime() -> None:
+    claimed = _claimed(f"{DAEMON_JSON_NO_DEFAULT}\n{POD_PENDING}\n")
+    assert claimed[0] == "docker_no_gpu_runtime"
+
+
+def test_containerd_config_with_runc_default_under_kubernetes_is_the_runtime() -> None:
+    toml = (
+        '[plugins."io.containerd.grpc.v1.cri".containerd]\n  default_runtime_name = "runc"\n'
+        '  [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia]\n'
+        '    runtime_type = "io.containerd.runc.v2"\n'
+    )
+    assert _claimed(f"{toml}{POD_PENDING}\n")[0] == "docker_no_gpu_runtime"
+
+
+def test_the_installer_refusal_names_the_default_runtime() -> None:
+    text = 'TASK [requirement] fatal: [gpu-node-3]: FAILED! => {"msg": "The default runtime is not set correctly"}'
+    assert _first(text) == "docker_no_gpu_runtime"
+
+
+def test_daemon_json_with_nvidia_default_is_no_runtime_verdict() -> None:
+    text = f"{DAEMON_JSON_DEFAULT}\n{POD_PENDING}\n"
+    assert not any(f.id == "docker_no_gpu_runtime" and f.severity is Severity.ERROR for f in load_text(text).findings)
+
+
+def test_daemon_json_without_default_beside_docker_gpus_is_no_verdict() -> None:
+    # docker run --gpus uses the hook whatever the default runtime: the file is fine there.
+    text = (
+        f"{DAEMON_JSON_NO_DEFAULT}\n$ docker run --rm --gpus all nvidia/cuda:12.4.1-base nvidia-smi\nNo devices found\n"
+    )
+    assert not any(f.id == "docker_no_gpu_runtime" and f.severity is Severity.ERROR for f in load_text(text).findings)
+
+
+# ------------------------------------------------------------------ a Jetson container without the NVIDIA runtime
+
+
+def test_jetson_container_with_an_empty_board_library_is_the_runtime() -> None:
+    text = (
+        "Jetson Nano, JetPack 4.6 [L4T 32.6.1]\n$ docker run -it dustynv/ros:foxy-pytorch-l4t-r32.6.1\n"
+        "python3: error while loading shared libraries: libcudnn.so.8: file too short\n"
+    )
+    assert _first(text) == "docker_no_gpu_runtime"
+
+
+def test_jetson_container_without_libcuda_is_the_runtime() -> None:
+    text = (
+        "AGX Orin, L4T R35.4.1, inside the l4t-base container:\n"
+        "OSError: libcuda.so.1: cannot open shared object file: No such file or directory\n"
+    )
+    assert _first(text) == "docker_no_gpu_runtime"
+
+
+def test_an_empty_library_on_the_board_itself_is_no_container_verdict() -> None:
+    text = (
+        "Jetson Xavier NX, JetPack 5.1\n./app: error while loading shared libraries: libnvinfer.so.8: file too short\n"
+    )
+    assert "docker_no_gpu_runtime" not in _claimed(text)
+
+
+def test_an_empty_library_in_a_container_off_jetson_is_not_this_reading() -> None:
+    text = "$ docker run -it myimage\n./app: error while loading shared libraries: libnvinfer.so.8: file too short\n"
+    assert not any(f.id == "docker_no_gpu_runtime" and f.severity is Severity.ERROR for f in load_text(text).findings)

@@ -23,6 +23,7 @@ from gpuassist.ingest import (
     gpu_error_state,
     install_intent,
     interpreters,
+    jetson_mounts,
     jetson_texts,
     kernel_noise,
     named_gpu,
@@ -30,6 +31,7 @@ from gpuassist.ingest import (
     paste_causes,
     paste_facts,
     program_devices,
+    runtime_config,
     source_builds,
     system_causes,
     torch_lib_copies,
@@ -375,6 +377,8 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
         ),
         lspci_without_nvidia_match(lines),
         device_plugin_without_runtime_match(lines),
+        runtime_config.default_runtime_missing_match(lines),
+        jetson_mounts.jetson_container_without_runtime(lines),
         uvm_device_missing_match(lines),
         singularity_without_driver_match(
             lines, report.facts.value("cuda.available") is False or _says_unavailable(lines)
