@@ -36,6 +36,11 @@ def _claimed(text: str) -> list[str]:
         'use an earlier cuda container\\\\\\\\n\\\\\\"\\"": unknown.',
         "Error: OCI runtime error: crun: error executing hook `/usr/bin/nvidia-container-toolkit` (exit code: 1) "
         "nvidia-container-cli: requirement error: unsatisfied condition: driver>=525, please update your driver",
+        # the last alternative of NVIDIA_REQUIRE_CUDA printed (forward-compatibility clauses), spaced as dsl.c writes it
+        "nvidia-container-cli: requirement error: unsatisfied condition: brand = tesla, please update your driver to "
+        "a newer version, or use an earlier cuda container: unknown.",
+        "stderr: nvidia-container-cli: requirement error: unsatisfied condition: driver < 471, please update",
+        "nvidia-container-cli: requirement error: unsatisfied condition: cuda >= 12.2, please update your driver",
         # the Go runtime's form (csv / cdi modes)
         "nvidia-container-runtime: requirements not met: unsatisfied condition: cuda>=12.6 (cuda=12.4)",
     ],
