@@ -206,3 +206,27 @@ def test_an_empty_library_on_the_board_itself_is_no_container_verdict() -> None:
 def test_an_empty_library_in_a_container_off_jetson_is_not_this_reading() -> None:
     text = "$ docker run -it myimage\n./app: error while loading shared libraries: libnvinfer.so.8: file too short\n"
     assert not any(f.id == "docker_no_gpu_runtime" and f.severity is Severity.ERROR for f in load_text(text).findings)
+
+
+def test_a_jetpack_4_container_without_cuda_is_the_runtime() -> None:
+    # L4T r32's runtime mounts the board's CUDA: without it the container has no /usr/local/cuda.
+    text = (
+        "Jetson Nano, JetPack 4.6 (L4T R32.6.1)\n$ sudo docker run -it --rm nvcr.io/nvidia/l4t-base:r32.6.1\n"
+        "root@c:/# ls /usr/local/cuda\nls: cannot access '/usr/local/cuda': No such file or directory\n"
+    )
+    assert _first(text) == "docker_no_gpu_runtime"
+
+
+def test_a_jetpack_5_base_container_without_cuda_is_the_image_not_the_runtime() -> None:
+    # From r34 l4t-base carries no CUDA by design (l4t-cuda / l4t-jetpack do).
+    text = (
+        "AGX Orin, JetPack 5.1 (L4T R35.2.1)\n"
+        "$ sudo docker run -it --rm --runtime nvidia nvcr.io/nvidia/l4t-base:r35.2.1\n"
+        "root@c:/# ls /usr/local/cuda\nls: cannot access '/usr/local/cuda': No such file or directory\n"
+    )
+    assert "docker_no_gpu_runtime" not in _claimed(text)
+
+
+def test_said_working_before_rules_out_no_driver() -> None:
+    text = f"nvidia-smi was working before I rebooted the server.\n{SMI_FAILED}\n"
+    assert "no_nvidia_driver" not in _claimed(text)

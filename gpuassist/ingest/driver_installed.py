@@ -16,8 +16,9 @@ from the tools that print them:
 - a package manager listing an installed driver package (``dpkg -l``'s "ii  nvidia-driver-535", "ii  nvidia-dkms-…",
   "ii  nvidia-kernel-…"; ``rpm -qa``/dnf's "kmod-nvidia-…", "akmod-nvidia-…", "xorg-x11-drv-nvidia-…");
 - the user's own words that the driver is installed or that nvidia-smi / the driver worked before ("no longer works",
-  "does not work anymore", "stopped working", "worked before the reboot"). nvidia-smi's own "Make sure that the latest
-  NVIDIA driver is installed and running" is its advice, not a statement, and does not count.
+  "does not work anymore", "stopped working", "worked before the reboot", "was working until"). nvidia-smi's own
+  "Make sure that the latest NVIDIA driver is installed and running" is its advice, not a statement, and does not
+  count.
 
 Only the guess is dropped: a line that names the cause outright (a specific match) is kept, and the other readings
 (module not loaded, a kernel update, Secure Boot) decide.
@@ -50,7 +51,7 @@ SAYS_INSTALLED = re.compile(
 WORKED_BEFORE = re.compile(
     r"\b(?:nvidia-smi|drivers?|gpus?|cuda)\b[^.\n]{0,60}?(?:\b(?:does not|doesn'?t|did not|didn'?t|is not|isn'?t)"
     r"\s+work(?:ing)?\s+any\s?more\b|\bno longer (?:works?|working|runs?)\b|\bstopped working\b|"
-    r"\bworked (?:fine |well |perfectly )?(?:before|until|yesterday|previously)\b)",
+    r"\b(?:worked|(?:was|were) working) (?:fine |well |perfectly )?(?:before|until|yesterday|previously)\b)",
     re.IGNORECASE,
 )
 

@@ -9,7 +9,10 @@ default keeps the mount points as empty files in its layers; run without `--runt
 "default-runtime": "nvidia" in /etc/docker/daemon.json, which `docker build` and plain `docker run` use), nothing is
 mounted over them and the loader finds a zero-byte library: "error while loading shared libraries: <lib>: file too
 short". An image without the placeholders shows the same cause as the driver's library not found ("libcuda.so.1:
-cannot open shared object file"; libcuda is never part of an image on Jetson).
+cannot open shared object file"; libcuda is never part of an image on Jetson). On L4T r32 the CUDA toolkit itself is
+mounted (/usr/local/cuda-10.2 from the board), so a container of that release without the runtime has no
+/usr/local/cuda at all; from r34 (JetPack 5) l4t-base carries no CUDA by design (CUDA comes in l4t-cuda/l4t-jetpack
+images), so there a missing /usr/local/cuda is the image's choice and is not read.
 
 Read only on a Jetson text that shows a container (an image, docker, a container), so that a corrupted library on
 the board itself (a truncated copy, an interrupted install) is not read as a container's.
@@ -33,6 +36,12 @@ EMPTY_LIBRARY = re.compile(rf"\b{MOUNTED_LIBRARY}\W{{0,3}}:?\s*file too short", 
 DRIVER_LIBRARY_ABSENT = re.compile(
     r"\blib(?:cuda|nvrm\w*|nvos)\.so[\d.]*:\s*cannot open shared object file", re.IGNORECASE
 )
+# The CUDA directory absent in the container (ls, cd, a build's path check).
+CUDA_DIR_ABSENT = re.compile(r"/usr/local/cuda[\w.-]*/?[\w./-]*['\"`]?:\s*No such file or directory", re.IGNORECASE)
+# L4T r32 (JetPack 4): the release whose runtime mounts CUDA, cuDNN and TensorRT from the board.
+L4T_R32 = re.compile(
+    r"\bL4T\s*R?32\.\d|\bR32 \(release\)|\bl4t[\w.-]*[:-]r32\.\d|:r32\.\d|\bJetPack\s*4\.\d", re.IGNORECASE
+)
 JETSON_BOARD = re.compile(r"\bJetson\b|\bl4t\b|-tegra\b|\bTegra\b|\bJetPack\b|\bL4T\s*R?\d{2}\.\d", re.IGNORECASE)
 IN_CONTAINER = re.compile(
     r"\b(?:docker|podman|containers?|nvidia-docker)\b|\bdustynv/|\bnvcr\.io/nvidia/l4t|\bl4t-(?:base|ml|pytorch|"
@@ -50,6 +59,8 @@ def jetson_container_without_runtime(lines: list[str]) -> Match | None:
         found = next(
             (no for no, line in enumerate(head, start=1) if DRIVER_LIBRARY_ABSENT.search(line[:MAX_LINE])), None
         )
+    if found is None and any(L4T_R32.search(line[:MAX_LINE]) for line in head):
+        found = next((no for no, line in enumerate(head, start=1) if CUDA_DIR_ABSENT.search(line[:MAX_LINE])), None)
     if found is None:
         return None
     if not any(JETSON_BOARD.search(line[:MAX_LINE]) for line in head):
