@@ -230,3 +230,30 @@ def test_a_jetpack_5_base_container_without_cuda_is_the_image_not_the_runtime() 
 def test_said_working_before_rules_out_no_driver() -> None:
     text = f"nvidia-smi was working before I rebooted the server.\n{SMI_FAILED}\n"
     assert "no_nvidia_driver" not in _claimed(text)
+
+
+# ------------------------------------------------------------------ the NGC images' own driver check
+
+
+def _ngc(need: str, have: str) -> str:
+    return (
+        f"ERROR: This container was built for NVIDIA Driver Release {need} or later, but\n"
+        f"       version {have} was detected and compatibility mode is UNAVAILABLE.\n"
+    )
+
+
+def test_ngc_check_with_a_driver_of_an_older_cuda_major_is_the_driver_too_old() -> None:
+    assert _first(_ngc("530.30", "470.199.02")) == "driver_too_old"
+
+
+def test_ngc_check_within_one_cuda_major_is_no_verdict() -> None:
+    # 580 (CUDA 13.0) under an image built for 595 (CUDA 13.2): minor-version compatibility runs it.
+    assert "driver_too_old" not in _claimed(_ngc("595.58", "580.126.09"))
+
+
+def test_ngc_check_without_a_detected_version_is_no_verdict() -> None:
+    text = (
+        "triton-1  | ERROR: This container was built for NVIDIA Driver Release 515.48 or later, but\n"
+        "triton-1  |        version  was detected and compatibility mode is UNAVAILABLE.\n"
+    )
+    assert _claimed(text) == []

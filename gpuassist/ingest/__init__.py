@@ -28,6 +28,7 @@ from gpuassist.ingest import (
     kernel_noise,
     named_gpu,
     ngc_banner,
+    ngc_driver_check,
     paste_causes,
     paste_facts,
     program_devices,
@@ -379,6 +380,7 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
         device_plugin_without_runtime_match(lines),
         runtime_config.default_runtime_missing_match(lines),
         jetson_mounts.jetson_container_without_runtime(lines),
+        ngc_driver_check.ngc_driver_too_old_match(lines),
         uvm_device_missing_match(lines),
         singularity_without_driver_match(
             lines, report.facts.value("cuda.available") is False or _says_unavailable(lines)
