@@ -257,3 +257,19 @@ def test_ngc_check_without_a_detected_version_is_no_verdict() -> None:
         "triton-1  |        version  was detected and compatibility mode is UNAVAILABLE.\n"
     )
     assert _claimed(text) == []
+
+
+def test_wsl_list_shows_wsl1_whatever_the_user_calls_it() -> None:
+    text = (
+        "Ubuntu on WSL2, RTX 3090.\n> wsl -l -v\n  NAME      STATE           VERSION\n"
+        "* Ubuntu    Running         1\n"
+        f"{NO_DRIVER}\n"
+    )
+    report = load_text(text)
+    assert report.facts.value("platform.wsl") == "wsl1"
+    assert report.findings[0].id == "wsl_libcuda_problem"
+
+
+def test_wsl_list_with_version_2_stays_wsl2() -> None:
+    text = f"> wsl -l -v\n  NAME      STATE           VERSION\n* Ubuntu-22.04    Running         2\n{NO_DRIVER}\n"
+    assert load_text(text).facts.value("platform.wsl") == "wsl2"

@@ -117,6 +117,13 @@ CONDA_SOLVE_FAILED = re.compile(r"PackagesNotFoundError|PackageNotFoundError|Res
 # The text says it runs under WSL ("WSL2", "WSL 2", "Windows Subsystem for Linux"); "WSL 1" / "WSL1" is the old one.
 WSL_TEXT = re.compile(r"\bWSL ?2\b|\bWSL\b|Windows Subsystem for Linux|\bUbuntu Subsystem\b", re.IGNORECASE)
 WSL1_TEXT = re.compile(r"\bWSL ?1\b", re.IGNORECASE)
+# `wsl -l -v`'s row of the default distribution ("* Ubuntu    Running   1": its VERSION column) and `wsl --status`'s
+# "Default Version: 1" state the WSL version outright, whatever the user calls it.
+WSL_VERSION_SHOWN = re.compile(
+    r"^\s*\*\s+\S+\s+(?:Running|Stopped|Installing|Converting|Uninstalling)\s+(?P<a>[12])\s*$|"
+    r"^\s*Default Version\s*:\s*(?P<b>[12])\s*$",
+    re.IGNORECASE,
+)
 JETSON_RELEASE = re.compile(
     r"\bR(\d+) \(release\), REVISION: ([\d.]+)|\bL4T\s+R?(\d+\.\d+(?:\.\d+)?)|-tegra\b|"
     r"tegrastats|GR3D_FREQ|(?<![A-Za-z])Jetson(?![A-Za-z])|(?<![A-Za-z])JetPack\s*[<>=]*\s*\d|"  # no \\b: CJK runs on
@@ -667,6 +674,17 @@ def platform_facts(lines: list[str], sources: Sources) -> dict[str, Any]:
     if wsl:
         facts["platform.wsl"] = "wsl1" if WSL1_TEXT.search(wsl[1]) else "wsl2"
         note_source(sources, ("platform.wsl",), *wsl)
+        shown = next(
+            (
+                (no, line, m)
+                for no, line in enumerate(lines, start=1)
+                if (m := WSL_VERSION_SHOWN.search(line[:MAX_LINE]))
+            ),
+            None,
+        )
+        if shown is not None:
+            facts["platform.wsl"] = f"wsl{shown[2].group('a') or shown[2].group('b')}"
+            note_source(sources, ("platform.wsl",), shown[0], shown[1])
     mac = next(
         (
             (no, line)
