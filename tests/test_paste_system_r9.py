@@ -273,3 +273,17 @@ def test_wsl_list_shows_wsl1_whatever_the_user_calls_it() -> None:
 def test_wsl_list_with_version_2_stays_wsl2() -> None:
     text = f"> wsl -l -v\n  NAME      STATE           VERSION\n* Ubuntu-22.04    Running         2\n{NO_DRIVER}\n"
     assert load_text(text).facts.value("platform.wsl") == "wsl2"
+
+
+def test_nvidia_docker_1_volume_plugin_missing_is_the_runtime() -> None:
+    text = (
+        "$ nvidia-docker run --rm nvidia/cuda:8.0-runtime nvidia-smi\n"
+        "docker: Error response from daemon: create nvidia_driver_375.66: create nvidia_driver_375.66: Error looking "
+        "up volume plugin nvidia-docker: legacy plugin: plugin not found.\n"
+    )
+    assert _first(text) == "docker_no_gpu_runtime"
+
+
+def test_another_volume_plugin_missing_is_no_gpu_verdict() -> None:
+    text = "docker: Error response from daemon: create data: Error looking up volume plugin rexray: plugin not found."
+    assert _claimed(text) == []
