@@ -287,3 +287,13 @@ def test_nvidia_docker_1_volume_plugin_missing_is_the_runtime() -> None:
 def test_another_volume_plugin_missing_is_no_gpu_verdict() -> None:
     text = "docker: Error response from daemon: create data: Error looking up volume plugin rexray: plugin not found."
     assert _claimed(text) == []
+
+
+def test_an_empty_board_library_with_the_runtime_in_use_is_not_the_runtime() -> None:
+    # With --runtime nvidia the placeholders stay empty when the board lacks the components the CSV lists.
+    text = (
+        "Jetson Nano, JetPack 4.6.4 [L4T 32.7.4]\n"
+        "$ sudo docker run --runtime nvidia -it dustynv/jetson-inference:r32.7.1\n"
+        "imagenet: error while loading shared libraries: /usr/lib/aarch64-linux-gnu/libnvinfer.so.8: file too short\n"
+    )
+    assert "docker_no_gpu_runtime" not in _claimed(text)

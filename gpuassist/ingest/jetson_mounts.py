@@ -14,6 +14,13 @@ mounted (/usr/local/cuda-10.2 from the board), so a container of that release wi
 /usr/local/cuda at all; from r34 (JetPack 5) l4t-base carries no CUDA by design (CUDA comes in l4t-cuda/l4t-jetpack
 images), so there a missing /usr/local/cuda is the image's choice and is not read.
 
+The same empty placeholders appear WITH the runtime when the board itself lacks what the CSV lists (CUDA, cuDNN or
+TensorRT not installed on the device, e.g. a board flashed without the SDK components: dusty-nv's answer in
+dusty-nv/jetson-inference#1733, where the container ran through docker/run.sh, which passes --runtime nvidia): so a
+text that shows the runtime in use (--runtime nvidia, jetson-inference's docker/run.sh, jetson-containers' run, a
+daemon.json making nvidia the default) is not read as the container without it; the catalogue has no id for the
+board's missing components, so nothing is claimed there.
+
 Read only on a Jetson text that shows a container (an image, docker, a container), so that a corrupted library on
 the board itself (a truncated copy, an interrupted install) is not read as a container's.
 """
@@ -50,6 +57,14 @@ IN_CONTAINER = re.compile(
 )
 
 
+# The container was started with the NVIDIA runtime.
+RUNTIME_USED = re.compile(
+    r"--runtime[= ]+nvidia\b|\bdocker/run\.sh\b|\bjetson-containers\s+run\b|"
+    r"[\"']default-runtime[\"']\s*:\s*[\"']nvidia[\"']",
+    re.IGNORECASE,
+)
+
+
 def jetson_container_without_runtime(lines: list[str]) -> Match | None:
     """A Jetson container whose board library is an empty placeholder (or libcuda absent): the NVIDIA runtime did not
     mount the board's libraries (docker_no_gpu_runtime, a verdict citing the loader's line)."""
@@ -67,4 +82,6 @@ def jetson_container_without_runtime(lines: list[str]) -> Match | None:
         return None
     if not any(IN_CONTAINER.search(line[:MAX_LINE]) for line in head):
         return None
+    if any(RUNTIME_USED.search(line[:MAX_LINE]) for line in head):
+        return None  # the runtime ran: the board lacks what it mounts (no catalogue id), not this cause
     return Match("docker_no_gpu_runtime", found, lines[found - 1].strip()[:500], True, 0.9)
