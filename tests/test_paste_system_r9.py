@@ -297,3 +297,16 @@ def test_an_empty_board_library_with_the_runtime_in_use_is_not_the_runtime() -> 
         "imagenet: error while loading shared libraries: /usr/lib/aarch64-linux-gnu/libnvinfer.so.8: file too short\n"
     )
     assert "docker_no_gpu_runtime" not in _claimed(text)
+
+
+def test_jetson_docker_build_without_nvidia_default_is_the_runtime() -> None:
+    text = (
+        "Jetson Xavier NX, L4T R32.5.1\n$ docker build -t myimg .\nStep 5/9 : RUN python3 setup.py install\n"
+        "/bin/sh: 1: nvcc: not found\n" + DAEMON_JSON_NO_DEFAULT + "\n"
+    )
+    assert _first(text) == "docker_no_gpu_runtime"
+
+
+def test_jetson_host_without_container_work_is_no_runtime_verdict() -> None:
+    text = "Jetson Nano, JetPack 4.6\n$ nvcc --version\nbash: nvcc: command not found\n" + DAEMON_JSON_NO_DEFAULT + "\n"
+    assert "docker_no_gpu_runtime" not in _claimed(text)

@@ -41,9 +41,12 @@ DEFAULT_RUNTIME = re.compile(
 # Where pods (or an installer, or a Jetson build) take the engine's default runtime.
 NEEDS_DEFAULT = re.compile(
     r"\b(?:kubernetes|k8s|k3s|kubelet|kubectl|kubespray|microk8s|device[- ]plugin|nvidia\.com/gpu|openpai|pai-worker|"
-    r"gpu-operator)\b|\bdefault runtime\b|\bL4T\b|\bjetpack\b|\bjetson\b",
+    r"gpu-operator)\b|\bdefault runtime\b",
     re.IGNORECASE,
 )
+# On a Jetson, the default matters to `docker build` and plain `docker run`/Compose: only with one in the text.
+JETSON = re.compile(r"\bL4T\b|\bjetpack\b|\bjetson\b", re.IGNORECASE)
+JETSON_CONTAINER_WORK = re.compile(r"\bdocker[- ](?:build|run|compose)\b|(?<![\w-])containers?(?![\w-])", re.IGNORECASE)
 # What went wrong: the installer's refusal, the GPU not seen or not usable.
 TROUBLE = re.compile(
     r"default runtime is not set correctly|requirements are not met|Insufficient nvidia\.com/gpu|"
@@ -85,7 +88,11 @@ def default_runtime_missing_match(lines: list[str]) -> Match | None:
     registered, default = block
     if default == "nvidia":
         return None
-    if not any(NEEDS_DEFAULT.search(line[:MAX_LINE]) for line in lines[:5000]):
+    head = lines[:5000]
+    jetson_build = any(JETSON.search(line[:MAX_LINE]) for line in head) and any(
+        JETSON_CONTAINER_WORK.search(line[:MAX_LINE]) for line in head
+    )
+    if not jetson_build and not any(NEEDS_DEFAULT.search(line[:MAX_LINE]) for line in head):
         return None
     if not any(TROUBLE.search(line[:MAX_LINE]) for line in lines[:5000]):
         return None
