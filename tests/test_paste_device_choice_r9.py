@@ -82,3 +82,9 @@ def test_a_gpu_setting_that_failed_loudly_is_not_this_reading() -> None:
 
 def test_a_cpu_line_with_no_setting_and_no_machine_is_left_undecided() -> None:
     assert _claims(f"Why do I see this?\n{FP16}\n") == []
+
+
+def test_a_cpu_flag_with_the_card_said_unused_is_the_answer() -> None:
+    # The complaint makes the flag the explanation: the user did not mean to leave the card idle.
+    text = f"$ python infer.py --device cpu\n{FP16}\nWhy does it not use my RTX 4070?\n"
+    assert _claims(text)[:1] == ["workload_left_on_cpu"]

@@ -56,6 +56,7 @@ from gpuassist.ingest.container_boundary import (
 from gpuassist.ingest.container_smi import image_without_smi
 from gpuassist.ingest.cpu_build_words import cuda_less_torch_in_words
 from gpuassist.ingest.driver_branch import supported_branch_rules_out, unsupported_branch_match
+from gpuassist.ingest.extension_kernels import extension_kernel_matches
 from gpuassist.ingest.fabric import fabric_manager_not_needed
 from gpuassist.ingest.gpuless_machine import stated_gpuless_machine
 from gpuassist.ingest.igpu_only import NOUVEAU_PROBE, integrated_only_match
@@ -408,6 +409,7 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
     matches = fabric_manager_not_needed(lines, system_causes.kernel_cause_explains(_no_gpu_explains(matches)))
     matches = supported_branch_rules_out(lines, matches)
     matches = guesses_the_build_rules_out(report.facts, _cpu_build_wanted(lines, matches))
+    matches = extension_kernel_matches(lines, matches)
     matches = source_builds.source_build_first(
         matches, source_builds.source_build_match(lines, report.facts.value("torch.version"))
     )

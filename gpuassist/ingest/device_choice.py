@@ -65,6 +65,21 @@ GPU_SETTING = re.compile(
 )
 
 
+# The GPU said to be unused by its model or kind of card ("it does not use my RTX 3060", "not using the graphics
+# card"): the complaint that makes a CPU flag the answer rather than the user's plan.
+CARD_UNUSED = re.compile(
+    r"\b(?:does\s*n[o']t|doesn't|don'?t|do\s+not|does\s+not|not|never|isn't|is\s+not)\s+"
+    r"(?:use|using|utili[sz]e|utili[sz]ing|touch|touching)\s+(?:the\s+|my\s+|any\s+)?(?:nvidia\s+)?"
+    r"(?:(?:geforce\s+)?(?:rtx|gtx)\s*\d{3,4}\w*|quadro\b|tesla\b|graphics\s+card|video\s+card|gpus?\b)",
+    re.IGNORECASE,
+)
+
+
+def card_unused_said(lines: list[str]) -> bool:
+    """The text says the GPU (by model or kind of card) is not used."""
+    return any(CARD_UNUSED.search(line[:MAX_LINE]) for line in lines)
+
+
 def cpu_requested(lines: list[str]) -> tuple[int, str] | None:
     """The first line that asks for the CPU on purpose (a flag, an argument, a config key, every GPU hidden), unless
     the text says the CPU was a workaround."""
