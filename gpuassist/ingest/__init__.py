@@ -62,6 +62,7 @@ from gpuassist.ingest.gpuless_machine import stated_gpuless_machine
 from gpuassist.ingest.igpu_only import NOUVEAU_PROBE, integrated_only_match
 from gpuassist.ingest.job_devices import allocation_explains, requested_gpus_not_in_job
 from gpuassist.ingest.lines import Sources
+from gpuassist.ingest.loader_workers import workers_zero_starves
 from gpuassist.ingest.module_load import (
     dkms_not_built_for_running_kernel,
     init_error_after_suspend_match,
@@ -321,7 +322,9 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
             or _says_unavailable(lines)
             or any(m.id == "cuda_visible_devices_hides_gpus" for m in matches),
         ),
-        usage_words.gpu_waits_for_data(lines, user_words.loader_starves_gpu_in_words(lines)),
+        usage_words.gpu_waits_for_data(
+            lines, user_words.loader_starves_gpu_in_words(lines) or workers_zero_starves(lines)
+        ),
         usage_words.work_left_on_cpu(
             lines,
             cuda_available=report.facts.value("cuda.available"),
