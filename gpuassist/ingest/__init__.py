@@ -217,7 +217,10 @@ def load_text(text: str, *, label: str = "the input") -> Report:
             meta={
                 "source_label": f"{kinds_mod.describe(kinds)} ({label})",
                 "input_kinds": [k.id for k in kinds],
-                "missing_facts": [*parsed.missing, *torch_rows.cut_package_list(lines)],
+                "missing_facts": [
+                    *parsed.missing,
+                    *(torch_rows.cut_package_list(lines) or torch_rows.cut_before_selected_pytorch(lines)),
+                ],
             },
             ran=set(),
         )
