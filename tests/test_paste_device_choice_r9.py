@@ -31,6 +31,8 @@ def _claims(text: str) -> list[str]:
         'export CUDA_VISIBLE_DEVICES=""',
         'os.environ["CUDA_VISIBLE_DEVICES"] = "-1"',
         "python main.py --cpu",
+        "asr = pipeline('automatic-speech-recognition', model=m, device=-1)",
+        "python train.py --dataroot ./maps --gpu_ids -1",
     ],
 )
 def test_a_cpu_asked_for_on_purpose_claims_nothing(choice: str) -> None:
@@ -62,6 +64,7 @@ def test_moving_results_to_the_host_is_no_choice() -> None:
         "When I select GPU as the device the CPU goes to 100% and nothing runs on the graphics card.",
         "The device option is set to cuda but the CPU does all the work.",
         "app.exe --device gpu",
+        "设备已经设置为GPU，但是显卡没有被使用，CPU占用100%",
     ],
 )
 def test_a_gpu_setting_with_a_cpu_line_is_work_left_on_the_cpu(said: str) -> None:
@@ -88,3 +91,8 @@ def test_a_cpu_flag_with_the_card_said_unused_is_the_answer() -> None:
     # The complaint makes the flag the explanation: the user did not mean to leave the card idle.
     text = f"$ python infer.py --device cpu\n{FP16}\nWhy does it not use my RTX 4070?\n"
     assert _claims(text)[:1] == ["workload_left_on_cpu"]
+
+
+def test_every_gpu_asked_for_is_no_cpu_choice() -> None:
+    # Counter-example: Lightning's devices=-1 / gpus=-1 ask for every GPU.
+    assert cpu_requested(["trainer = pl.Trainer(accelerator='gpu', devices=-1)", "Trainer(gpus=-1)"]) is None

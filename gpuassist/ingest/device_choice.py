@@ -36,6 +36,9 @@ CPU_REQUESTED = re.compile(
     r"(?:^|\s)--(?:cpu|use[-_]cpu(?:\s+all)?|no[-_]cuda|device[= ]['\"]?cpu|accelerator[= ]['\"]?cpu)(?![\w-])|"
     r"(?<![\w.])(?:device|accelerator)\s*=\s*(?:torch\.device\(\s*)?['\"]cpu['\"]|"
     r"\bno_cuda\s*=\s*True\b|\buse_cuda\s*=\s*False\b|\buse_cpu\s*=\s*True\b|"
+    # transformers' pipeline(device=-1) is its CPU (pipelines/base.py: "-1 ... will leverage CPU"); the pix2pix /
+    # CycleGAN options' "--gpu_ids -1" ("use -1 for CPU"). Not Lightning's devices=-1 / gpus=-1 (every GPU).
+    r"(?<![\w.])device\s*=\s*-1\b|(?:^|\s)--gpu_ids[= ]-1\b|"
     # A config's key: "device: cpu" (YAML), "\"device\": \"cpu\"" (JSON), "device = cpu" (INI/TOML without quotes).
     r"^\s*['\"]?device['\"]?\s*[:=]\s*['\"]?cpu['\"]?\s*,?\s*$|"
     # Every GPU hidden on purpose: export CUDA_VISIBLE_DEVICES="" / =-1, os.environ["CUDA_VISIBLE_DEVICES"] = "".
@@ -60,7 +63,9 @@ GPU_SETTING = re.compile(
     r"\b(?:select(?:ed)?|chose|picked|choosing|selecting)\s+['\"]?(?:gpu|cuda)['\"]?\s+(?:as|for)\s+(?:the\s+)?device\b|"
     r"\b(?:even (?:if|though|when)|although|though)\s+(?:i|we|you)\s*(?:have\s+|had\s+)?(?:set|selected|chose|picked)"
     r"\s+(?:the\s+)?(?:device\s+to\s+)?['\"]?(?:gpu|cuda)\b|"
-    r"(?:^|\s)--device[= ]['\"]?(?:gpu|cuda)(?![\w-])|(?<![\w.])device\s*=\s*['\"](?:gpu|cuda)['\"]",
+    r"(?:^|\s)--device[= ]['\"]?(?:gpu|cuda)(?![\w-])|(?<![\w.])device\s*=\s*['\"](?:gpu|cuda)['\"]|"
+    # Chinese: "设备设置为GPU", "选择了GPU", "已经选了cuda".
+    r"(?:设置|设为|设成|选择|选了|选的)\S{0,6}?(?:gpu|cuda|显卡)",
     re.IGNORECASE,
 )
 
