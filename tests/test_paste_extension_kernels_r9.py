@@ -64,3 +64,22 @@ def test_a_named_gpu_the_published_list_lacks_keeps_the_reading() -> None:
         f"{MESSAGE}\n"
     )
     assert "gpu_arch_dropped_from_build" in _ids(text)
+
+
+def test_an_extension_custom_op_frame_clears_the_guesses() -> None:
+    text = (
+        '  File "/usr/local/lib/python3.10/dist-packages/vllm/_custom_ops.py", line 34, in wrapper\n'
+        "    return fn(*args, **kwargs)\n"
+        '  File "/usr/local/lib/python3.10/dist-packages/torch/_ops.py", line 854, in __call__\n' + MESSAGE + "\n"
+    )
+    assert extension_named(text.splitlines(), len(text.splitlines())) == "vllm"
+    assert not _ids(text) & GUESSES
+
+
+def test_a_python_layer_of_a_large_library_is_not_its_kernel() -> None:
+    # Counter-example: vLLM's model code calling torch's F.linear: torch's own kernel failed.
+    text = (
+        '  File "/usr/local/lib/python3.10/dist-packages/vllm/model_executor/layers/linear.py", line 132, in apply\n'
+        "    return F.linear(x, layer.weight, bias)\n" + MESSAGE + "\n"
+    )
+    assert extension_named(text.splitlines(), len(text.splitlines())) is None

@@ -26,13 +26,17 @@ from gpuassist.ingest.errors import Match
 from gpuassist.ingest.lines import MAX_LINE
 
 NO_KERNEL_IMAGE = re.compile(r"no kernel image is available for execution on the device", re.IGNORECASE)
-# A third-party extension named by its package directory, module or wheel name.
+# A third-party extension's kernel code, named by its package directory, compiled module or wheel name. Packages that
+# are mostly Python around torch's own kernels (vLLM's model code, DeepSpeed's engine, mmcv's and detectron2's layers)
+# count only through their compiled parts (vllm/_custom_ops.py and vllm._C, deepspeed/ops, mmcv/ops and mmcv._ext,
+# detectron2._C): a frame in their Python code may well be calling torch's kernel.
 EXTENSION = re.compile(
-    r"(?<![\w-])(?:flashinfer|xformers|flash[_-]attn|flash_attn_\w+|vllm[/\\._]+_C|vllm_flash_attn|sgl[_-]kernel|"
-    r"bitsandbytes|libbitsandbytes_cuda\d+|amp_C|fused_layer_norm_cuda|apex[/\\]|detectron2[/\\._]+_C|detectron2[/\\]"
-    r"|mmcv[/\\._]+_ext|mmcv[/\\]ops|torch_(?:scatter|sparse|cluster|spline_conv)|mamba_ssm|causal_conv1d|"
-    r"selective_scan_cuda|auto_gptq|autogptq_cuda|exllama\w*|awq_inference_engine|deepspeed[/\\]ops|"
-    r"llama_cpp|ctransformers|tinycudann|nvdiffrast|pytorch3d[/\\._]+_C|spconv|MinkowskiEngine)(?![\w-])",
+    r"(?<![\w-])(?:(?:flashinfer|xformers|flash[_-]attn|flash_attn_\w+|vllm_flash_attn|sgl[_-]kernel|bitsandbytes|"
+    r"libbitsandbytes_cuda\d+|amp_C|fused_layer_norm_cuda|apex|torch_(?:scatter|sparse|cluster|spline_conv)|mamba_ssm|"
+    r"causal_conv1d|selective_scan_cuda|auto_gptq|autogptq_cuda|exllama\w*|awq_inference_engine|llama_cpp|"
+    r"ctransformers|tinycudann|nvdiffrast|pytorch3d|spconv|MinkowskiEngine)(?=[/\\._-]|$)|"
+    r"vllm(?:[/\\]_custom_ops\b|[/\\._]+_C\b)|deepspeed[/\\]ops\b|mmcv(?:[/\\]ops\b|[/\\._]+_ext\b)|"
+    r"detectron2[/\\._]+_C\b)",
     re.IGNORECASE,
 )
 # A Python traceback frame and the file it names.
@@ -52,19 +56,24 @@ TORCH_BUILD_GUESSES = frozenset(
 )
 
 
+def _name(found: str) -> str:
+    """The package a match names ("vllm/_custom_ops" -> "vllm")."""
+    return re.split(r"[/\\.]", found.strip("/\\._"), maxsplit=1)[0]
+
+
 def extension_named(lines: list[str], at: int) -> str | None:
     """The extension a "no kernel image" on line ``at`` (1-based) comes from, or None when torch's own code (or
     nothing the text shows) raised it."""
     line = lines[at - 1][:MAX_LINE]
     named = EXTENSION.search(line)
     if named:
-        return named.group(0).strip("/\\._")
+        return _name(named.group(0))
     for raw in reversed(lines[max(0, at - 1 - FRAMES_BEFORE) : at - 1]):
         frame = FRAME.match(raw[:MAX_LINE])
         if frame is None or TORCH_FILE.search(frame.group("path")):
             continue
         found = EXTENSION.search(frame.group("path"))
-        return found.group(0).strip("/\\._") if found else None  # the nearest non-torch frame decides
+        return _name(found.group(0)) if found else None  # the nearest non-torch frame decides
     return None
 
 
