@@ -23,6 +23,7 @@ def _first(text: str) -> str | None:
         "$ python train.py --data coco --workers 0\nthe GPU sits idle most of the time, how can I speed this up?",
         "On Windows num_workers cannot be larger than 0, and the training on my GTX 1660 is slow.",
         "I set num_workers to 0 and the GPU load is only 10%, is loading the batches the bottleneck?",
+        "显卡是RTX 3090，训练很慢，GPU利用率很低，num_workers设置为0",
     ],
 )
 def test_zero_workers_beside_a_slow_gpu_run_is_starvation(text: str) -> None:

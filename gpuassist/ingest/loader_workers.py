@@ -26,6 +26,8 @@ WORKERS_ZERO = re.compile(
     r"\bnum[_ ]workers\b['\"]?\s*(?:=|:|is|was|of)?\s*(?:set\s+)?(?:to\s+|as\s+|at\s+)?['\"]?0\b(?!\.\d)|"
     r"\b(?:set|setting|use|using|with|keep|kept)\s+(?:the\s+)?num[_ ]workers\s*(?:to|=|as|at)?\s*0\b(?!\.\d)|"
     r"(?:^|\s)--(?:num[_-])?workers[= ]0\b|\bworkers\s*=\s*0\b|"
+    # Chinese: "num_workers设置为0", "num_workers 设成 0", "把num_workers设为0".
+    r"\bnum[_ ]workers\s*(?:设置为|设置成|设为|设成|改为|改成|为|是)\s*0\b|"
     r"\b(?:0|zero|no)\s+(?:data\s*loader\s+|dataloader\s+)?workers?\b(?!\s*(?:is|are)\s+(?:fine|enough))|"
     r"\bnum[_ ]workers\b[^.\n]{0,40}?\b(?:can ?not|can'?t|could ?n[o']t|does ?n[o']t work|not work\w*|must be 0|"
     r"has to be 0)\b[^.\n]{0,40}?\bwindows\b|"
