@@ -149,8 +149,11 @@ def test_the_ingest_reports_each_row_at_its_severity(row: MessageRow) -> None:
     elif row.ids:
         likeliest = max(row.ids, key=lambda k: row.ids[k])
         assert likeliest in by_id, (row.key, list(by_id))
-        assert by_id[likeliest].severity is Severity.WARNING  # a generic message stays a possibility
-        assert by_id[likeliest].title.startswith("Possible cause")
+        if catalogue()[likeliest].gpu_in_use:  # an error of a working GPU is info, generic or not (round 9)
+            assert by_id[likeliest].severity is Severity.INFO
+        else:
+            assert by_id[likeliest].severity is Severity.WARNING  # a generic message stays a possibility
+            assert by_id[likeliest].title.startswith("Possible cause")
         assert not [f for f in report.findings if f.severity is Severity.ERROR], row.key
     else:  # recognised, blames nothing
         assert not [f for f in report.findings if f.id in catalogue() and f.severity is Severity.ERROR], (

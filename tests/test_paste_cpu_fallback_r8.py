@@ -89,8 +89,10 @@ def test_a_transformers_pipeline_on_cpu_with_a_geforce_named_is_a_cpu_build() ->
 
 
 def test_whisper_told_to_use_the_cpu_is_the_program_not_the_build() -> None:
+    # Round 9: the CPU asked for and the GPU said to be unused: the flag is the answer. Without the complaint the CPU
+    # line is the requested behaviour and nothing is claimed (tests/test_paste_device_choice_r9.py).
     text = (
-        "whisper audio.mp3 --device cpu --model medium\nI have an RTX 3060\n"
+        "whisper audio.mp3 --device cpu --model medium\nI have an RTX 3060 but the GPU is not used at all\n"
         "UserWarning: FP16 is not supported on CPU; using FP32 instead\n"
     )
     assert _ids(text)[0] == "workload_left_on_cpu"

@@ -61,11 +61,13 @@ from gpuassist.ingest.container_boundary import (
 from gpuassist.ingest.container_smi import image_without_smi
 from gpuassist.ingest.cpu_build_words import cuda_less_torch_in_words
 from gpuassist.ingest.driver_branch import supported_branch_rules_out, unsupported_branch_match
+from gpuassist.ingest.extension_kernels import extension_kernel_matches
 from gpuassist.ingest.fabric import fabric_manager_not_needed
 from gpuassist.ingest.gpuless_machine import stated_gpuless_machine
 from gpuassist.ingest.igpu_only import NOUVEAU_PROBE, integrated_only_match
 from gpuassist.ingest.job_devices import allocation_explains, requested_gpus_not_in_job
 from gpuassist.ingest.lines import Sources
+from gpuassist.ingest.loader_workers import workers_zero_starves
 from gpuassist.ingest.module_load import (
     dkms_not_built_for_running_kernel,
     init_error_after_suspend_match,
@@ -220,7 +222,10 @@ def load_text(text: str, *, label: str = "the input") -> Report:
             meta={
                 "source_label": f"{kinds_mod.describe(kinds)} ({label})",
                 "input_kinds": [k.id for k in kinds],
-                "missing_facts": [*parsed.missing, *torch_rows.cut_package_list(lines)],
+                "missing_facts": [
+                    *parsed.missing,
+                    *(torch_rows.cut_package_list(lines) or torch_rows.cut_before_selected_pytorch(lines)),
+                ],
             },
             ran=set(),
         )
@@ -326,7 +331,9 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
             or _says_unavailable(lines)
             or any(m.id == "cuda_visible_devices_hides_gpus" for m in matches),
         ),
-        usage_words.gpu_waits_for_data(lines, user_words.loader_starves_gpu_in_words(lines)),
+        usage_words.gpu_waits_for_data(
+            lines, user_words.loader_starves_gpu_in_words(lines) or workers_zero_starves(lines)
+        ),
         usage_words.work_left_on_cpu(
             lines,
             cuda_available=report.facts.value("cuda.available"),
@@ -417,6 +424,7 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
     matches = fabric_manager_not_needed(lines, system_causes.kernel_cause_explains(_no_gpu_explains(matches)))
     matches = supported_branch_rules_out(lines, matches)
     matches = guesses_the_build_rules_out(report.facts, _cpu_build_wanted(lines, matches))
+    matches = extension_kernel_matches(lines, matches)
     matches = source_builds.source_build_first(
         matches, source_builds.source_build_match(lines, report.facts.value("torch.version"))
     )

@@ -28,6 +28,7 @@ from gpuassist.ingest.lines import MAX_LINE, Sources, note_source
 from gpuassist.ingest.torch_rows import conda_list_version
 from gpuassist.knowledge.wheels import arch_covers
 from gpuassist.rules import view
+from gpuassist.rules.wheel import build_arch_list
 
 # A local version tag states the build: +cpu has no CUDA, +cu121 is CUDA 12.1.
 VERSION = r"\d+\.\d+(?:\.\d+)?(?:(?:a|b|rc|\.dev|\.post)\d+)?(?:\+[\w.]+)?"
@@ -412,11 +413,13 @@ RELEASE_BUILD = re.compile(r"^\d+\.\d+\.\d+(?:\.dev\d+)?\+(?:cu\d{2,3}|cpu|rocm[
 
 def guesses_the_build_rules_out(facts: Facts, matches: list[Match]) -> list[Match]:
     """CUDA's "no kernel image is available" can mean several builds; the text may show which it is. When torch's own
-    arch list covers every GPU it names (RTX 5090 with sm_120 in get_arch_list()), the kernel missing is not
+    arch list (printed, or the published wheel's for a release build) covers every GPU it names (RTX 5090 with sm_120
+    in get_arch_list(), a T4's sm_75 in 2.4.0+cu121), the kernel missing is not
     torch's (an extension built for other GPUs, another torch copy): the arch guesses are out. A release build
     (+cu128) is no source build. A verdict from the text itself stays."""
     dropped: set[str] = set()
-    arch_list = facts.value("torch.arch_list")
+    # The printed list, else the published wheel's (a +cu121 release's list is in the tables; round 9).
+    arch_list = facts.value("torch.arch_list") or build_arch_list(facts)[0]
     capabilities = [g.capability for g in view.nvidia_gpus(facts).gpus if g.capability]
     if arch_list and capabilities and all(arch_covers(c, arch_list) for c in capabilities):
         dropped.update(ARCH_GUESSES)

@@ -22,7 +22,10 @@ device, read in each one's source:
   ``"LayerNormKernelImpl" not implemented for 'Half'``, ``"slow_conv2d_cpu" ...``; aten/src/ATen/Dispatch.h's
   ``"<kernel>" not implemented for '<dtype>'``): a float16 model ran on the CPU, whoever chose it.
 
-Such a line decides a cause only with the machine: on a Mac, CUDA does not exist (MPS is the answer); with an NVIDIA
+A CPU asked for on purpose (``--device cpu``, ``device='cpu'``, ``CUDA_VISIBLE_DEVICES=""``, a config's ``device:
+cpu``) makes the line the requested behaviour: nothing is claimed. A program whose device setting the text says is
+GPU while the library reports the CPU left the work there (device_choice.py has the sources). Otherwise such a line
+decides a cause only with the machine: on a Mac, CUDA does not exist (MPS is the answer); with an NVIDIA
 GPU named and a library that picks CUDA by itself, torch could not use CUDA, whose commonest cause is a CPU-only build
 (not when the text shows a CUDA build or CUDA working: other readings decide those); with a library that leaves the
 device to the program, the program kept the work on the CPU. A text that names neither a Mac nor an NVIDIA GPU
@@ -35,6 +38,7 @@ import re
 from dataclasses import dataclass
 
 from gpuassist.facts import Facts
+from gpuassist.ingest.device_choice import cpu_requested, gpu_setting_said
 from gpuassist.ingest.errors import Match
 from gpuassist.ingest.lines import MAX_LINE
 from gpuassist.ingest.named_gpu import named_nvidia_gpus
@@ -95,10 +99,17 @@ def app_on_cpu_matches(lines: list[str], facts: Facts, matches: list[Match]) -> 
     if found is None:
         return matches
     no, line, fallback = found
+    if cpu_requested(lines) is not None:
+        return matches  # the CPU was asked for: the library's line is the requested behaviour (device_choice.py)
     if facts.value("host.os") == "Darwin" and facts.value("platform.rosetta") is not True:
         return [Match("macos_no_cuda_use_mps", no, line, True, 0.85)]
     if facts.value("cuda.available") is not None or cuda_shown_working(lines) or cuda_shown_failing(lines):
         return matches
+    setting = gpu_setting_said(lines)
+    if setting is not None:
+        # The program's device setting says GPU and no error followed: torch raises on 'gpu' and on 'cuda' without
+        # CUDA, so a quiet CPU run means the program did not pass the choice on (device_choice.py).
+        return [Match("workload_left_on_cpu", setting[0], setting[1], False, 0.7)]
     if not (facts.known("reported.gpus") or named_nvidia_gpus(lines)):
         return matches
     cuda_build = bool(facts.value("torch.cuda_build")) or bool(CUDA_BUILD_TAG.search(line))

@@ -167,3 +167,27 @@ def cut_package_list(lines: list[str]) -> list[str]:
         f"the end of the '[conda]' package list: it stops at {conda[-1].name}, before {', '.join(after)}, which the "
         "pip rows list in the same environment (the list looks cut short there)"
     ]
+
+
+# conda metapackages that exist only beside a conda ``pytorch`` row of the same environment: anaconda's
+# ``_pytorch_select`` (its build, ``gpu_0`` / ``cpu_0``, selects which pytorch build the solver takes; defaults channel,
+# pytorch <= 1.3). Its row sorts before ``pytorch`` in ``conda list``, so a list that ends before that row was cut.
+# (collect_env's "[conda] _pytorch_select  0.2  gpu_0"; the leading "_" keeps it out of ROW's names).
+PYTORCH_SELECTOR = re.compile(r"^\s*\[conda\]\s+(?P<name>_pytorch_select)\s+\d[\w.]*\s+(?P<build>\S+)")
+
+
+def cut_before_selected_pytorch(lines: list[str]) -> list[str]:
+    """The conda rows end the paste, a selector row says conda installed ``pytorch`` in this environment, and no
+    ``pytorch`` row follows although it would sort after the last row shown: the list was cut. Empty when it cannot
+    tell (see ``cut_package_list`` for the pip-rows reading)."""
+    conda = [r for r in package_rows(lines) if r.tool == "conda"]
+    if not conda or not all(CLOSING.match(line[:MAX_LINE]) for line in lines[conda[-1].line_no :]):
+        return []
+    selector = next((m for line in lines if (m := PYTORCH_SELECTOR.match(line[:MAX_LINE]))), None)
+    if selector is None or any(r.name in TORCH_DISTRIBUTIONS for r in conda) or conda[-1].name >= "pytorch":
+        return []
+    return [
+        f"the end of the '[conda]' package list: it stops at {conda[-1].name}, before the pytorch row that conda's "
+        f"{selector.group('name')} {selector.group('build')} row says this environment holds (the list looks cut "
+        "short there)"
+    ]

@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 
 from gpuassist.findings import Severity
+from gpuassist.ingest.device_choice import card_unused_said
 from gpuassist.ingest.errors import Match
 from gpuassist.ingest.lines import MAX_LINE
 from gpuassist.report.model import Report, step_summaries
@@ -254,7 +255,7 @@ def work_left_on_cpu(lines: list[str], *, cuda_available: bool | None, gpu_unuse
     chosen = next(((no, x) for no, x in enumerate(lines, start=1) if CPU_CHOSEN.search(x[:MAX_LINE])), None)
     if (
         chosen is not None
-        and (works or line is not None or gpu_unused_said)
+        and (works or gpu_unused_said or card_unused_said(lines))
         and not CUDA_BROKEN_WORDS.search("\n".join(x[:MAX_LINE] for x in lines))
     ):
         return Match("workload_left_on_cpu", chosen[0], chosen[1].strip()[:500], False, 0.75)
