@@ -90,6 +90,7 @@ LINES = {
     "torch": _example_lines,
     "nccl": _example_lines,
     "container": _example_lines,
+    "cuda_loader": _example_lines,
 }
 
 
@@ -106,7 +107,18 @@ CASES = [
 
 def test_every_family_has_sources_and_rows() -> None:
     assert set(families()) == set(FAMILIES)
-    assert set(FAMILIES) == {"cuda_error", "nvml", "nvidia_smi", "xid", "nvrm", "kmod", "torch", "nccl", "container"}
+    assert set(FAMILIES) == {
+        "cuda_error",
+        "nvml",
+        "nvidia_smi",
+        "xid",
+        "nvrm",
+        "kmod",
+        "torch",
+        "nccl",
+        "container",
+        "cuda_loader",
+    }
     for fam in families().values():
         assert fam.sources and fam.rows and fam.about, fam.name
     assert len(families()["cuda_error"].rows) >= 30

@@ -11,10 +11,12 @@ import re
 from gpuassist.facts import Facts
 from gpuassist.findings import Evidence
 from gpuassist.ingest import (
+    cluster_containers,
     code_placement,
     collect_env,
     container_shown,
     cpu_fallback,
+    cuda_loaders,
     distro_torch,
     driver_installed,
     env_reports,
@@ -33,6 +35,7 @@ from gpuassist.ingest import (
     paste_facts,
     program_devices,
     runtime_config,
+    smi_query,
     source_builds,
     system_causes,
     torch_lib_copies,
@@ -290,6 +293,7 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
         mac = user_words.mac_cuda_failure(lines, matches, unavailable=unavailable)
         matches = matches if mac is None else [*matches, mac]
     matches = _driver_present_matches(lines, report, _macos_matches(lines, report, matches))
+    matches = cuda_loaders.wsl_loader_without_libcuda(report.facts.value("platform.wsl") == "wsl2", matches)
     matches = _wsl_driver_matches(report, _jetson_without_torch(lines, matches))
     matches = wsl_no_device_first(report.facts.value("platform.wsl") is not None, matches)
     matches = container_shown.wsl_no_driver_first(report.facts.value("platform.wsl") is not None, matches)
@@ -393,6 +397,10 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
             lines, report.facts.value("cuda.available") is False or _says_unavailable(lines)
         ),
         toolkit_ldconfig_match(lines),
+        smi_query.throttling_match(lines),
+        cluster_containers.container_launch_without_gpu(
+            lines, report.facts.value("cuda.available") is False or _says_unavailable(lines)
+        ),
         login_node_match(lines, report.facts.value("cuda.available") is False or _says_unavailable(lines)),
         system_causes.container_gpu_listing_without_toolkit(lines),
         system_causes.recurring_app_xid_match(lines),

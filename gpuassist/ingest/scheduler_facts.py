@@ -32,6 +32,20 @@ JOB_VARIABLE = {"slurm": "$SLURM_JOB_ID", "pbs": "$PBS_JOBID", "lsf": "$LSB_JOBI
 JOB_ID = re.compile(r"\b(?:SLURM_JOB_ID|SLURM_JOBID|PBS_JOBID|LSB_JOBID)\s*[=:]\s*(\S+)")
 
 
+# A shell line continued on the next one (``srun \\`` then ``--gpus=2 ...``): options a launch spreads over lines.
+CONTINUED = re.compile(r"\\\s*$")
+MAX_CONTINUED = 30
+
+
+def launch_command(lines: list[str], index: int) -> str:
+    """The whole command that starts at ``lines[index]``, its backslash-continued lines joined."""
+    parts = [lines[index][:MAX_LINE]]
+    while CONTINUED.search(parts[-1]) and len(parts) < MAX_CONTINUED and index + len(parts) < len(lines):
+        parts[-1] = CONTINUED.sub(" ", parts[-1])
+        parts.append(lines[index + len(parts)][:MAX_LINE])
+    return " ".join(parts)
+
+
 def scheduler_facts(lines: list[str], sources: dict[str, tuple[int, str]]) -> dict[str, Any]:
     """``scheduler.kind``, ``scheduler.job_id`` (the pasted id, else the variable that holds it) and, when a launch line
     or directive asks for GPUs, ``scheduler.gpus`` (the request, as the rule only needs to know one was made)."""
@@ -46,8 +60,9 @@ def scheduler_facts(lines: list[str], sources: dict[str, tuple[int, str]]) -> di
                 facts["scheduler.kind"] = kind
                 facts["scheduler.job_id"] = JOB_VARIABLE[kind]
                 note_source(sources, "scheduler.kind", no, line)
-            if GPU_REQUEST.search(line):
-                requests.append(line.strip()[:200])
+            command = launch_command(lines, no - 1)
+            if GPU_REQUEST.search(command):
+                requests.append(command.strip()[:200])
         job = JOB_ID.search(line)
         if job:
             facts.setdefault("scheduler.kind", "slurm" if "SLURM" in job.group(0) else job.group(0)[:3].lower())

@@ -37,7 +37,7 @@ from importlib import resources
 from types import MappingProxyType
 from typing import Any
 
-FAMILIES = ("cuda_error", "nvml", "nvidia_smi", "xid", "nvrm", "kmod", "torch", "nccl", "container")
+FAMILIES = ("cuda_error", "nvml", "nvidia_smi", "xid", "nvrm", "kmod", "torch", "nccl", "container", "cuda_loader")
 # A message shorter than this (``out of memory``, ``unknown error``) only counts after its tool's prefix.
 MIN_BARE = 20
 # An Xid number the table does not list is a possible GPU fault (NVIDIA adds numbers with new GPUs).
@@ -167,6 +167,7 @@ _BUILDERS = {
     "torch": _regex_row,
     "nccl": _regex_row,
     "container": _regex_row,
+    "cuda_loader": _regex_row,
 }
 
 
