@@ -206,3 +206,71 @@ def test_cuda_in_the_program_is_not_an_nvidia_image() -> None:
         + NO_DRIVER
     )
     assert _first(text) == "docker_no_gpu_runtime"
+
+
+def _power(enforced: str, default: str, cap: bool) -> str:
+    return (
+        _events(SW_Power_Cap=cap)
+        + "    GPU Power Readings\n        Power Draw                        : 99.10 W\n"
+        + f"        Current Power Limit               : {enforced}\n"
+        + f"        Default Power Limit               : {default}\n"
+        + "        Max Power Limit                   : 450.00 W\n"
+    )
+
+
+def test_power_cap_under_a_lowered_limit_is_throttling() -> None:
+    assert _first(_power("100.00 W", "450.00 W", cap=True)) == "thermal_power_throttling"
+
+
+@pytest.mark.parametrize(("enforced", "cap"), [("450.00 W", True), ("100.00 W", False)])
+def test_power_cap_at_the_default_limit_or_inactive_is_no_claim(enforced: str, cap: bool) -> None:
+    assert "thermal_power_throttling" not in _claimed(_power(enforced, "450.00 W", cap))
+
+
+CSV_HEADER = (
+    "index, temperature.gpu, clocks_event_reasons.active, clocks_event_reasons.sw_power_cap, "
+    "clocks_event_reasons.hw_thermal_slowdown, clocks_event_reasons.sw_thermal_slowdown"
+)
+
+
+@pytest.mark.parametrize(
+    "row",
+    [
+        "0, 91, 0x0000000000000060, Not Active, Active, Active",
+        "0, 88, 0x0000000000000020, Not Active, Not Active, Active",
+    ],
+)
+def test_query_csv_slowdown_is_throttling(row: str) -> None:
+    assert _first(f"$ nvidia-smi --query-gpu=... --format=csv\n{CSV_HEADER}\n{row}") == "thermal_power_throttling"
+
+
+@pytest.mark.parametrize(
+    "row",
+    [
+        "0, 38, 0x0000000000000001, Not Active, Not Active, Not Active",
+        "0, 71, 0x0000000000000004, Active, Not Active, Not Active",
+    ],
+)
+def test_query_csv_idle_or_power_cap_is_no_claim(row: str) -> None:
+    assert "thermal_power_throttling" not in _claimed(f"{CSV_HEADER}\n{row}")
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "System.DllNotFoundException: Unable to load DLL 'nvcuda': The specified module could not be found.",
+        "FileNotFoundError: Could not find module 'nvcuda.dll' (or one of its dependencies).",
+    ],
+)
+def test_windows_without_nvcuda_is_no_driver(line: str) -> None:
+    assert _first("Windows 11, GeForce RTX 3060 laptop\n" + line) == "no_nvidia_driver"
+
+
+def test_old_tensorflow_loader_forms_are_read() -> None:
+    text = (
+        "Running in WSL2 (Ubuntu 20.04)\n"
+        "I tensorflow/stream_executor/dso_loader.cc:119] Couldn't open CUDA library libcuda.so.1. LD_LIBRARY_PATH:\n"
+        "I tensorflow/stream_executor/cuda/cuda_diagnostics.cc:189] libcuda reported version is: Not found: was "
+        "unable to find libcuda.so DSO loaded into this program"
+    )
+    assert _first(text) == "wsl_libcuda_problem"

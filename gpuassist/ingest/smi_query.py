@@ -14,7 +14,14 @@ The fields and what they mean (nvidia-smi(1), "Clocks Event Reasons" / "Clocks T
   begins) and ``GPU Shutdown Temp``; ``GPU T.Limit Temp`` (newer drivers) is the margin left to that limit;
   ``Memory Current Temp`` against ``Memory Max Operating Temp`` likewise. A GPU at (or within a few degrees of)
   the limit is being held back by heat.
-``SW Power Cap`` alone, ``Idle``, and temperatures well below the limits are healthy and make no claim.
+- Power Readings: ``SW Power Cap`` Active with the enforced (``Enforced Power Limit``, ``Current Power Limit``
+  in newer drivers) limit well below the board's ``Default Power Limit`` is a lowered power limit (nvidia-smi -pl,
+  a platform or laptop limit) holding the clocks down.
+The same reasons come from ``--query-gpu`` as CSV columns (``clocks_throttle_reasons.hw_slowdown``, renamed
+``clocks_event_reasons.*``: Active / Not Active) or as the ``.active`` bitmask (nvmlClocksEventReasons: 0x8 HW
+slowdown, 0x20 SW thermal, 0x40 HW thermal, 0x80 HW power brake; 0x1 idle and 0x4 SW power cap are not slowdowns).
+``SW Power Cap`` at the default limit, ``Idle``, and temperatures well below the limits are healthy and make no
+claim.
 """
 
 from __future__ import annotations
@@ -36,6 +43,14 @@ LIMITS = {
 }
 T_LIMIT = "GPU T.Limit Temp"
 WEIGHT = 0.9
+ENFORCED_LIMITS = ("Enforced Power Limit", "Current Power Limit")
+POWER = re.compile(r"^(\d+(?:\.\d+)?)\s*W$")
+# An enforced limit this far under the board's default is a lowered limit, not the board's own.
+LOWERED_LIMIT = 0.8
+# --query-gpu CSV: the reason columns (either generation's name) and the bitmask column.
+CSV_REASON = re.compile(r"^clocks_(?:throttle|event)_reasons\.(\w+)$")
+CSV_SLOWDOWNS = ("hw_slowdown", "hw_thermal_slowdown", "hw_power_brake_slowdown", "sw_thermal_slowdown")
+SLOWDOWN_BITS = 0x8 | 0x20 | 0x40 | 0x80
 
 
 def _blocks(lines: list[str]) -> list[dict[str, tuple[int, str, str]]]:
@@ -74,6 +89,46 @@ def _held_back(block: dict[str, tuple[int, str, str]]) -> tuple[int, str] | None
     margin = _degrees(block, T_LIMIT)
     if margin is not None and margin <= LIMIT_MARGIN:
         return block[T_LIMIT][0], block[T_LIMIT][1]
+    return _power_capped(block)
+
+
+def _watts(block: dict[str, tuple[int, str, str]], name: str) -> float | None:
+    found = POWER.match(block[name][2]) if name in block else None
+    return float(found.group(1)) if found else None
+
+
+def _power_capped(block: dict[str, tuple[int, str, str]]) -> tuple[int, str] | None:
+    """SW Power Cap active under a limit lowered well below the board's default."""
+    if block.get("SW Power Cap", (0, "", ""))[2].lower() != "active":
+        return None
+    default = _watts(block, "Default Power Limit")
+    for name in ENFORCED_LIMITS:
+        enforced = _watts(block, name)
+        if enforced is not None and default and enforced < default * LOWERED_LIMIT:
+            return block[name][0], f"{block[name][1]} (Default Power Limit: {default:g} W; SW Power Cap: Active)"
+    return None
+
+
+def _csv_match(lines: list[str]) -> tuple[int, str] | None:
+    """A --query-gpu CSV whose reason columns or bitmask show a slowdown."""
+    header: list[str] = []
+    for no, raw in enumerate(lines, start=1):
+        cells = [c.strip() for c in raw[:MAX_LINE].split(",")]
+        names = [c.split(" ")[0] for c in cells]
+        if any(CSV_REASON.match(n) for n in names):
+            header = names
+            continue
+        if not header or len(cells) != len(header):
+            continue
+        for name, value in zip(header, cells, strict=True):
+            reason = CSV_REASON.match(name)
+            if reason is None:
+                continue
+            if reason.group(1) in CSV_SLOWDOWNS and value.lower() == "active":
+                return no, f"{raw.strip()[:400]} ({name}: Active)"
+            bitmask = reason.group(1) == "active" and re.fullmatch(r"0x[0-9A-Fa-f]+", value)
+            if bitmask and int(value, 16) & SLOWDOWN_BITS:
+                return no, f"{raw.strip()[:400]} ({name}: {value})"
     return None
 
 
@@ -84,4 +139,7 @@ def throttling_match(lines: list[str]) -> Match | None:
         found = _held_back(block)
         if found is not None:
             return Match("thermal_power_throttling", found[0], found[1], True, WEIGHT)
+    listed = _csv_match(lines)
+    if listed is not None:
+        return Match("thermal_power_throttling", listed[0], listed[1], True, WEIGHT)
     return None
