@@ -274,3 +274,13 @@ def test_old_tensorflow_loader_forms_are_read() -> None:
         "unable to find libcuda.so DSO loaded into this program"
     )
     assert _first(text) == "wsl_libcuda_problem"
+
+
+def test_cluster_launch_fix_is_the_runtimes_own() -> None:
+    pyxis = load_text("$ srun --gpus=2 --container-image=ubuntu:22.04 python train.py\n" + NO_DRIVER).findings[0]
+    assert pyxis.fix.startswith("Let enroot inject the GPU") and "NVIDIA_VISIBLE_DEVICES=all" in pyxis.fix
+    apptainer = load_text("$ apptainer exec trainer.sif python train.py\n" + NO_DRIVER).findings[0]
+    assert "--nv" in apptainer.fix.splitlines()[0]
+    # a plain docker run keeps the toolkit's fix
+    docker = load_text("$ docker run --rm ubuntu:22.04 python train.py\n" + NO_DRIVER).findings
+    assert not any("enroot" in f.fix for f in docker)

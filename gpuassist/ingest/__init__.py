@@ -487,6 +487,7 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
     if report.facts.value("platform.jetson"):
         jetson_texts.settle_findings(report, lines)
     usage_words.hosted_notebook_fix(report, lines)
+    cluster_containers.launch_fix(report, lines)
     usage_words.working_gpu_overrides_install_blames(report)
     install_intent.intended_cpu_build_is_information(report, lines)
     kernel_noise.kernel_guesses_yield_to_working_gpu(report, lines)

@@ -20,6 +20,7 @@ import re
 from gpuassist.ingest.errors import Match
 from gpuassist.ingest.lines import MAX_LINE
 from gpuassist.ingest.scheduler_facts import GPU_REQUEST, launch_command
+from gpuassist.report.model import Report
 
 PROMPT = r"^\s*(?:[\w@.:~/-]*[$#%>]\s*)?"
 LAUNCH_START = re.compile(PROMPT + r"(?:srun|salloc|(?i:sbatch)|enroot|singularity|apptainer)\b")
@@ -79,3 +80,30 @@ def container_launch_without_gpu(lines: list[str], unavailable: bool) -> Match |
     if PYXIS_LAUNCH.match(command) and not GPU_REQUEST.search(command):
         return Match("docker_no_gpu_runtime", no, line, False, UNREQUESTED_WEIGHT)
     return Match("docker_no_gpu_runtime", no, line, True, WEIGHT)
+
+
+# The runtime's own way to inject the GPU is the fix (the catalogue's Docker toolkit steps do not apply to it).
+ENROOT_FIX = (
+    "Let enroot inject the GPU: set NVIDIA_VISIBLE_DEVICES (and NVIDIA_DRIVER_CAPABILITIES) for the container, in "
+    "the job's environment, an enroot environment file or the image; images built on nvidia/cuda already set them:\n"
+    "  export NVIDIA_VISIBLE_DEVICES=all NVIDIA_DRIVER_CAPABILITIES=compute,utility   # before srun / enroot start\n"
+    "  # or in the image: ENV NVIDIA_VISIBLE_DEVICES=all  NVIDIA_DRIVER_CAPABILITIES=compute,utility\n"
+    "To confirm: `srun --gpus=1 --container-image=IMAGE sh -c 'echo $NVIDIA_VISIBLE_DEVICES; ls /dev/nvidia*'` "
+    "(empty, no devices: nothing was injected)"
+)
+APPTAINER_FIX = (
+    "Start the container with --nv so Singularity/Apptainer binds the host's driver and /dev/nvidia*:\n"
+    "  apptainer exec --nv image.sif python -c 'import torch; print(torch.cuda.is_available())'\n"
+    "To confirm: `apptainer exec --nv image.sif nvidia-smi` on a GPU node"
+)
+
+
+def launch_fix(report: Report, lines: list[str]) -> None:
+    """A container-runtime finding drawn from a cluster launch gets that runtime's fix instead of Docker's."""
+    found = _launch(lines)
+    if found is None:
+        return
+    fix = APPTAINER_FIX if found[3] == "apptainer" else ENROOT_FIX
+    for f in report.findings:
+        if f.id == "docker_no_gpu_runtime":
+            f.fix = fix
