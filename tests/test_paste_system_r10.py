@@ -97,6 +97,7 @@ def test_container_launch_without_injection_is_the_container_runtime(launch: str
         "$ singularity exec --nvccli pytorch.sif python train.py",
         "$ NVIDIA_VISIBLE_DEVICES=all srun --gpus=2 --container-image=ubuntu:22.04 python train.py",
         "$ srun --gpus=2 --container-image=nvcr.io#nvidia/pytorch:24.01-py3 python train.py",
+        "$ enroot start --root --rw --env NVIDIA_VISIBLE_DEVICES=all debian+bookworm-slim python train.py",
     ],
 )
 def test_container_launch_with_injection_is_no_runtime_verdict(launch: str) -> None:
@@ -284,3 +285,9 @@ def test_cluster_launch_fix_is_the_runtimes_own() -> None:
     # a plain docker run keeps the toolkit's fix
     docker = load_text("$ docker run --rm ubuntu:22.04 python train.py\n" + NO_DRIVER).findings
     assert not any("enroot" in f.fix for f in docker)
+
+
+def test_platform_set_temperature_limit_is_named() -> None:
+    found = load_text(_temperature(56, "57 C", "97 C")).findings[0]
+    assert found.id == "thermal_power_throttling"
+    assert any("platform" in str(e.value) for e in found.evidence)

@@ -29,7 +29,9 @@ ENROOT_START = re.compile(PROMPT + r"enroot\s+start\b")
 APPTAINER_LAUNCH = re.compile(PROMPT + r"(?:srun\s.*?)?(?:singularity|apptainer)\s+(?:exec|run|shell)\b")
 APPTAINER_GPU = re.compile(r"(?:^|\s)--(?:nv|nvccli)\b")
 # The job's environment or the image names the devices enroot's hook injects (void: none).
-VISIBLE_NAMED = re.compile(r"NVIDIA_VISIBLE_DEVICES\s*[=:]\s*[\"']?(?!void\b)\w")
+VISIBLE_NAMED = re.compile(
+    r"NVIDIA_VISIBLE_DEVICES\s*[=:]\s*[\"']?(?!void\b)\w|--container-env[= ]\S*NVIDIA_VISIBLE_DEVICES"
+)
 # Images that set NVIDIA_VISIBLE_DEVICES themselves: NVIDIA's (nvidia/cuda and what is built on it, nvcr.io) and
 # pytorch/pytorch (its Dockerfile sets it); an image named after CUDA is read as one of those.
 NVIDIA_IMAGE = re.compile(r"nvcr\.io|nvidia[/+#]|pytorch[/+#]pytorch|(?<![.\w])cuda", re.IGNORECASE)

@@ -43,6 +43,8 @@ LIMITS = {
 }
 T_LIMIT = "GPU T.Limit Temp"
 WEIGHT = 0.9
+# Degrees between the GPU's slowdown point and a max operating temperature that only a platform would set.
+PLATFORM_GAP = 20.0
 ENFORCED_LIMITS = ("Enforced Power Limit", "Current Power Limit")
 POWER = re.compile(r"^(\d+(?:\.\d+)?)\s*W$")
 # An enforced limit this far under the board's default is a lowered limit, not the board's own.
@@ -85,7 +87,7 @@ def _held_back(block: dict[str, tuple[int, str, str]]) -> tuple[int, str] | None
         for limit in limits:
             cap = _degrees(block, limit)
             if cap is not None and now >= cap - LIMIT_MARGIN:
-                return block[current][0], f"{block[current][1]} ({limit}: {cap:g} C)"
+                return block[current][0], f"{block[current][1]} ({limit}: {cap:g} C{_platform_limit(block, cap)})"
     margin = _degrees(block, T_LIMIT)
     if margin is not None and margin <= LIMIT_MARGIN:
         return block[T_LIMIT][0], block[T_LIMIT][1]
@@ -130,6 +132,15 @@ def _csv_match(lines: list[str]) -> tuple[int, str] | None:
             if bitmask and int(value, 16) & SLOWDOWN_BITS:
                 return no, f"{raw.strip()[:400]} ({name}: {value})"
     return None
+
+
+def _platform_limit(block: dict[str, tuple[int, str, str]], cap: float) -> str:
+    """A max operating temperature far under the GPU's own slowdown point is set by the platform (a laptop's
+    firmware or thermal policy), which is where it is raised."""
+    slowdown = _degrees(block, "GPU Slowdown Temp")
+    if slowdown is None or slowdown - cap < PLATFORM_GAP:
+        return ""
+    return f", far below the GPU's own slowdown at {slowdown:g} C: a limit the laptop/platform sets"
 
 
 def throttling_match(lines: list[str]) -> Match | None:
