@@ -25,9 +25,9 @@ def _loader_line(line: str) -> bool:
     return any(r.regex.search(line) for r in messages.families()[LOADER_FAMILY].rows)
 
 
-def wsl_loader_without_libcuda(in_wsl2: bool, matches: list[Match]) -> list[Match]:
-    """On WSL 2, a non-torch loader that found no libcuda is WSL's library path (a verdict), not a missing driver."""
-    if not in_wsl2:
+def wsl_loader_without_libcuda(in_wsl: bool, matches: list[Match]) -> list[Match]:
+    """In WSL, a non-torch loader that found no libcuda is WSL's library path (a verdict), not a missing driver."""
+    if not in_wsl:
         return matches
     said = next((m for m in matches if _loader_line(m.line)), None)
     if said is None or any(m.id == "wsl_libcuda_problem" and m.specific for m in matches):
