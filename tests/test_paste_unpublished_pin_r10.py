@@ -29,6 +29,7 @@ def test_a_pip_pin_of_an_unpublished_variant_is_the_cause() -> None:
     assert first.id == "no_wheel_for_platform"
     assert "cu118, cu124, cu126" in first.explanation
     assert "whl/cu124" in first.fix and "2.5" in first.fix
+    assert "fallback" not in first.explanation  # nothing was installed
 
 
 def test_an_index_url_variant_counts_as_the_pin() -> None:
@@ -45,8 +46,10 @@ def test_a_setup_that_falls_back_to_the_cpu_wheel_ranks_the_pin_first() -> None:
         "My app's installer on Windows with an RTX 3060 tries torch==2.8.0+cu118 and pip says "
         "No matching distribution found, then it installs torch 2.8.0+cpu and torch.cuda.is_available() is False.\n"
     )
-    ids = _ids(text)
+    report = load_text(text)
+    ids = [f.id for f in report.findings]
     assert ids[:1] == ["no_wheel_for_platform"], ids
+    assert "fallback, not the cause" in report.findings[0].explanation
 
 
 def test_uv_and_poetry_wordings() -> None:

@@ -36,6 +36,8 @@ NOT_RESOLVED = re.compile(
     re.IGNORECASE,
 )
 CPU_PIN_VARIANT = "cpu"
+# A CPU build named as installed or running (torch-2.6.0+cpu, torch 2.8.0+cpu); a torch==...+cpu request is not one.
+CPU_BUILD = re.compile(r"(?<![\w-])torch[-\s]*\d+\.\d+(?:\.\d+)?\+cpu\b", re.IGNORECASE)
 
 
 def _variant_unpublished(release: str, variant: str) -> bool:
@@ -121,9 +123,12 @@ def explain(report: Report, lines: list[str]) -> None:
         last = _last_release_with(found.variant)
         f.explanation = (
             f"torch {found.release} was published for {published} only (PyTorch's release matrix): no torch "
-            f"{found.version}+{found.variant} wheel exists on any index, so this install cannot resolve. A CPU build "
-            f"installed instead is the fallback, not the cause."
+            f"{found.version}+{found.variant} wheel exists on any index, so this install cannot resolve."
         )
+        if any(f.id == "cpu_only_build" for f in report.findings) or any(
+            CPU_BUILD.search(line[:MAX_LINE]) for line in lines
+        ):
+            f.explanation += " The CPU build installed instead is the fallback, not the cause."
         keep = f" or keep {found.variant} with torch {last}.x" if last else ""
         f.fix = (
             f"Ask for a variant torch {found.release} was published for{keep}: "
