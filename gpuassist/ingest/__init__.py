@@ -60,6 +60,7 @@ from gpuassist.ingest.container_boundary import (
 )
 from gpuassist.ingest.container_smi import image_without_smi
 from gpuassist.ingest.cpu_build_words import cuda_less_torch_in_words
+from gpuassist.ingest.device_ordinal import ordinal_without_variable
 from gpuassist.ingest.driver_branch import supported_branch_rules_out, unsupported_branch_match
 from gpuassist.ingest.extension_kernels import extension_kernel_matches
 from gpuassist.ingest.fabric import fabric_manager_not_needed
@@ -485,6 +486,7 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
     usage_words.working_gpu_overrides_install_blames(report)
     install_intent.intended_cpu_build_is_information(report, lines)
     unpublished_pin_explain(report, lines)
+    ordinal_without_variable(report, lines)
     kernel_noise.kernel_guesses_yield_to_working_gpu(report, lines)
     fitting_build.settle(
         report, lines, said, unavailable_said=_says_unavailable(lines) or system_causes.says_gpu_unused(lines)
