@@ -25,6 +25,11 @@ def _ids(text: str) -> list[str]:
         "9637892 bytes, error: No space left on device (28)",
         "gpu1:811:902 [0] NCCL WARN Error while attaching to shared memory segment /dev/shm/nccl-Hw2b0c "
         "(size 9637888), error: No such file or directory (2)",
+        # torch >= 2.2 wraps NCCL's last error after its own line
+        "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/NCCLUtils.hpp:275, "
+        "unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.20.5\n"
+        "ncclSystemError: System call (e.g. socket, malloc) or external library call failed or device error.\n"
+        "Last error:\nError while creating shared memory segment /dev/shm/nccl-vz1pS6 (size 9637888)",
         # NCCL 2.7-2.11, include/shm.h
         "host:77:91 [3] include/shm.h:28 NCCL WARN Call to posix_fallocate failed : No space left on device",
     ],
@@ -56,3 +61,14 @@ def test_the_fix_names_the_containers_shared_memory() -> None:
 )
 def test_other_shared_memory_texts_are_not_nccl(text: str) -> None:
     assert "nccl_error_or_timeout" not in _ids(f"torch 2.3 with CUDA on two GPUs in Docker:\n{text}\n")
+
+
+def test_in_a_container_the_shm_failure_is_no_gpu_runtime_problem() -> None:
+    text = (
+        "$ docker run --gpus all --rm -it trainer torchrun --nproc_per_node=4 train.py\n"
+        "trainer:31:77 [2] NCCL WARN Error while creating shared memory segment /dev/shm/nccl-k2LmQa (size 4460544), "
+        "error: No space left on device (28)\n"
+    )
+    ids = _ids(text)
+    assert ids[:1] == ["nccl_error_or_timeout"], ids
+    assert not {"docker_no_gpu_runtime", "container_gpu_access_lost", "cuda_out_of_memory"} & set(ids)
