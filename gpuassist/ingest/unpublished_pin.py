@@ -26,7 +26,7 @@ from gpuassist.report.model import Report
 
 # torch==2.6.0+cu121 (pip, uv, requirements), torch (2.6.0+cu121) (Poetry), torch-2.6.0+cu121 (a wheel name).
 CUDA_PIN = re.compile(
-    r"(?<![\w-])torch(?:\s*==\s*|\s*\(\s*|-)(?P<release>\d+\.\d+)(?:\.\d+)?(?:\+(?P<variant>cu\d{2,3}))?(?![\w.])",
+    r"(?<![\w-])torch(?:\s*==\s*|\s*\(\s*|-)(?P<version>(?P<release>\d+\.\d+)(?:\.\d+)?)(?:\+(?P<variant>cu\d{2,3}))?(?![\w.])",
     re.IGNORECASE,
 )
 # Resolver failures beyond install_intent's torch-named ones: pip's line quoted without its requirement, Poetry.
@@ -71,8 +71,7 @@ def unpublished_pin(lines: list[str]) -> UnpublishedPin | None:
             for variant in sorted(asked - {None, CPU_PIN_VARIANT}):
                 variant = variant.lower()
                 if variant.startswith("cu") and _variant_unpublished(pin.group("release"), variant):
-                    version = pin.group(0).split("==")[-1].split("(")[-1].split("-")[-1].split("+")[0].strip()
-                    return UnpublishedPin(no, pin.group("release"), version, variant)
+                    return UnpublishedPin(no, pin.group("release"), pin.group("version"), variant)
     return None
 
 
