@@ -30,6 +30,9 @@ def _ids(text: str) -> list[str]:
         "unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.20.5\n"
         "ncclSystemError: System call (e.g. socket, malloc) or external library call failed or device error.\n"
         "Last error:\nError while creating shared memory segment /dev/shm/nccl-vz1pS6 (size 9637888)",
+        # a crash inside NCCL's shm open, as a backtrace frame
+        "Segmentation fault (core dumped)\n#3 0x7f2c ncclShmOpen(char*, unsigned long, void**, void**, int) from "
+        "libnccl.so.2",
         # NCCL 2.7-2.11, include/shm.h
         "host:77:91 [3] include/shm.h:28 NCCL WARN Call to posix_fallocate failed : No space left on device",
     ],
