@@ -63,6 +63,7 @@ from gpuassist.ingest.container_boundary import (
 )
 from gpuassist.ingest.container_smi import image_without_smi
 from gpuassist.ingest.cpu_build_words import cuda_less_torch_in_words
+from gpuassist.ingest.device_ordinal import ordinal_without_variable
 from gpuassist.ingest.driver_branch import supported_branch_rules_out, unsupported_branch_match
 from gpuassist.ingest.extension_kernels import extension_kernel_matches
 from gpuassist.ingest.fabric import fabric_manager_not_needed
@@ -94,6 +95,8 @@ from gpuassist.ingest.pci_listing import gpu_off_bus_match, lspci_without_nvidia
 from gpuassist.ingest.report_json import looks_like_json, parse_report
 from gpuassist.ingest.text import MAX_BYTES, UnreadableInput, clean_lines, decode
 from gpuassist.ingest.tool_interpreters import installer_of_another_python
+from gpuassist.ingest.unpublished_pin import explain as unpublished_pin_explain
+from gpuassist.ingest.unpublished_pin import unpublished_variant_match
 from gpuassist.ingest.wsl_no_device import wsl_no_device_first
 from gpuassist.report.build import build_report
 from gpuassist.report.model import Report
@@ -416,6 +419,7 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
         cpu_build_without_version(report.facts, sources),
         two_torch_copies(lines),
         reinstall_without_effect(lines, report.facts),
+        unpublished_variant_match(lines),
     ):
         if inferred is not None:
             matches = [*matches, inferred]
@@ -490,6 +494,8 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
     cluster_containers.launch_fix(report, lines)
     usage_words.working_gpu_overrides_install_blames(report)
     install_intent.intended_cpu_build_is_information(report, lines)
+    unpublished_pin_explain(report, lines)
+    ordinal_without_variable(report, lines)
     kernel_noise.kernel_guesses_yield_to_working_gpu(report, lines)
     fitting_build.settle(
         report, lines, said, unavailable_said=_says_unavailable(lines) or system_causes.says_gpu_unused(lines)
