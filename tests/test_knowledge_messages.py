@@ -91,6 +91,7 @@ LINES = {
     "nccl": _example_lines,
     "container": _example_lines,
     "cuda_loader": _example_lines,
+    "framework": _example_lines,
 }
 
 
@@ -118,6 +119,7 @@ def test_every_family_has_sources_and_rows() -> None:
         "nccl",
         "container",
         "cuda_loader",
+        "framework",
     }
     for fam in families().values():
         assert fam.sources and fam.rows and fam.about, fam.name

@@ -16,6 +16,7 @@ from gpuassist.ingest import (
     collect_env,
     container_shown,
     cpu_fallback,
+    cuda_driver_api,
     cuda_loaders,
     distro_torch,
     driver_installed,
@@ -464,6 +465,7 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
     )
     if windows_cpu is not None:
         matches = [*matches, windows_cpu]
+    matches = cuda_driver_api.driver_api_rules_out_cpu_build(lines, matches)
     user_words.drop_unsupported_uvm_verdict(report, lines)
     matches = user_words.import_failure_first(report, lines, matches)
     matches = system_causes.gpu_and_build_shown(lines, matches)

@@ -22,7 +22,9 @@ WSL_LOADER_WEIGHT = 0.9
 
 
 def _loader_line(line: str) -> bool:
-    return any(r.regex.search(line) for r in messages.families()[LOADER_FAMILY].rows)
+    """A loader's failure to reach the driver; a row naming its cause outright (taichi's driver older than CUDA 10)
+    says the library was found, so WSL's library path is not its reading."""
+    return any(r.regex.search(line) for r in messages.families()[LOADER_FAMILY].rows if r.specific is None)
 
 
 def wsl_loader_without_libcuda(in_wsl: bool, matches: list[Match]) -> list[Match]:

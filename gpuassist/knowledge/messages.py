@@ -20,7 +20,8 @@ Each family turns its rows into symptom patterns the way its tool prints them:
 - ``xid``: ``Xid (PCI:...): N`` and ``Xid N``; numbers the table does not list are a possible GPU fault.
 - ``nvidia_smi``, ``nvrm``, ``kmod`` (modprobe, systemd-modules-load, DKMS), ``torch``, ``nccl`` and ``container``
   (nvidia-container-cli, the toolkit's hook, containerd): one regex per row (format arguments written as
-  ``\\S+``/``\\d+``).
+  ``\\S+``/``\\d+``); ``cuda_loader`` (other programs failing to load libcuda) and ``framework`` (other
+  frameworks refusing a GPU themselves, TensorFlow's minimum compute capability) the same way.
 
 A row's ``specific`` id is the cause it names outright (an error verdict); its other ids are possibilities
 with their weights. A row with no ids is recognised (``lookup``) but blames nothing.
@@ -37,7 +38,19 @@ from importlib import resources
 from types import MappingProxyType
 from typing import Any
 
-FAMILIES = ("cuda_error", "nvml", "nvidia_smi", "xid", "nvrm", "kmod", "torch", "nccl", "container", "cuda_loader")
+FAMILIES = (
+    "cuda_error",
+    "nvml",
+    "nvidia_smi",
+    "xid",
+    "nvrm",
+    "kmod",
+    "torch",
+    "nccl",
+    "container",
+    "cuda_loader",
+    "framework",
+)
 # A message shorter than this (``out of memory``, ``unknown error``) only counts after its tool's prefix.
 MIN_BARE = 20
 # An Xid number the table does not list is a possible GPU fault (NVIDIA adds numbers with new GPUs).
@@ -168,6 +181,7 @@ _BUILDERS = {
     "nccl": _regex_row,
     "container": _regex_row,
     "cuda_loader": _regex_row,
+    "framework": _regex_row,
 }
 
 

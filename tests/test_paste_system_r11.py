@@ -1,0 +1,172 @@
+"""System-side classes read in round 11: taichi's CUDA driver loading (per host), a driver-API error ruling out a
+CPU-only build, cudaErrorInsufficientDriver in other programs' words, and TensorFlow's minimum compute capability.
+
+Synthetic texts written for these tests, each with a counter-example that must not fire."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpuassist.findings import Severity
+from gpuassist.ingest import load_text
+from gpuassist.knowledge import messages
+
+
+def _first(text: str) -> str | None:
+    findings = load_text(text).findings
+    return findings[0].id if findings else None
+
+
+def _ids(text: str) -> list[str]:
+    return [f.id for f in load_text(text).findings]
+
+
+WSL = "Ubuntu 22.04 running in WSL2 on Windows 11.\n"
+
+# ------------------------------------------------------------------ taichi cannot reach the CUDA driver
+
+TAICHI_LINES = [
+    "[Taichi] version 1.6.0, llvm 15.0.4, commit f1c6fbbd, linux, python 3.10.12\n"
+    "[W 03/04/24 11:02:13.551 8812] [cuda_driver.cpp:load_lib@36] libcuda.so lib not found.\n"
+    "[W 03/04/24 11:02:13.552 8812] [misc.py:adaptive_arch_select@758] Arch=[<Arch.cuda: 3>] is not supported, "
+    "falling back to CPU\n[Taichi] Starting on arch=x64",
+    ">>> ti.init(arch=ti.gpu)\n[W 11/09/22 09:15:40.120 301] [__init__.py:adaptive_arch_select@741] "
+    "Arch=[<Arch.cuda: 4>] is not supported, falling back to CPU\n[Taichi] Starting on arch=x64",
+]
+
+
+@pytest.mark.parametrize("text", TAICHI_LINES)
+def test_taichi_without_cuda_in_wsl_is_wsls_library_path(text: str) -> None:
+    assert _first(WSL + text) == "wsl_libcuda_problem"
+
+
+@pytest.mark.parametrize("text", TAICHI_LINES)
+def test_taichi_without_cuda_on_linux_claims_no_wsl_path(text: str) -> None:
+    findings = load_text("Ubuntu 22.04 workstation\n" + text).findings
+    assert not any(f.id == "wsl_libcuda_problem" and f.severity is Severity.ERROR for f in findings)
+    assert "cpu_only_build" not in [f.id for f in findings]
+
+
+def test_taichi_running_on_cuda_is_no_claim() -> None:
+    text = (
+        WSL + "[Taichi] version 1.6.0, llvm 15.0.4, commit f1c6fbbd, linux, python 3.10.12\n"
+        "[Taichi] Starting on arch=cuda\nrendering 1000 frames took 4.1 s"
+    )
+    assert _ids(text) == []
+
+
+def test_taichi_driver_below_cuda_10_is_driver_too_old_even_in_wsl() -> None:
+    line = (
+        "[W 01/02/22 10:00:00.000 123] [cuda_driver.cpp:CUDADriver@30] The Taichi CUDA backend requires at least "
+        "CUDA 10.0, got v9.1."
+    )
+    assert _first("Ubuntu 18.04\n" + line) == "driver_too_old"
+    assert _first(WSL + line) == "driver_too_old"
+
+
+def test_every_new_row_reads_its_example() -> None:
+    names = {"taichi_no_driver_library", "taichi_cuda_arch_fallback", "taichi_driver_cuda_too_old"}
+    rows = [r for r in messages.families()["cuda_loader"].rows if r.key in names]
+    assert len(rows) == 3 and all(r.regex.search(r.example) for r in rows)
+    framework = messages.families()["framework"].rows
+    assert framework and all(r.regex.search(r.example) for r in framework)
+
+
+# ------------------------------------------------------------------ a driver-API error is no CPU-only build
+
+DRIVER_API = (
+    "Running under Windows 11 with WSL2, Ubuntu 22.04.\n"
+    "[E 05/01/25 14:20:11.002 771] [cuda_driver.h:operator()@88] CUDA Error CUDA_ERROR_NO_DEVICE: no CUDA-capable "
+    "device is detected while calling init (cuInit)"
+)
+
+
+def test_driver_api_no_device_in_wsl_is_not_a_cpu_build() -> None:
+    ids = _ids(DRIVER_API)
+    assert ids[0] == "wsl_libcuda_problem"
+    assert "cpu_only_build" not in ids
+
+
+def test_numba_driver_api_error_is_not_a_cpu_build() -> None:
+    text = (
+        "Windows 10 machine\nnumba.cuda.cudadrv.error.CudaSupportError: Error at driver init: "
+        "[100] Call to cuInit results in CUDA_ERROR_NO_DEVICE"
+    )
+    assert "cpu_only_build" not in _ids(text)
+
+
+def test_torch_saying_it_lacks_cuda_keeps_the_build_verdict() -> None:
+    # Counter-example: torch's own words that it is a CPU build still decide, whatever else the text shows.
+    text = (
+        "Windows 10, pip install torch\n>>> torch.cuda.current_device()\n"
+        "AssertionError: Torch not compiled with CUDA enabled\n"
+        "deviceQuery: cuInit failed: no device"
+    )
+    assert _first(text) == "cpu_only_build"
+
+
+# ------------------------------------------------------------------ cudaErrorInsufficientDriver in every form
+
+INSUFFICIENT = [
+    "miner 12:01:44 cuda  CUDA error: Insufficient CUDA driver: 9010",
+    "CUDA Error : Insufficient CUDA driver 10010",
+    "RuntimeError: CUDA error: CUDA driver version is insufficient for CUDA runtime version",
+    "THCudaCheck FAIL file=/pytorch/aten/src/THC/THCGeneral.cpp line=50 error=35 : CUDA driver version is "
+    "insufficient for CUDA runtime version",
+    "cudaGetDeviceCount returned 35\n-> CUDA driver version is insufficient for CUDA runtime version",
+    "failed call to cuInit: cudaErrorInsufficientDriver",
+]
+
+
+@pytest.mark.parametrize("text", INSUFFICIENT)
+def test_insufficient_driver_in_every_form(text: str) -> None:
+    assert _first(text) == "driver_too_old"
+
+
+def test_driver_version_talk_without_the_error_is_no_claim() -> None:
+    text = "Is the CUDA driver sufficient for 12.4? nvidia-smi shows Driver Version: 550.54.14  CUDA Version: 12.4"
+    assert "driver_too_old" not in _ids(text)
+
+
+# ------------------------------------------------------------------ a framework's minimum compute capability
+
+TF_LINES = [
+    "2019-10-02 08:11:52.101: I tensorflow/core/common_runtime/gpu/gpu_device.cc:1700] Ignoring visible gpu device "
+    "(device: 0, name: Tesla K40c, pci bus id: 0000:04:00.0, compute capability: 3.5) with Cuda compute capability "
+    "3.5. The minimum required Cuda capability is 6.0.",
+    "I tensorflow/core/common_runtime/gpu/gpu_device.cc:611] Ignoring gpu device (device: 1, name: GeForce GT 640, "
+    "pci bus id: 0000:02:00.0) with Cuda compute capability 3.0. The minimum required Cuda capability is 3.5.",
+]
+
+
+@pytest.mark.parametrize("text", TF_LINES)
+def test_tensorflow_capability_below_build_is_arch_dropped(text: str) -> None:
+    assert _first(text) == "gpu_arch_dropped_from_build"
+
+
+def test_tensorflow_too_few_multiprocessors_is_not_arch() -> None:
+    # Counter-example: TensorFlow's other refusal (TF_MIN_GPU_MULTIPROCESSOR_COUNT) says nothing of the build.
+    text = (
+        "I tensorflow/core/common_runtime/gpu/gpu_device.cc:1762] Ignoring visible gpu device (device: 0, name: "
+        "Quadro K420, pci bus id: 0000:03:00.0, compute capability: 3.0) with core count: 1. The minimum required "
+        "count is 8. You can adjust this requirement with the env var TF_MIN_GPU_MULTIPROCESSOR_COUNT."
+    )
+    assert "gpu_arch_dropped_from_build" not in _ids(text)
+
+
+def test_readme_naming_the_minimum_is_no_claim() -> None:
+    text = "Requirements: an NVIDIA GPU. The minimum required Cuda capability is 3.5 so old GPUs won't work."
+    assert "gpu_arch_dropped_from_build" not in _ids(text)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "UserWarning: Found GPU0 Tesla K40c which is of cuda capability 3.5. PyTorch no longer supports this GPU "
+        "because it is too old. The minimum cuda capability supported by this library is 3.7.",
+        "Tesla K80 with CUDA capability sm_37 is not compatible with the current PyTorch installation. The current "
+        "PyTorch install supports CUDA capabilities sm_50 sm_60 sm_70 sm_75 sm_80 sm_86 sm_90.",
+    ],
+)
+def test_torch_minimum_capability_forms_are_read(line: str) -> None:
+    assert _first(line) == "gpu_arch_dropped_from_build"
