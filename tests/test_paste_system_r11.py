@@ -23,7 +23,7 @@ def _ids(text: str) -> list[str]:
 
 WSL = "Ubuntu 22.04 running in WSL2 on Windows 11.\n"
 
-# ------------------------------------------------------------------ taichi cannot reach the CUDA driver
+# ------------------------------------------------------------------ taichi, warp, ethminer cannot reach the CUDA driver
 
 TAICHI_LINES = [
     "[Taichi] version 1.6.0, llvm 15.0.4, commit f1c6fbbd, linux, python 3.10.12\n"
@@ -32,6 +32,9 @@ TAICHI_LINES = [
     "falling back to CPU\n[Taichi] Starting on arch=x64",
     ">>> ti.init(arch=ti.gpu)\n[W 11/09/22 09:15:40.120 301] [__init__.py:adaptive_arch_select@741] "
     "Arch=[<Arch.cuda: 4>] is not supported, falling back to CPU\n[Taichi] Starting on arch=x64",
+    "Warp 1.2.0 initialized:\n   CUDA driver not found or failed to initialize\nWarp CUDA warning: Could not find or "
+    "load the NVIDIA CUDA driver. GPU execution will not be available.",
+    "ethminer 0.16.2\nCUDA Error : No CUDA driver found",
 ]
 
 
@@ -45,6 +48,7 @@ def test_taichi_without_cuda_on_linux_claims_no_wsl_path(text: str) -> None:
     findings = load_text("Ubuntu 22.04 workstation\n" + text).findings
     assert not any(f.id == "wsl_libcuda_problem" and f.severity is Severity.ERROR for f in findings)
     assert "cpu_only_build" not in [f.id for f in findings]
+    assert "no_nvidia_driver" in [f.id for f in findings]  # a possibility: the library is the driver's
 
 
 def test_taichi_running_on_cuda_is_no_claim() -> None:
@@ -55,19 +59,32 @@ def test_taichi_running_on_cuda_is_no_claim() -> None:
     assert _ids(text) == []
 
 
-def test_taichi_driver_below_cuda_10_is_driver_too_old_even_in_wsl() -> None:
-    line = (
-        "[W 01/02/22 10:00:00.000 123] [cuda_driver.cpp:CUDADriver@30] The Taichi CUDA backend requires at least "
-        "CUDA 10.0, got v9.1."
-    )
+@pytest.mark.parametrize(
+    ("line", "driver_cuda"),
+    [
+        (
+            "[W 01/02/22 10:00:00.000 123] [cuda_driver.cpp:CUDADriver@30] The Taichi CUDA backend requires at "
+            "least CUDA 10.0, got v9.1.",
+            9010,
+        ),
+        (
+            "Warp CUDA error: Warp requires CUDA driver 12.0 or higher, but the current driver only supports CUDA 11.4",
+            11040,
+        ),
+    ],
+)
+def test_framework_driver_below_its_minimum_is_driver_too_old_even_in_wsl(line: str, driver_cuda: int) -> None:
+    # The library loaded (it reported its version): the driver, not WSL's library path, is the cause.
     assert _first("Ubuntu 18.04\n" + line) == "driver_too_old"
-    assert _first(WSL + line) == "driver_too_old"
+    report = load_text(WSL + line)
+    assert report.findings[0].id == "driver_too_old"
+    assert report.facts.value("cuda.driver_version") == driver_cuda
 
 
 def test_every_new_row_reads_its_example() -> None:
-    names = {"taichi_no_driver_library", "taichi_cuda_arch_fallback", "taichi_driver_cuda_too_old"}
+    names = {"taichi_no_driver_library", "taichi_cuda_arch_fallback", "warp_no_driver_library", "ethminer_no_driver"}
     rows = [r for r in messages.families()["cuda_loader"].rows if r.key in names]
-    assert len(rows) == 3 and all(r.regex.search(r.example) for r in rows)
+    assert len(rows) == 4 and all(r.regex.search(r.example) for r in rows)
     framework = messages.families()["framework"].rows
     assert framework and all(r.regex.search(r.example) for r in framework)
 
@@ -121,6 +138,24 @@ INSUFFICIENT = [
 @pytest.mark.parametrize("text", INSUFFICIENT)
 def test_insufficient_driver_in_every_form(text: str) -> None:
     assert _first(text) == "driver_too_old"
+
+
+def test_insufficient_driver_states_the_driver_and_its_cuda() -> None:
+    text = (
+        "CUDA error: Insufficient CUDA driver: 9020\nCuda compilation tools, release 10.0, V10.0.130\n"
+        "NVRM version: NVIDIA UNIX x86_64 Kernel Module  396.54  Tue Aug 14 22:29:37 PDT 2018"
+    )
+    report = load_text(text)
+    assert report.findings[0].id == "driver_too_old"
+    assert report.facts.value("cuda.driver_version") == 9020
+    assert report.facts.value("driver.version") == "396.54"
+
+
+def test_open_module_version_line_is_read_and_two_versions_are_not() -> None:
+    line = "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  535.104.05  Release Build  (dvs-builder@U16-T02)"
+    assert load_text("nvidia-smi hangs\n" + line).facts.value("driver.version") == "535.104.05"
+    two = line + "\nNVRM version: NVIDIA UNIX x86_64 Kernel Module  470.82.01  Thu Oct 28 2021"
+    assert not load_text("nvidia-smi hangs\n" + two).facts.known("driver.version")
 
 
 def test_driver_version_talk_without_the_error_is_no_claim() -> None:

@@ -254,7 +254,9 @@ def load_text(text: str, *, label: str = "the input") -> Report:
             "`python -m torch.utils.collect_env`, the error message, or run `gpuassist diagnose` on that machine)"
         )
     template = collect_env.to_facts(parsed) if parsed.recognised else {}
-    facts = Facts({**template, **extra, **errors.facts_from_text(lines, matches)})
+    facts = Facts(
+        {**cuda_driver_api.driver_facts(lines), **template, **extra, **errors.facts_from_text(lines, matches)}
+    )
     matches = env_reports.platform_field_guesses(lines, matches, cuda_works=facts.value("cuda.available") is True)
     report = build_report(
         facts,

@@ -32,3 +32,37 @@ def driver_api_rules_out_cpu_build(lines: list[str], matches: list[Match]) -> li
     if not any(DRIVER_API_ERROR.search(line) for line in window) or any(CPU_BUILD_SAID.search(line) for line in window):
         return matches
     return [m for m in matches if m.id != "cpu_only_build" or m.specific]
+
+
+# The driver's own CUDA version as the failing program printed it (cudaDriverGetVersion's integer, or major.minor):
+# ethminer's "Insufficient CUDA driver: 9020" (libethash-cuda/CUDAMiner.cpp), taichi's "requires at least CUDA 10.0,
+# got v9.2" (taichi/rhi/cuda/cuda_driver.cpp), warp's "the current driver only supports CUDA 11.4" and "the installed
+# CUDA driver version is 11.4" (warp/native/cuda_util.cpp, warp/_src/context.py).
+DRIVER_CUDA_INT = re.compile(r"Insufficient CUDA driver\s*:?\s*(\d{4,5})\b", re.IGNORECASE)
+DRIVER_CUDA_DOTTED = re.compile(
+    r"requires at least CUDA \d+\.\d+, got v(\d+)\.(\d+)|current driver only supports CUDA (\d+)\.(\d+)|"
+    r"installed CUDA driver version is (\d+)\.(\d+)"
+)
+# /proc/driver/nvidia/version's first line, the loaded kernel module's version (the driver's, as nvidia-smi shows it):
+# "NVRM version: NVIDIA UNIX x86_64 Kernel Module  396.54  Tue Aug 14 ..." and the open modules' "NVIDIA UNIX Open
+# Kernel Module for x86_64  535.104.05  Release Build ...".
+NVRM_VERSION = re.compile(
+    r"NVRM version:\s*NVIDIA UNIX (?:Open Kernel Module for \S+|\S+ Kernel Module)\s+(\d{3}\.\d{2,3}(?:\.\d{2})?)\b"
+)
+
+
+def driver_facts(lines: list[str]) -> dict[str, object]:
+    """The driver's version and its CUDA version where the text prints them outright; one value each, or none."""
+    facts: dict[str, object] = {}
+    window = [line[:2000] for line in lines]
+    cuda = {int(m.group(1)) for line in window for m in DRIVER_CUDA_INT.finditer(line)}
+    for line in window:
+        for m in DRIVER_CUDA_DOTTED.finditer(line):
+            major, minor = (int(g) for g in m.groups() if g is not None)
+            cuda.add(major * 1000 + minor * 10)
+    if len(cuda) == 1:
+        facts["cuda.driver_version"] = cuda.pop()
+    versions = {m.group(1) for line in window for m in NVRM_VERSION.finditer(line)}
+    if len(versions) == 1:
+        facts["driver.version"] = versions.pop()
+    return facts
