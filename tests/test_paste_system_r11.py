@@ -112,6 +112,23 @@ def test_numba_driver_api_error_is_not_a_cpu_build() -> None:
     assert "cpu_only_build" not in _ids(text)
 
 
+def test_torch_cuda_runtime_error_is_not_a_cpu_build() -> None:
+    # torch printing the runtime's own error string is a CUDA build whatever the host; WSL's path is read first.
+    text = (
+        "Ubuntu 20.04 under wsl2, it works on the Windows side\n"
+        "RuntimeError: CUDA error: no CUDA-capable device is detected"
+    )
+    ids = _ids(text)
+    assert ids[0] == "wsl_libcuda_problem"
+    assert "cpu_only_build" not in ids
+
+
+def test_windows_without_a_cuda_error_keeps_the_wheel_guess() -> None:
+    # Counter-example: on Windows with only is_available() False, PyPI's CPU wheel stays the likeliest guess.
+    text = "Windows 10, pip install torch\n>>> torch.cuda.is_available()\nFalse"
+    assert "cpu_only_build" in _ids(text)
+
+
 def test_torch_saying_it_lacks_cuda_keeps_the_build_verdict() -> None:
     # Counter-example: torch's own words that it is a CPU build still decide, whatever else the text shows.
     text = (

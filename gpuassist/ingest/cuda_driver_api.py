@@ -4,10 +4,12 @@ CUDA frameworks other than torch call the driver API themselves and print its CU
 on top of it) as "CUDA Error CUDA_ERROR_NO_DEVICE: no CUDA-capable device is detected while calling init (cuInit)"
 (taichi/rhi/cuda/cuda_driver.cpp get_cuda_error_message, "CUDA Error {name}: {string}", and cuda_driver.h's
 "... while calling {function} ({symbol})"), numba as "[100] Call to cuInit results in CUDA_ERROR_NO_DEVICE"
-(numba/cuda/cudadrv/driver.py), pycuda as "cuInit failed: no device". A CPU-only torch build never gets that far:
-it stops at "Torch not compiled with CUDA enabled" (torch/cuda/__init__.py, _lazy_init). So a guess that the build
-lacks CUDA (cpu_only_build: a torch wheel verdict) does not read such a line; the driver, the host (WSL's library
-path) or the device do. A text that says torch is a CPU build in its own words keeps its specific verdict.
+(numba/cuda/cudadrv/driver.py), pycuda as "cuInit failed: no device"; torch's CUDA builds print the runtime's own
+error strings ("CUDA error: no CUDA-capable device is detected", the cuda_error family of knowledge/messages.json).
+A CPU-only torch build never gets that far: it stops at "Torch not compiled with CUDA enabled" (torch/cuda/__init__.py,
+_lazy_init). So a guess that the build lacks CUDA (cpu_only_build: a torch wheel verdict) does not read such a line;
+the driver, the host (WSL's library path) or the device do. A text that says torch is a CPU build in its own words
+keeps its specific verdict.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import re
 
 from gpuassist.ingest.errors import Match
+from gpuassist.knowledge import messages
 
 # The driver API's own report: a CUresult name, or the driver-API call that failed.
 DRIVER_API_ERROR = re.compile(
@@ -24,12 +27,19 @@ DRIVER_API_ERROR = re.compile(
 CPU_BUILD_SAID = re.compile(r"Torch not compiled with CUDA enabled|\+cpu\b|cpuonly", re.IGNORECASE)
 
 
+def _cuda_reported(line: str) -> bool:
+    """The line is CUDA's own report of an error (a driver-API call or the runtime's error string)."""
+    if DRIVER_API_ERROR.search(line):
+        return True
+    return "cuda" in line.lower() and any(r.family == "cuda_error" for r in messages.lookup(line))
+
+
 def driver_api_rules_out_cpu_build(lines: list[str], matches: list[Match]) -> list[Match]:
-    """Drop the guess of a CPU-only torch build when the only failure the text shows is a driver-API error."""
+    """Drop the guess of a CPU-only torch build when the failure the text shows is CUDA's own error report."""
     if not any(m.id == "cpu_only_build" and not m.specific for m in matches):
         return matches
     window = [line[:2000] for line in lines]
-    if not any(DRIVER_API_ERROR.search(line) for line in window) or any(CPU_BUILD_SAID.search(line) for line in window):
+    if not any(_cuda_reported(line) for line in window) or any(CPU_BUILD_SAID.search(line) for line in window):
         return matches
     return [m for m in matches if m.id != "cpu_only_build" or m.specific]
 
