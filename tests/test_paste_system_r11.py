@@ -51,6 +51,15 @@ def test_taichi_without_cuda_on_linux_claims_no_wsl_path(text: str) -> None:
     assert "no_nvidia_driver" in [f.id for f in findings]  # a possibility: the library is the driver's
 
 
+def test_taichi_without_cuda_on_native_windows_is_no_wsl_reading() -> None:
+    text = (
+        "[Taichi] version 1.7.0, llvm 15.0.7, commit 2fd24490, windows, python 3.11.5\n"
+        "[W 01/05/24 10:00:00.000 1] [misc.py:adaptive_arch_select@758] Arch=[<Arch.cuda: 3>] is not supported, "
+        "falling back to CPU"
+    )
+    assert _ids(text) == ["no_nvidia_driver"]
+
+
 def test_taichi_running_on_cuda_is_no_claim() -> None:
     text = (
         WSL + "[Taichi] version 1.6.0, llvm 15.0.4, commit f1c6fbbd, linux, python 3.10.12\n"

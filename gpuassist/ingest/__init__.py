@@ -300,6 +300,9 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
         matches = matches if mac is None else [*matches, mac]
     matches = _driver_present_matches(lines, report, _macos_matches(lines, report, matches))
     matches = cuda_loaders.wsl_loader_without_libcuda(report.facts.value("platform.wsl") is not None, matches)
+    matches = cuda_loaders.native_windows_drops_wsl_path(
+        report.facts.value("host.os"), report.facts.value("platform.wsl") is not None, matches
+    )
     matches = _wsl_driver_matches(report, _jetson_without_torch(lines, matches))
     matches = wsl_no_device_first(report.facts.value("platform.wsl") is not None, matches)
     matches = container_shown.wsl_no_driver_first(report.facts.value("platform.wsl") is not None, matches)

@@ -40,3 +40,12 @@ def wsl_loader_without_libcuda(in_wsl: bool, matches: list[Match]) -> list[Match
         if not (m.line_no == said.line_no and (m.id in NO_DRIVER_READINGS or m.id == "wsl_libcuda_problem"))
     ]
     return [*kept, Match("wsl_libcuda_problem", said.line_no, said.line, True, WSL_LOADER_WEIGHT)]
+
+
+def native_windows_drops_wsl_path(host_os: object, in_wsl: bool, matches: list[Match]) -> list[Match]:
+    """On native Windows (the text shows Windows and no WSL) a loader's missing driver library is nvcuda.dll, which
+    the Windows driver installs: WSL's library path is no reading of it."""
+    if in_wsl or host_os != "Windows":
+        return matches
+    loader_lines = {m.line_no for m in matches if _loader_line(m.line)}
+    return [m for m in matches if not (m.id == "wsl_libcuda_problem" and not m.specific and m.line_no in loader_lines)]
