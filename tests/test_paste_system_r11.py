@@ -113,6 +113,18 @@ def test_driver_api_no_device_in_wsl_is_not_a_cpu_build() -> None:
     assert "cpu_only_build" not in ids
 
 
+def test_taichi_detection_warning_in_wsl_is_wsls_path() -> None:
+    # taichi's is_arch_supported wraps the driver-API error it met while detecting CUDA (python/taichi/lang/misc.py).
+    text = (
+        WSL + "[W 05/01/25 14:20:11.010 771] RuntimeError: '[cuda_driver.h:operator()@88] CUDA Error "
+        "CUDA_ERROR_NO_DEVICE: no CUDA-capable device is detected while calling init (cuInit)' occurred when "
+        "detecting cuda, consider adding `TI_ENABLE_CUDA=0`  to environment variables to suppress this warning message."
+    )
+    ids = _ids(text)
+    assert ids[0] == "wsl_libcuda_problem"
+    assert "cpu_only_build" not in ids
+
+
 def test_numba_driver_api_error_is_not_a_cpu_build() -> None:
     text = (
         "Windows 10 machine\nnumba.cuda.cudadrv.error.CudaSupportError: Error at driver init: "
