@@ -107,12 +107,12 @@ def test_the_same_message_from_an_installed_torch_is_no_second_copy() -> None:
 # --- CUDA_VISIBLE_DEVICES set after CUDA started ---
 
 
-def test_the_assignment_after_import_torch_is_too_late() -> None:
+def test_the_assignment_after_a_cuda_call_is_too_late() -> None:
     text = (
-        "import torch\n"
-        "import os\n"
+        "import torch, os\n"
+        "print(torch.cuda.is_available())\n"
         "os.environ['CUDA_VISIBLE_DEVICES'] = '2'\n"
-        "print(torch.cuda.current_device())  # prints 0 and the job lands on the busy card\n"
+        "model = Net().cuda()  # lands on the busy card\n"
     )
     found = set_after_init(text.splitlines())
     assert found is not None and found[2] == "order"
@@ -125,6 +125,15 @@ def test_the_user_saying_the_setting_is_ignored_reads_the_class() -> None:
         "Exporting the variable in the terminal before launching works fine.\n"
     )
     assert _first(text) == "cuda_visible_devices_hides_gpus"
+    finding = load_text(text).findings[0]
+    assert "reads CUDA_VISIBLE_DEVICES once" in finding.explanation
+    assert "before `import torch`" in finding.fix
+
+
+def test_an_assignment_after_a_bare_import_torch_is_no_evidence() -> None:
+    # Counter-example: torch initialises CUDA lazily, so a setting after `import torch` alone still takes effect.
+    text = "import torch\nimport os\nos.environ['CUDA_VISIBLE_DEVICES'] = '2'\nmodel = Net().cuda()\n"
+    assert set_after_init(text.splitlines()) is None
 
 
 def test_a_working_assignment_before_import_torch_claims_nothing() -> None:
@@ -146,6 +155,17 @@ def test_an_assignment_quoted_in_a_sentence_after_a_cuda_call_is_no_order() -> N
         "    torch.cuda.set_device(0)\n"
         "RuntimeError: No CUDA GPUs are available\n"
         "Try adding os.environ['CUDA_VISIBLE_DEVICES'] = '0' at the top of train.py\n"
+    )
+    assert set_after_init(text.splitlines()) is None
+
+
+def test_cuda_0_alone_is_the_renumbering_not_a_fault() -> None:
+    # Counter-example: one visible GPU is cuda:0 in torch whatever its physical index; no shell contrast, no claim.
+    text = (
+        "import os\n"
+        "os.environ['CUDA_VISIBLE_DEVICES'] = '1'\n"
+        "import torch\n"
+        "# I want it to only use gpu 0 of the two, but torch still uses cuda:0 for everything?\n"
     )
     assert set_after_init(text.splitlines()) is None
 

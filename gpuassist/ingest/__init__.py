@@ -99,6 +99,7 @@ from gpuassist.ingest.torch_source_tree import explain as source_tree_explain
 from gpuassist.ingest.torch_source_tree import source_tree_matches
 from gpuassist.ingest.unpublished_pin import explain as unpublished_pin_explain
 from gpuassist.ingest.unpublished_pin import unpublished_variant_match
+from gpuassist.ingest.visible_devices_order import explain as set_after_init_explain
 from gpuassist.ingest.visible_devices_order import set_after_init_matches
 from gpuassist.ingest.wsl_no_device import wsl_no_device_first
 from gpuassist.report.build import build_report
@@ -500,6 +501,7 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
     install_intent.intended_cpu_build_is_information(report, lines)
     unpublished_pin_explain(report, lines)
     source_tree_explain(report, lines)
+    set_after_init_explain(report, lines)
     ordinal_without_variable(report, lines)
     kernel_noise.kernel_guesses_yield_to_working_gpu(report, lines)
     fitting_build.settle(
