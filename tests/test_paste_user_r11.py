@@ -104,6 +104,42 @@ def test_the_same_message_from_an_installed_torch_is_no_second_copy() -> None:
     assert "stale_or_shadowed_torch" not in _ids(text)
 
 
+def test_python_naming_the_source_trees_init_reads_the_class() -> None:
+    text = "ImportError: cannot import name '_C' from 'torch' (/work/pytorch/torch/__init__.py)\n"
+    assert _first(text) == "stale_or_shadowed_torch"
+
+
+def test_the_users_own_torch_py_shadows_the_package() -> None:
+    text = (
+        "Traceback (most recent call last):\n"
+        '  File "/home/ana/tests/torch.py", line 1, in <module>\n'
+        "    import torch\n"
+        '  File "/home/ana/tests/torch.py", line 2, in <module>\n'
+        "    print(torch.cuda.is_available())\n"
+        "AttributeError: partially initialized module 'torch' has no attribute 'cuda' (most likely due to a "
+        "circular import)\n"
+    )
+    finding = load_text(text).findings[0]
+    assert finding.id == "stale_or_shadowed_torch"
+    assert "Rename /home/ana/tests/torch.py" in finding.fix
+    hint = (
+        "AttributeError: module 'torch' has no attribute 'cuda' (consider renaming 'C:\\Users\\ana\\torch.py' "
+        "if it has the same name as a library you intended to import)\n"
+    )
+    assert _first(hint) == "stale_or_shadowed_torch"
+
+
+def test_an_old_torch_lacking_an_attribute_is_no_shadow() -> None:
+    # Counter-example: the installed torch is too old for the call; no file of the user's is named torch.py.
+    text = (
+        "Traceback (most recent call last):\n"
+        '  File "/home/ana/run.py", line 9, in <module>\n'
+        "    model = torch.compile(model)\n"
+        "AttributeError: module 'torch' has no attribute 'compile'\n"
+    )
+    assert "stale_or_shadowed_torch" not in _ids(text)
+
+
 # --- CUDA_VISIBLE_DEVICES set after CUDA started ---
 
 
