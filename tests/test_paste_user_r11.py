@@ -4,6 +4,7 @@ counter-example that must not fire."""
 
 from __future__ import annotations
 
+from gpuassist.findings import Severity
 from gpuassist.ingest import load_text
 from gpuassist.ingest.torch_source_tree import torch_init_path
 from gpuassist.ingest.visible_devices_order import set_after_init
@@ -63,6 +64,25 @@ def test_other_words_about_numpy_availability_are_not_torchs_error() -> None:
         ">>> torch.cuda.is_available()\nTrue\n"
     )
     assert "torch_import_error" not in _ids(text)
+
+
+def test_the_numpy_warning_beside_a_working_gpu_is_not_claimed() -> None:
+    # Counter-example: the warning of a working torch (CUDA available, nothing failing) is no GPU problem.
+    text = (
+        "/usr/local/lib/python3.10/dist-packages/torch/_subclasses/functional_tensor.py:267: UserWarning: Failed to "
+        "initialize NumPy: _ARRAY_API not found (Triggered internally at /opt/pytorch/torch/csrc/utils/"
+        "tensor_numpy.cpp:84.)\n"
+        "PyTorch: 2.5.0\nCUDA available: True\n"
+    )
+    found = [f for f in load_text(text).findings if f.id == "torch_import_error"]
+    assert found and all(f.severity is Severity.INFO for f in found)
+
+
+def test_numpy_missing_gets_the_install_fix() -> None:
+    text = "UserWarning: Failed to initialize NumPy: No module named 'numpy'\n" + BRIDGE
+    finding = load_text(text).findings[0]
+    assert finding.id == "torch_import_error"
+    assert "pip install numpy" in finding.fix
 
 
 # --- a PyTorch source tree shadowing the installed torch (torch/__init__.py) ---

@@ -82,6 +82,7 @@ from gpuassist.ingest.module_load import (
     nouveau_holds_gpu_match,
     secure_boot_blocks_module,
 )
+from gpuassist.ingest.numpy_bridge import settle as numpy_bridge_settle
 from gpuassist.ingest.orchestration import (
     device_plugin_without_runtime_match,
     login_node_match,
@@ -502,6 +503,7 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
     unpublished_pin_explain(report, lines)
     source_tree_explain(report, lines)
     set_after_init_explain(report, lines)
+    numpy_bridge_settle(report, lines)
     ordinal_without_variable(report, lines)
     kernel_noise.kernel_guesses_yield_to_working_gpu(report, lines)
     fitting_build.settle(
