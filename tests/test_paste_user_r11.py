@@ -215,6 +215,17 @@ def test_an_assignment_quoted_in_a_sentence_after_a_cuda_call_is_no_order() -> N
     assert set_after_init(text.splitlines()) is None
 
 
+def test_the_setting_told_in_words_with_no_effect_reads_the_class() -> None:
+    text = "Setting CUDA_VISIBLE_DEVICES=2 inside finetune.py has no effect, the job lands on GPU 0 anyway.\n"
+    assert _first(text) == "cuda_visible_devices_hides_gpus"
+
+
+def test_the_setting_told_in_words_without_a_complaint_claims_nothing() -> None:
+    # Counter-example: the usual advice, nothing said to fail.
+    text = "I set CUDA_VISIBLE_DEVICES in my script to choose the card; training then runs on cuda:0.\n"
+    assert "cuda_visible_devices_hides_gpus" not in _ids("import torch\n" + text)
+
+
 def test_cuda_0_alone_is_the_renumbering_not_a_fault() -> None:
     # Counter-example: one visible GPU is cuda:0 in torch whatever its physical index; no shell contrast, no claim.
     text = (

@@ -33,6 +33,14 @@ IN_CODE = re.compile(
     r"os\.environ\[\s*[\"']CUDA_VISIBLE_DEVICES[\"']\s*\]\s*=(?!=)|"
     r"os\.(?:environ\.setdefault|putenv)\(\s*[\"']CUDA_VISIBLE_DEVICES[\"']"
 )
+# The same assignment told in words: "I set CUDA_VISIBLE_DEVICES=1 in my script", "adding CUDA_VISIBLE_DEVICES inside
+# train.py" (read only with the ignored words below, never with the order).
+IN_CODE_WORDS = re.compile(
+    r"\b(?:set|setting|added|adding|put|putting|changed|changing)\s+(?:the\s+)?(?:env(?:ironment)?\s+var(?:iable)?\s+)?"
+    r"[`'\"]?CUDA_VISIBLE_DEVICES[`'\"]?(?:\s*=\s*[\w,\"']{1,20})?\s+(?:in|inside|within|at the top of|from)\s+"
+    r"(?:the\s+|my\s+|our\s+)?(?:code|script|python|program|notebook|[\w-]{1,60}\.py)\b",
+    re.IGNORECASE,
+)
 # The assignment as a code line of its own (a snippet, a REPL), not quoted inside a sentence.
 CODE_LINE = re.compile(r"^\s*(?:>>>\s*|In \[\d+\]:\s*|\d+\s*[|:]?\s*)?os\.(?:environ|putenv)\b")
 # A traceback's frame header: the quoted source lines around it come from different files, in call order.
@@ -69,7 +77,7 @@ NEAR = 4
 
 
 def _assignment(cut: list[str]) -> int | None:
-    return next((no for no, line in enumerate(cut) if IN_CODE.search(line)), None)
+    return next((no for no, line in enumerate(cut) if IN_CODE.search(line) or IN_CODE_WORDS.search(line)), None)
 
 
 def set_after_init(lines: list[str]) -> tuple[int, str, str] | None:
@@ -81,7 +89,7 @@ def set_after_init(lines: list[str]) -> tuple[int, str, str] | None:
     line = cut[at].strip()
     before = cut[max(0, at - 60) : at]
     snippet = before[max((i + 1 for i, earlier in enumerate(before) if FRAME.search(earlier)), default=0) :]
-    if CODE_LINE.match(cut[at]) and any(CUDA_CALL.search(earlier) for earlier in snippet):
+    if IN_CODE.search(cut[at]) and CODE_LINE.match(cut[at]) and any(CUDA_CALL.search(earlier) for earlier in snippet):
         return at + 1, line, "order"
     window = cut[max(0, at - NEAR) : at + NEAR + 1]
     if any(IGNORED.search(near) for near in window):
