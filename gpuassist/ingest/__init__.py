@@ -83,6 +83,7 @@ from gpuassist.ingest.module_load import (
     nouveau_holds_gpu_match,
     secure_boot_blocks_module,
 )
+from gpuassist.ingest.numpy_bridge import settle as numpy_bridge_settle
 from gpuassist.ingest.orchestration import (
     device_plugin_without_runtime_match,
     login_node_match,
@@ -96,8 +97,12 @@ from gpuassist.ingest.pci_listing import gpu_off_bus_match, lspci_without_nvidia
 from gpuassist.ingest.report_json import looks_like_json, parse_report
 from gpuassist.ingest.text import MAX_BYTES, UnreadableInput, clean_lines, decode
 from gpuassist.ingest.tool_interpreters import installer_of_another_python
+from gpuassist.ingest.torch_source_tree import explain as source_tree_explain
+from gpuassist.ingest.torch_source_tree import source_tree_matches
 from gpuassist.ingest.unpublished_pin import explain as unpublished_pin_explain
 from gpuassist.ingest.unpublished_pin import unpublished_variant_match
+from gpuassist.ingest.visible_devices_order import explain as set_after_init_explain
+from gpuassist.ingest.visible_devices_order import set_after_init_matches
 from gpuassist.ingest.wsl_no_device import wsl_no_device_first
 from gpuassist.report.build import build_report
 from gpuassist.report.model import Report
@@ -481,6 +486,7 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
     matches = program_devices.program_selection_matches(
         lines, matches, gpu_count=seen if isinstance(seen, int) and seen > 0 else view.nvidia_gpus(report.facts).count
     )
+    matches = set_after_init_matches(lines, source_tree_matches(lines, matches))
     if report.facts.value("platform.jetson"):
         matches = jetson_texts.settle(
             lines,
@@ -502,6 +508,9 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
     usage_words.working_gpu_overrides_install_blames(report)
     install_intent.intended_cpu_build_is_information(report, lines)
     unpublished_pin_explain(report, lines)
+    source_tree_explain(report, lines)
+    set_after_init_explain(report, lines)
+    numpy_bridge_settle(report, lines)
     ordinal_without_variable(report, lines)
     kernel_noise.kernel_guesses_yield_to_working_gpu(report, lines)
     fitting_build.settle(
