@@ -29,6 +29,7 @@ from gpuassist.ingest import (
     jetson_mounts,
     jetson_texts,
     kernel_noise,
+    libcuda_found,
     named_gpu,
     ngc_banner,
     ngc_driver_check,
@@ -303,6 +304,7 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
         unavailable = report.facts.value("cuda.available") is False or _says_unavailable(lines)
         mac = user_words.mac_cuda_failure(lines, matches, unavailable=unavailable)
         matches = matches if mac is None else [*matches, mac]
+    matches = libcuda_found.drop_found_library_readings(matches)
     matches = _driver_present_matches(lines, report, _macos_matches(lines, report, matches))
     matches = cuda_loaders.wsl_loader_without_libcuda(report.facts.value("platform.wsl") is not None, matches)
     matches = cuda_loaders.native_windows_drops_wsl_path(
@@ -758,7 +760,7 @@ NO_DRIVER_GUESSES = ("no_nvidia_driver", "no_nvidia_gpu")
 def _driver_present_matches(lines: list[str], report: Report, matches: list[errors.Match]) -> list[errors.Match]:
     """When the text shows the driver library loading, or runs in WSL 2 (whose driver is Windows'), "no driver" and
     "no GPU" are not possible readings of a libcuda failure; in WSL 2 that failure is WSL's own libcuda path."""
-    loaded = any(LIBCUDA_LOADED.search(line[:2000]) for line in lines)
+    loaded = any(LIBCUDA_LOADED.search(line[:2000]) or libcuda_found.shows_library_found(line[:2000]) for line in lines)
     wsl2 = report.facts.value("platform.wsl") == "wsl2"
     if not loaded and not wsl2:
         return matches
