@@ -14,6 +14,7 @@ from gpuassist.ingest import (
     cluster_containers,
     code_placement,
     collect_env,
+    container_cli_host,
     container_shown,
     cpu_fallback,
     cuda_driver_api,
@@ -33,6 +34,7 @@ from gpuassist.ingest import (
     named_gpu,
     ngc_banner,
     ngc_driver_check,
+    os_call_refused,
     paste_causes,
     paste_facts,
     program_devices,
@@ -305,6 +307,7 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
         mac = user_words.mac_cuda_failure(lines, matches, unavailable=unavailable)
         matches = matches if mac is None else [*matches, mac]
     matches = libcuda_found.drop_found_library_readings(matches)
+    matches = os_call_refused.os_call_without_wsl(lines, matches, wsl=report.facts.value("platform.wsl") is not None)
     matches = _driver_present_matches(lines, report, _macos_matches(lines, report, matches))
     matches = cuda_loaders.wsl_loader_without_libcuda(report.facts.value("platform.wsl") is not None, matches)
     matches = cuda_loaders.native_windows_drops_wsl_path(
@@ -436,6 +439,7 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
     ):
         if inferred is not None:
             matches = [*matches, inferred]
+    matches = container_cli_host.cli_cannot_load_driver(lines, matches)
     matches = cpu_fallback.app_on_cpu_matches(lines, report.facts, matches)
     if any(m.id == "wrong_interpreter_or_kernel" and m.specific for m in matches):
         # The text shows torch importing in another interpreter: "No module named torch" is that program's
