@@ -64,3 +64,11 @@ def test_no_wrapper_or_no_result_text_is_not_nccl(text: str) -> None:
     except UnreadableInput:  # refused text claims nothing either
         ids = []
     assert "nccl_error_or_timeout" not in ids
+
+
+def test_nccl_tests_failure_line_is_named_as_an_error_message() -> None:
+    report = load_text("host-7: Test NCCL failure sendrecv.cu:120 'invalid argument / '\n")
+    assert "traceback" in report.meta["input_kinds"]
+    assert not any("text only talks about the problem" in m for m in report.meta["missing_facts"])
+    # a sentence about failures names no kind
+    assert load_text("NCCL failure after the upgrade, any idea?\n").meta["input_kinds"] == []

@@ -103,7 +103,9 @@ KIND_PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
         (
             "traceback",
             "a Python traceback or error message",
-            r"Traceback \(most recent call last\)|(?:^|[\s:\[(`])\w+(\.\w+)*(Error|Exception|Warning):\s",
+            r"Traceback \(most recent call last\)|(?:^|[\s:\[(`])\w+(\.\w+)*(Error|Exception|Warning):\s|"
+            # nccl-tests' NCCLCHECK / CUDACHECK (src/common.h): "[host: Test ]NCCL failure common.cu:874 '...'"
+            r"\b(?:NCCL|CUDA) failure \S+\.(?:cu|cc|cpp|h):\d+ '",
         ),
     )
 )
