@@ -15,15 +15,18 @@ import re
 
 MAX_SCAN = 2_000_000
 
+# In-line spacing is [ \t], never \s: a pattern anchored at each line start must not run across lines (a paste of
+# blank lines would cost quadratic time).
 PYTHON_SIGN = re.compile(
-    # a Python file name: train.py, ./tools/test.py, C:\src\app.pyw, demo.ipynb (not "site.py/path", "x.pyc")
+    # a Python file name: train.py, ./tools/test.py, C:\src\app.pyw, demo.ipynb (not "x.py/path", "a.b.py", "x.pyc")
     r"(?<![\w.-])[\w-]+\.(?:pyw?|pyi|ipynb)(?![\w/-]|\.\w)|"
     r"Traceback \(most recent call last\)|"
-    r"^\s*File \"[^\"\n]+\", line \d+|"
-    r"^\s*from\s+[A-Za-z_][\w.]*\s+import\s+(?:[A-Za-z_*(])|"
-    r"^\s*import\s+[A-Za-z_][\w.]*(?:\s+as\s+\w+)?(?:\s*,\s*[A-Za-z_][\w.]*(?:\s+as\s+\w+)?)*\s*$|"
-    r"^\s*(?:async\s+)?def\s+\w+\s*\([^)\n]*\)\s*(?:->[^:\n]+)?:\s*$|"
-    r"^\s*class\s+\w+\s*(?:\([^)\n]*\))?\s*:\s*$|"
+    r"^[ \t]*File \"[^\"\n]+\", line \d+|"
+    r"^[ \t]*from[ \t]+[A-Za-z_][\w.]*[ \t]+import[ \t]+(?:[A-Za-z_*(])|"
+    r"^[ \t]*import[ \t]+[A-Za-z_][\w.]*(?:[ \t]+as[ \t]+\w+)?"
+    r"(?:[ \t]*,[ \t]*[A-Za-z_][\w.]*(?:[ \t]+as[ \t]+\w+)?)*[ \t]*$|"
+    r"^[ \t]*(?:async[ \t]+)?def[ \t]+\w+[ \t]*\([^)\n]*\)[ \t]*(?:->[^:\n]+)?:[ \t]*$|"
+    r"^[ \t]*class[ \t]+\w+[ \t]*(?:\([^)\n]*\))?[ \t]*:[ \t]*$|"
     r"^>>> \S",
     re.MULTILINE,
 )
