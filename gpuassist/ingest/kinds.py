@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from gpuassist.ingest.env_reports import REPORT_MARK, TOOL_WORDS
 from gpuassist.ingest.paste_facts import ENV_REPORT_MARK
+from gpuassist.ingest.python_words import shows_python
 from gpuassist.ingest.user_words import mentions_gpu
 
 # Words that make a text about PyTorch/CUDA/the GPU at all; a text with none of them is refused.
@@ -102,7 +103,9 @@ KIND_PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
         (
             "traceback",
             "a Python traceback or error message",
-            r"Traceback \(most recent call last\)|(?:^|[\s:\[(`])\w+(\.\w+)*(Error|Exception|Warning):\s",
+            r"Traceback \(most recent call last\)|(?:^|[\s:\[(`])\w+(\.\w+)*(Error|Exception|Warning):\s|"
+            # nccl-tests' NCCLCHECK / CUDACHECK (src/common.h): "[host: Test ]NCCL failure common.cu:874 '...'"
+            r"\b(?:NCCL|CUDA) failure \S+\.(?:cu|cc|cpp|h):\d+ '",
         ),
     )
 )
@@ -129,8 +132,8 @@ def detect(lines: list[str], *, collect_env: bool = False, skip: set[int] | None
 
 def about_the_topic(text: str) -> bool:
     """Whether the text mentions Python, PyTorch, CUDA, NVIDIA or a GPU at all (a GPU also in other languages:
-    "显卡", "Grafikkarte", "видеокарта")."""
-    return TOPIC.search(text[:2_000_000]) is not None or mentions_gpu(text[:2_000_000])
+    "显卡", "Grafikkarte", "видеокарта"); Python also shown by its own forms, a script name or code (python_words)."""
+    return TOPIC.search(text[:2_000_000]) is not None or mentions_gpu(text[:2_000_000]) or shows_python(text)
 
 
 def describe(kinds: list[InputKind]) -> str:

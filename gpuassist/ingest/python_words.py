@@ -1,0 +1,37 @@
+"""Whether a text shows Python itself: a script's file name, a traceback, an import line, a definition.
+
+Issue #14 item 1 refuses (exit 2) only text with nothing about Python, PyTorch, CUDA, NVIDIA or the GPU. A user
+who asks about their training script ("should I change train.py ... net = UNet(n_classes=2)?") pastes text about
+a Python program without writing the word "Python"; that text is read (and, with nothing about the GPU in it,
+answered with no claim), not refused. The signs are the language's own forms (the Python Language Reference's
+import statement, def and class; the interpreter's traceback header and its 'File "...", line N' frames, the
+REPL's '>>> ' prompt; '.py'/'.pyw'/'.pyi'/'.ipynb' file names), never a word a non-Python text shares: "import"
+in a sentence, a domain under Paraguay's '.py' followed by a path, JavaScript's "TypeError:".
+"""
+
+from __future__ import annotations
+
+import re
+
+MAX_SCAN = 2_000_000
+
+# In-line spacing is [ \t], never \s: a pattern anchored at each line start must not run across lines (a paste of
+# blank lines would cost quadratic time).
+PYTHON_SIGN = re.compile(
+    # a Python file name: train.py, ./tools/test.py, C:\src\app.pyw, demo.ipynb (not "x.py/path", "a.b.py", "x.pyc")
+    r"(?<![\w.-])[\w-]+\.(?:pyw?|pyi|ipynb)(?![\w/-]|\.\w)|"
+    r"Traceback \(most recent call last\)|"
+    r"^[ \t]*File \"[^\"\n]+\", line \d+|"
+    r"^[ \t]*from[ \t]+[A-Za-z_][\w.]*[ \t]+import[ \t]+(?:[A-Za-z_*(])|"
+    r"^[ \t]*import[ \t]+[A-Za-z_][\w.]*(?:[ \t]+as[ \t]+\w+)?"
+    r"(?:[ \t]*,[ \t]*[A-Za-z_][\w.]*(?:[ \t]+as[ \t]+\w+)?)*[ \t]*$|"
+    r"^[ \t]*(?:async[ \t]+)?def[ \t]+\w+[ \t]*\([^)\n]*\)[ \t]*(?:->[^:\n]+)?:[ \t]*$|"
+    r"^[ \t]*class[ \t]+\w+[ \t]*(?:\([^)\n]*\))?[ \t]*:[ \t]*$|"
+    r"^>>> \S",
+    re.MULTILINE,
+)
+
+
+def shows_python(text: str) -> bool:
+    """Whether the text shows Python source, a Python file or the interpreter's output (see the module doc)."""
+    return PYTHON_SIGN.search(text[:MAX_SCAN]) is not None
