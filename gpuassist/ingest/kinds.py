@@ -130,6 +130,18 @@ def detect(lines: list[str], *, collect_env: bool = False, skip: set[int] | None
     return sorted(found.values(), key=lambda k: order.index(k.id))
 
 
+# Kinds whose marks any program prints (an "XxxError:" line, a Windows path, a syslog or dmesg prefix): alone they
+# do not make a text about Python, PyTorch, CUDA, NVIDIA or the GPU (issue #14, item 1). The other kinds are that
+# topic by what they are (collect_env and its forks, nvidia-smi, Jetson tools, pip/conda, Python's REPL and
+# notebooks) or, for container texts, are read as the GPU runtime's (a Singularity --nv line, an NVIDIA library).
+GENERIC_KINDS = frozenset({"traceback", "windows", "kernel_log"})
+
+
+def only_generic(kinds: list[InputKind]) -> bool:
+    """Every kind read is one any program's output shows (or none was read)."""
+    return all(k.id in GENERIC_KINDS for k in kinds)
+
+
 def about_the_topic(text: str) -> bool:
     """Whether the text mentions Python, PyTorch, CUDA, NVIDIA or a GPU at all (a GPU also in other languages:
     "显卡", "Grafikkarte", "видеокарта"); Python also shown by its own forms, a script name or code (python_words)."""

@@ -6,7 +6,9 @@ a Python program without writing the word "Python"; that text is read (and, with
 answered with no claim), not refused. The signs are the language's own forms (the Python Language Reference's
 import statement, def and class; the interpreter's traceback header and its 'File "...", line N' frames, the
 REPL's '>>> ' prompt; '.py'/'.pyw'/'.pyi'/'.ipynb' file names), never a word a non-Python text shares: "import"
-in a sentence, a domain under Paraguay's '.py' followed by a path, JavaScript's "TypeError:".
+in a sentence, a domain under Paraguay's '.py' followed by a path, JavaScript's "TypeError:". Python's warning
+categories (UserWarning, FutureWarning, ...) and its built-in exceptions that JavaScript lacks (ModuleNotFoundError,
+ValueError, RuntimeError, ...) printed in Python's "Name: message" form count as the interpreter's output.
 """
 
 from __future__ import annotations
@@ -27,7 +29,14 @@ PYTHON_SIGN = re.compile(
     r"(?:[ \t]*,[ \t]*[A-Za-z_][\w.]*(?:[ \t]+as[ \t]+\w+)?)*[ \t]*$|"
     r"^[ \t]*(?:async[ \t]+)?def[ \t]+\w+[ \t]*\([^)\n]*\)[ \t]*(?:->[^:\n]+)?:[ \t]*$|"
     r"^[ \t]*class[ \t]+\w+[ \t]*(?:\([^)\n]*\))?[ \t]*:[ \t]*$|"
-    r"^>>> \S",
+    r"^>>> \S|"
+    # the warnings module's output: its category (Python's built-in warning classes) and the source line it echoes
+    r"\b(?:User|Deprecation|PendingDeprecation|Syntax|Runtime|Future|Import|Unicode|Bytes|Resource|Encoding)"
+    r"Warning:[ \t]|^[ \t]*warnings\.warn\(|"
+    # an exception line in Python's form ("Name: message" at the line start) for built-in exceptions JavaScript
+    # does not have (its TypeError, RangeError, ReferenceError and SyntaxError stay unread)
+    r"^[ \t]*(?:ModuleNotFoundError|ImportError|AttributeError|ValueError|RuntimeError|FileNotFoundError|"
+    r"AssertionError|UnboundLocalError|IndentationError|KeyError|IndexError|OSError|ZeroDivisionError):[ \t]",
     re.MULTILINE,
 )
 
