@@ -23,6 +23,7 @@ import re
 
 from gpuassist.ingest.errors import Match
 from gpuassist.ingest.lines import MAX_LINE
+from gpuassist.ingest.wsl_no_device import WSL_SHOWN
 
 # libnvidia-container's dlopen failure of a driver library, in the CLI's and the debug log's forms.
 CLI_LOAD_FAILED = re.compile(
@@ -38,7 +39,6 @@ ENGINE_START = re.compile(
     r"error running hook|OCI runtime|:\s*unknown\.?\s*$|\b(?:docker|podman|nerdctl)\s+run\b|prestart hook",
     re.IGNORECASE,
 )
-WSL_SHOWN = re.compile(r"\bWSL\s*2?\b|microsoft-standard|/usr/lib/wsl\b|\bdxcore\b", re.IGNORECASE)
 
 
 def cli_cannot_load_driver(lines: list[str], matches: list[Match]) -> list[Match]:

@@ -17,17 +17,13 @@ import re
 
 from gpuassist.ingest.errors import Match
 from gpuassist.ingest.lines import MAX_LINE
+from gpuassist.ingest.wsl_no_device import WSL_SHOWN
 
 # The OS-call refusal in its forms: the runtime/driver message, the enum names, NVML's wording and exception name.
 OS_CALL_REFUSED = re.compile(
     r"OS call failed or operation not supported on this OS|\bcudaErrorOperatingSystem\b|"
     r"\bCUDA_ERROR_OPERATING_SYSTEM\b|GPU access blocked by the operating system|\bNVML_ERROR_OPERATING_SYSTEM\b|"
     r"\bNVMLError_OperatingSystem\b",
-    re.IGNORECASE,
-)
-# The text shows WSL: its name, the Windows Subsystem, WSL's kernel name, WSL's driver-library directory, /dev/dxg.
-WSL_SHOWN = re.compile(
-    r"\bWSL\s*2?\b|Windows Subsystem for Linux|microsoft-standard|-Microsoft\b|/usr/lib/wsl\b|/dev/dxg\b",
     re.IGNORECASE,
 )
 

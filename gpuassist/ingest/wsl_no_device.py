@@ -22,6 +22,12 @@ NO_DEVICE = re.compile(
     r"CUDA_ERROR_NO_DEVICE|cudaErrorNoDevice|no CUDA-capable device is detected|No CUDA GPUs are available",
     re.IGNORECASE,
 )
+# The text shows WSL: its name, the Windows Subsystem, WSL's kernel name (microsoft-standard, "-Microsoft"), WSL's
+# driver-library directory, /dev/dxg or DXCore. Readers that keep a WSL reading only where WSL is in the text use this.
+WSL_SHOWN = re.compile(
+    r"\bWSL\s*2?\b|Windows Subsystem for Linux|microsoft-standard|-Microsoft\b|/usr/lib/wsl\b|/dev/dxg\b|\bdxcore\b",
+    re.IGNORECASE,
+)
 # Above the message table's weights for the generic readings of "no device" (0.3 to 0.4).
 WSL_PATH_WEIGHT = 0.6
 
