@@ -4,8 +4,9 @@ the exact formats the tools print, each with a counter-example that must not tri
 from __future__ import annotations
 
 from gpuassist.findings import Severity
-from gpuassist.ingest import _two_interpreters_match, load_text
+from gpuassist.ingest import load_text
 from gpuassist.ingest.paste_causes import _lib_failure, _site_packages
+from gpuassist.ingest.process_readings import two_interpreters_match
 from gpuassist.report.model import Report
 
 
@@ -399,5 +400,5 @@ def test_two_interpreter_paths_and_a_missing_module_is_the_other_interpreter() -
     )
     assert _claimed(report)[0] == "wrong_interpreter_or_kernel"
     same = ["ModuleNotFoundError: No module named 'torch'", "/usr/bin/python3", "'/usr//bin/python3'"]
-    assert _two_interpreters_match(same) is None
-    assert _two_interpreters_match(["/usr/bin/python3", "/opt/conda/bin/python"]) is None  # nothing fails
+    assert two_interpreters_match(same) is None
+    assert two_interpreters_match(["/usr/bin/python3", "/opt/conda/bin/python"]) is None  # nothing fails

@@ -1,0 +1,30 @@
+"""Whether a pasted text says that CUDA does not work (`is_available()` False, "CUDA not available", a launcher's
+own message), in English or the user's language: many readers only blame a cause when the text complains."""
+
+from __future__ import annotations
+
+import re
+
+from gpuassist.ingest import user_words
+
+# The text says CUDA does not work ("is_available() returns False", "CPU-only version", "CUDA not available").
+UNAVAILABLE = re.compile(
+    r"is_available(?:\(\))?\)?\s*(?:returns?|returned|is|=+|->|:|gives|#\s*(?:returns?\s*)?)?\s*(?:i get\s+)?false|"
+    r"is_available\b[^\n]{0,24}?\b(?:returns?|returned|gives|gave|shows?|showed|prints?|printed)\s+"
+    r"(?:me\s+)?[`'\"]?false|"
+    r"\b(?:returns?|returned|gives|prints?)\s+[`'\"]?false[`'\"]?\W{0,4}(?:torch\.)?(?:cuda\.)?is_available|"
+    r"CUDA (?:is )?(?:not\s+|un)available|CPU[- ]only (?:version|build|wheel)|"
+    r"no CUDA GPUs are available|no CUDA-capable device|"
+    # AUTOMATIC1111's launcher (modules/launch_utils.py) when torch.cuda.is_available() is False
+    r"Torch is not able to use GPU|"
+    # YOLOv5 / Ultralytics' select_device refusing the first GPU: no CUDA device at all (utils/torch_utils.py).
+    r"Invalid CUDA '(?:--device |device=)(?:0|cuda)' requested|"
+    r"is_available(?:\(\))?\s*(?:就是|都是|还是|仍然是|一直是|是|为|返回|显示|输出)\s*false",
+    re.IGNORECASE,
+)
+
+
+def says_unavailable(lines: list[str]) -> bool:
+    """The text says CUDA does not work, also across a line break ("is_available()\\n i get false")."""
+    text = "\n".join(line[:2000] for line in lines[:5000])
+    return UNAVAILABLE.search(re.sub(r"\s*\n\s*", " ", text)) is not None or user_words.says_gpu_not_detected(text)
