@@ -7,7 +7,8 @@ from __future__ import annotations
 from gpuassist.facts import Facts
 from gpuassist.findings import Severity
 from gpuassist.ingest import load_text
-from gpuassist.ingest.usage_words import cuda_shown_working, visible_devices_setting
+from gpuassist.ingest.cuda_working import cuda_shown_working
+from gpuassist.ingest.usage_words import visible_devices_setting
 from gpuassist.report.model import Report
 from gpuassist.rules.visibility import scheduler_no_gpu_allocated
 

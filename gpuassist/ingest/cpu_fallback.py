@@ -38,11 +38,12 @@ import re
 from dataclasses import dataclass
 
 from gpuassist.facts import Facts
+from gpuassist.ingest.cuda_working import cuda_shown_working
 from gpuassist.ingest.device_choice import cpu_requested, gpu_setting_said
 from gpuassist.ingest.errors import Match
 from gpuassist.ingest.lines import MAX_LINE
 from gpuassist.ingest.named_gpu import named_nvidia_gpus
-from gpuassist.ingest.usage_words import cuda_shown_failing, cuda_shown_working
+from gpuassist.ingest.usage_words import cuda_shown_failing
 
 
 @dataclass(frozen=True)

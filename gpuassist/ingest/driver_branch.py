@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from gpuassist.ingest.cuda_working import smi_answered
 from gpuassist.ingest.errors import Match
 from gpuassist.ingest.lines import MAX_LINE
 from gpuassist.knowledge.driver_support import (
@@ -45,8 +46,8 @@ OPEN_MODULES = re.compile(
     r"\bkmod-nvidia-open\b|-m=kernel-open\b|\bNVIDIA UNIX Open Kernel Module\b",
     re.IGNORECASE,
 )
-# nvidia-smi's table header: the driver answered, so the GPU it lists is driven.
-SMI_WORKED = re.compile(r"NVIDIA-SMI\s+\d{3}\.\d+|Driver Version:\s*\d{3}\.\d+")
+# nvidia-smi's table header (cuda_working.smi_answered): the driver answered, so the GPU it lists is driven. A Jetson
+# has no such table but its GPU is driven by L4T.
 JETSON = re.compile(r"\bjetson\b|\btegra\b|\bL4T\b|\bjetpack\b", re.IGNORECASE)
 # The user's words that the driver refuses the GPU: "not supported by the 535.xx series drivers", "the driver
 # ignores this GPU", "535 is incompatible with the GTX 760".
@@ -89,7 +90,7 @@ def _gpu_and_branches(lines: list[str]) -> tuple[str, list[tuple[int, str, int]]
     branch) and the line naming the open kernel modules; None where no single discrete GPU generation is named, or
     the text is about a Jetson or shows nvidia-smi working."""
     head = [line[:MAX_LINE] for line in lines[:5000]]
-    if any(SMI_WORKED.search(line) or JETSON.search(line) for line in head):
+    if any(smi_answered(line) or JETSON.search(line) for line in head):
         return None
     caps = _named_capabilities(lines)
     if len({generation(cc) for cc in caps}) != 1:

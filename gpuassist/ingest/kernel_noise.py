@@ -15,9 +15,10 @@ from __future__ import annotations
 import re
 
 from gpuassist.findings import Severity
+from gpuassist.ingest.cuda_working import cuda_shown_working
 from gpuassist.ingest.lines import MAX_LINE
 from gpuassist.ingest.orchestration import CUDA_INIT_FAILED
-from gpuassist.ingest.usage_words import cuda_shown_failing, cuda_shown_working
+from gpuassist.ingest.usage_words import cuda_shown_failing
 from gpuassist.report.model import Report
 
 # The user's present-tense statement that the GPU works: "things seem to work fine", "the GPU still works",

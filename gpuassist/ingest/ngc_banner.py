@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 
+from gpuassist.ingest.cuda_working import smi_answered
 from gpuassist.ingest.errors import Match
 
 BANNER = re.compile(r"The NVIDIA Driver was not detected\.?\s+GPU functionality will not be available", re.IGNORECASE)
@@ -29,9 +30,8 @@ RUN_WITH_GPU = re.compile(
 )
 
 
-# nvidia-smi's own table or header, and a shell prompt (a new command, perhaps on the host, ends the container's
-# output).
-SMI_TABLE = re.compile(r"NVIDIA-SMI\s+\d+\.\d+|Driver Version:\s*\d+\.\d+")
+# After the banner: nvidia-smi's own table or header (cuda_working.smi_answered), or a shell prompt (a new command,
+# perhaps on the host, ends the container's output).
 PROMPT = re.compile(r"^(?:\([\w.-]+\)\s*)?(?:[\w.@:~/-]*[$#]|PS [A-Z]:\\\S*>)\s+\S")
 # How far after the banner the same container's output is looked at.
 AFTER = 40
@@ -46,7 +46,7 @@ def smi_works_after_banner(lines: list[str]) -> bool:
         for after in lines[no + 1 : no + 1 + AFTER]:
             if PROMPT.search(after[:2000]):
                 break
-            if SMI_TABLE.search(after[:2000]):
+            if smi_answered(after):
                 return True
     return False
 

@@ -14,8 +14,8 @@ from __future__ import annotations
 import re
 
 from gpuassist.findings import Severity
+from gpuassist.ingest.cuda_working import cuda_shown_working
 from gpuassist.ingest.lines import MAX_LINE
-from gpuassist.ingest.usage_words import cuda_shown_working
 from gpuassist.report.model import Report, step_summaries
 from gpuassist.rules import order_findings
 

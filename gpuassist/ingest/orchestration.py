@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import re
 
+from gpuassist.ingest.cuda_working import smi_answered
 from gpuassist.ingest.errors import Match
 from gpuassist.ingest.lines import MAX_LINE
 
@@ -242,8 +243,8 @@ def login_node_match(lines: list[str], unavailable: bool) -> Match | None:
 
 # ------------------------------------------------------------------------------- nvidia-smi works, CUDA does not
 
-# nvidia-smi's table: the driver answered through the nvidia kernel module, which is therefore loaded.
-SMI_TABLE = re.compile(r"NVIDIA-SMI\s+\d{3}\.\d+|Driver Version:\s*\d{3}\.\d+")
+# nvidia-smi's table (cuda_working.smi_answered) says the driver answered through the nvidia kernel module, which is
+# therefore loaded; these lines say nvidia-smi itself failed.
 SMI_FAILED = re.compile(
     r"NVIDIA-SMI has failed|Failed to initialize NVML|No devices were found|nvidia-smi: (?:command )?not found",
     re.IGNORECASE,
@@ -262,7 +263,7 @@ def working_smi_rules_out_module(lines: list[str], matches: list[Match]) -> list
     unknown or initialization error: the module and driver guesses those messages carry go, leaving the module
     nvidia-smi does not need (nvidia_uvm) and the other readings. Not when nvidia-smi also fails in the text."""
     cut = [line[:MAX_LINE] for line in lines]
-    if not any(SMI_TABLE.search(line) for line in cut) or any(SMI_FAILED.search(line) for line in cut):
+    if not any(smi_answered(line) for line in cut) or any(SMI_FAILED.search(line) for line in cut):
         return matches
     if not any(UVM_CLASS_ERROR.search(line) for line in cut):
         return matches

@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 
 from gpuassist.findings import Severity
+from gpuassist.ingest.cuda_working import cuda_shown_working
 from gpuassist.ingest.device_choice import card_unused_said
 from gpuassist.ingest.errors import Match
 from gpuassist.ingest.lines import MAX_LINE
@@ -181,35 +182,6 @@ CPU_DEVICE_LINE = re.compile(
     r"^\W*(?:\S+\s+){0,4}?Device: cpu\s*$|Set vram state to: DISABLED",
     re.IGNORECASE,
 )
-# CUDA shown working in the same text: is_available() answered True (inline or on the next line), Lightning's
-# "GPU available: True", a device count of one or more.
-# The answer may follow a short subject ("`torch.cuda.is_available()` it shows `true`", "...())\"` prints True").
-CUDA_TRUE_INLINE = re.compile(
-    r"is_available\(\)\)?[`'\"]{0,2}\s*(?:(?:and\s+)?(?:it|this|that|which|then)\s+)?"
-    r"(?:returns?|returned|is|gives|gave|prints?|printed|shows?|showed|outputs?|says|said|=+|->|:|是|为|返回)\s*"
-    r"[`'\"]?True\b|"
-    r"\bGPU available: True\b|\bcuda(?:\.is)?[_ ]available\W{0,4}[:=]\s*True\b|"
-    r"device_count\(\)\)?\s*(?:returns?|is|=+|->|:)\s*[1-9]",
-    re.IGNORECASE,
-)
-TRUE_ANSWER = re.compile(r"^\s*(?:Out\[\d+\]:\s*)?True\s*$")
-COUNT_ANSWER = re.compile(r"^\s*(?:Out\[\d+\]:\s*)?[1-9]\d?\s*$")
-
-
-def cuda_shown_working(lines: list[str]) -> bool:
-    """The text shows CUDA working for this Python: is_available() answered True, a device count above zero."""
-    cut = [line[:MAX_LINE] for line in lines]
-    for no, line in enumerate(cut):
-        if CUDA_TRUE_INLINE.search(line):
-            return True
-        after = cut[no + 1] if no + 1 < len(cut) else ""
-        if "is_available" in line and TRUE_ANSWER.match(after):
-            return True
-        if "device_count" in line and COUNT_ANSWER.match(after):
-            return True
-    return False
-
-
 FALSE_ANSWER = re.compile(r"^\s*(?:Out\[\d+\]:\s*)?False\s*$")
 
 

@@ -17,6 +17,7 @@ import re
 from functools import cache
 
 from gpuassist.findings import Severity
+from gpuassist.ingest.cuda_working import available_true_on_line
 from gpuassist.ingest.errors import Match
 from gpuassist.ingest.lines import MAX_LINE, note_source
 from gpuassist.ingest.needles import any_of
@@ -743,11 +744,6 @@ def other_job_on_gpu(lines: list[str], matches: list[Match]) -> Match | None:
 
 # "Although torch.cuda.is_available() returns True, ... after launching webui-user.bat": the user's own Python has
 # a working CUDA torch; the app's launcher builds and runs its own environment (venv) with another torch.
-TRUE_IN_OWN_CHECK = re.compile(
-    r"is_available(?:\(\))?\)?[`'\"]?\s*(?:returns?|returned|is|gives|gave|prints?|printed|shows?|=+|->|:)\s*"
-    r"[`'\"]?true\b",
-    re.IGNORECASE,
-)
 CONTRAST = re.compile(r"\b(?:although|though|but|however|yet|while|still)\b", re.IGNORECASE)
 APP_LAUNCHER = re.compile(
     r"[\w-]+\.(?:bat|cmd|ps1)\b|\b(?:webui|launch|run|start|main|app)(?:-user)?\.(?:sh|py)\b|"
@@ -761,7 +757,8 @@ def works_in_own_check_not_app(lines: list[str]) -> Match | None:
     launcher runs its own environment, not the Python the user checked. A likely cause, not a verdict (the app's
     own error is often only in a screenshot)."""
     for no, text in enumerate(_gate(lines, ("is_available",)), start=1):
-        if not TRUE_IN_OWN_CHECK.search(text):
+        # Only the answer on the sentence's own line: the contrast with the app is read from that sentence.
+        if not available_true_on_line(text):
             continue
         near = " ".join(x[:MAX_LINE] for x in lines[no - 1 : no + 2])
         if CONTRAST.search(near) and APP_LAUNCHER.search(near):
