@@ -177,7 +177,12 @@ def load_text(text: str, *, label: str = "the input") -> Report:
         matches += _torch_not_importable(lines, parsed, facts)
         steps.run(report, lines, matches, sources)
         return report
-    if not matches and not extra and kinds_mod.only_generic(kinds) and not kinds_mod.about_the_topic(text):
+    if (
+        not matches
+        and not kinds_mod.facts_about_the_topic(extra)
+        and kinds_mod.only_generic(kinds)
+        and not kinds_mod.about_the_topic(text)
+    ):
         raise UnreadableInput(
             "found nothing about Python, PyTorch, CUDA, NVIDIA or a GPU in it (paste the output of "
             "`python -m torch.utils.collect_env`, the error message, or run `gpuassist diagnose` on that machine)"

@@ -148,6 +148,19 @@ def about_the_topic(text: str) -> bool:
     return TOPIC.search(text[:2_000_000]) is not None or mentions_gpu(text[:2_000_000]) or shows_python(text)
 
 
+# Facts about the machine any text may show: a Windows path (C:\\Users\\x\\notes.txt) says Windows, a kernel banner
+# says Linux and its release. They are kept when the text is read, but alone they do not make a text about Python,
+# PyTorch, CUDA, NVIDIA or a GPU (a Jetson is NVIDIA's board: platform.jetson is not one of them).
+PLATFORM_FACTS = frozenset(
+    {"host.os", "host.machine", "host.distro", "host.kernel", "platform.wsl", "platform.rosetta"}
+)
+
+
+def facts_about_the_topic(facts: dict[str, object]) -> bool:
+    """Whether the facts read from a text include one beyond the platform it ran on (PLATFORM_FACTS)."""
+    return any(key not in PLATFORM_FACTS for key in facts)
+
+
 def describe(kinds: list[InputKind]) -> str:
     """The kinds read, for the report's source line: "a kernel log + nvidia-smi output"."""
     if not kinds:
