@@ -34,6 +34,9 @@ def test_a_windows_path_alone_is_refused(text: str) -> None:
         "C:\\Users\\x\\proj\\train.py stops after the first epoch\n",
         "C:\\Users\\x\\venv\\Lib\\site-packages\\torch\\lib is where it looks\n",
         "could not load C:\\Windows\\System32\\nvcuda.dll\n",
+        # the GPU by its model, or a program's device choice, beside a path that only says Windows
+        'Error loading "C:\\Games\\engine\\bin\\physx_64.dll" (Windows 10, GTX 1060)\n',
+        "C:\\Users\\x\\app> start.bat\nUsing device_type cpu\n",
     ],
 )
 def test_a_windows_path_to_the_topic_is_read(text: str) -> None:

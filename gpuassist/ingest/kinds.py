@@ -18,7 +18,10 @@ from gpuassist.ingest.user_words import mentions_gpu
 # Words that make a text about PyTorch/CUDA/the GPU at all; a text with none of them is refused.
 TOPIC = re.compile(
     r"python|torch|cuda|cudnn|nvidia|nvcc|nvml|nccl|\bgpus?\b|geforce|quadro|tesla|rocm|\bhip\b|\bmps\b|"
-    r"jetson|tegra|(?<![a-z])orin(?![a-z])|jupyter|ipykernel|conda|\bpip3?\b|显卡|显存|" + TOOL_WORDS,
+    r"jetson|tegra|(?<![a-z])orin(?![a-z])|jupyter|ipykernel|conda|\bpip3?\b|显卡|显存|"
+    # an NVIDIA GPU by its model ("GTX 1060", "RTX3090") and a program's device choice ("Using device_type cpu",
+    # "using device: cuda"): a text naming either is about the GPU even where no other word of the topic is
+    r"\b(?:gtx|rtx)\s?\d{3,4}\b|\busing device(?:_type)?\s*[:=]?\s*[`'\"]?(?:cpu|cuda|mps)\b|" + TOOL_WORDS,
     re.IGNORECASE,
 )
 
