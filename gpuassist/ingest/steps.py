@@ -42,6 +42,7 @@ from gpuassist.ingest import (
     platform_readings,
     process_readings,
     program_devices,
+    program_fixes,
     runtime_config,
     smi_query,
     source_builds,
@@ -690,6 +691,14 @@ def fitting_build_settle(ctx: PasteContext) -> None:
     fitting_build.settle(ctx.report, ctx.lines, ctx.said, unavailable_said=ctx.complains)
 
 
+def driver_fix_names_program(ctx: PasteContext) -> None:
+    program_fixes.driver_fix_names_program(ctx.report, ctx.lines)
+
+
+def nixos_driver_fix(ctx: PasteContext) -> None:
+    program_fixes.nixos_driver_fix(ctx.report, ctx.lines)
+
+
 def cite_pasted_lines(ctx: PasteContext) -> None:
     """Every finding a rule drew from facts the paste stated cites the line that stated them; a finding that cites a
     pasted line in an error text gets the step that confirms it."""
@@ -786,6 +795,9 @@ STEPS: tuple[Step, ...] = (
     device_ordinal,
     kernel_noise_yields,
     fitting_build_settle,
+    # Fix texts worded for what the text shows (another program than torch, NixOS), once the findings are settled.
+    driver_fix_names_program,
+    nixos_driver_fix,
     # Last: the evidence every finding ends with, once no step adds or replaces a finding.
     cite_pasted_lines,
 )
