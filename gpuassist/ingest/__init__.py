@@ -11,6 +11,7 @@ import re
 from gpuassist.facts import Facts
 from gpuassist.ingest import (
     collect_env,
+    collect_env_readings,
     cuda_driver_api,
     env_reports,
     errors,
@@ -39,14 +40,6 @@ def load(data: bytes, *, label: str = "the input") -> Report:
     return load_text(decode(data), label=label)
 
 
-def _field_line(lines: list[str], parsed: collect_env.CollectEnvParse, name: str) -> tuple[int, str] | None:
-    for no in sorted(parsed.field_lines):
-        found = collect_env.field_name(lines[no - 1])
-        if found == name:
-            return no, lines[no - 1].strip()
-    return None
-
-
 # A Python dict's repr: "{'key': ..." (JSON quotes its keys with double quotes).
 PYTHON_DICT = re.compile(r"\{\s*'")
 
@@ -66,42 +59,6 @@ def _is_json(text: str) -> bool:
     except (ValueError, RecursionError):
         return False
     return True
-
-
-# pip found no torch build to install for this Python / platform.
-NO_TORCH_DIST = re.compile(
-    r"No matching distribution found for (?:py)?torch\b|"
-    r"Could not find a version that satisfies the requirement (?:py)?torch\b"
-)
-TORCH_INSTALL = re.compile(
-    r"\b(?:pip3?|conda|mamba|micromamba|uv pip)\s+(?:install|create)\b[^\n]*\b(?:py)?torch\b|"
-    r"^\[(?:pip\d?|conda)\]\s+(?:py)?torch[\s=]",
-    re.IGNORECASE,
-)
-
-
-def _torch_not_importable(lines: list[str], parsed: collect_env.CollectEnvParse, facts: Facts) -> list[errors.Match]:
-    """collect_env prints "PyTorch version: N/A" when `import torch` raised. If the paste shows torch installed
-    (the package lists, an install command), the import failed; otherwise torch may simply not be installed."""
-    version = parsed.fields.get("torch_version", "").strip().lower()
-    if facts.known("torch.version") or version not in ("n/a", "na", "none", "could not collect"):
-        return []
-    field = _field_line(lines, parsed, "torch_version")
-    if field is None:
-        return []
-    no, line = field
-    if any(NO_TORCH_DIST.search(x[:2000]) for x in lines):
-        return []  # pip found no torch to install: the paste says why it is missing (no_wheel_for_platform)
-    installed = bool(facts.value("torch.dists")) or any(TORCH_INSTALL.search(x[:2000]) for x in lines)
-    if installed:
-        return [
-            errors.Match("torch_import_error", no, line, False, 0.8),
-            errors.Match("torch_not_installed", no, line, False, 0.3),
-        ]
-    return [
-        errors.Match("torch_not_installed", no, line, False, 0.7),
-        errors.Match("torch_import_error", no, line, False, 0.5),
-    ]
 
 
 def _could_not_tell(facts: Facts, kinds: list[kinds_mod.InputKind]) -> list[str]:
@@ -144,7 +101,7 @@ def load_text(text: str, *, label: str = "the input") -> Report:
         **extra,
     }
     program_devices.resolve_shell_value(extra, lines, sources)
-    if parsed.recognised and not _filled_in_template(lines, parsed, matches):
+    if parsed.recognised and not collect_env_readings.filled_in_template(lines, parsed, matches):
         # collect_env's own field lines are read as facts by the parser; matching them again as error text
         # would turn "CUDA used to build PyTorch: None" on a Mac, or the WSL kernel name of a healthy WSL2
         # machine, into a claimed cause. Prose and torch's warnings around the fields still count.
@@ -172,9 +129,9 @@ def load_text(text: str, *, label: str = "the input") -> Report:
             and not any(m.specific for m in matches)
         ):
             matches += errors.unavailable_guesses(
-                parsed.fields, _field_line(lines, parsed, "cuda_available"), bool(parsed.gpu_lines)
+                parsed.fields, collect_env_readings.field_line(lines, parsed, "cuda_available"), bool(parsed.gpu_lines)
             )
-        matches += _torch_not_importable(lines, parsed, facts)
+        matches += collect_env_readings.torch_not_importable(lines, parsed, facts)
         steps.run(report, lines, matches, sources)
         return report
     if (
@@ -210,17 +167,3 @@ def load_text(text: str, *, label: str = "the input") -> Report:
         report.meta["inconclusive"] = True
         report.meta["missing_facts"].insert(0, "the cause: nothing in the text names one")
     return report
-
-
-BULLET = re.compile(r"^\s*[-*\u2022]\s*\S")
-
-
-def _filled_in_template(lines: list[str], parsed: collect_env.CollectEnvParse, matches: list[errors.Match]) -> bool:
-    """An issue template's bullets filled in by hand ("- PyTorch version: 1.4.0", "- OS: Ubuntu18.04") under an
-    error: the error is the paste, the bullets only add facts. collect_env's own output has no bullets."""
-    return (
-        bool(matches)
-        and not parsed.gpu_lines
-        and not parsed.libraries
-        and all(BULLET.match(lines[no - 1]) for no in parsed.field_lines)
-    )
