@@ -3,6 +3,19 @@
 Each step is a named function over one PasteContext (the lines, the report, the matches in play, where each fact was
 stated). STEPS is the whole chain, in order; INFERENCES are the readers that propose one more likely cause each, all
 from the same matches. A new reader adds a function here (or in its own module) and one entry in the right tuple.
+
+Why the order matters: a step reads the matches the steps before it left, and most steps drop or replace guesses.
+1. Findings proven by paths, then the rule-outs and platform re-readings (Mac, WSL, Jetson, a libcuda that loads):
+   they change what a driver or CUDA message means before anything builds on that meaning.
+2. The inferences (one step, ``infer``): each sees the same matches, so among themselves their order only sets the
+   order of equal-weight guesses.
+3. The settling steps: each removes or reorders what the inferences proposed, so it must come after them, and a step
+   that must see another's result comes after it (kernel_cause_explains after no_gpu_explains; windows_cpu_build,
+   the Windows fallback guess, after every rule-out it must not contradict; the Jetson settling after the build
+   readings it overrules).
+4. ``merge`` turns the matches into findings (what the text rules out dropped once more); the steps after it work on
+   findings, and fix texts are worded last, before ``cite_pasted_lines`` adds the evidence and the confirm step.
+Reordering any of these changes verdicts: compare every corpus text's report before and after.
 """
 
 from __future__ import annotations
