@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gpuassist.ingest.cuda_working import available_true_on_line, cuda_shown_working, smi_answered
+from gpuassist.ingest.cuda_working import NVIDIA_GPU_MODEL, available_true_on_line, cuda_shown_working, smi_answered
 
 
 @pytest.mark.parametrize(
@@ -62,3 +62,20 @@ def test_same_line_form_ignores_an_answer_on_the_next_line() -> None:
 )
 def test_smi_answered(line: str, answered: bool) -> None:
     assert smi_answered(line) is answered
+
+
+@pytest.mark.parametrize(
+    ("line", "named"),
+    [
+        ("NVIDIA GeForce RTX 3090", True),
+        ("geforce gtx 1060 6gb", True),
+        ("Using device: cuda:0 (NVIDIA A100-SXM4-40GB)", True),
+        ("| 0  Tesla K80   Off |", True),
+        ("GeForce Experience is installed", True),  # the family name alone, in NVIDIA's capitals
+        ("the titan of industry", False),
+        ("Nikola Tesla's notes", False),
+        ("Intel UHD Graphics 620", False),
+    ],
+)
+def test_an_nvidia_gpu_named_by_model(line: str, named: bool) -> None:
+    assert (NVIDIA_GPU_MODEL.search(line) is not None) is named

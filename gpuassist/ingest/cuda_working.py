@@ -10,6 +10,9 @@ The signs, each printed only when the thing works:
 - nvidia-smi's table or header ("NVIDIA-SMI 535.104.05", "Driver Version: 535.104.05"): the driver answered
   (see SMI_ANSWERED; it says the driver works, not that this Python's CUDA does).
 
+Beside them, NVIDIA_GPU_MODEL: an NVIDIA GPU named by its model (get_device_name's answer, nvidia-smi's name column).
+It says an NVIDIA GPU is there, not that CUDA works; the readers that rule out "no NVIDIA GPU" share it.
+
 Where readers deliberately differ, the difference is named here: ``available_true_on_line`` is the same-line form
 for a reader that weighs the words around the answer (the user's own check set against an app that fails,
 user_words.works_in_own_check_not_app), where a bare ``True`` on the next line says nothing about that sentence.
@@ -39,6 +42,17 @@ TRUE_ANSWER = re.compile(r"^\s*(?:Out\[\d+\]:\s*)?True\s*$")
 COUNT_ANSWER = re.compile(r"^\s*(?:Out\[\d+\]:\s*)?[1-9]\d?\s*$")
 # nvidia-smi's table or header: the driver answered (the nvidia kernel module runs, a driver is installed).
 SMI_ANSWERED = re.compile(r"NVIDIA-SMI\s+\d+\.\d+|Driver Version:\s*\d+\.\d+")
+
+
+# An NVIDIA GPU by its model: what torch.cuda.get_device_name() prints ("NVIDIA GeForce RTX 3090"), nvidia-smi's
+# name column, a "Using device: cuda:0 (NVIDIA A100 ...)" line. It says an NVIDIA GPU is there (so "no NVIDIA GPU" is
+# ruled out), not that CUDA works. The union of the readers' former patterns: a family with a number (any case), an
+# NVIDIA data-centre name (A100, H100, L4, T4, V100, A6000), and a family name alone in its own capitals.
+NVIDIA_GPU_MODEL = re.compile(
+    r"\b(?:NVIDIA\s+)?(?:GeForce|Quadro|Tesla|TITAN|RTX|GTX)\s?[\w-]*\d{2,4}\w*|\bNVIDIA\s+(?:[AHLTVK]\d{1,3}|A\d{4})\b|"
+    r"\b(?-i:GeForce|Quadro|TITAN)\b|\b(?-i:Tesla) [KMPTV]\d+\b",
+    re.IGNORECASE,
+)
 
 
 def available_true_on_line(line: str) -> bool:

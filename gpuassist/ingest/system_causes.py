@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 
+from gpuassist.ingest.cuda_working import NVIDIA_GPU_MODEL
 from gpuassist.ingest.errors import Match
 from gpuassist.ingest.user_words import shows_cuda_build
 from gpuassist.knowledge import catalogue
@@ -205,7 +206,7 @@ def recurring_app_xid_match(lines: list[str]) -> Match | None:
 
 
 # An NVIDIA GPU by its model name (what torch.cuda.get_device_name prints).
-NVIDIA_MODEL = re.compile(r"\b(?:GeForce|Quadro|TITAN|RTX\s?A?\d{3,4}|GTX\s?\d{3,4}|Tesla [KMPTV]\d+)\b")
+NVIDIA_MODEL = NVIDIA_GPU_MODEL
 
 
 def gpu_and_build_shown(lines: list[str], matches: list[Match]) -> list[Match]:

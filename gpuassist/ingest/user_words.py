@@ -17,7 +17,7 @@ import re
 from functools import cache
 
 from gpuassist.findings import Severity
-from gpuassist.ingest.cuda_working import available_true_on_line
+from gpuassist.ingest.cuda_working import NVIDIA_GPU_MODEL, available_true_on_line
 from gpuassist.ingest.errors import Match
 from gpuassist.ingest.lines import MAX_LINE, note_source
 from gpuassist.ingest.needles import any_of
@@ -384,10 +384,7 @@ CUDA_BUILD_SHOWN = re.compile(
     re.IGNORECASE,
 )
 # torch itself naming the GPU (get_device_name's answer, "Using device: cuda:0 (NVIDIA GeForce ...)").
-GPU_MODEL = re.compile(
-    r"\b(?:NVIDIA\s+)?(?:GeForce|Quadro|Tesla|TITAN|RTX|GTX)\s?[\w-]*\d{2,4}\w*|\bNVIDIA\s+(?:[AHLTVK]\d{1,3}|A\d{4})\b",
-    re.IGNORECASE,
-)
+GPU_MODEL = NVIDIA_GPU_MODEL
 
 
 # An install command or a wheel index names the build asked for (often the fix), not the one that runs.
