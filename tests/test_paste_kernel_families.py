@@ -10,6 +10,8 @@ import pytest
 
 from gpuassist.findings import Severity
 from gpuassist.ingest import load_text
+from gpuassist.knowledge import catalogue
+from gpuassist.knowledge.messages import rows
 
 PREFIXES = [
     "[    4.512345] ",
@@ -155,3 +157,11 @@ def test_nvidia_peermem_without_mlnx_ofed_is_not_the_driver_missing(text: str) -
 def test_the_core_module_failing_on_a_symbol_is_still_the_module_not_loaded() -> None:
     text = "[   10.1] nvidia: Unknown symbol drm_gem_prime_export (err -2)\n"
     assert _errors(text) == {"nvidia_module_not_loaded"}
+
+
+def test_what_a_row_rules_out_is_a_catalogue_id_it_does_not_also_mean() -> None:
+    for row in rows():
+        ruled_out = row.fields.get("rules_out", [])
+        for fid in ruled_out:
+            assert fid in catalogue(), (row.key, fid)
+            assert fid not in row.ids, (row.key, fid)

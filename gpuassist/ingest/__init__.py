@@ -46,6 +46,7 @@ from gpuassist.ingest import (
     torch_rows,
     usage_words,
     user_words,
+    windows_device_status,
 )
 from gpuassist.ingest import kinds as kinds_mod
 from gpuassist.ingest.arch_readings import driver_rules_out
@@ -439,6 +440,7 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
     ):
         if inferred is not None:
             matches = [*matches, inferred]
+    matches = [*matches, *windows_device_status.device_manager_matches(lines)]
     matches = container_cli_host.cli_cannot_load_driver(lines, matches)
     matches = cpu_fallback.app_on_cpu_matches(lines, report.facts, matches)
     if any(m.id == "wrong_interpreter_or_kernel" and m.specific for m in matches):
@@ -504,6 +506,7 @@ def _add_paste_findings(report: Report, lines: list[str], matches: list[errors.M
             or _says_unavailable(lines)
             or system_causes.says_gpu_unused(lines),
         )
+    matches = jetson_mounts.runtime_mount_explains(matches)
     matches = container_shown.container_guess_needs_container(lines, matches)
     matches = driver_installed.installed_driver_rules_out_absence(lines, matches)
     errors.merge(report, user_words.ruled_out_guesses(lines, matches))
