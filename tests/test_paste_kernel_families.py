@@ -165,3 +165,35 @@ def test_what_a_row_rules_out_is_a_catalogue_id_it_does_not_also_mean() -> None:
         for fid in ruled_out:
             assert fid in catalogue(), (row.key, fid)
             assert fid not in row.ids, (row.key, fid)
+
+
+def test_an_uncorrected_pcie_error_on_the_nvidia_device_is_a_possible_fault_and_a_corrected_one_nothing() -> None:
+    fatal = (
+        "[ 500.1] pcieport 0000:00:01.0: AER: Uncorrected (Fatal) error received: 0000:01:00.0\n"
+        "[ 500.1] nvidia 0000:01:00.0: AER: PCIe Bus Error: severity=Uncorrected (Fatal), type=Transaction Layer, "
+        "(Receiver ID)\n"
+    )
+    assert _claimed(fatal)[0] == "gpu_xid_fault"
+    assert not _errors(fatal)
+    corrected = (
+        "[ 500.1] pcieport 0000:00:01.0: AER: Corrected error received: 0000:01:00.0\n"
+        "[ 500.1] nvidia 0000:01:00.0: AER: PCIe Bus Error: severity=Corrected, type=Physical Layer, (Receiver ID)\n"
+    )
+    assert not _claimed(corrected)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[    3.1] nvidia: unknown parameter 'NVreg_DynamicPowerManagement' ignored\n",
+        "[    3.1] nvidia_uvm: module uses symbols nvUvmInterfaceDeRegisterUvmOps from proprietary module nvidia, "
+        "inheriting taint.\n",
+        "[    4.1] nvidia-gpu 0000:01:00.3: i2c timeout error e0000000\n"  # the USB-C controller's i2c, not CUDA's GPU
+        "[    4.1] ucsi_ccg: probe of 0-0008 failed with error -110\n",
+        "[    3.0] nvidia 0000:01:00.0: enabling device (0000 -> 0003)\n",
+        "[    3.0] PKCS#7 signature not signed with a trusted key\n"
+        "[    3.4] NVRM: loading NVIDIA UNIX x86_64 Kernel Module  550.54.14  Thu Feb 22 01:44:30 UTC 2024\n",
+    ],
+)
+def test_kernel_lines_of_a_driver_that_loads_claim_nothing(text: str) -> None:
+    assert not _claimed(text)
