@@ -197,3 +197,16 @@ def test_an_uncorrected_pcie_error_on_the_nvidia_device_is_a_possible_fault_and_
 )
 def test_kernel_lines_of_a_driver_that_loads_claim_nothing(text: str) -> None:
     assert not _claimed(text)
+
+
+@pytest.mark.parametrize("prefix", PREFIXES)
+def test_a_suspend_the_driver_could_not_prepare_is_the_gpu_wedged_after_suspend(prefix: str) -> None:
+    text = _log(
+        prefix,
+        "NVRM: GPU 0000:01:00.0: PreserveVideoMemoryAllocations module parameter is set. System Power Management "
+        "attempted without driver procfs suspend interface. Please refer to the 'Configuring Power Management "
+        "Support' section in the driver README.",
+        "PM: pci_pm_suspend(): nv_pmops_suspend+0x0/0x30 [nvidia] returns -5",
+    )
+    assert _claimed(text)[0] == "uvm_wedged_after_suspend"
+    assert not _errors(text)

@@ -77,3 +77,12 @@ def test_nvcuda_not_loading_is_the_display_driver_missing(line: str) -> None:
 def test_a_disabled_devices_code_alone_without_the_gpu_is_refused() -> None:
     with pytest.raises(UnreadableInput):
         load_text("This device is disabled. (Code 22)\n")
+
+
+def test_code_43_on_the_gpu_puts_the_stopped_device_before_a_guess_at_the_build() -> None:
+    text = (
+        'Device Manager says: "Windows has stopped this device because it has reported problems. (Code 43)" '
+        "for my NVIDIA GeForce RTX 3060\n>>> torch.cuda.is_available()\nFalse\n"
+    )
+    assert _claimed(text)[0] == "gpu_xid_fault"
+    assert not _errors(text)

@@ -3,16 +3,16 @@
 When Device Manager marks a device it shows a message ending in "(Code N)"; the codes are Windows' CM_PROB_* values
 (Cfg.h), listed with their messages in Microsoft's "Device Manager error messages"
 (https://learn.microsoft.com/windows-hardware/drivers/install/device-manager-error-messages). For the GPU each code
-says where the stack stopped: no driver installed for it (Code 28, FAILED_INSTALL), a driver Windows could not
-load (31 FAILED_ADD, 37 FAILED_DRIVER_ENTRY, 39 DRIVER_FAILED_LOAD, 48 DRIVER_BLOCKED, 52 UNSIGNED_DRIVER, 18
-REINSTALL), the device failing to start or being stopped by its driver (10 FAILED_START; 43 FAILED_POST_START is
-the catalogue's own gpu_xid_fault pattern), no resources for it (12 NORMAL_CONFLICT, the BAR space), or the device
-absent (24 DEVICE_NOT_THERE, 45 PHANTOM). A device the user disabled (22 DISABLED, 29 HARDWARE_DISABLED) is
-recognised and blames nothing in the catalogue.
+says where the stack stopped: no driver installed for it (Code 28, FAILED_INSTALL), a driver Windows could not load
+(31 FAILED_ADD, 37 FAILED_DRIVER_ENTRY, 39 DRIVER_FAILED_LOAD, 48 DRIVER_BLOCKED, 52 UNSIGNED_DRIVER, 18 REINSTALL),
+the device failing to start or being stopped by its driver after it started (10 FAILED_START, 43 FAILED_POST_START:
+a fault of the GPU or its driver, the catalogue's gpu_xid_fault), no resources for it (12 NORMAL_CONFLICT, the BAR
+space), or the device absent (24 DEVICE_NOT_THERE, 45 PHANTOM). A device the user disabled (22 DISABLED, 29
+HARDWARE_DISABLED) is recognised and blames nothing in the catalogue.
 
 Only a code shown as Device Manager shows it ("(Code 28)", or "Code 28" beside the words Device Manager) and only
-for the GPU (the line or the few lines around it name an NVIDIA GPU, a display adapter or the "3D Video
-Controller" Windows names a GPU without its driver): "(Code 28)" of a Bluetooth adapter is not the GPU's.
+for the GPU (the line or the few lines around it name an NVIDIA GPU, a display adapter or the "3D Video Controller"
+Windows names a GPU without its driver): "(Code 28)" of a Bluetooth adapter is not the GPU's.
 """
 
 from __future__ import annotations
@@ -43,6 +43,7 @@ PROBLEM_CODES: dict[int, ProblemCode] = {
     31: ProblemCode("CM_PROB_FAILED_ADD", (("no_nvidia_driver", 0.7),)),
     37: ProblemCode("CM_PROB_FAILED_DRIVER_ENTRY", (("no_nvidia_driver", 0.7),)),
     39: ProblemCode("CM_PROB_DRIVER_FAILED_LOAD", (("no_nvidia_driver", 0.7),)),
+    43: ProblemCode("CM_PROB_FAILED_POST_START", (("gpu_xid_fault", 0.7), ("no_nvidia_driver", 0.3))),
     45: ProblemCode("CM_PROB_PHANTOM", (("no_nvidia_gpu", 0.5),)),
     48: ProblemCode("CM_PROB_DRIVER_BLOCKED", (("no_nvidia_driver", 0.7),)),
     52: ProblemCode("CM_PROB_UNSIGNED_DRIVER", (("no_nvidia_driver", 0.7),)),
