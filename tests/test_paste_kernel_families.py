@@ -210,3 +210,12 @@ def test_a_suspend_the_driver_could_not_prepare_is_the_gpu_wedged_after_suspend(
     )
     assert _claimed(text)[0] == "uvm_wedged_after_suspend"
     assert not _errors(text)
+
+
+def test_a_fabric_manager_line_that_never_spells_nvidia_is_read_not_refused() -> None:
+    """nv-fabricmanager on a machine without NVSwitch exits with this; CUDA does not need it (ingest/fabric.py)."""
+    text = (
+        "Nov 24 10:01:02 host nv-fabricmanager[1234]: request to query NVSwitch device information from NVSwitch "
+        "driver failed with error:WARNING Nothing to do [NV_WARN_NOTHING_TO_DO]\n"
+    )
+    assert "fabric_manager_missing" not in _claimed(text)
