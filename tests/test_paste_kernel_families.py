@@ -219,3 +219,9 @@ def test_a_fabric_manager_line_that_never_spells_nvidia_is_read_not_refused() ->
         "driver failed with error:WARNING Nothing to do [NV_WARN_NOTHING_TO_DO]\n"
     )
     assert "fabric_manager_missing" not in _claimed(text)
+
+
+def test_the_usb_c_controllers_probe_failure_is_not_the_gpus() -> None:
+    """i2c-nvidia-gpu drives the USB-C controller of Turing cards ("nvidia-gpu"); its probe failing leaves CUDA be."""
+    text = "[    4.1] nvidia-gpu: probe of 0000:01:00.3 failed with error -110\n"
+    assert not _claimed(text)
