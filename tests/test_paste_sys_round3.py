@@ -224,11 +224,13 @@ def test_a_jetson_torch_without_cuda_is_still_the_wheel() -> None:
     [
         "Jetson Nano, JetPack 4.2 (CUDA 10.0)\n>>> import torch\n"
         "ImportError: libcudart.so.10.2: cannot open shared object file: No such file or directory\n",
-        "docker run -it dustynv/l4t-pytorch:r32.7.1\n>>> import torch\n"
+        "docker run -it --runtime nvidia dustynv/l4t-pytorch:r32.7.1\n>>> import torch\n"
         "OSError: libcublas.so.10: cannot open shared object file: No such file or directory\n",
     ],
 )
 def test_a_cuda_library_missing_at_torch_import_on_a_jetson_is_the_jetpack_wheel(text: str) -> None:
+    # (round 13: the container runs WITH the runtime; without it, r32's mounted CUDA is what is missing:
+    # tests/test_paste_jetson_families.py)
     report = load_text(text)
     assert report.findings[0].id == "jetson_needs_nvidia_wheel"
     assert "torch_import_error" not in [f.id for f in report.findings]

@@ -43,6 +43,18 @@ EMPTY_LIBRARY = re.compile(rf"\b{MOUNTED_LIBRARY}\W{{0,3}}:?\s*file too short", 
 DRIVER_LIBRARY_ABSENT = re.compile(
     r"\blib(?:cuda|nvrm\w*|nvos)\.so[\d.]*:\s*cannot open shared object file", re.IGNORECASE
 )
+# On L4T r32 the runtime mounts the board's CUDA 10.x, cuDNN 7/8 and TensorRT 6-8 (JetPack 4.x's versions); one of
+# those absent in a container of that release is the runtime's mount missing. Another major (libcudart.so.11.0,
+# libcudnn.so.9) is a wheel built for another JetPack, which the wheel readers decide.
+R32_MOUNTED_ABSENT = re.compile(
+    r"\blib(?:cudart|cublas(?:Lt)?|cufft|curand|cusparse|cusolver|nvrtc|nvToolsExt|npp\w*)\.so(?:\.10(?:\.\d+)*)?:|"
+    r"\blibcudnn\w*\.so(?:\.[78](?:\.\d+)*)?:|\blib(?:nvinfer\w*|nvonnxparser|nvparsers)\.so(?:\.[678](?:\.\d+)*)?:",
+    re.IGNORECASE,
+)
+CANNOT_OPEN = re.compile(r"cannot open shared object file", re.IGNORECASE)
+# The board's memory manager (nvmap) refused the process: the container has no /dev/nvmap or no right to it
+# (NVIDIA's Tegra libnvrm_mem prints it when opening /dev/nvmap fails; the runtime adds the Tegra device nodes).
+NVMAP_REFUSED = re.compile(r"\bNvRmMemInitNvmap failed(?: with)?\b|\bNvRmMemMgrInit failed\b", re.IGNORECASE)
 # The CUDA directory absent in the container (ls, cd, a build's path check).
 CUDA_DIR_ABSENT = re.compile(r"/usr/local/cuda[\w.-]*/?[\w./-]*['\"`]?:\s*No such file or directory", re.IGNORECASE)
 # L4T r32 (JetPack 4): the release whose runtime mounts CUDA, cuDNN and TensorRT from the board.
@@ -76,6 +88,17 @@ def jetson_container_without_runtime(lines: list[str]) -> Match | None:
         )
     if found is None and any(L4T_R32.search(line[:MAX_LINE]) for line in head):
         found = next((no for no, line in enumerate(head, start=1) if CUDA_DIR_ABSENT.search(line[:MAX_LINE])), None)
+        if found is None:
+            found = next(
+                (
+                    no
+                    for no, line in enumerate(head, start=1)
+                    if CANNOT_OPEN.search(line[:MAX_LINE]) and R32_MOUNTED_ABSENT.search(line[:MAX_LINE])
+                ),
+                None,
+            )
+    if found is None:
+        found = next((no for no, line in enumerate(head, start=1) if NVMAP_REFUSED.search(line[:MAX_LINE])), None)
     if found is None:
         return None
     if not any(JETSON_BOARD.search(line[:MAX_LINE]) for line in head):
@@ -85,3 +108,13 @@ def jetson_container_without_runtime(lines: list[str]) -> Match | None:
     if any(RUNTIME_USED.search(line[:MAX_LINE]) for line in head):
         return None  # the runtime ran: the board lacks what it mounts (no catalogue id), not this cause
     return Match("docker_no_gpu_runtime", found, lines[found - 1].strip()[:500], True, 0.9)
+
+
+def runtime_mount_explains(matches: list[Match]) -> list[Match]:
+    """The Jetson container without the runtime (read above) explains the library the loader could not find: the
+    readings of that same failure as a wrong wheel or a broken torch are dropped (the board's library was never
+    mounted, so any wheel fails the same way)."""
+    mount = next((m for m in matches if m.id == "docker_no_gpu_runtime" and m.specific), None)
+    if mount is None or not (CANNOT_OPEN.search(mount.line) or NVMAP_REFUSED.search(mount.line)):
+        return matches
+    return [m for m in matches if m.id not in ("jetson_needs_nvidia_wheel", "torch_import_error")]

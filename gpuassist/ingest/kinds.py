@@ -17,7 +17,11 @@ from gpuassist.ingest.user_words import mentions_gpu
 
 # Words that make a text about PyTorch/CUDA/the GPU at all; a text with none of them is refused.
 TOPIC = re.compile(
-    r"python|torch|cuda|cudnn|nvidia|nvcc|nvml|nccl|\bgpus?\b|geforce|quadro|tesla|rocm|\bhip\b|\bmps\b|"
+    # NVRM, NVSwitch and nv-fabricmanager (the NVIDIA kernel module's and fabric's prefixes), Tegra's memory manager
+    # (NvRmMem, nvmap, nvbuf_utils) and the "3D Video Controller" Windows names a GPU without its driver (round 13).
+    r"python|torch|cuda|cudnn|nvidia|\bnvrm\b|\bnvswitch\b|\bnv-fabricmanager\b|NvRmMem|\bnvmap\b|nvbuf_utils|"
+    r"\b3D Video Controller\b|nvcc|nvml|nccl|"
+    r"\bgpus?\b|geforce|quadro|tesla|rocm|\bhip\b|\bmps\b|"
     r"jetson|tegra|(?<![a-z])orin(?![a-z])|jupyter|ipykernel|conda|\bpip3?\b|显卡|显存|"
     # an NVIDIA GPU by its model ("GTX 1060", "RTX3090") and a program's device choice ("Using device_type cpu",
     # "using device: cuda"): a text naming either is about the GPU even where no other word of the topic is

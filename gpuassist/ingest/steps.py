@@ -63,6 +63,7 @@ from gpuassist.ingest import (
     torch_lib_copies,
     usage_words,
     user_words,
+    windows_device_status,
 )
 from gpuassist.ingest.arch_readings import driver_rules_out
 from gpuassist.ingest.build_facts import (
@@ -456,6 +457,11 @@ def infer(ctx: PasteContext) -> None:
 # ---- after the inferences: the readings that settle between them ---------------------------------------------
 
 
+def device_manager(ctx: PasteContext) -> None:
+    """Windows Device Manager's problem codes of the GPU (windows_device_status), added after the inferences."""
+    ctx.matches = [*ctx.matches, *windows_device_status.device_manager_matches(ctx.lines)]
+
+
 def cli_cannot_load_driver(ctx: PasteContext) -> None:
     ctx.matches = container_cli_host.cli_cannot_load_driver(ctx.lines, ctx.matches)
 
@@ -639,6 +645,10 @@ def jetson_settle(ctx: PasteContext) -> None:
         )
 
 
+def jetson_runtime_mounts(ctx: PasteContext) -> None:
+    ctx.matches = jetson_mounts.runtime_mount_explains(ctx.matches)
+
+
 def container_needs_container(ctx: PasteContext) -> None:
     ctx.matches = container_shown.container_guess_needs_container(ctx.lines, ctx.matches)
 
@@ -749,6 +759,7 @@ STEPS: tuple[Step, ...] = (
     wsl_no_driver,
     jetson_system,
     infer,
+    device_manager,
     # Settling between the readings: each drops or reorders guesses the ones before it proposed, so a step that
     # removes a guess must come after the inference that adds it (in_container after infer, no_gpu_explains after
     # the lspci and hardware-list inferences, windows_cpu_build after every rule-out it must not contradict).
@@ -792,6 +803,7 @@ STEPS: tuple[Step, ...] = (
     source_tree,
     set_after_init,
     jetson_settle,
+    jetson_runtime_mounts,
     container_needs_container,
     installed_driver,
     # The matches become findings here; the steps below read and rewrite findings, not matches.
