@@ -52,14 +52,16 @@ PROGRAMS: tuple[Program, ...] = (
     Program(
         "JAX",
         re.compile(r"\bjax(?:lib)?\b|jax_cuda|\bxla_bridge\b", re.I),
-        'install JAX\'s wheels for the CUDA major the driver supports: `pip install -U "jax[cuda12]"` needs a '
-        "driver >= 525 on Linux (docs.jax.dev/en/latest/installation.html)",
+        "install JAX's wheels for the CUDA major the driver supports: "
+        '`pip install -U "jax[cuda13]"` needs a driver >= 580 on Linux, `pip install -U "jax[cuda12]"` one >= 525 '
+        "(docs.jax.dev/en/latest/installation.html; NVIDIA's CUDA 12/13 driver floors 525.60.13 and 580.65)",
     ),
     Program(
         "CuPy",
         re.compile(r"\bcupy\b", re.I),
-        "install the CuPy wheel for the CUDA major the driver supports: `pip uninstall cupy-cuda12x` then "
-        "`pip install cupy-cuda11x` for a CUDA 11 driver (docs.cupy.dev/en/stable/install.html)",
+        "install the CuPy wheel for the CUDA major the driver supports (one wheel per major: cupy-cuda11x, "
+        "cupy-cuda12x, cupy-cuda13x), e.g. `pip uninstall cupy-cuda12x` then `pip install cupy-cuda11x` for a "
+        "CUDA 11 driver (docs.cupy.dev/en/stable/install.html)",
     ),
     Program(
         "TensorFlow",
