@@ -15,6 +15,10 @@ from the tools that print them:
   (version: N) is now complete." (NVIDIA's nvidia-installer);
 - a package manager listing an installed driver package (``dpkg -l``'s "ii  nvidia-driver-535", "ii  nvidia-dkms-…",
   "ii  nvidia-kernel-…"; ``rpm -qa``/dnf's "kmod-nvidia-…", "akmod-nvidia-…", "xorg-x11-drv-nvidia-…");
+- nvidia-smi answering: its table or header (cuda_working.smi_answered), ``nvidia-smi -L``'s "GPU 0: <name> (UUID:
+  GPU-…)" and a ``--query-gpu=… --format=csv`` row with a GPU's UUID or its model and driver version: only the
+  driver prints these, so "nvidia-smi is not recognized" elsewhere in the same text is that program's PATH (an old
+  gpustat shelling out to it), not a missing driver;
 - the user's own words that the driver is installed or that nvidia-smi / the driver worked before ("no longer works",
   "does not work anymore", "stopped working", "worked before the reboot", "was working until"). nvidia-smi's own
   "Make sure that the latest NVIDIA driver is installed and running" is its advice, not a statement, and does not
@@ -28,6 +32,7 @@ from __future__ import annotations
 
 import re
 
+from gpuassist.ingest.cuda_working import smi_answered
 from gpuassist.ingest.errors import Match
 from gpuassist.ingest.lines import MAX_LINE
 
@@ -56,11 +61,22 @@ WORKED_BEFORE = re.compile(
 )
 
 
+# nvidia-smi's answers other than its table: `nvidia-smi -L` ("GPU 0: NVIDIA GeForce RTX 3090 (UUID: GPU-…)") and
+# `--query-gpu=... --format=csv[,noheader]` rows: one with a GPU UUID (the index,uuid,... form), or a model name
+# followed by a driver version (name,driver_version). nvidia-smi's Windows and Linux builds print the same forms.
+SMI_UUID = r"GPU-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+SMI_LISTED = re.compile(
+    rf"^\s*GPU \d+: [^()\n]+\(UUID: {SMI_UUID}\)|^\s*(?:\d+\s*,\s*)?{SMI_UUID}\s*,|"
+    r"^\s*(?:\d+\s*,\s*)?(?:NVIDIA\s+)?(?:GeForce|Quadro|Tesla|TITAN|RTX)\b[^,\n]*,\s*\d{3}\.\d{2,3}(?:\.\d{2})?\s*(?:,|$)",
+    re.IGNORECASE,
+)
+
+
 def driver_shown_installed(lines: list[str]) -> bool:
     """The text shows the driver's files or packages on the machine, or the user says it is installed or worked."""
     for line in lines[:5000]:
         text = line[:MAX_LINE]
-        if DRIVER_FILES.search(text) or WORKED_BEFORE.search(text):
+        if DRIVER_FILES.search(text) or WORKED_BEFORE.search(text) or smi_answered(text) or SMI_LISTED.search(text):
             return True
         if SAYS_INSTALLED.search(text) and not SMI_ADVICE.search(text):
             return True

@@ -27,9 +27,11 @@ from functools import cached_property
 from gpuassist.facts import Facts
 from gpuassist.findings import Evidence
 from gpuassist.ingest import (
+    after_events,
     cluster_containers,
     code_placement,
     container_cli_host,
+    container_hosts,
     container_readings,
     container_shown,
     cpu_fallback,
@@ -445,6 +447,8 @@ INFERENCES: tuple[Inference, ...] = (
     _of_lines(two_torch_copies),
     reinstall_without_effect_said,
     _of_lines(unpublished_variant_match),
+    _of_lines_matches(after_events.stopped_after_sleep_match),
+    _of_lines_matches(after_events.nvml_unknown_in_words_match),
 )
 
 
@@ -657,6 +661,14 @@ def installed_driver(ctx: PasteContext) -> None:
     ctx.matches = driver_installed.installed_driver_rules_out_absence(ctx.lines, ctx.matches)
 
 
+def mac_container_gpu(ctx: PasteContext) -> None:
+    ctx.matches = container_hosts.docker_gpu_on_mac(ctx.report, ctx.matches)
+
+
+def image_platform(ctx: PasteContext) -> None:
+    ctx.matches = container_hosts.image_platform_mismatch(ctx.lines, ctx.report, ctx.matches)
+
+
 def merge(ctx: PasteContext) -> None:
     """The matches become findings; what the text rules out is dropped once more (for the guesses added since)."""
     errors.merge(ctx.report, user_words.ruled_out_guesses(ctx.lines, ctx.matches))
@@ -806,6 +818,9 @@ STEPS: tuple[Step, ...] = (
     jetson_runtime_mounts,
     container_needs_container,
     installed_driver,
+    # The host under a container decides last what its GPU error means (a Mac, an image for another CPU).
+    mac_container_gpu,
+    image_platform,
     # The matches become findings here; the steps below read and rewrite findings, not matches.
     merge,
     jetson_findings,
