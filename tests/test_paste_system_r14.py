@@ -149,3 +149,32 @@ def test_nvml_unknown_in_words_in_a_pod_that_worked_first_is_access_lost() -> No
 def test_nvml_failure_in_words_without_a_container_is_not_access_lost() -> None:
     text = "On my laptop nvidia-smi says NVML initialization failed, unknown reason, after a few days of uptime.\n"
     assert "container_gpu_access_lost" not in _ids(text)
+
+
+# ---- a driver module said not loaded, or its /dev node missing, in words ---------------------------------------
+
+
+def test_uvm_and_modeset_said_missing_is_the_driver_modules_not_loaded() -> None:
+    text = (
+        "Since the node rebooted every container launch fails: the runtime says the nvidia_modeset kernel module "
+        "is not loaded and it cannot find /dev/nvidia-uvm.\n"
+    )
+    assert _ids(text)[:1] == ["nvidia_module_not_loaded"]
+
+
+def test_uvm_alone_said_not_loaded_is_the_uvm_reading() -> None:
+    text = "After a reboot my jobs fail: pyxis says the nvidia_uvm module is not loaded.\n"
+    assert _ids(text)[:1] == ["uvm_wedged_after_suspend"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Is the nvidia_uvm module not loaded? My CUDA program fails.\n",
+        "CUDA fails with an error. The nouveau module is not loaded and lsmod shows nvidia_uvm loaded.\n",
+    ],
+)
+def test_a_question_or_another_module_is_not_a_driver_module_missing(text: str) -> None:
+    ids = _ids(text)
+    assert "nvidia_module_not_loaded" not in ids
+    assert "uvm_wedged_after_suspend" not in ids

@@ -49,6 +49,7 @@ from gpuassist.ingest import (
     jetson_texts,
     kernel_noise,
     libcuda_found,
+    module_words,
     named_gpu,
     ngc_banner,
     ngc_driver_check,
@@ -449,6 +450,7 @@ INFERENCES: tuple[Inference, ...] = (
     _of_lines(unpublished_variant_match),
     _of_lines_matches(after_events.stopped_after_sleep_match),
     _of_lines_matches(after_events.nvml_unknown_in_words_match),
+    _of_lines_matches(module_words.module_not_loaded_in_words),
 )
 
 

@@ -1,0 +1,77 @@
+"""A kernel module of the NVIDIA driver said not to be loaded, or its device node said missing, in the user's words.
+
+The driver is several kernel modules, each with its device nodes: nvidia (/dev/nvidiactl, /dev/nvidia0...),
+nvidia_uvm (/dev/nvidia-uvm, which CUDA needs and nvidia-smi does not), nvidia_modeset (/dev/nvidia-modeset) and
+nvidia_drm. CUDA loads nvidia_uvm on demand through the setuid nvidia-modprobe, and nvidia-container-cli loads the
+modules with --load-kmods; an unprivileged runtime cannot, so after a reboot they are missing until something
+loads them (NVIDIA/enroot conf/hooks/98-nvidia.sh warns "Kernel module nvidia_uvm is not loaded. Make sure the
+NVIDIA device driver is installed and loaded."; libnvidia-container then fails to stat the missing /dev node).
+Reporters retell these ("complained about nvidia-uvm module not being loaded", "could not find
+/dev/nvidia-modeset"). What the words name decides the reading, as the catalogue routes them:
+
+- nvidia_uvm (or /dev/nvidia-uvm) alone: uvm_wedged_after_suspend, whose fix loads or reloads nvidia_uvm and, for
+  containers that cannot, creates the node with nvidia-modprobe;
+- any other module or node (the core module, nvidia-modeset, /dev/nvidiactl), alone or with UVM: the driver's
+  modules are not loaded = nvidia_module_not_loaded.
+
+It is a possibility (the user's account, not the tool's message), needs a failure in the text, and gives way to
+any message that names a cause outright. A question ("is nvidia_uvm not loaded?") is not a statement.
+"""
+
+from __future__ import annotations
+
+import re
+
+from gpuassist.ingest.errors import Match
+from gpuassist.ingest.lines import MAX_LINE
+
+MODULE = r"nvidia(?:[-_](?:uvm|modeset|drm))?"
+NODE = r"/dev/nvidia(?:-uvm(?:-tools)?|-modeset|ctl|\d+)"
+# "<module> (kernel) module (is|was|being) not loaded", "kernel module <module> is not loaded", "<module> not loaded".
+MODULE_NOT_LOADED = re.compile(
+    rf"\b(?P<a>{MODULE})\b['\"`]?(?:\s+(?:kernel\s+)?modules?)?\s+(?:(?:is|was|were|are|being|has been)\s+)?"
+    rf"(?:not|n't)\s+(?:being\s+|been\s+)?loaded\b|"
+    rf"\bkernel\s+modules?\s+['\"`]?(?P<b>{MODULE})\b['\"`]?\s+(?:is\s+|was\s+)?not\s+loaded\b",
+    re.IGNORECASE,
+)
+NODE_MISSING = re.compile(
+    rf"\b(?:(?:not\s+(?:being\s+)?able|unable)\s+to\s+find|can(?:no|')t\s+find|could\s*n[o']?t\s+find|"
+    rf"did\s*n[o']?t\s+find|missing)\s+(?:the\s+)?(?P<a>{NODE})\b|"
+    rf"(?P<b>{NODE})\b[`'\"]?\s+(?:is\s+|was\s+)?(?:missing|not\s+found|does\s*n[o']?t\s+exist|not\s+present)\b",
+    re.IGNORECASE,
+)
+FAILURE = re.compile(r"\b(?:fail\w*|errors?|complain\w*|can(?:no|')t|unable|refus\w*|does\s*n[o']?t\s+work)\b", re.I)
+SENTENCE = re.compile(r"(?<=[.!?])\s+")
+
+
+def _named(sentence: str) -> set[str]:
+    """The modules a sentence says are not loaded (by name or by their missing node)."""
+    named: set[str] = set()
+    for pattern in (MODULE_NOT_LOADED, NODE_MISSING):
+        for hit in pattern.finditer(sentence):
+            name = (hit.group("a") or hit.group("b")).lower().replace("_", "-")
+            named.add("uvm" if "uvm" in name else "other")
+    return named
+
+
+def module_not_loaded_in_words(lines: list[str], matches: list[Match]) -> Match | None:
+    """The user says a module of the driver is not loaded (or its /dev node is missing) beside a failure."""
+    if any(m.specific for m in matches):
+        return None
+    cut = [line[:MAX_LINE] for line in lines[:5000]]
+    if not any(FAILURE.search(line) for line in cut):
+        return None
+    named: set[str] = set()
+    first: tuple[int, str] | None = None
+    for no, line in enumerate(cut, start=1):
+        for sentence in SENTENCE.split(line):
+            if sentence.rstrip().endswith("?"):
+                continue
+            found = _named(sentence)
+            if found and first is None:
+                first = (no, sentence.strip()[:500])
+            named |= found
+    if first is None:
+        return None
+    cause = "uvm_wedged_after_suspend" if named == {"uvm"} else "nvidia_module_not_loaded"
+    return Match(cause, first[0], first[1], False, 0.8)
