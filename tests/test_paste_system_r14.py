@@ -129,6 +129,8 @@ def test_gpu_stopping_after_resume_is_uvm_after_suspend() -> None:
     [
         "After resuming the training job from a checkpoint, the GPU runs out of memory and fails.\n",
         "After suspend my wifi stops working. The GPU is fine and CUDA trains normally.\n",
+        "After the Slurm job was suspended and resumed, the GPU fails with out of memory.\n",
+        "When my script calls time.sleep(30) between batches the GPU stops working.\n",
     ],
 )
 def test_resuming_a_job_or_another_device_is_not_suspend(text: str) -> None:

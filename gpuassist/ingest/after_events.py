@@ -27,10 +27,16 @@ from gpuassist.ingest.lines import MAX_LINE
 # The host's sleep, as people write it (not "suspend the job" or "resume the training").
 SLEPT = re.compile(
     r"\b(?:after|since|from|when|once|upon|following)\b[^.!?\n]{0,40}?"
-    r"\b(?:suspen(?:d|ded|sion|ding)|hibernat(?:e|ed|ion|ing)|sleep(?:ing)?|standby|stand-by)\b"
+    r"(?<![.\w])(?:suspen(?:d|ded|sion|ding)|hibernat(?:e|ed|ion|ing)|sleep(?:ing)?|standby|stand-by)\b(?!\s*\()"
     r"(?!\s+(?:the\s+|my\s+|a\s+)?(?:job|training|process|run|task|container|pod|thread)s?\b)|"
     r"\b(?:resum(?:e|ed|es|ing)|wak(?:e|es|ing)|woke)\s+(?:up\s+)?from\s+"
     r"(?:a\s+|the\s+)?(?:suspen\w*|sleep|hibernat\w*|standby)\b",
+    re.IGNORECASE,
+)
+# What else is suspended or sleeps: a job, a process, a VM, a script's sleep() - not the host's power state.
+NOT_THE_HOST = re.compile(
+    r"\b(?:jobs?|process(?:es)?|training|tasks?|slurm|scontrol|sigstop|kill\s+-stop|threads?|vms?|virtual machine|"
+    r"time\.sleep|sleep\(|docker pause)\b",
     re.IGNORECASE,
 )
 GPU_WORD = re.compile(r"\b(?:gpus?|cuda|nvidia|graphics card)\b", re.IGNORECASE)
@@ -61,6 +67,8 @@ def stopped_after_sleep_match(lines: list[str], matches: list[Match]) -> Match |
     if any(m.specific for m in matches):
         return None
     for no, sentence in _sentences(lines):
+        if NOT_THE_HOST.search(sentence):
+            continue
         if SLEPT.search(sentence) and GPU_WORD.search(sentence) and STOPPED.search(sentence):
             return Match("uvm_wedged_after_suspend", no, sentence.strip()[:500], False, 0.8)
     return None
