@@ -69,13 +69,28 @@ def test_smi_not_recognized_alone_still_suggests_no_driver() -> None:
 # ---- Docker's GPU request on a Mac ---------------------------------------------------------------------------
 
 
-def test_docker_gpu_request_on_a_mac_is_no_nvidia_gpu() -> None:
-    text = (
-        "Running the compose file on my MacBook Air M2 (macOS 14)\n"
-        'Error response from daemon: could not select device driver "" with capabilities: [[gpu]]\n'
-    )
+@pytest.mark.parametrize(
+    "error",
+    [
+        'Error response from daemon: could not select device driver "" with capabilities: [[gpu]]',
+        "docker: Error response from daemon: unknown or invalid runtime name: nvidia.",
+    ],
+)
+def test_docker_gpu_request_on_a_mac_is_no_nvidia_gpu(error: str) -> None:
+    text = f"Running the compose file on my MacBook Air M2 (macOS 14)\n{error}\n"
     ids = _ids(text)
     assert ids[:1] == ["no_nvidia_gpu"]
+    assert "docker_no_gpu_runtime" not in ids
+
+
+def test_toolkit_without_nvml_on_a_mac_is_the_mac_reading_not_the_toolkit() -> None:
+    text = (
+        "Running the compose file on my MacBook Air M2 (macOS 14)\n"
+        "nvidia-container-cli: initialization error: load library failed: libnvidia-ml.so.1: cannot open shared "
+        "object file: no such file or directory: unknown.\n"
+    )
+    ids = _ids(text)
+    assert ids[:1] in (["no_nvidia_gpu"], ["macos_no_cuda_use_mps"])
     assert "docker_no_gpu_runtime" not in ids
 
 
