@@ -195,3 +195,13 @@ def test_a_question_or_another_module_is_not_a_driver_module_missing(text: str) 
     ids = _ids(text)
     assert "nvidia_module_not_loaded" not in ids
     assert "uvm_wedged_after_suspend" not in ids
+
+
+def test_platform_mismatch_does_not_hide_a_daemon_without_the_nvidia_driver() -> None:
+    text = (
+        "Ubuntu 22.04 on a GH200 (aarch64)\n"
+        "WARNING: The requested image's platform (linux/amd64) does not match the detected host platform "
+        "(linux/arm64/v8) and no specific platform was requested\n"
+        'docker: Error response from daemon: could not select device driver "" with capabilities: [[gpu]].\n'
+    )
+    assert _ids(text)[:1] == ["docker_no_gpu_runtime"]
