@@ -196,3 +196,34 @@ def test_the_same_python_or_no_wheel_named_reads_nothing_of_the_kind() -> None:
     )
     assert "no_wheel_for_platform" not in _ids(same)
     assert wheel_for_another_python(["ModuleNotFoundError: No module named 'torch._C'"], []) == []
+
+
+def test_a_rocm_build_shown_rereads_cuda_s_own_prefix() -> None:
+    text = "torch 1.13.1+rocm5.2\nRuntimeError: CUDA error: no kernel image is available for execution on the device\n"
+    ids = _ids(text)
+    assert ids[0] == "rocm_gpu_unsupported_or_no_access"
+    assert "gpu_arch_too_new_for_build" not in ids and "gpu_arch_dropped_from_build" not in ids
+
+
+def test_rocm_merely_mentioned_keeps_the_cuda_readings() -> None:
+    text = (
+        "I read that ROCm also exists, but I have torch 2.1.0+cu118\n"
+        "RuntimeError: CUDA error: no kernel image is available for execution on the device\n"
+    )
+    assert "rocm_gpu_unsupported_or_no_access" not in _ids(text)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Assertion `val >= zero` failed.",
+        'Assertion `index >= -sizes[i] && index < sizes[i] && "index out of bounds"` failed.',
+    ],
+)
+def test_other_aten_kernel_asserts_are_read(line: str) -> None:
+    assert _first(f"sampling on the GPU stops with\n{line}\n") == "cuda_device_side_assert"
+
+
+@pytest.mark.parametrize("line", ["INFO:root:Using device: mps", "Device: mps:0"])
+def test_other_mps_device_log_forms_are_a_mac(line: str) -> None:
+    assert apple_said([line]) is not None

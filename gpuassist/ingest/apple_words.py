@@ -46,7 +46,7 @@ MPS_OUTPUT = re.compile(
 # never code that assigns the string (``device = "mps"``, ``torch.device("mps")``): torch picks ``mps`` at run time
 # only where the MPS backend is available, which is macOS.
 MPS_DEVICE_LOGGED = re.compile(
-    r"(?:^|\s-\s|\]\s|INFO:?\s)\s*(?:using\s+|selected\s+|torch\s+)?device\s*[:=]\s*mps\b(?![\w'\"(])"
+    r"(?<![\w.\"'$])(?:using\s+|selected\s+|torch\s+|running\s+on\s+)?device\s*[:=]\s*mps(?::\d+)?\b(?![\w'\"(:.])"
     r"|\bSet vram state to:\s*SHARED\b",
     re.IGNORECASE,
 )

@@ -224,7 +224,7 @@ def macos(ctx: PasteContext) -> None:
 
 
 def hip_printed(ctx: PasteContext) -> None:
-    ctx.matches = hip_errors.hip_rereads_cuda_arch(ctx.matches)
+    ctx.matches = hip_errors.hip_rereads_cuda_arch(ctx.matches, ctx.lines)
 
 
 def driver_present(ctx: PasteContext) -> None:
