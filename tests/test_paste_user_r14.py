@@ -145,6 +145,7 @@ def test_an_amd_gpu_said_comes_before_the_cpu_build() -> None:
     [
         "The app supports NVIDIA and AMD GPUs.",
         "I have an AMD CPU and an RTX 3060.",
+        "I am on AMD Threadripper 3970X with 128 GB of RAM.",
         "Running on an AMD GPU with torch 2.4.0+rocm6.1",
     ],
 )

@@ -21,7 +21,9 @@ _AMD_GPU = r"(?:amd|radeon)(?:\s+radeon)?\s+(?:gpu|graphics card|graphics|video 
 AMD_GPU_OWNED = re.compile(
     rf"\b(?:on|with|using|use|have|has|got|own|for)\s+(?:an?|my|our|the|this)\s+{_AMD_GPU}|"
     rf"\b(?:my|our)\s+(?:new\s+)?{_AMD_GPU}|"
-    r"\b(?:i|we)(?:'m|\s+am)?\s+(?:only\s+)?(?:have|use|using|got|own|on)\s+(?:an?\s+)?(?:amd|radeon)\b(?!\s+(?:cpu|ryzen))",
+    # "I have an AMD.", "I'm using Radeon, not NVIDIA": the vendor alone ends the clause (not "an AMD Threadripper").
+    r"\b(?:i|we)(?:'m|\s+am)?\s+(?:only\s+)?(?:have|use|using|got|own|on)\s+(?:an?\s+)?(?:amd|radeon)\b"
+    r"(?=\s*(?:[.,;!?)]|$|\s(?:and|but|not|so|gpu|graphics|card|radeon|rx)\b))",
     re.IGNORECASE,
 )
 # "NVIDIA and AMD GPUs", "AMD or NVIDIA": the vendors listed side by side, no statement about one machine.
