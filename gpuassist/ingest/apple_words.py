@@ -40,6 +40,16 @@ MPS_OUTPUT = re.compile(
     r"is not currently implemented for the MPS device|\bin (?:the )?MPS backend\b|MPS backend out of memory|"
     r"PYTORCH_ENABLE_MPS_FALLBACK|PYTORCH_MPS_HIGH_WATERMARK_RATIO|\bMPSNDArray|\bdevice='mps:\d+'",
 )
+# A program's start-up log naming the torch device it chose as ``mps``: ComfyUI's model_management logs
+# "Device: {device.type}" for a non-CUDA device ("Device: mps") and "Set vram state to: SHARED", a state it sets only
+# when ``cpu_state == CPUState.MPS``; other tools log "Using device: mps". Only a log line (the key then a bare value),
+# never code that assigns the string (``device = "mps"``, ``torch.device("mps")``): torch picks ``mps`` at run time
+# only where the MPS backend is available, which is macOS.
+MPS_DEVICE_LOGGED = re.compile(
+    r"(?<![\w.\"'$])(?:using\s+|selected\s+|torch\s+|running\s+on\s+)?device\s*[:=]\s*mps(?::\d+)?\b(?![\w'\"(:.])"
+    r"|\bSet vram state to:\s*SHARED\b",
+    re.IGNORECASE,
+)
 MPS_CHECK = re.compile(r"\bmps\.is_(?:available|built)\(\)")
 NEXT_TRUE = re.compile(r"^\s*(?:Out\[\d+\]:\s*)?True\s*$")
 NVIDIA_MPS = re.compile(
@@ -55,11 +65,12 @@ def apple_said(lines: list[str]) -> tuple[int, str] | None:
     for no, line in enumerate(cut, start=1):
         if APPLE_CHIP_SAID.search(line):
             return no, line
-        if nvidia_mps or "mps" not in line.lower():
+        if nvidia_mps or ("mps" not in line.lower() and "vram state" not in line.lower()):
             continue
         if (
             MPS_TRUE.search(line)
             or MPS_OUTPUT.search(line)
+            or MPS_DEVICE_LOGGED.search(line)
             or (MPS_CHECK.search(line) and no < len(cut) and NEXT_TRUE.match(cut[no]))
         ):
             return no, line

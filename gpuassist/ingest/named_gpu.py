@@ -37,10 +37,17 @@ BARE_MODEL_THEN_GPU_WORD = re.compile(
     r"(?:显卡|显存|卡|gpus?\b|graphics(?: card)?\b|video card\b|card\b|グラフィックボード|그래픽)",
     re.IGNORECASE,
 )
+# The number ends there: no digit, letter or decimal part follows (a sentence's full stop may: "use my 5090.").
+NUMBER_ENDS = r"(?![0-9A-Za-z_%-]|\.\w)"
 # "I have a 3060", "my new 4090", "we are using a 3090", "on a 5080", "with a 2080 Ti": the speaker's GPU.
 OWNED_BARE_MODEL = re.compile(
     r"\b(?:(?:i have|i've got|i got|i'?m using|i am using|i use|i own|we have|we'?re using|we are using|on|with)"
-    rf"\s+(?:an?|the)|my(?: new)?|our(?: new)?)\s+{GEFORCE_NUMBER}(?![0-9A-Za-z_.%-])(?!\s*(?:mb|gb|mhz|w|rpm|x)\b)",
+    rf"\s+(?:an?|the)|my(?: new)?|our(?: new)?)\s+{GEFORCE_NUMBER}{NUMBER_ENDS}(?!\s*(?:mb|gb|mhz|w|rpm|x)\b)",
+    re.IGNORECASE,
+)
+# "nvidia 5090", "Nvidia GeForce 4090": the vendor's name right before the number makes it the GeForce model.
+VENDOR_BARE_MODEL = re.compile(
+    rf"\bnvidia\s+(?:geforce\s+)?{GEFORCE_NUMBER}{NUMBER_ENDS}(?!\s*(?:mb|gb|mhz|w|rpm|x|driver|series)\b)",
     re.IGNORECASE,
 )
 
@@ -68,7 +75,11 @@ def named_nvidia_gpus(lines: list[str]) -> list[tuple[int, str, str, str]]:
         if cc:
             out.append((no, line.strip()[:500], line.strip()[:80], cc))
             continue
-        numbers = [m.group("num") for r in (BARE_MODEL_THEN_GPU_WORD, OWNED_BARE_MODEL) for m in r.finditer(line)]
+        numbers = [
+            m.group("num")
+            for r in (BARE_MODEL_THEN_GPU_WORD, OWNED_BARE_MODEL, VENDOR_BARE_MODEL)
+            for m in r.finditer(line)
+        ]
         for number in dict.fromkeys(numbers):
             name = f"{_series(number)} {number}"
             cc = capability_from_name(name)

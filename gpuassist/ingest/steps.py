@@ -43,6 +43,7 @@ from gpuassist.ingest import (
     fitting_build,
     gpu_error_state,
     gpu_presence,
+    hip_errors,
     install_intent,
     interpreters,
     jetson_mounts,
@@ -68,6 +69,7 @@ from gpuassist.ingest import (
     user_words,
     windows_device_status,
 )
+from gpuassist.ingest.amd_gpu_words import stated_amd_gpu
 from gpuassist.ingest.arch_readings import driver_rules_out
 from gpuassist.ingest.build_facts import (
     cpu_build_without_version,
@@ -124,6 +126,7 @@ from gpuassist.ingest.unpublished_pin import explain as unpublished_pin_explain
 from gpuassist.ingest.unpublished_pin import unpublished_variant_match
 from gpuassist.ingest.visible_devices_order import explain as set_after_init_explain
 from gpuassist.ingest.visible_devices_order import set_after_init_matches
+from gpuassist.ingest.wheel_abi import wheel_for_another_python
 from gpuassist.ingest.wsl_no_device import wsl_no_device_first
 from gpuassist.report.model import Report
 from gpuassist.rules import gpu_stacks, view
@@ -221,6 +224,10 @@ def os_call_without_wsl(ctx: PasteContext) -> None:
 
 def macos(ctx: PasteContext) -> None:
     ctx.matches = platform_readings.macos_matches(ctx.lines, ctx.report, ctx.matches)
+
+
+def hip_printed(ctx: PasteContext) -> None:
+    ctx.matches = hip_errors.hip_rereads_cuda_arch(ctx.matches, ctx.lines)
 
 
 def driver_present(ctx: PasteContext) -> None:
@@ -325,6 +332,10 @@ def stated_non_nvidia_graphics(ctx: PasteContext) -> errors.Match | None:
     return None if ctx.facts.known("reported.gpus") else user_words.stated_non_nvidia_graphics(ctx.lines)
 
 
+def amd_gpu_in_words(ctx: PasteContext) -> errors.Match | None:
+    return None if ctx.facts.known("reported.gpus") else stated_amd_gpu(ctx.lines)
+
+
 def integrated_only(ctx: PasteContext) -> errors.Match | None:
     if ctx.facts.known("reported.gpus") or ctx.facts.known("driver.version"):
         return None
@@ -389,6 +400,7 @@ INFERENCES: tuple[Inference, ...] = (
     _of_lines(gpu_presence.display_devices_match),
     _of_lines_report(gpu_presence.stated_graphics_match),
     stated_non_nvidia_graphics,
+    amd_gpu_in_words,
     integrated_only,
     cpu_torch_in_words,
     _of_lines_unavailable(distro_torch.distro_cpu_torch_match),
@@ -600,6 +612,10 @@ def unsupported_uvm(ctx: PasteContext) -> None:
     user_words.drop_unsupported_uvm_verdict(ctx.report, ctx.lines)
 
 
+def wheel_of_another_python(ctx: PasteContext) -> None:
+    ctx.matches = wheel_for_another_python(ctx.lines, ctx.matches)
+
+
 def import_failure(ctx: PasteContext) -> None:
     ctx.matches = user_words.import_failure_first(ctx.report, ctx.lines, ctx.matches)
 
@@ -764,6 +780,7 @@ STEPS: tuple[Step, ...] = (
     found_library,
     os_call_without_wsl,
     macos,
+    hip_printed,
     driver_present,
     wsl_loader,
     native_windows,
@@ -807,6 +824,7 @@ STEPS: tuple[Step, ...] = (
     windows_cpu_build,
     driver_api,
     unsupported_uvm,
+    wheel_of_another_python,
     import_failure,
     gpu_and_build,
     wsl_ldconfig,

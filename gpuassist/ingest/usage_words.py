@@ -318,10 +318,11 @@ def memory_kept_after_stop(lines: list[str], matches: list[Match]) -> Match | No
 # Every way a text sets the variable: a shell export/set/PowerShell $env:, an assignment before a command
 # ("CUDA_VISIBLE_DEVICES=1 python train.py"), Jupyter's %env / %set_env, docker's -e/--env, a compose list item
 # ("- CUDA_VISIBLE_DEVICES=0"), Python's os.environ[...] = "..." / os.environ.setdefault(...) / os.putenv(...).
-# A comparison ("== 0", '"$CUDA_VISIBLE_DEVICES" == ...') or a read (os.environ.get) is not a setting.
+# A comparison ("== 0", '"$CUDA_VISIBLE_DEVICES" == ...') or a read (os.environ.get) is not a setting. A sentence's
+# full stop or comma after the value ("I have CUDA_VISIBLE_DEVICES=0. Perhaps ...") is not part of it.
 VISIBLE_SHELL = re.compile(
     r"(?:^|[\s;&|(`])(?:export\s+|set\s+|\$env:|%env\s+|%set_env\s+|-e\s+|--env[= ]\s*|-\s+)?"
-    r"CUDA_VISIBLE_DEVICES\s*=(?!=)\s*(?P<q>[\"']?)(?P<value>[^\s\"';`]*)(?P=q)(?=[\s;&|)`]|$)"
+    r"CUDA_VISIBLE_DEVICES\s*=(?!=)\s*(?P<q>[\"']?)(?P<value>[^\s\"';`]*?)(?P=q)[.,]?(?=[\s;&|)`]|$)"
 )
 VISIBLE_PYTHON = re.compile(
     r"os\.environ\[\s*[\"']CUDA_VISIBLE_DEVICES[\"']\s*\]\s*=(?!=)\s*[rbf]?[\"'](?P<value>[^\"']*)[\"']|"

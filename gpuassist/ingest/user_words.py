@@ -198,10 +198,12 @@ def drop_unsupported_uvm_verdict(report: Report, lines: list[str]) -> None:
 # ----------------------------------------------------------------------------- a CPU torch described in words
 
 # "the version of torch that was installed was the CPU version", "mamba still tries to install PyTorch "CPU"",
-# "pip pulled in the CPU-only torch", "it installs torch cpu instead of cuda".
+# "pip pulled in the CPU-only torch", "it installs torch cpu instead of cuda", "the torch will be cpu version" (what an
+# install gives, in the future or conditional tense).
 CPU_TORCH_WORDS = re.compile(
     r"\b(?:install\w*|pull\w*|download\w*|resolv\w*)\s+(?:py)?torch\s+to\s+(?:the |a )?cpu\b|"
-    r"(?<![A-Za-z0-9_])(?:py)?torch(?![A-Za-z0-9_])[^.\n]{0,60}?\b(?:install\w*|pull\w*|download\w*|resolv\w*|got|get[s]?|was|is|came|to)\b"
+    r"(?<![A-Za-z0-9_])(?:py)?torch(?![A-Za-z0-9_])[^.\n]{0,60}?"
+    r"\b(?:install\w*|pull\w*|download\w*|resolv\w*|got|get[s]?|was|is|came|to|will be|would be|becomes?|became)\b"
     r"[^.\n]{0,40}?(?:\bcpu(?:[- ]only)?\s*(?:version|build|wheel|variant|package)\b|[\"'`]cpu[\"'`])|"
     r"\b(?:install\w*|pull\w*|tries to install|download\w*)\s+(?:the |a )?(?:py)?torch\s+[\"'`]?cpu[\"'`]?(?![\w-])|"
     r"\bcpu[- ]?(?:only )?(?:version|build|wheel|variant) (?:of (?:py)?torch )?(?:instead of|rather than|"
