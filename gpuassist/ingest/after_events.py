@@ -50,6 +50,12 @@ STOPPED = re.compile(
     re.IGNORECASE,
 )
 SENTENCE = re.compile(r"(?<=[.!?])\s+")
+# The failure denied ("did not fail", "never stopped working", "still works"): the sentence reports the GPU fine.
+FAILURE_DENIED = re.compile(
+    r"\b(?:did\s*n[o']?t|does\s*n[o']?t|has\s*n[o']?t|have\s*n[o']?t|never|not)\s+(?:\w+\s+)?"
+    r"(?:fail|stop|break|broke|lose|lost|fall)\w*|\bstill\s+(?:works?|working|runs?\s+on\s+(?:the\s+)?gpu)\b",
+    re.IGNORECASE,
+)
 
 
 def _sentences(lines: list[str]) -> list[tuple[int, str]]:
@@ -67,7 +73,8 @@ def stopped_after_sleep_match(lines: list[str], matches: list[Match]) -> Match |
     if any(m.specific for m in matches):
         return None
     for no, sentence in _sentences(lines):
-        if NOT_THE_HOST.search(sentence):
+        # A question ("will the GPU stop working after suspend?") or a denied failure states nothing happened.
+        if NOT_THE_HOST.search(sentence) or sentence.rstrip().endswith("?") or FAILURE_DENIED.search(sentence):
             continue
         if SLEPT.search(sentence) and GPU_WORD.search(sentence) and STOPPED.search(sentence):
             return Match("uvm_wedged_after_suspend", no, sentence.strip()[:500], False, 0.8)

@@ -31,6 +31,12 @@ VENDORS_LISTED = re.compile(
     r"\b(?:nvidia|intel)\s*(?:/|,|and|or|&)\s*(?:amd|radeon)\b|\b(?:amd|radeon)\s*(?:/|,|and|or|&)\s*(?:nvidia|intel)\b",
     re.IGNORECASE,
 )
+# A card the user had and no longer runs: "I replaced my AMD card", "I used to have an AMD GPU", "sold my old Radeon".
+NO_LONGER_OWNED = re.compile(
+    r"\b(?:replac\w*|swapp?\w*|sold|selling|used to|switched from|upgraded from|moved from|returned|previous|"
+    r"former|old)\b",
+    re.IGNORECASE,
+)
 ROCM_SHOWN = re.compile(r"\+rocm\d|\bHIP error\b|\bhipError[A-Z]|\bROCm\b", re.IGNORECASE)
 
 
@@ -41,6 +47,6 @@ def stated_amd_gpu(lines: list[str]) -> Match | None:
     if any(NVIDIA_NAMED.search(NVIDIA_DENIED.sub(" ", line)) or ROCM_SHOWN.search(line) for line in cut):
         return None
     for no, line in enumerate(cut, start=1):
-        if AMD_GPU_OWNED.search(line) and not VENDORS_LISTED.search(line):
+        if AMD_GPU_OWNED.search(line) and not VENDORS_LISTED.search(line) and not NO_LONGER_OWNED.search(line):
             return Match("no_nvidia_gpu", no, line.strip()[:500], True, 0.9)
     return None

@@ -30,7 +30,7 @@ NODE = r"/dev/nvidia(?:-uvm(?:-tools)?|-modeset|ctl|\d+)"
 # "<module> (kernel) module (is|was|being) not loaded", "kernel module <module> is not loaded", "<module> not loaded".
 MODULE_NOT_LOADED = re.compile(
     rf"\b(?P<a>{MODULE})\b['\"`]?(?:\s+(?:kernel\s+)?modules?)?\s+(?:(?:is|was|were|are|being|has been)\s+)?"
-    rf"(?:not|n't)\s+(?:being\s+|been\s+)?loaded\b|"
+    rf"(?:not|n't|(?:is|was|were|are|has|have)n[o']?t)\s+(?:being\s+|been\s+)?loaded\b|"
     rf"\bkernel\s+modules?\s+['\"`]?(?P<b>{MODULE})\b['\"`]?\s+(?:is\s+|was\s+)?not\s+loaded\b",
     re.IGNORECASE,
 )

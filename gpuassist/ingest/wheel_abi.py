@@ -36,9 +36,10 @@ WHEEL_PYTHON = re.compile(
 INTERPRETER = re.compile(
     r"^Python 3\.(?P<banner>\d{1,2})\.\d+\b|[/\\]python3\.(?P<path>\d{1,2})[/\\](?:site|dist)-packages"
 )
-# "I renamed the package", "renaming the wheel", "renamed torch-0.1.6-cp35-cp35m-linux_x86_64.whl to ...".
+# "I renamed the package", "renaming the wheel", "renamed torch-0.1.6-cp35-cp35m-linux_x86_64.whl to ..." (not
+# "renamed the file config.yaml": any file gets renamed; only the wheel's name carries its Python).
 RENAMED = re.compile(
-    r"\brenam(?:e|ed|ing)\s+(?:the\s+|a\s+|that\s+|this\s+)?(?:pip\s+)?(?:wheel|\.?whl|package|file)s?\b|"
+    r"\brenam(?:e|ed|ing)\s+(?:the\s+|a\s+|that\s+|this\s+)?(?:pip\s+|torch\s+)?(?:wheel|\.?whl|package)s?\b|"
     r"\brenam(?:e|ed|ing)\s+\S{1,200}\.whl\b",
     re.IGNORECASE,
 )

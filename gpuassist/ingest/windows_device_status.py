@@ -57,6 +57,14 @@ THE_GPU = re.compile(
     r"\b3D (?:Video )?Controller\b|\bVideo Controller\b|\bgraphics card\b|\bGPU\b",
     re.IGNORECASE,
 )
+# Another device's own line: its code is that device's, even where a GPU is named beside it (an NVIDIA GPU's audio
+# function, "NVIDIA High Definition Audio", is not the GPU either).
+OTHER_DEVICE = re.compile(
+    r"\bbluetooth\b|\baudio\b|\bsound\b|\bwi-?fi\b|\bwireless\b|\bethernet\b|\bnetwork (?:adapter|controller)\b|"
+    r"\bUSB\b|\bcamera\b|\bwebcam\b|\bprinter\b|\bkeyboard\b|\bmouse\b|\btouchpad\b|\bSM ?Bus\b|"
+    r"\bBase System Device\b|\bbiometric\b|\bfingerprint\b|\bcard reader\b",
+    re.IGNORECASE,
+)
 NEAR = 3  # lines either side that may name the device whose status this is
 
 
@@ -74,6 +82,8 @@ def device_manager_matches(lines: list[str]) -> list[Match]:
         code = _code(line, device_manager)
         problem = PROBLEM_CODES.get(code) if code is not None else None
         if problem is None:
+            continue
+        if OTHER_DEVICE.search(line):
             continue
         if not any(THE_GPU.search(near) for near in head[max(0, no - 1 - NEAR) : no + NEAR]):
             continue

@@ -1,0 +1,214 @@
+"""Fresh-eyes review of the round 13/14 readers (issue #14): synthetic texts a user could paste, in wordings other
+than the threads they were read from, where each reader must fire, and decoys (questions, negations, other
+devices, code, quoted docs, past hardware) where it must not."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpuassist.ingest import load_text
+
+
+def _ids(text: str) -> list[str]:
+    return [f.id for f in load_text(text).findings]
+
+
+FIRES = [
+    # (reason, text, the id that must be among the findings)
+    (
+        "the host slept and CUDA fails after, told without the thread's words",
+        "Ever since my Ubuntu box woke up from sleep, CUDA fails with error 999 in PyTorch although nvidia-smi "
+        "shows the card.",
+        "uvm_wedged_after_suspend",
+    ),
+    (
+        "a laptop lid closed, the GPU lost on wake, work on the CPU",
+        "When I close the lid and the laptop goes to sleep, on wake-up torch can't use the gpu anymore: it falls "
+        "back to cpu.",
+        "uvm_wedged_after_suspend",
+    ),
+    (
+        "the core module said not loaded in a retold log",
+        "After the reboot the pod fails: the logs complained that the kernel module nvidia is not loaded.",
+        "nvidia_module_not_loaded",
+    ),
+    (
+        "nvidia-uvm with a contracted negation ('isn't loaded')",
+        "cuda init fails in enroot; dmesg is clean but nvidia-uvm isn't loaded on the node.",
+        "uvm_wedged_after_suspend",
+    ),
+    (
+        "an AMD card owned, named by its RX model",
+        "torch.cuda.is_available() is False. I have a Radeon RX 6800 card, is that the problem?",
+        "no_nvidia_gpu",
+    ),
+    (
+        "an AMD graphics card in a question about this machine",
+        "Is there any way to use this on my AMD graphics card? It says Torch not compiled with CUDA enabled.",
+        "no_nvidia_gpu",
+    ),
+    (
+        "a cp310 wheel forced into Python 3.11: torch._C does not import",
+        "Python 3.11.4 (main, Jun 7 2023)\n$ pip install torch-2.0.0-cp310-cp310-win_amd64.whl\n>>> import torch\n"
+        "ModuleNotFoundError: No module named 'torch._C'",
+        "no_wheel_for_platform",
+    ),
+    (
+        "a CPU torch from an install, in the future tense",
+        "Whatever I do, conda installs pytorch and the torch will be cpu version; torch.cuda.is_available() False",
+        "cpu_only_build",
+    ),
+    (
+        "Docker's GPU request on an Apple silicon Mac",
+        "macOS 14.2 on Apple M1\n$ docker run --gpus all nvidia/cuda:12.2.0-base nvidia-smi\n"
+        'docker: Error response from daemon: could not select device driver "" with capabilities: [[gpu]].',
+        "no_nvidia_gpu",
+    ),
+    (
+        "an image platform warning with the same platform keeps the toolkit reading",
+        "WARNING: The requested image's platform (linux/amd64) does not match the detected host platform "
+        "(linux/amd64) and no specific platform was requested\n"
+        'docker: Error response from daemon: could not select device driver "" with capabilities: [[gpu]].',
+        "docker_no_gpu_runtime",
+    ),
+    (
+        "'nvidia 5090' names a Blackwell GeForce for a cu121 build's kernel-image error",
+        "torch 2.5.1+cu121 on my nvidia 5090: CUDA error: no kernel image is available for execution on the device",
+        "gpu_arch_too_new_for_build",
+    ),
+    (
+        "nvidia-smi is not on PATH and the user says no driver is installed: 'no driver' stays",
+        "nvidia-smi -L\n'nvidia-smi' is not recognized as an internal or external command\n"
+        "I don't have any driver installed yet.",
+        "no_nvidia_driver",
+    ),
+]
+
+QUIET = [
+    # (reason, text, the id that must not be among the findings)
+    (
+        "a question before enabling hibernation: nothing has failed",
+        "My laptop with an RTX 3060 works fine with CUDA. Will the GPU stop working after suspend if I enable "
+        "hibernation? Just asking before I do it.",
+        "uvm_wedged_after_suspend",
+    ),
+    (
+        "the failure denied after resume; another problem (a monitor)",
+        "After resume from suspend the GPU did not fail, CUDA still works; the problem is my external monitor "
+        "flickers.",
+        "uvm_wedged_after_suspend",
+    ),
+    (
+        "the wifi stops after suspend, the GPU is fine",
+        "After suspend my wifi fails to reconnect. The NVIDIA GPU is fine and torch.cuda.is_available() returns True.",
+        "uvm_wedged_after_suspend",
+    ),
+    (
+        "lsmod shows the UVM module loaded and its node present",
+        "I checked lsmod: nvidia_uvm is loaded and /dev/nvidia-uvm exists. Still torch.cuda.is_available() returns "
+        "False in my script and I can't find why.",
+        "uvm_wedged_after_suspend",
+    ),
+    (
+        "'not missing, it was loaded' is not a missing module",
+        "I checked: nvidia_uvm is not missing, it was loaded. But training fails.",
+        "nvidia_module_not_loaded",
+    ),
+    (
+        "an AMD CPU beside an NVIDIA GPU",
+        "I am on an AMD Ryzen 9 CPU with an RTX 4090, torch.cuda.is_available() returns False.",
+        "no_nvidia_gpu",
+    ),
+    (
+        "someone else's AMD GPU",
+        "My friend has an AMD GPU; I have a GeForce RTX 3070 and CUDA is False.",
+        "no_nvidia_gpu",
+    ),
+    (
+        "an AMD iGPU beside an NVIDIA laptop dGPU",
+        "Laptop: my AMD Radeon graphics is the integrated one, the dGPU is an RTX 3050 Laptop GPU. CUDA is False.",
+        "no_nvidia_gpu",
+    ),
+    (
+        "an AMD card replaced, the new one not named",
+        "I replaced my AMD card with a new one last week. torch.cuda.is_available() False",
+        "no_nvidia_gpu",
+    ),
+    (
+        "an AMD GPU the user used to have",
+        "I used to have an AMD GPU, now I have an RTX 3080 and torch still says CUDA not available.",
+        "no_nvidia_gpu",
+    ),
+    (
+        "torch._C missing from running inside the source tree, wheel for this very Python",
+        "Python 3.10.12\nI installed torch-2.1.0-cp310-cp310-linux_x86_64.whl\n"
+        "ModuleNotFoundError: No module named 'torch._C'\nI ran python from inside the pytorch source folder.",
+        "no_wheel_for_platform",
+    ),
+    (
+        "renaming some other file is not renaming the wheel",
+        "I renamed the file config.yaml and now: ModuleNotFoundError: No module named 'torch._C'",
+        "no_wheel_for_platform",
+    ),
+    (
+        "an RTX 4090 user who tried ROCm once: the CUDA build's arch error keeps its CUDA reading",
+        "I first tried ROCm, now on my RTX 4090:\n"
+        "RuntimeError: CUDA error: no kernel image is available for execution on the device\ntorch 2.0.1+cu117",
+        "rocm_gpu_unsupported_or_no_access",
+    ),
+    (
+        "a Bluetooth adapter's Code 28 on a line that also names the working GPU",
+        "Device Manager: Bluetooth adapter shows (Code 28). My NVIDIA GeForce RTX 3060 works; "
+        "torch.cuda.is_available() False",
+        "no_nvidia_driver",
+    ),
+    (
+        "the GPU's HDMI audio function without its driver is not the GPU",
+        "Device Manager\nDisplay adapters: NVIDIA GeForce GTX 1660 SUPER\n"
+        "NVIDIA High Definition Audio - The drivers for this device are not installed. (Code 28)",
+        "no_nvidia_driver",
+    ),
+    (
+        "a question whether pip's torch will be the CPU build",
+        "Will the torch be cpu version if I install from pypi without index-url? My CUDA works fine.",
+        "cpu_only_build",
+    ),
+    (
+        "code that picks mps, run on a Linux GPU",
+        'device = "mps" if torch.backends.mps.is_available() else "cuda"\nprint(f"device: {device}")\n'
+        "RuntimeError: CUDA error: out of memory on my RTX 3090",
+        "no_nvidia_gpu",
+    ),
+    (
+        "a program's mps log line quoted as code, the user on Linux",
+        'logger.info("Using device: mps")  # on Mac\nOn my Linux server with RTX 3090: torch.cuda.is_available() '
+        "returns False",
+        "mps_not_cuda",
+    ),
+    (
+        "a question about Docker on a Mac, no GPU error",
+        "MacBook Pro M2, macOS 14. Docker Desktop.\nQuestion: can I run my CUDA image on a Linux server later? "
+        "Locally I use MPS and it works.",
+        "no_nvidia_gpu",
+    ),
+    (
+        "'nvidia 570 driver' is a driver branch, not a GPU number",
+        "I installed the nvidia 570 driver; torch.cuda.is_available() False",
+        "gpu_arch_too_new_for_build",
+    ),
+    (
+        "'nvidia 4000 series drivers' is no GPU, the user's GPU is a GTX 1080",
+        "The nvidia 4000 series drivers are buggy. torch 2.0.1+cu117 works fine on my GTX 1080.",
+        "gpu_arch_too_new_for_build",
+    ),
+]
+
+
+@pytest.mark.parametrize(("reason", "text", "fid"), FIRES, ids=[c[0] for c in FIRES])
+def test_reader_fires_on_its_class_in_other_words(reason: str, text: str, fid: str) -> None:
+    assert fid in _ids(text), reason
+
+
+@pytest.mark.parametrize(("reason", "text", "fid"), QUIET, ids=[c[0] for c in QUIET])
+def test_reader_stays_quiet_on_a_decoy(reason: str, text: str, fid: str) -> None:
+    assert fid not in _ids(text), reason
