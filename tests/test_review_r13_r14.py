@@ -212,3 +212,44 @@ def test_reader_fires_on_its_class_in_other_words(reason: str, text: str, fid: s
 @pytest.mark.parametrize(("reason", "text", "fid"), QUIET, ids=[c[0] for c in QUIET])
 def test_reader_stays_quiet_on_a_decoy(reason: str, text: str, fid: str) -> None:
     assert fid not in _ids(text), reason
+
+
+MORE_QUIET = [
+    (
+        "NVML's init failure in words on the host, a container named only to say there is none",
+        "nvidia-smi on the host says nvml init failed with unknown error after the driver update; no docker "
+        "involved, I reboot and it works.",
+        "container_gpu_access_lost",
+    ),
+    (
+        "a script's own lsmod check that prints the words, never printed",
+        "```\nif ! lsmod | grep -q nvidia_uvm; then echo 'nvidia_uvm not loaded'; fi\n```\n"
+        "This check in my script never prints anything; the training fails with a NaN loss.",
+        "uvm_wedged_after_suspend",
+    ),
+    (
+        "a benchmark's CSV row (model, score) is not nvidia-smi's name,driver_version: 'no driver' stays",
+        "model, score\nRTX 4090, 165.32\n'nvidia-smi' is not recognized as an internal or external command\n"
+        "I never installed the NVIDIA driver on this fresh Windows.",
+        "no_nvidia_driver",
+    ),
+]
+
+
+def test_nvidia_smi_csv_with_a_driver_version_still_rules_out_no_driver() -> None:
+    """nvidia-smi's own --query-gpu=name,driver_version row shows the driver answered."""
+    text = (
+        "GeForce RTX 3060, 535.104.05\n'nvidia-smi' is not recognized as an internal or external command\n"
+        "torch.cuda.is_available() False"
+    )
+    assert "no_nvidia_driver" not in _ids(text)
+
+
+@pytest.mark.parametrize(("reason", "text", "fid"), MORE_QUIET[:2], ids=[c[0] for c in MORE_QUIET[:2]])
+def test_more_decoys_stay_quiet(reason: str, text: str, fid: str) -> None:
+    assert fid not in _ids(text), reason
+
+
+def test_a_benchmark_row_does_not_rule_out_no_driver() -> None:
+    reason, text, fid = MORE_QUIET[2]
+    assert fid in _ids(text), reason

@@ -89,6 +89,12 @@ NVML_INIT_FAILED = re.compile(
 )
 UNKNOWN = re.compile(r"\bunknow", re.IGNORECASE)
 IN_CONTAINER = re.compile(r"\b(?:pods?|containers?|k8s|kubernetes|kubelet|docker|containerd|podman)\b", re.IGNORECASE)
+# "no docker involved", "not in a container", "outside the container": a container named only to say it is not one.
+NOT_IN_CONTAINER = re.compile(
+    r"\b(?:no|not|without|outside(?:\s+of)?|never)\s+(?:in\s+|inside\s+|using\s+)?(?:an?\s+|the\s+|any\s+)?"
+    r"(?:pods?|containers?|k8s|kubernetes|docker|containerd|podman)\b",
+    re.IGNORECASE,
+)
 # It worked first: "after (a) few days", "after N hours", "restart(ing) the pod/container ... works/goes well again".
 WORKED_FIRST = re.compile(
     r"\bafter (?:a\s+)?(?:few|couple(?: of)?|some|several|many|\d+)\s+(?:hours?|days?|weeks?|minutes?)\b|"
@@ -108,7 +114,7 @@ def nvml_unknown_in_words_match(lines: list[str], matches: list[Match]) -> Match
         ((no, line) for no, line in enumerate(cut, start=1) if NVML_INIT_FAILED.search(line) and UNKNOWN.search(line)),
         None,
     )
-    if said is None or not any(IN_CONTAINER.search(line) for line in cut):
+    if said is None or not any(IN_CONTAINER.search(NOT_IN_CONTAINER.sub(" ", line)) for line in cut):
         return None
     later = any(WORKED_FIRST.search(line) for line in cut)
     return Match("container_gpu_access_lost", said[0], said[1].strip()[:500], later, 0.9 if later else 0.7)

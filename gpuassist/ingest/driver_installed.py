@@ -63,11 +63,12 @@ WORKED_BEFORE = re.compile(
 
 # nvidia-smi's answers other than its table: `nvidia-smi -L` ("GPU 0: NVIDIA GeForce RTX 3090 (UUID: GPU-…)") and
 # `--query-gpu=... --format=csv[,noheader]` rows: one with a GPU UUID (the index,uuid,... form), or a model name
-# followed by a driver version (name,driver_version). nvidia-smi's Windows and Linux builds print the same forms.
+# followed by a driver version (name,driver_version: R300 and later, not a benchmark's "RTX 4090, 165.32").
+# nvidia-smi's Windows and Linux builds print the same forms.
 SMI_UUID = r"GPU-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
 SMI_LISTED = re.compile(
     rf"^\s*GPU \d+: [^()\n]+\(UUID: {SMI_UUID}\)|^\s*(?:\d+\s*,\s*)?{SMI_UUID}\s*,|"
-    r"^\s*(?:\d+\s*,\s*)?(?:NVIDIA\s+)?(?:GeForce|Quadro|Tesla|TITAN|RTX)\b[^,\n]*,\s*\d{3}\.\d{2,3}(?:\.\d{2})?\s*(?:,|$)",
+    r"^\s*(?:\d+\s*,\s*)?(?:NVIDIA\s+)?(?:GeForce|Quadro|Tesla|TITAN|RTX)\b[^,\n]*,\s*[3-9]\d{2}\.\d{2,3}(?:\.\d{2})?\s*(?:,|$)",
     re.IGNORECASE,
 )
 

@@ -42,6 +42,12 @@ NODE_MISSING = re.compile(
 )
 FAILURE = re.compile(r"\b(?:fail\w*|errors?|complain\w*|can(?:no|')t|unable|refus\w*|does\s*n[o']?t\s+work)\b", re.I)
 SENTENCE = re.compile(r"(?<=[.!?])\s+")
+# A line of code that prints the words (a script's own check, enroot's hook source): not a report that it happened.
+PRINTED_BY_CODE = re.compile(
+    r"^\s*(?:if\b|then\b|else\b|fi\b)|\b(?:echo|printf)\s+['\"]|\b(?:print|warn\w*|error|info|raise)\(|"
+    r"\blog(?:ger|ging)?\.\w+\(",
+    re.IGNORECASE,
+)
 
 
 def _named(sentence: str) -> set[str]:
@@ -65,7 +71,7 @@ def module_not_loaded_in_words(lines: list[str], matches: list[Match]) -> Match 
     first: tuple[int, str] | None = None
     for no, line in enumerate(cut, start=1):
         for sentence in SENTENCE.split(line):
-            if sentence.rstrip().endswith("?"):
+            if sentence.rstrip().endswith("?") or PRINTED_BY_CODE.search(sentence):
                 continue
             found = _named(sentence)
             if found and first is None:

@@ -5,14 +5,16 @@ stated). STEPS is the whole chain, in order; INFERENCES are the readers that pro
 from the same matches. A new reader adds a function here (or in its own module) and one entry in the right tuple.
 
 Why the order matters: a step reads the matches the steps before it left, and most steps drop or replace guesses.
-1. Findings proven by paths, then the rule-outs and platform re-readings (Mac, WSL, Jetson, a libcuda that loads):
-   they change what a driver or CUDA message means before anything builds on that meaning.
+1. Findings proven by paths, then the rule-outs and platform re-readings (Mac, WSL, Jetson, a libcuda that loads,
+   a ROCm build's HIP prefix, a driver shown present): they change what a driver or CUDA message means before
+   anything builds on that meaning.
 2. The inferences (one step, ``infer``): each sees the same matches, so among themselves their order only sets the
    order of equal-weight guesses.
 3. The settling steps: each removes or reorders what the inferences proposed, so it must come after them, and a step
    that must see another's result comes after it (kernel_cause_explains after no_gpu_explains; windows_cpu_build,
    the Windows fallback guess, after every rule-out it must not contradict; the Jetson settling after the build
-   readings it overrules).
+   readings it overrules; the host under a container, a Mac or an image for another CPU, last, since it replaces
+   the toolkit/driver guesses any earlier step may have added).
 4. ``merge`` turns the matches into findings (what the text rules out dropped once more); the steps after it work on
    findings, and fix texts are worded last, before ``cite_pasted_lines`` adds the evidence and the confirm step.
 Reordering any of these changes verdicts: compare every corpus text's report before and after.
@@ -476,7 +478,10 @@ def infer(ctx: PasteContext) -> None:
 
 
 def device_manager(ctx: PasteContext) -> None:
-    """Windows Device Manager's problem codes of the GPU (windows_device_status), added after the inferences."""
+    """Windows Device Manager's problem codes of the GPU (windows_device_status), added after the inferences so that
+    none of them gives way to a code (the words readers that yield to a specific match keep their guess beside a
+    Code 28, and the settling steps weigh both). Not load-bearing today: moved before ``infer`` it changes no verdict
+    of the corpus or the tests (measured in the round 13/14 review)."""
     ctx.matches = [*ctx.matches, *windows_device_status.device_manager_matches(ctx.lines)]
 
 
