@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from gpuassist.ingest import load_text
+from gpuassist.ingest.cuda_working import cuda_shown_working
 
 
 def _ids(text: str) -> list[str]:
@@ -253,3 +254,30 @@ def test_more_decoys_stay_quiet(reason: str, text: str, fid: str) -> None:
 def test_a_benchmark_row_does_not_rule_out_no_driver() -> None:
     reason, text, fid = MORE_QUIET[2]
     assert fid in _ids(text), reason
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # an assertion that fails: the comparison is the question, AssertionError the answer
+        "    assert torch.cuda.is_available() == True\nAssertionError",
+        # the code's own branch, not an answer printed by it
+        "if torch.cuda.is_available() == True:\n    device = 'cuda'",
+        "assert torch.cuda.device_count() == 1, 'need one GPU'\nAssertionError: need one GPU",
+    ],
+)
+def test_code_comparing_is_available_to_true_is_not_cuda_shown_working(text: str) -> None:
+    assert not cuda_shown_working(text.splitlines())
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "cuda_available: True",
+        "CUDA available = True",
+        "torch.cuda.is_available() = True",
+        ">>> torch.cuda.is_available()\nTrue",
+    ],
+)
+def test_answers_and_fields_still_show_cuda_working(text: str) -> None:
+    assert cuda_shown_working(text.splitlines())

@@ -28,15 +28,18 @@ from gpuassist.ingest.lines import MAX_LINE
 
 # is_available() (with or without its parentheses: a sentence often drops them) answering True on the same line.
 # The answer may follow a short subject ("`torch.cuda.is_available()` it shows `true`", "...())\"` prints True").
+# Never code's comparison ("assert torch.cuda.is_available() == True", "if ... == True:"): it asks, not answers.
 IS_AVAILABLE_TRUE = re.compile(
     r"is_available(?:\(\))?\)?[`'\"]{0,2}\s*(?:(?:and\s+)?(?:it|this|that|which|then)\s+)?"
-    r"(?:returns?|returned|is|gives|gave|prints?|printed|shows?|showed|outputs?|says|said|=+|->|:|是|为|返回)\s*"
+    r"(?:returns?|returned|is|gives|gave|prints?|printed|shows?|showed|outputs?|says|said|=(?!=)|->|:|是|为|返回)\s*"
     r"[`'\"]?True\b",
     re.IGNORECASE,
 )
 # A field that states it: Lightning's "GPU available: True", "cuda_available: True", "CUDA available = True".
-AVAILABLE_FIELD_TRUE = re.compile(r"\bGPU available: True\b|\bcuda(?:\.is)?[_ ]available\W{0,4}[:=]\s*True\b", re.I)
-DEVICE_COUNT_INLINE = re.compile(r"device_count\(\)\)?\s*(?:returns?|is|=+|->|:)\s*[1-9]", re.IGNORECASE)
+AVAILABLE_FIELD_TRUE = re.compile(
+    r"\bGPU available: True\b|\bcuda(?:\.is)?[_ ]available[^\w=]{0,4}[:=](?!=)\s*True\b", re.IGNORECASE
+)
+DEVICE_COUNT_INLINE = re.compile(r"device_count\(\)\)?\s*(?:returns?|is|=(?!=)|->|:)\s*[1-9]", re.IGNORECASE)
 # The answer alone on the line after the call (a REPL, a notebook cell's Out[n]).
 TRUE_ANSWER = re.compile(r"^\s*(?:Out\[\d+\]:\s*)?True\s*$")
 COUNT_ANSWER = re.compile(r"^\s*(?:Out\[\d+\]:\s*)?[1-9]\d?\s*$")
