@@ -126,6 +126,11 @@ def test_smi_said_working_in_a_container_drops_the_driver_guesses() -> None:
     assert "nvidia_module_not_loaded" not in ids
 
 
+def test_smi_said_working_is_read_in_its_own_clause() -> None:
+    assert smi_said_working(["nvidia-smi works fine, but torch fails: RuntimeError: Found no NVIDIA driver"])
+    assert not smi_said_working(["torch fails and nvidia-smi is not working either"])
+
+
 @pytest.mark.parametrize(
     "sentence",
     [

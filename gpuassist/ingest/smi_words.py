@@ -41,6 +41,8 @@ SMI_FAILED = re.compile(
 )
 DRIVER_GUESSES = frozenset({"no_nvidia_driver", "nvidia_module_not_loaded"})
 SENTENCE = re.compile(r"(?<=[.!;])\s+")
+# "nvidia-smi works fine, but torch fails": the failure is another clause's; the statement is judged in its own.
+CLAUSE = re.compile(r",|\b(?:but|while|whereas|however|though|although|yet)\b", re.IGNORECASE)
 
 
 def smi_said_working(lines: list[str]) -> bool:
@@ -50,9 +52,11 @@ def smi_said_working(lines: list[str]) -> bool:
         return False
     for line in cut:
         for sentence in SENTENCE.split(line):
-            hit = SMI_SAID_WORKING.search(sentence)
-            if hit and not NEGATED.search(sentence) and not ELSEWHERE.search(sentence):
-                return True
+            if sentence.rstrip().endswith("?") or ELSEWHERE.search(sentence):
+                continue
+            for clause in CLAUSE.split(sentence):
+                if SMI_SAID_WORKING.search(clause) and not NEGATED.search(clause):
+                    return True
     return False
 
 
