@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from gpuassist.findings import Evidence, Finding, Severity
 from gpuassist.ingest.errors import PASTE_EXPLAINS, Match
+from gpuassist.ingest.import_words import torch_import_said
 from gpuassist.ingest.lines import MAX_LINE
 from gpuassist.rules.make import finding
 
@@ -519,7 +520,7 @@ def adjust_matches(lines: list[str], matches: list[Match]) -> list[Match]:
     ):
         # pip looked in the CPU index and found nothing: no CPU build was installed.
         matches = [m for m in matches if not (m.id == "cpu_only_build" and "Looking in indexes" in m.line)]
-    if not torch_import_shown(lines):
+    if not torch_import_shown(lines) and not torch_import_said(lines):
         matches = [
             m
             for m in matches

@@ -38,6 +38,9 @@ SMI_LIST = re.compile(r"^GPU (\d+): (.+?) \(UUID: GPU-")
 FORK_TORCH = re.compile(r"PyTorch version \((?:GPU|accelerator)\?\)\s*:\s*`?\s*([^\s`]+)\s*\((\w+)\)", re.IGNORECASE)
 FORK_GPU = re.compile(r"^\s*[-*]\s*GPU type\s*:\s*`?(.+?)`?\s*$", re.IGNORECASE)
 # accelerate / transformers / diffusers `env` print platform.platform(): "Linux-4.4.0-19041-Microsoft-x86_64-...".
+# Python's platform.platform() on macOS: "macOS-14.2.1-arm64-arm-64bit", "macOS-13.0-x86_64-i386-64bit" (CPython
+# Lib/platform.py: 'macOS' + mac_ver()[0] + machine); the machine is the interpreter's (x86_64 under Rosetta).
+MACOS_PLATFORM = re.compile(r"^macOS-(\d+(?:\.\d+){0,2})-(arm64|x86_64)\b", re.IGNORECASE)
 FORK_PLATFORM = re.compile(r"^\s*[-*]\s*Platform\s*:\s*`?((?:Linux|Windows|macOS)-[^\s`]+)", re.IGNORECASE)
 ULTRALYTICS = re.compile(
     r"^Ultralytics\b.*?\btorch-(\d+\.\d+[^\s,]*)(?:\s+(?:CUDA:(\d+)\s*\((.+?),\s*\d+\s*MiB\)|(CPU|MPS)))?"
@@ -493,6 +496,10 @@ def platform_string_facts(plat: str) -> dict[str, Any]:
     facts["host.os"] = "Windows" if low.startswith("windows") else "Darwin" if low.startswith("macos") else "Linux"
     if "microsoft" in low:
         facts["platform.wsl"] = "wsl2" if "wsl2" in low or "standard" in low else "wsl1"
+    mac = MACOS_PLATFORM.match(plat)
+    if mac:  # platform.platform() on macOS: "macOS-<platform.mac_ver()[0]>-<platform.machine()>-..."
+        facts["python.mac_ver"] = mac.group(1)
+        facts["python.machine"] = mac.group(2)
     return facts
 
 

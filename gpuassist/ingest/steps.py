@@ -62,8 +62,10 @@ from gpuassist.ingest import (
     process_readings,
     program_devices,
     program_fixes,
+    reboot_words,
     runtime_config,
     smi_query,
+    smi_words,
     source_builds,
     system_causes,
     torch_lib_copies,
@@ -575,6 +577,14 @@ def working_smi(ctx: PasteContext) -> None:
     ctx.matches = working_smi_rules_out_module(ctx.lines, ctx.matches)
 
 
+def smi_said_working(ctx: PasteContext) -> None:
+    ctx.matches = smi_words.smi_working_rules_out_driver(ctx.lines, ctx.matches)
+
+
+def unrebooted_driver(ctx: PasteContext) -> None:
+    ctx.matches = reboot_words.unrebooted_driver_module_first(ctx.lines, ctx.matches)
+
+
 def node_without_gpu(ctx: PasteContext) -> None:
     ctx.matches = node_without_gpus(ctx.lines, ctx.matches)
 
@@ -820,6 +830,8 @@ STEPS: tuple[Step, ...] = (
     named_gpu_arch,
     cuda_listed_cpu,
     working_smi,
+    smi_said_working,
+    unrebooted_driver,
     node_without_gpu,
     cluster_smi_missing,
     default_compute_mode,

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import re
+
 from gpuassist.facts import Facts
 from gpuassist.findings import Finding, Severity
 from gpuassist.knowledge.wheels import macos_arm64_newest_release
 from gpuassist.rules import fixes, view
 from gpuassist.rules.make import finding
 from gpuassist.rules.registry import rule
+
+# MPS needs macOS 12.3 (https://pytorch.org/docs/stable/notes/mps.html) and torch 1.12, its first release.
+MPS_MIN_MACOS = (12, 3)
+MPS_MIN_TORCH = (1, 12)
 
 
 def _rosetta(facts: Facts) -> bool:
@@ -38,6 +44,24 @@ def macos_no_cuda_use_mps(facts: Facts) -> Finding | None:
         )
     if facts.value("torch.version") is None and not facts.known("mps.available"):
         return None
+    if _mps_expected(facts):
+        return finding(
+            "macos_no_cuda_use_mps",
+            Severity.INFO,
+            title="macOS has no CUDA: use the Apple GPU through MPS",
+            explanation=(
+                "CUDA does not exist on macOS, so torch.cuda.is_available() is always False there. This is a "
+                f"native arm64 Python on macOS {mac_ver} with torch {facts.value('torch.version')}, which has the "
+                "MPS backend for the Apple GPU; the text does not say whether MPS is available."
+            ),
+            fix=(
+                "Use the MPS device:\n"
+                "  device = torch.device('mps' if torch.backends.mps.is_available() else 'cpu')\n"
+                "  model.to(device); x = x.to(device)\n"
+                "For operators MPS lacks, set PYTORCH_ENABLE_MPS_FALLBACK=1."
+            ),
+            evidence=view.ev(facts, "host.os", "python.machine", "python.mac_ver", "torch.version"),
+        )
     why = (
         "this torch was built without MPS"
         if facts.value("mps.built") is False
@@ -67,6 +91,24 @@ def macos_no_cuda_use_mps(facts: Facts) -> Finding | None:
         ),
         evidence=view.ev(facts, "host.os", "python.machine", "python.mac_ver", "mps.built", "mps.available"),
     )
+
+
+def _mps_expected(facts: Facts) -> bool:
+    """MPS's availability is not stated, but everything it needs is: a native arm64 interpreter (platform.machine(),
+    so not Rosetta), macOS 12.3 or later (MPS's minimum; PyTorch docs "MPS backend") and a torch from 1.12 (the
+    first with MPS) that was not built without it. Then a missing CUDA is the platform, not a fault."""
+    if facts.known("mps.available") or facts.value("mps.built") is False:
+        return False
+    if str(facts.value("python.machine") or "").lower() != "arm64":
+        return False
+    mac = re.match(r"^(\d+)(?:\.(\d+))?", str(facts.value("python.mac_ver") or ""))
+    torch_version = re.match(r"^(\d+)\.(\d+)", str(facts.value("torch.version") or ""))
+    if not mac or not torch_version:
+        return False
+    return (int(mac.group(1)), int(mac.group(2) or 0)) >= MPS_MIN_MACOS and (
+        int(torch_version.group(1)),
+        int(torch_version.group(2)),
+    ) >= MPS_MIN_TORCH
 
 
 @rule("macos_rosetta_x86_python")

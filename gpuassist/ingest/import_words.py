@@ -1,0 +1,48 @@
+"""The user says, in words, that it is ``import torch`` that fails.
+
+A generic loader message ("libiomp5.so: cannot open shared object file", "undefined symbol", "DLL load failed") blames
+torch only when torch is what was being imported (paste_causes.adjust_matches): ONNX Runtime or CTranslate2 missing
+cuDNN is not a torch problem. A traceback frame or a ``>>> import torch`` prompt shows that; a report in prose says it
+instead ("I got the error by import torch", "when importing torch", "import torch fails with", "torch fails to
+import", "cannot import torch"). Those words are the same evidence. A text that also imports another package that
+loads native libraries (``import onnxruntime``, "importing tensorflow") leaves the failing import undecided, and a
+question ("does import torch fail?") states nothing.
+"""
+
+from __future__ import annotations
+
+import re
+
+from gpuassist.ingest.lines import MAX_LINE
+
+_TORCH = r"[`'\"]?(?:import(?:ing)?\s+)?(?:py)?torch\b[`'\"]?"
+TORCH_IMPORT_SAID = re.compile(
+    # "(error|fails) when/while/by/on I import(ing) torch"
+    r"\b(?:when|while|by|on|upon|during|at)\s+(?:(?:I|we)\s+)?(?:try(?:ing)?\s+to\s+|tried\s+to\s+)?"
+    r"[`'\"]?import(?:ing)?\s+(?:the\s+)?(?:py)?torch\b|"
+    # "import torch fails / gives / raises ...", "importing torch failed"
+    r"[`'\"]?\bimport(?:ing)?\s+(?:py)?torch\b[`'\"]?\s+(?:(?:still|now|also)\s+)?"
+    r"(?:fails|failed|failing|gives|gave|raises|raised|throws|threw|crash\w*|errors?\b|results?\s+in)|"
+    # "torch fails to import", "cannot import torch", "unable to import torch"
+    r"\b(?:py)?torch\s+(?:fails|failed|won'?t|will\s+not|can(?:no|')t|does\s*n[o']?t|did\s*n[o']?t)\s+(?:to\s+)?import|"
+    r"\b(?:can(?:no|')t|could\s*n[o']?t|unable\s+to|failed\s+to|fail\s+to)\s+import\s+" + _TORCH,
+    re.IGNORECASE,
+)
+# Another package with native libraries being imported in the same text: the failing import is not known to be torch.
+OTHER_IMPORT = re.compile(
+    r"\bimport(?:ing)?\s+(?!torch\b|pytorch\b)(?:onnxruntime|tensorflow|ctranslate2|faster_whisper|jax|cupy|paddle\w*|"
+    r"mxnet|cv2|tensorrt|triton|bitsandbytes|xformers|flash_attn|vllm|llama_cpp)\b",
+    re.IGNORECASE,
+)
+
+
+def torch_import_said(lines: list[str]) -> bool:
+    """The text says in words that importing torch is what fails (and names no other native import)."""
+    said = False
+    for line in lines:
+        text = line[:MAX_LINE]
+        if OTHER_IMPORT.search(text):
+            return False
+        if not said and TORCH_IMPORT_SAID.search(text) and not text.rstrip().endswith("?"):
+            said = True
+    return said
