@@ -281,3 +281,29 @@ def test_code_comparing_is_available_to_true_is_not_cuda_shown_working(text: str
 )
 def test_answers_and_fields_still_show_cuda_working(text: str) -> None:
     assert cuda_shown_working(text.splitlines())
+
+
+@pytest.mark.parametrize(
+    ("reason", "text"),
+    [
+        (
+            "nvidia_drm not loaded on a headless server where torch sees the GPU",
+            "nvidia_drm module is not loaded since the server is headless, which is expected.\n"
+            "$ python -c 'import torch; print(torch.cuda.is_available())'\nTrue\n"
+            "But my training fails to converge after epoch 3.",
+        ),
+        (
+            "nvidia_modeset not loaded while nvidia-smi answers: display modules only",
+            "| NVIDIA-SMI 535.104.05   Driver Version: 535.104.05   CUDA Version: 12.2 |\n"
+            "nvidia_modeset is not loaded (headless). The container build fails with a pip error.",
+        ),
+    ],
+)
+def test_a_display_module_missing_on_a_working_driver_is_not_a_cause(reason: str, text: str) -> None:
+    assert "nvidia_module_not_loaded" not in _ids(text), reason
+
+
+def test_a_display_module_missing_with_nothing_working_is_still_read() -> None:
+    """enroot's case: the runtime needs /dev/nvidia-modeset and the text shows no working driver."""
+    text = "After the reboot the container fails to start: could not find /dev/nvidia-modeset."
+    assert "nvidia_module_not_loaded" in _ids(text)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 
+from gpuassist.ingest.cuda_working import cuda_shown_working, smi_answered
 from gpuassist.ingest.errors import Match
 from gpuassist.ingest.lines import MAX_LINE
 
@@ -50,13 +51,19 @@ PRINTED_BY_CODE = re.compile(
 )
 
 
+# nvidia-drm and nvidia-modeset drive displays (KMS, modesetting); CUDA needs only nvidia.ko and nvidia-uvm (NVIDIA's
+# driver README, "Introduction to NVIDIA DRM KMS" and "Persistence Daemon"/headless setups load neither). A headless
+# node without them is healthy; only a container runtime that asks for /dev/nvidia-modeset trips on it.
+DISPLAY_MODULE = re.compile(r"drm|modeset")
+
+
 def _named(sentence: str) -> set[str]:
     """The modules a sentence says are not loaded (by name or by their missing node)."""
     named: set[str] = set()
     for pattern in (MODULE_NOT_LOADED, NODE_MISSING):
         for hit in pattern.finditer(sentence):
             name = (hit.group("a") or hit.group("b")).lower().replace("_", "-")
-            named.add("uvm" if "uvm" in name else "other")
+            named.add("uvm" if "uvm" in name else "display" if DISPLAY_MODULE.search(name) else "other")
     return named
 
 
@@ -78,6 +85,9 @@ def module_not_loaded_in_words(lines: list[str], matches: list[Match]) -> Match 
                 first = (no, sentence.strip()[:500])
             named |= found
     if first is None:
+        return None
+    # Only a display module missing, while the driver answers or CUDA works: that is a headless machine, not a cause.
+    if named == {"display"} and (cuda_shown_working(cut) or any(smi_answered(line) for line in cut)):
         return None
     cause = "uvm_wedged_after_suspend" if named == {"uvm"} else "nvidia_module_not_loaded"
     return Match(cause, first[0], first[1], False, 0.8)
