@@ -100,6 +100,18 @@ QUIET = [
         "uvm_wedged_after_suspend",
     ),
     (
+        "'since sleep is disabled' denies the sleep: the failure has another cause",
+        "Since sleep is disabled on this workstation, that cannot be it: torch says CUDA not available on the GPU and "
+        "nvidia-smi fails.",
+        "uvm_wedged_after_suspend",
+    ),
+    (
+        "a GPU named by a vendor and number the user only plans to buy; the GTX 1070 in use is fine for cu121",
+        "I'm considering buying an nvidia 5090 next year. For now my GTX 1070 with torch 2.1.0+cu121 gives "
+        "RuntimeError: CUDA error: no kernel image is available for execution on the device",
+        "gpu_arch_too_new_for_build",
+    ),
+    (
         "the wifi stops after suspend, the GPU is fine",
         "After suspend my wifi fails to reconnect. The NVIDIA GPU is fine and torch.cuda.is_available() returns True.",
         "uvm_wedged_after_suspend",

@@ -50,6 +50,13 @@ STOPPED = re.compile(
     re.IGNORECASE,
 )
 SENTENCE = re.compile(r"(?<=[.!?])\s+")
+# The sleep itself denied ("sleep is disabled", "suspend is turned off", "the server never sleeps", "no suspend").
+SLEEP_DENIED = re.compile(
+    r"\b(?:sleep|suspend|hibernation|standby)(?:\s+mode)?\s+(?:is|was|are|has been|got)\s+(?:disabled|off|turned off|"
+    r"not enabled|masked)\b|\b(?:disabled?|no|never|without|turned off|masked)\s+(?:the\s+)?(?:sleep|suspend|"
+    r"hibernation|standby)\b|\bnever\s+(?:sleeps|suspends|hibernates)\b",
+    re.IGNORECASE,
+)
 # The failure denied ("did not fail", "never stopped working", "still works"): the sentence reports the GPU fine.
 FAILURE_DENIED = re.compile(
     r"\b(?:did\s*n[o']?t|does\s*n[o']?t|has\s*n[o']?t|have\s*n[o']?t|never|not)\s+(?:\w+\s+)?"
@@ -73,8 +80,14 @@ def stopped_after_sleep_match(lines: list[str], matches: list[Match]) -> Match |
     if any(m.specific for m in matches):
         return None
     for no, sentence in _sentences(lines):
-        # A question ("will the GPU stop working after suspend?") or a denied failure states nothing happened.
-        if NOT_THE_HOST.search(sentence) or sentence.rstrip().endswith("?") or FAILURE_DENIED.search(sentence):
+        # A question ("will the GPU stop working after suspend?"), a denied failure or a denied sleep states nothing
+        # happened.
+        if (
+            NOT_THE_HOST.search(sentence)
+            or sentence.rstrip().endswith("?")
+            or FAILURE_DENIED.search(sentence)
+            or SLEEP_DENIED.search(sentence)
+        ):
             continue
         if SLEPT.search(sentence) and GPU_WORD.search(sentence) and STOPPED.search(sentence):
             return Match("uvm_wedged_after_suspend", no, sentence.strip()[:500], False, 0.8)
