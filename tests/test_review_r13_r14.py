@@ -15,6 +15,12 @@ def _ids(text: str) -> list[str]:
 
 
 FIRES = [
+    (
+        "Device Manager's Code 43 on the GPU in the user's words",
+        "In Device Manager my GeForce RTX 2070 has a yellow mark: Windows has stopped this device because it has "
+        "reported problems. (Code 43)",
+        "gpu_xid_fault",
+    ),
     # (reason, text, the id that must be among the findings)
     (
         "the host slept and CUDA fails after, told without the thread's words",
@@ -173,6 +179,17 @@ QUIET = [
         "a Bluetooth adapter's Code 28 on a line that also names the working GPU",
         "Device Manager: Bluetooth adapter shows (Code 28). My NVIDIA GeForce RTX 3060 works; "
         "torch.cuda.is_available() False",
+        "no_nvidia_driver",
+    ),
+    (
+        "a CUDA sample's error code beside Device Manager saying the GPU works",
+        "Device Manager lists my NVIDIA GeForce GTX 960 as working properly, driver 391.35.\n"
+        "deviceQuery: cudaGetDeviceCount returned error code 10 -> invalid device ordinal",
+        "gpu_xid_fault",
+    ),
+    (
+        "a program's exit code is not a Device Manager code",
+        "Device Manager: NVIDIA GeForce RTX 3060, working properly.\nProcess finished with exit code 28",
         "no_nvidia_driver",
     ),
     (

@@ -12,7 +12,8 @@ HARDWARE_DISABLED) is recognised and blames nothing in the catalogue.
 
 Only a code shown as Device Manager shows it ("(Code 28)", or "Code 28" beside the words Device Manager) and only
 for the GPU (the line or the few lines around it name an NVIDIA GPU, a display adapter or the "3D Video Controller"
-Windows names a GPU without its driver): "(Code 28)" of a Bluetooth adapter is not the GPU's.
+Windows names a GPU without its driver): "(Code 28)" of a Bluetooth adapter is not the GPU's, and a program's "exit
+code 28" or "cudaGetDeviceCount returned error code 10" (the CUDA runtime's own enum) is not Device Manager's.
 """
 
 from __future__ import annotations
@@ -68,24 +69,34 @@ OTHER_DEVICE = re.compile(
 NEAR = 3  # lines either side that may name the device whose status this is
 
 
+# A program's own number called a code: an exit or return status, a CUDA call's error code ("cudaGetDeviceCount returned
+# error code 10" is the CUDA runtime's enum, not Device Manager's).
+PROGRAM_CODE_BEFORE = re.compile(r"\b(?:exit(?:ed)?|return(?:s|ed)?|status|HRESULT|errno)\b[\w\s]{0,20}$", re.I)
+
+
 def _code(line: str, device_manager: bool) -> int | None:
-    found = PAREN_CODE.search(line) or (BARE_CODE.search(line) if device_manager else None)
+    """Device Manager's "(Code N)"; a bare "code N" only near the words Device Manager and not a program's status."""
+    found = PAREN_CODE.search(line)
+    if found is None and device_manager:
+        found = next(
+            (hit for hit in BARE_CODE.finditer(line) if not PROGRAM_CODE_BEFORE.search(line[: hit.start()])), None
+        )
     return int(found.group(1)) if found else None
 
 
 def device_manager_matches(lines: list[str]) -> list[Match]:
     """The readings of the GPU's Device Manager problem code, one match per catalogue id it can mean."""
     head = [line[:MAX_LINE] for line in lines[:5000]]
-    device_manager = any(DEVICE_MANAGER.search(line) for line in head)
     out: list[Match] = []
     for no, line in enumerate(head, start=1):
-        code = _code(line, device_manager)
+        near = head[max(0, no - 1 - NEAR) : no + NEAR]
+        code = _code(line, any(DEVICE_MANAGER.search(x) for x in near))
         problem = PROBLEM_CODES.get(code) if code is not None else None
         if problem is None:
             continue
         if OTHER_DEVICE.search(line):
             continue
-        if not any(THE_GPU.search(near) for near in head[max(0, no - 1 - NEAR) : no + NEAR]):
+        if not any(THE_GPU.search(x) for x in near):
             continue
         out += [Match(fid, no, line.strip()[:500], problem.specific, weight) for fid, weight in problem.ids]
     return out
