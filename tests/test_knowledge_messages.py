@@ -93,6 +93,7 @@ LINES = {
     "container": _example_lines,
     "cuda_loader": _example_lines,
     "framework": _example_lines,
+    "scheduler": _example_lines,
 }
 
 
@@ -121,6 +122,7 @@ def test_every_family_has_sources_and_rows() -> None:
         "container",
         "cuda_loader",
         "framework",
+        "scheduler",
     }
     for fam in families().values():
         assert fam.sources and fam.rows and fam.about, fam.name

@@ -21,7 +21,8 @@ Each family turns its rows into symptom patterns the way its tool prints them:
 - ``nvidia_smi``, ``nvrm``, ``kmod`` (modprobe, systemd-modules-load, DKMS), ``torch``, ``nccl`` and ``container``
   (nvidia-container-cli, the toolkit's hook, containerd): one regex per row (format arguments written as
   ``\\S+``/``\\d+``); ``cuda_loader`` (other programs failing to load libcuda) and ``framework`` (other
-  frameworks refusing a GPU themselves, TensorFlow's minimum compute capability) the same way.
+  frameworks refusing a GPU themselves, TensorFlow's minimum compute capability) and ``scheduler`` (Slurm refusing a
+  job's GPU request) the same way.
 
 A row's ``specific`` id is the cause it names outright (an error verdict); its other ids are possibilities
 with their weights. A row with no ids is recognised (``lookup``) but blames nothing.
@@ -50,6 +51,7 @@ FAMILIES = (
     "container",
     "cuda_loader",
     "framework",
+    "scheduler",
 )
 # A message shorter than this (``out of memory``, ``unknown error``) only counts after its tool's prefix.
 MIN_BARE = 20
@@ -182,6 +184,7 @@ _BUILDERS = {
     "container": _regex_row,
     "cuda_loader": _regex_row,
     "framework": _regex_row,
+    "scheduler": _regex_row,
 }
 
 

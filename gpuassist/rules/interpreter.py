@@ -89,6 +89,24 @@ def _free_threaded(facts: Facts) -> bool:
     return any(re.search(r"python3\.\d+t(\b|/|$)", p) for p in paths)
 
 
+# A text that says torch is missing or that an install found none for this Python (pip, uv, an import that fails).
+TORCH_MISSING_SAID = re.compile(
+    r"No matching distribution found for (?:py)?torch\b|satisfies the requirement (?:py)?torch\b|"
+    r"there is no version of torch\b|No module named '?torch'?(?![\w.])",
+    re.IGNORECASE,
+)
+
+
+def _torch_absence_known(facts: Facts) -> bool:
+    """Whether the input shows torch is not installed, rather than just not saying which torch runs: a live probe of
+    the interpreter (its executable is known), collect_env's ``PyTorch version: N/A`` (the torch build facts read as
+    none), or a pasted install or import that found no torch. A paste giving only a Python version (an issue
+    template's "Python version: 3.6" beside "PyTorch Version: 1.0") may run a torch that was published for it."""
+    if facts.known("python.executable") or "torch.cuda_build" in facts:
+        return True
+    return any(TORCH_MISSING_SAID.search(str(w)[:2000]) for w in facts.value("cuda.init_warnings", []) or [])
+
+
 # What a 32-bit interpreter reports as its machine (platform.machine() on 32-bit Windows / Linux, or the pasted x86).
 X86_32 = ("x86", "i386", "i486", "i586", "i686", "win32")
 
@@ -109,7 +127,7 @@ def no_wheel_for_platform(facts: Facts) -> Finding | None:
     machine = view.machine(facts).lower()
     reasons: list[str] = []
     fix: list[str] = []
-    if py and not installed and (py < lo or py > hi):
+    if py and not installed and (py < lo or py > hi) and _torch_absence_known(facts):
         reasons.append(
             f"Python {version} is outside every PyTorch 2.x release's supported range "
             f"({lo[0]}.{lo[1]} to {hi[0]}.{hi[1]}), so pip finds no torch wheel for it"

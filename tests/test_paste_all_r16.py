@@ -1,0 +1,85 @@
+"""Round 16 (issue #14): classes read from their sources (Slurm refusing a job's GPU request, DKMS not rebuilding
+the nvidia module for a new kernel, a Python version alone not telling that no torch wheel exists), each with a
+synthetic text that must be read and a counter-example that must not fire."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpuassist.findings import Severity
+from gpuassist.ingest import load_text
+
+
+def _ids(text: str) -> list[str]:
+    return [f.id for f in load_text(text).findings]
+
+
+def _errors(text: str) -> list[str]:
+    return [f.id for f in load_text(text).findings if f.severity is Severity.ERROR]
+
+
+# ---- Slurm refusing the job's GPU request (slurm_errno.c ESLURM_INVALID_GRES / ESLURM_INVALID_TRES) ---------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "$ srun --gres=gpu:a100:2 python train.py\n"
+        "srun: error: Unable to allocate resources: Invalid generic resource (gres) specification\n",
+        "salloc --gpus-per-node=v100:1 -p gpu\n"
+        "salloc: error: Job submit/allocate failed: Invalid Trackable RESource (TRES) specification\n",
+        "my torch job never starts:\nsbatch: error: Batch job submission failed: Invalid generic resource (gres) "
+        "specification\n",
+    ],
+)
+def test_slurm_refusing_the_gpu_request_is_no_gpu_allocated(text: str) -> None:
+    assert _errors(text)[:1] == ["scheduler_no_gpu_allocated"]
+
+
+def test_node_configuration_unavailable_is_only_a_possibility() -> None:
+    # CPUs or memory the partition cannot give are refused with the same words: not an error verdict.
+    text = (
+        "srun --mem=4T --gres=gpu:1 python x.py\n"
+        "srun: error: Unable to allocate resources: Requested node configuration is not available\n"
+    )
+    assert "scheduler_no_gpu_allocated" in _ids(text)
+    assert "scheduler_no_gpu_allocated" not in _errors(text)
+
+
+def test_other_slurm_refusals_and_gres_config_talk_do_not_blame_the_gpu_request() -> None:
+    text = (
+        "sbatch --gres=gpu:1 job.sh\n"
+        "sbatch: error: Batch job submission failed: Invalid account or account/partition combination specified\n"
+        "our gres.conf has Name=gpu Type=a100 File=/dev/nvidia[0-3]; torch sees all four GPUs in other jobs\n"
+    )
+    assert "scheduler_no_gpu_allocated" not in _errors(text)
+
+
+# ---- a Python version alone is not 'no wheel': torch may be installed (an issue template's fields) -----------------
+
+
+def test_template_python_version_alone_is_not_no_wheel_for_platform() -> None:
+    text = (
+        "## Environment\nPlease copy and paste the output from our environment collection script\n"
+        "python collect_env.py\n"
+        " - PyTorch Version (e.g., 1.0): 0.4.1\n - OS (e.g., Linux): Ubuntu 16.04\n"
+        " - How you installed PyTorch (`conda`, `pip`, source): conda\n - Python version: 3.5\n"
+        " - GPU models and configuration: gtx 970\n"
+        "conda install pytorch=0.4.1 -c pytorch\nthe notebook kernel dies\n"
+    )
+    assert "no_wheel_for_platform" not in _ids(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "$ python3 --version\nPython 3.7.3\n$ pip install torch\n"
+        "ERROR: Could not find a version that satisfies the requirement torch (from versions: none)\n"
+        "ERROR: No matching distribution found for torch\n",
+        "PyTorch version: N/A\nIs debug build: N/A\nCUDA used to build PyTorch: N/A\n\n"
+        "OS: Ubuntu 22.04.3 LTS (x86_64)\nPython version: 3.7.17 (default) [GCC 11.4.0] (64-bit runtime)\n"
+        "Is CUDA available: N/A\n",
+    ],
+)
+def test_python_outside_the_range_with_torch_shown_missing_is_still_no_wheel(text: str) -> None:
+    assert "no_wheel_for_platform" in _ids(text)
