@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-import re
+from packaging.version import InvalidVersion, Version
 
 from gpuassist.facts import Facts
 from gpuassist.findings import Finding, Severity
-from gpuassist.knowledge.wheels import macos_arm64_newest_release
+from gpuassist.knowledge.wheels import macos_arm64_newest_release, parse_torch_version
 from gpuassist.rules import fixes, view
 from gpuassist.rules.make import finding
 from gpuassist.rules.registry import rule
 
 # MPS needs macOS 12.3 (https://pytorch.org/docs/stable/notes/mps.html) and torch 1.12, its first release.
-MPS_MIN_MACOS = (12, 3)
-MPS_MIN_TORCH = (1, 12)
+MPS_MIN_MACOS = Version("12.3")
+MPS_MIN_TORCH = Version("1.12")
 
 
 def _rosetta(facts: Facts) -> bool:
@@ -101,14 +101,18 @@ def _mps_expected(facts: Facts) -> bool:
         return False
     if str(facts.value("python.machine") or "").lower() != "arm64":
         return False
-    mac = re.match(r"^(\d+)(?:\.(\d+))?", str(facts.value("python.mac_ver") or ""))
-    torch_version = re.match(r"^(\d+)\.(\d+)", str(facts.value("torch.version") or ""))
-    if not mac or not torch_version:
+    mac = _version(str(facts.value("python.mac_ver") or ""))
+    torch_version = _version(parse_torch_version(str(facts.value("torch.version") or "")).release)
+    if mac is None or torch_version is None:
         return False
-    return (int(mac.group(1)), int(mac.group(2) or 0)) >= MPS_MIN_MACOS and (
-        int(torch_version.group(1)),
-        int(torch_version.group(2)),
-    ) >= MPS_MIN_TORCH
+    return mac >= MPS_MIN_MACOS and torch_version >= MPS_MIN_TORCH
+
+
+def _version(text: str) -> Version | None:
+    try:
+        return Version(text.strip())
+    except InvalidVersion:
+        return None
 
 
 @rule("macos_rosetta_x86_python")
