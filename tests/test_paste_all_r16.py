@@ -83,3 +83,40 @@ def test_template_python_version_alone_is_not_no_wheel_for_platform() -> None:
 )
 def test_python_outside_the_range_with_torch_shown_missing_is_still_no_wheel(text: str) -> None:
     assert "no_wheel_for_platform" in _ids(text)
+
+
+# ---- DKMS not building the nvidia module for a new kernel (dell/dkms dkms.in, dkms_autoinstaller) ----------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Since I updated the kernel to 6.8.0-45, torch says no CUDA GPUs are available.\n"
+        "$ sudo dkms autoinstall\n"
+        "Error! nvidia/550.54.14 is broken! Missing the source directory or the symbolic link pointing to it.\n"
+        "Manual intervention is required!\n",
+        "$ sudo dkms autoinstall -k 6.8.0-45-generic\nAutoinstall on 6.8.0-45-generic was skipped for module(s) "
+        "nvidia.\n",
+        "nvidia/560.35.03 autoinstall failed due to missing dependencies: nvidia-peermem.\n",
+    ],
+)
+def test_dkms_not_building_the_nvidia_module_is_module_not_loaded(text: str) -> None:
+    assert _errors(text)[:1] == ["nvidia_module_not_loaded"]
+
+
+def test_headers_missing_skip_is_a_possibility_until_the_kernel_change_is_said() -> None:
+    skip = (
+        "Automatic installation of modules for kernel 6.8.0-45-generic was skipped since the kernel headers for this "
+        "kernel do not seem to be installed.\n"
+    )
+    assert "nvidia_module_not_loaded" not in _errors("cuda stopped working\n" + skip)
+    assert _errors("after the kernel upgrade the nvidia driver is gone\n" + skip)[:1] == ["nvidia_module_not_loaded"]
+
+
+def test_a_stale_dkms_tree_beside_a_working_gpu_is_not_an_error() -> None:
+    text = (
+        "$ dkms status\nError! Could not locate dkms.conf file.\n"
+        "File: /var/lib/dkms/nvidia/390.48/source/dkms.conf does not exist.\n"
+        ">>> torch.cuda.is_available()\nTrue\n"
+    )
+    assert "nvidia_module_not_loaded" not in _errors(text)
