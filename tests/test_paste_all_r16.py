@@ -120,3 +120,31 @@ def test_a_stale_dkms_tree_beside_a_working_gpu_is_not_an_error() -> None:
         ">>> torch.cuda.is_available()\nTrue\n"
     )
     assert "nvidia_module_not_loaded" not in _errors(text)
+
+
+# ---- the same class in words: the module not rebuilt for a new kernel, rebuilt by hand (ingest/dkms_words.py) ----
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Since the last kernel update the nvidia module is not rebuilt anymore, torch falls back to the CPU.\n",
+        "Every time I upgrade the kernel I have to run sudo dkms autoinstall by hand before CUDA works again.\n",
+        "akmods did not build kmod-nvidia for the new kernel 6.11.4, so the GPU is gone after the reboot.\n",
+    ],
+)
+def test_module_not_rebuilt_for_a_new_kernel_in_words_is_a_module_guess(text: str) -> None:
+    assert _ids(text)[:1] == ["nvidia_module_not_loaded"]
+    assert "nvidia_module_not_loaded" not in _errors(text)  # the user's account: a guess, not a verdict
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "How do I make dkms rebuild the nvidia module after a kernel upgrade?\n",
+        "I upgraded the kernel and ran dkms install nvidia/550.54.14 as always.\n>>> torch.cuda.is_available()\nTrue\n",
+        "My CUDA extension is not built for this torch; I have to rebuild it after updating torch to 2.5.\n",
+    ],
+)
+def test_rebuild_questions_routine_rebuilds_and_other_builds_are_not_a_module_fault(text: str) -> None:
+    assert "nvidia_module_not_loaded" not in _ids(text)

@@ -40,6 +40,7 @@ from gpuassist.ingest import (
     cuda_driver_api,
     cuda_loaders,
     distro_torch,
+    dkms_words,
     driver_installed,
     errors,
     fitting_build,
@@ -467,6 +468,7 @@ INFERENCES: tuple[Inference, ...] = (
     _of_lines_matches(after_events.stopped_after_sleep_match),
     _of_lines_matches(after_events.nvml_unknown_in_words_match),
     _of_lines_matches(module_words.module_not_loaded_in_words),
+    _of_lines_matches(dkms_words.module_not_rebuilt_in_words),
 )
 
 
