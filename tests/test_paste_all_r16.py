@@ -8,6 +8,7 @@ import pytest
 
 from gpuassist.findings import Severity
 from gpuassist.ingest import load_text
+from gpuassist.ingest.kinds import about_the_topic, detect, only_generic
 
 
 def _ids(text: str) -> list[str]:
@@ -148,3 +149,13 @@ def test_module_not_rebuilt_for_a_new_kernel_in_words_is_a_module_guess(text: st
 )
 def test_rebuild_questions_routine_rebuilds_and_other_builds_are_not_a_module_fault(text: str) -> None:
     assert "nvidia_module_not_loaded" not in _ids(text)
+
+
+# ---- the report names a scheduler's text as what it read (ingest/kinds.py) ---------------------------------------
+
+
+def test_a_slurm_refusal_is_read_as_scheduler_output_and_a_cpu_job_script_alone_is_refused() -> None:
+    refusal = ["#SBATCH --gres=gpu:2", "sbatch: error: Batch job submission failed: Invalid generic resource (gres)"]
+    assert [k.id for k in detect(refusal)] == ["scheduler"]
+    cpu_job = ["#!/bin/bash", "#SBATCH --mem=4G", "#SBATCH -t 10", "echo hello"]
+    assert only_generic(detect(cpu_job)) and not about_the_topic("\n".join(cpu_job))

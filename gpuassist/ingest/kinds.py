@@ -93,6 +93,15 @@ KIND_PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
             r"^\s*Solving environment|^\s*## Package Plan ##|No matching distribution found|"
             r"Could not find a version that satisfies the requirement",
         ),
+        (
+            "scheduler",
+            "a batch scheduler's job script or message (Slurm, PBS, LSF)",
+            # job-script directives, and the lines Slurm's commands and daemons prefix with their own name
+            # (src/common/log.c: "<program>: error: ..."; slurmd/slurmstepd in syslog): scheduler_facts.py reads the
+            # request, the scheduler family of messages.json the refusals
+            r"^\s*#(?:SBATCH|PBS|BSUB)\s+-|\b(?:sbatch|srun|salloc|slurmstepd|slurmd|sacct|squeue)(?:\[\d+\])?: "
+            r"(?:error|fatal|warning|Job \d+|job \d+)\b|^\s*(?:\S*[$#>]\s*)?(?:sbatch|srun|salloc|qsub|bsub)\s+-",
+        ),
         ("repl", "a Python interactive session (>>> / IPython)", r"^\s*>>>\s*\S|^\s*In \[\d+\]:\s*\S"),
         (
             "jupyter",
@@ -137,11 +146,12 @@ def detect(lines: list[str], *, collect_env: bool = False, skip: set[int] | None
     return sorted(found.values(), key=lambda k: order.index(k.id))
 
 
-# Kinds whose marks any program prints (an "XxxError:" line, a Windows path, a syslog or dmesg prefix): alone they
+# Kinds whose marks any program prints (an "XxxError:" line, a Windows path, a syslog or dmesg prefix, a batch job
+# script, which schedules CPU jobs as well): alone they
 # do not make a text about Python, PyTorch, CUDA, NVIDIA or the GPU (issue #14, item 1). The other kinds are that
 # topic by what they are (collect_env and its forks, nvidia-smi, Jetson tools, pip/conda, Python's REPL and
 # notebooks) or, for container texts, are read as the GPU runtime's (a Singularity --nv line, an NVIDIA library).
-GENERIC_KINDS = frozenset({"traceback", "windows", "kernel_log"})
+GENERIC_KINDS = frozenset({"traceback", "windows", "kernel_log", "scheduler"})
 
 
 def only_generic(kinds: list[InputKind]) -> bool:
