@@ -12,13 +12,16 @@ class are rows of the kmod family (messages.json: ``dkms_nvidia_tree_broken``, `
 A statement (not a question) that the module is not rebuilt, or that the user must rebuild it by hand, in a text
 that ties it to a kernel change = nvidia_module_not_loaded as a guess (the user's account, not a tool's message). It
 gives way to any message that names a cause outright, and says nothing when the text shows CUDA or nvidia-smi
-working (a routine rebuild that worked is not a fault).
+working (a routine rebuild that worked is not a fault). DKMS builds many modules (VirtualBox's, ZFS's, Wi-Fi and
+webcam drivers): a sentence whose module is another program's, by name or as ``dkms install <name>/`` with a name
+other than nvidia, is about that module; and "you do not need to run dkms install" denies the chore it names.
 """
 
 from __future__ import annotations
 
 import re
 
+from gpuassist.ingest import prose
 from gpuassist.ingest.cuda_working import cuda_shown_working, smi_answered
 from gpuassist.ingest.errors import Match
 from gpuassist.ingest.lines import MAX_LINE
@@ -43,7 +46,18 @@ BY_HAND = re.compile(
     re.IGNORECASE,
 )
 NVIDIA_OR_DKMS = re.compile(r"\bnvidia\b|\bdkms\b|\bakmods?\b", re.IGNORECASE)
-SENTENCE = re.compile(r"(?<=[.!?])\s+")
+# Other DKMS-built modules a reporter names (Ubuntu/Fedora packages built with DKMS or akmods): VirtualBox, ZFS,
+# VMware, Wi-Fi/USB drivers, v4l2loopback, DisplayLink's evdi, WireGuard on old kernels, AMD's amdgpu-dkms ...
+OTHER_MODULE = re.compile(
+    r"\b(?:virtualbox|vbox\w*|zfs|spl|vmware|vmmon|vmnet|v4l2loopback|evdi|displaylink|wireguard|broadcom|"
+    r"bcmwl|wl|rtl\w+|r8\d+\w*|88\w+|amdgpu|rocm|openrazer|acpi_call|xone|xpadneo|ddcci|it87|nct\d+\w*|"
+    r"digimend|tuxedo\w*|system76\w*)\b|\bdkms\s+(?:install|build|add|remove)\s+(?!-|nvidia)[\w.-]+/",
+    re.IGNORECASE,
+)
+NVIDIA = re.compile(r"nvidia", re.IGNORECASE)
+# "do not need to", "don't have to", "no need to", "never have to": the chore denied; "you need to run dkms
+# autoinstall after a kernel update" is an instruction (a quoted guide or an answer), not what happened here.
+DENIED_CHORE = re.compile(r"(?:\bnot|n't|\bnever|\bno|\byou)\s+(?:\w+\s+)?$", re.IGNORECASE)
 
 
 def module_not_rebuilt_in_words(lines: list[str], matches: list[Match]) -> Match | None:
@@ -55,10 +69,10 @@ def module_not_rebuilt_in_words(lines: list[str], matches: list[Match]) -> Match
         return None
     if not any(KERNEL_CHANGED.search(line) for line in cut) or not any(NVIDIA_OR_DKMS.search(line) for line in cut):
         return None
-    for no, line in enumerate(cut, start=1):
-        for sentence in SENTENCE.split(line):
-            if sentence.rstrip().endswith("?"):
-                continue
-            if NOT_REBUILT.search(sentence) or BY_HAND.search(sentence):
-                return Match("nvidia_module_not_loaded", no, sentence.strip()[:500], False, 0.8)
+    for no, sentence in prose.sentences(cut):
+        if prose.is_question(sentence) or (OTHER_MODULE.search(sentence) and not NVIDIA.search(sentence)):
+            continue
+        chore = BY_HAND.search(sentence)
+        if NOT_REBUILT.search(sentence) or (chore and not DENIED_CHORE.search(sentence[: chore.start()])):
+            return Match("nvidia_module_not_loaded", no, sentence.strip()[:500], False, 0.8)
     return None

@@ -6,19 +6,24 @@ cuDNN is not a torch problem. A traceback frame or a ``>>> import torch`` prompt
 instead ("I got the error by import torch", "when importing torch", "import torch fails with", "torch fails to
 import", "cannot import torch"). Those words are the same evidence. A text that also imports another package that
 loads native libraries (``import onnxruntime``, "importing tensorflow") leaves the failing import undecided, and a
-question ("does import torch fail?") states nothing.
+question ("does import torch fail?") states nothing, and neither does a sentence that denies it ("the error does not
+happen when importing torch") or tells of a failure already fixed ("import torch used to fail, I fixed that").
+Sentences are judged one by one (ingest/prose.py), so "import torch fails? No, torch imports." is a question and
+an answer, not a statement of the failure.
 """
 
 from __future__ import annotations
 
 import re
 
+from gpuassist.ingest import prose
 from gpuassist.ingest.lines import MAX_LINE
 
 _TORCH = r"[`'\"]?(?:import(?:ing)?\s+)?(?:py)?torch\b[`'\"]?"
 TORCH_IMPORT_SAID = re.compile(
-    # "(error|fails) when/while/by/on I import(ing) torch"
-    r"\b(?:when|while|by|on|upon|during|at)\s+(?:(?:I|we)\s+)?(?:try(?:ing)?\s+to\s+|tried\s+to\s+)?"
+    # "(error|fails) when/while/by/on I import(ing) torch", "whenever I run import torch"
+    r"\b(?:when(?:ever)?|while|by|on|upon|during|at)\s+(?:(?:I|we)\s+)?(?:try(?:ing)?\s+to\s+|tried\s+to\s+)?"
+    r"(?:run(?:ning)?\s+|do(?:ing)?\s+|type\s+|typing\s+)?"
     r"[`'\"]?import(?:ing)?\s+(?:the\s+)?(?:py)?torch\b|"
     # "import torch fails / gives / raises ...", "importing torch failed"
     r"[`'\"]?\bimport(?:ing)?\s+(?:py)?torch\b[`'\"]?\s+(?:(?:still|now|also)\s+)?"
@@ -35,14 +40,25 @@ OTHER_IMPORT = re.compile(
     re.IGNORECASE,
 )
 
+# A denial in the clause before the words ("the error does not happen when importing torch, only ...").
+CLAUSE_CUT = re.compile(r"[,;:]|\b(?:but|whereas|though|although|only)\b", re.IGNORECASE)
+DENIED = re.compile(r"\b(?:not|never|no\s+longer)\b|n't\b", re.IGNORECASE)
+# A failure told as past and over: "import torch used to fail", "previously ... I fixed it".
+OVER = re.compile(r"\b(?:used\s+to|previously|fixed|solved|resolved)\b", re.IGNORECASE)
+
+
+def _states_torch_import_failing(sentence: str) -> bool:
+    if prose.is_question(sentence) or OVER.search(sentence):
+        return False
+    for found in TORCH_IMPORT_SAID.finditer(sentence):
+        clause = CLAUSE_CUT.split(sentence[: found.start()])[-1]
+        if not DENIED.search(clause):
+            return True
+    return False
+
 
 def torch_import_said(lines: list[str]) -> bool:
     """The text says in words that importing torch is what fails (and names no other native import)."""
-    said = False
-    for line in lines:
-        text = line[:MAX_LINE]
-        if OTHER_IMPORT.search(text):
-            return False
-        if not said and TORCH_IMPORT_SAID.search(text) and not text.rstrip().endswith("?"):
-            said = True
-    return said
+    if any(OTHER_IMPORT.search(line[:MAX_LINE]) for line in lines):
+        return False
+    return any(_states_torch_import_failing(sentence) for _, sentence in prose.sentences(lines))
