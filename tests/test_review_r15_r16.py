@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from gpuassist.findings import Severity
-from gpuassist.ingest import load_text
+from gpuassist.ingest import load_text, prose
 from gpuassist.ingest.dkms_words import module_not_rebuilt_in_words
 from gpuassist.ingest.import_words import torch_import_said
 from gpuassist.ingest.reboot_words import not_rebooted_since_install
@@ -202,3 +202,15 @@ def test_arm64_mac_already_on_mps_gets_no_cuda_fault() -> None:
 )
 def test_scheduler_and_legacy_rows_stay_quiet_on_healthy_texts(text: str, reason: str) -> None:
     assert not _errors(text), reason
+
+
+# ---- ingest/prose.py: the one sentence split the word readers share --------------------------------------------------
+
+
+def test_prose_split_and_its_named_differences() -> None:
+    line = "Is nvidia-smi fine? It works; torch fails. Really!"
+    assert prose.split(line) == ["Is nvidia-smi fine?", "It works; torch fails.", "Really!"]
+    assert prose.split(line, semicolon=True) == ["Is nvidia-smi fine?", "It works;", "torch fails.", "Really!"]
+    assert prose.split(line, question_mark=False) == ["Is nvidia-smi fine? It works; torch fails.", "Really!"]
+    assert prose.sentences(["a. b", "", "c?"]) == [(1, "a."), (1, "b"), (3, "c?")]
+    assert prose.is_question("does import torch fail?  ") and not prose.is_question("v2.3.0 (why?) works.")

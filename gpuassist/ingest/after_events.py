@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 
+from gpuassist.ingest import prose
 from gpuassist.ingest.errors import Match
 from gpuassist.ingest.lines import MAX_LINE
 
@@ -49,7 +50,6 @@ STOPPED = re.compile(
     r"(?:the\s+)?cpu\b|\b100\s?%\s+cpu\b|\bno (?:actual )?gpu (?:utili[sz]ation|usage)\b",
     re.IGNORECASE,
 )
-SENTENCE = re.compile(r"(?<=[.!?])\s+")
 # The sleep itself denied ("sleep is disabled", "suspend is turned off", "the server never sleeps", "no suspend").
 SLEEP_DENIED = re.compile(
     r"\b(?:sleep|suspend|hibernation|standby)(?:\s+mode)?\s+(?:is|was|are|has been|got)\s+(?:disabled|off|turned off|"
@@ -65,26 +65,17 @@ FAILURE_DENIED = re.compile(
 )
 
 
-def _sentences(lines: list[str]) -> list[tuple[int, str]]:
-    return [
-        (no, part)
-        for no, line in enumerate(lines[:5000], start=1)
-        for part in SENTENCE.split(line[:MAX_LINE])
-        if part.strip()
-    ]
-
-
 def stopped_after_sleep_match(lines: list[str], matches: list[Match]) -> Match | None:
     """The user says the GPU stopped working after the host slept: the nvidia_uvm module broken by the sleep, when
     no pasted message names another cause."""
     if any(m.specific for m in matches):
         return None
-    for no, sentence in _sentences(lines):
+    for no, sentence in prose.sentences(lines):
         # A question ("will the GPU stop working after suspend?"), a denied failure or a denied sleep states nothing
         # happened.
         if (
             NOT_THE_HOST.search(sentence)
-            or sentence.rstrip().endswith("?")
+            or prose.is_question(sentence)
             or FAILURE_DENIED.search(sentence)
             or SLEEP_DENIED.search(sentence)
         ):

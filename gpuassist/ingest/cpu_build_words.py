@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 
+from gpuassist.ingest import prose
 from gpuassist.ingest.errors import Match
 from gpuassist.ingest.lines import MAX_LINE
 from gpuassist.ingest.user_words import CPU_WANTED
@@ -58,8 +59,9 @@ NOT_A_STATEMENT = re.compile(
     r"check|verify|should|maybe|perhaps|probably|possibly|might|may)\b",
     re.IGNORECASE,
 )
+# Narrower than prose.is_question on purpose: only a sentence that opens as a yes/no question is dropped, so that a
+# statement with a question mark after it ("pip gave me torch 2.3.0+cpu, why?") is still read.
 QUESTION = re.compile(r"^\W*(?:is|are|does|do|did|could|can)\b[^?]*\?\s*$", re.IGNORECASE)
-SENTENCE_END = re.compile(r"(?<=[.!?;])\s+")
 NEAR = 40  # characters between the torch word and the CPU phrase, at most
 BARE_NEAR = 12  # torch [version] without CUDA
 
@@ -94,7 +96,7 @@ def cuda_less_torch_in_words(lines: list[str]) -> Match | None:
         return None
     for no, line in enumerate(cut, start=1):
         if "torch" in line.lower() and any(
-            _says_cuda_less_torch(s) for s in SENTENCE_END.split(line) if TORCH.search(s)
+            _says_cuda_less_torch(s) for s in prose.split(line, semicolon=True) if TORCH.search(s)
         ):
             return Match("cpu_only_build", no, line.strip()[:500], False, 0.85)
     return None

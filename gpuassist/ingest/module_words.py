@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 
+from gpuassist.ingest import prose
 from gpuassist.ingest.cuda_working import cuda_shown_working, smi_answered
 from gpuassist.ingest.errors import Match
 from gpuassist.ingest.lines import MAX_LINE
@@ -42,7 +43,6 @@ NODE_MISSING = re.compile(
     re.IGNORECASE,
 )
 FAILURE = re.compile(r"\b(?:fail\w*|errors?|complain\w*|can(?:no|')t|unable|refus\w*|does\s*n[o']?t\s+work)\b", re.I)
-SENTENCE = re.compile(r"(?<=[.!?])\s+")
 # A line of code that prints the words (a script's own check, enroot's hook source): not a report that it happened.
 PRINTED_BY_CODE = re.compile(
     r"^\s*(?:if\b|then\b|else\b|fi\b)|\b(?:echo|printf)\s+['\"]|\b(?:print|warn\w*|error|info|raise)\(|"
@@ -76,14 +76,13 @@ def module_not_loaded_in_words(lines: list[str], matches: list[Match]) -> Match 
         return None
     named: set[str] = set()
     first: tuple[int, str] | None = None
-    for no, line in enumerate(cut, start=1):
-        for sentence in SENTENCE.split(line):
-            if sentence.rstrip().endswith("?") or PRINTED_BY_CODE.search(sentence):
-                continue
-            found = _named(sentence)
-            if found and first is None:
-                first = (no, sentence.strip()[:500])
-            named |= found
+    for no, sentence in prose.sentences(cut):
+        if prose.is_question(sentence) or PRINTED_BY_CODE.search(sentence):
+            continue
+        found = _named(sentence)
+        if found and first is None:
+            first = (no, sentence.strip()[:500])
+        named |= found
     if first is None:
         return None
     # Only a display module missing, while the driver answers or CUDA works: that is a headless machine, not a cause.

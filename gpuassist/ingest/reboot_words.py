@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import re
 
+from gpuassist.ingest import prose
 from gpuassist.ingest.errors import Match
-from gpuassist.ingest.lines import MAX_LINE
 
 NOT_REBOOTED = re.compile(
     r"(?:\bnever|\bnot|n't|\bwithout|\byet\s+to)\s+(?:\w+\s+){0,2}?(?:a\s+|the\s+)?re-?(?:boot|start)(?:ed|ing)?\b|"
@@ -27,16 +27,15 @@ DRIVER_NAMED = re.compile(
     r"\b(?:nvidia\s+)?driver\b|\bnvidia\.ko\b|\bkernel\s+modules?\b|\bdkms\b|\bnvidia-driver[\w.-]*|\bmodprobe\b",
     re.IGNORECASE,
 )
-SENTENCE = re.compile(r"(?<=[.!?;])\s+")
 MODULE = "nvidia_module_not_loaded"
 
 
 def not_rebooted_since_install(lines: list[str]) -> tuple[int, str] | None:
     """(line number, line) of a sentence saying the machine was not rebooted, with the driver named in it."""
-    for no, line in enumerate(lines, start=1):
-        for sentence in SENTENCE.split(line[:MAX_LINE]):
-            if NOT_REBOOTED.search(sentence) and DRIVER_NAMED.search(sentence) and not sentence.rstrip().endswith("?"):
-                return no, line.strip()[:500]
+    # ';' ends a sentence: "installed the driver; did not reboot the router" keeps the driver out of the denial.
+    for no, sentence in prose.sentences(lines, semicolon=True):
+        if NOT_REBOOTED.search(sentence) and DRIVER_NAMED.search(sentence) and not prose.is_question(sentence):
+            return no, lines[no - 1].strip()[:500]
     return None
 
 

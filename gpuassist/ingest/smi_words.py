@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 
+from gpuassist.ingest import prose
 from gpuassist.ingest.errors import Match
 from gpuassist.ingest.lines import MAX_LINE
 
@@ -40,7 +41,6 @@ SMI_FAILED = re.compile(
     re.IGNORECASE,
 )
 DRIVER_GUESSES = frozenset({"no_nvidia_driver", "nvidia_module_not_loaded"})
-SENTENCE = re.compile(r"(?<=[.!;])\s+")
 # "nvidia-smi works fine, but torch fails": the failure is another clause's; the statement is judged in its own.
 CLAUSE = re.compile(r",|\b(?:but|while|whereas|however|though|although|yet)\b", re.IGNORECASE)
 
@@ -50,13 +50,14 @@ def smi_said_working(lines: list[str]) -> bool:
     cut = [line[:MAX_LINE] for line in lines]
     if any(SMI_FAILED.search(line) for line in cut):
         return False
-    for line in cut:
-        for sentence in SENTENCE.split(line):
-            if sentence.rstrip().endswith("?") or ELSEWHERE.search(sentence):
-                continue
-            for clause in CLAUSE.split(sentence):
-                if SMI_SAID_WORKING.search(clause) and not NEGATED.search(clause):
-                    return True
+    # '?' does not end a sentence here: "Is nvidia-smi fine? It shows my GPU." stays one sentence, dropped whole as a
+    # question (the answer may be the asker's hope); ';' does, like a clause.
+    for _, sentence in prose.sentences(cut, semicolon=True, question_mark=False):
+        if prose.is_question(sentence) or ELSEWHERE.search(sentence):
+            continue
+        for clause in CLAUSE.split(sentence):
+            if SMI_SAID_WORKING.search(clause) and not NEGATED.search(clause):
+                return True
     return False
 
 
