@@ -214,3 +214,68 @@ def test_prose_split_and_its_named_differences() -> None:
     assert prose.split(line, question_mark=False) == ["Is nvidia-smi fine? It works; torch fails.", "Really!"]
     assert prose.sentences(["a. b", "", "c?"]) == [(1, "a."), (1, "b"), (3, "c?")]
     assert prose.is_question("does import torch fail?  ") and not prose.is_question("v2.3.0 (why?) works.")
+
+
+# ---- second pass: smi_words, reboot_words, the legacy and Slurm rows, collect_env on an arm64 Mac --------------------
+
+
+@pytest.mark.parametrize(
+    ("sentence", "reason"),
+    [
+        ("nvidia-smi works on my laptop but the server says no driver.", "another computer of the user's"),
+        ("First make sure nvidia-smi works, then run the script.", "an instruction, not this machine's state"),
+        ("Please verify that nvidia-smi shows all GPUs before filing.", "an issue template's step"),
+    ],
+)
+def test_nvidia_smi_working_elsewhere_or_as_an_instruction_is_not_read(sentence: str, reason: str) -> None:
+    assert not smi_said_working([sentence]), reason
+
+
+@pytest.mark.parametrize(
+    ("sentence", "reason"),
+    [
+        ("The installer said no reboot is required after the driver update.", "no reboot needed is not one owed"),
+        (
+            "You can reload the nvidia driver without rebooting: sudo rmmod nvidia_uvm && sudo modprobe nvidia_uvm.",
+            "advice, not an account",
+        ),
+    ],
+)
+def test_reboot_not_needed_or_advice_is_not_an_unbooted_driver(sentence: str, reason: str) -> None:
+    assert not_rebooted_since_install([sentence]) is None, reason
+
+
+def test_legacy_driver_list_quoted_beside_working_cuda_is_not_the_refusal() -> None:
+    """NVIDIA's README lists which cards 'are supported by the 470.xx Legacy drivers': a list, not this machine."""
+    text = (
+        "NVIDIA says Kepler cards like my GTX 780 are supported by the 470.xx Legacy drivers, so I use 470.\n"
+        ">>> torch.cuda.is_available()\nTrue\n"
+    )
+    assert "driver_does_not_support_gpu" not in _ids(text)
+
+
+def test_legacy_refusal_retyped_for_this_gpu_is_still_read() -> None:
+    text = "dmesg says the GeForce GT 640 GPU installed is supported by the 470.xx Legacy drivers and nothing loads.\n"
+    assert _errors(text)[:1] == ["driver_does_not_support_gpu"]
+
+
+def test_slurmd_waiting_for_a_device_that_then_appears_is_not_a_module_fault() -> None:
+    """slurmd retries for 20 s ('Waiting for'); only the fatal 'can't stat' says the node never appeared."""
+    text = (
+        "slurmd[901]: error: Waiting for gres.conf file /dev/nvidia0\n"
+        "slurmd[901]: slurmd version 23.02.7 started\n"
+        ">>> torch.cuda.is_available()\nTrue\n"
+    )
+    assert "nvidia_module_not_loaded" not in _ids(text)
+
+
+def test_healthy_arm64_mac_collect_env_is_info() -> None:
+    """collect_env's 'Python platform' is platform.platform(): it gives mac_ver and the interpreter's machine too."""
+    text = (
+        "PyTorch version: 2.1.2\nIs debug build: False\nCUDA used to build PyTorch: None\n"
+        "OS: macOS 14.2.1 (arm64)\nPython version: 3.11.7 (main) [Clang 15.0.0 ] (64-bit runtime)\n"
+        "Python platform: macOS-14.2.1-arm64-arm-64bit\nIs CUDA available: False\n"
+    )
+    report = load_text(text)
+    assert report.facts.value("python.mac_ver") == "14.2.1"
+    assert [f.severity for f in report.findings if f.id == "macos_no_cuda_use_mps"] == [Severity.INFO]

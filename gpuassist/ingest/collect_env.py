@@ -249,6 +249,8 @@ def to_facts(p: CollectEnvParse) -> dict[str, Any]:
             facts["python.machine"] = m.group(3)
         if plat.startswith("macOS"):
             facts["python.platform"] = "darwin"
+            if m:  # platform.platform() on macOS: "macOS-<mac_ver()[0]>-<machine()>-..." (CPython Lib/platform.py)
+                facts["python.mac_ver"] = m.group(2)
     pyv = f.get("python_version", "")
     if pyv:
         m = re.match(r"^(\d+\.\d+(?:\.\d+)?)", pyv)

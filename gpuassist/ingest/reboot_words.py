@@ -20,13 +20,16 @@ from gpuassist.ingest.errors import Match
 
 NOT_REBOOTED = re.compile(
     r"(?:\bnever|\bnot|n't|\bwithout|\byet\s+to)\s+(?:\w+\s+){0,2}?(?:a\s+|the\s+)?re-?(?:boot|start)(?:ed|ing)?\b|"
-    r"\bno\s+re-?boot\b|\bre-?boot\s+(?:is\s+)?(?:still\s+)?pending\b",
+    # "no reboot is required" is the installer saying none is needed, not that one is owed
+    r"\bno\s+re-?boot\b(?!\s+(?:is\s+|was\s+)?(?:required|needed|necessary))|\bre-?boot\s+(?:is\s+)?(?:still\s+)?pending\b",
     re.IGNORECASE,
 )
 DRIVER_NAMED = re.compile(
     r"\b(?:nvidia\s+)?driver\b|\bnvidia\.ko\b|\bkernel\s+modules?\b|\bdkms\b|\bnvidia-driver[\w.-]*|\bmodprobe\b",
     re.IGNORECASE,
 )
+# Advice, not an account: "you can reload the driver without rebooting", "you don't need to reboot".
+ADVICE = re.compile(r"\byou\s+(?:can|could|should|shouldn'?t|need|needn'?t|must|may|don'?t|do not)\b", re.IGNORECASE)
 MODULE = "nvidia_module_not_loaded"
 
 
@@ -34,7 +37,9 @@ def not_rebooted_since_install(lines: list[str]) -> tuple[int, str] | None:
     """(line number, line) of a sentence saying the machine was not rebooted, with the driver named in it."""
     # ';' ends a sentence: "installed the driver; did not reboot the router" keeps the driver out of the denial.
     for no, sentence in prose.sentences(lines, semicolon=True):
-        if NOT_REBOOTED.search(sentence) and DRIVER_NAMED.search(sentence) and not prose.is_question(sentence):
+        if prose.is_question(sentence) or ADVICE.search(sentence):
+            continue
+        if NOT_REBOOTED.search(sentence) and DRIVER_NAMED.search(sentence):
             return no, lines[no - 1].strip()[:500]
     return None
 

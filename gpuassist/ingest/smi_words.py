@@ -27,11 +27,17 @@ SMI_SAID_WORKING = re.compile(
     rf"(?:shows|lists|detects|sees|displays)\s+(?:my|the|both|all|\d+)\s+(?:\w+\s+){{0,3}}(?:gpus?|cards?))\b",
     re.IGNORECASE,
 )
+# A denial, a condition, or an instruction ("make sure nvidia-smi works", "check that nvidia-smi shows your GPU": a
+# guide's or template's step, not this machine's state).
 NEGATED = re.compile(
-    r"\b(?:not|n't|never|no longer|neither|nor|if|whether|fails?|failed|unless)\b|\bn[o']t\b|\?", re.IGNORECASE
+    r"\b(?:not|n't|never|no longer|neither|nor|if|whether|fails?|failed|unless|make sure|ensure|verify|check|should|"
+    r"must)\b|\bn[o']t\b|\?",
+    re.IGNORECASE,
 )
 ELSEWHERE = re.compile(
     r"\b(?:on|under|in|with)\s+(?:windows|another|my other|the other|a different|the old|the previous)\b|"
+    # another computer of the user's: "nvidia-smi works on my laptop but the server ..."
+    r"\b(?:on|with)\s+(?:my|a|the)\s+(?:laptop|desktop|home|personal|work|local|old)\s*(?:pc|machine|computer|box)?\b|"
     r"\b(?:before|previously|used to|until|yesterday|last week)\b",
     re.IGNORECASE,
 )
