@@ -19,8 +19,8 @@ def field_line(lines: list[str], parsed: collect_env.CollectEnvParse, name: str)
 
 # pip found no torch build to install for this Python / platform.
 NO_TORCH_DIST = re.compile(
-    r"No matching distribution found for (?:py)?torch\b|"
-    r"Could not find a version that satisfies the requirement (?:py)?torch\b"
+    r"No matching distribution found for (?:py)?torch(?![\w-])|"
+    r"Could not find a version that satisfies the requirement (?:py)?torch(?![\w-])"
 )
 
 

@@ -33,8 +33,8 @@ TORCH_PIN = re.compile(r"(?<![\w-])torch\s*==\s*(?P<release>\d+\.\d+)(?:\.\d+)?(
 PYTHON_STATED = re.compile(r"\bPython(?:\s+version)?(?:\s*:\s*|\s+)v?(?P<v>3\.\d{1,2})(?:\.\d+)?\b", re.IGNORECASE)
 # A resolver that installed nothing: pip, uv (PubGrub), Poetry, conda.
 RESOLVE_FAILED = re.compile(
-    r"No solution found when resolving|No matching distribution found for torch\b|"
-    r"Could not find a version that satisfies the requirement torch\b|there is no version of torch\b|"
+    r"No solution found when resolving|No matching distribution found for torch(?![\w-])|"
+    r"Could not find a version that satisfies the requirement torch(?![\w-])|there is no version of torch(?![\w-])|"
     r"ResolutionImpossible|version solving failed|PackagesNotFoundError|UnsatisfiableError",
     re.IGNORECASE,
 )

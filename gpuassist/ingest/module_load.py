@@ -165,7 +165,7 @@ def dkms_not_built_for_running_kernel(lines: list[str], matches: list[Match], *,
 # headers missing for the running kernel, the DKMS build. The module is built per kernel, so after a kernel update
 # without a rebuild there is no module for the kernel that runs.
 KERNEL_CHANGED = re.compile(
-    r"\b(?:kernel|linux)(?:\s+package)?\s+(?:was\s+|got\s+|has\s+been\s+)?(?:updated|upgraded|update|upgrade)\b|"
+    r"\b(?:kernel|linux)(?:\s+package)?\s+(?:was\s+|got\s+|gets\s+|is\s+|has\s+been\s+)?(?:updated|upgraded|update|upgrade)\b|"
     r"\b(?:updat|upgrad)(?:e|ed|ing)\s+(?:the\s+|my\s+|to\s+(?:a\s+|the\s+)?(?:new(?:er)?\s+)?)?kernel\b|"
     r"\bupdates?\s+(?:to|of)\s+the\s+kernel\b|内核(?:更新|升级)|(?:更新|升级)了?(?:系统)?内核|"
     r"\bnew(?:er)?\s+kernel\b|\bbooted\s+(?:into\s+)?(?:a\s+|the\s+)?(?:new|newer|older|previous)\s+kernel\b|"

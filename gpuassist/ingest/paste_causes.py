@@ -435,8 +435,8 @@ def torch_import_shown(lines: list[str]) -> bool:
 
 
 NO_TORCH_DIST = re.compile(
-    r"No matching distribution found for (?:py)?torch\b|"
-    r"Could not find a version that satisfies the requirement (?:py)?torch\b"
+    r"No matching distribution found for (?:py)?torch(?![\w-])|"
+    r"Could not find a version that satisfies the requirement (?:py)?torch(?![\w-])"
 )
 INSTALLED_TORCH = re.compile(r"Successfully installed .*\btorch-\d")
 # PyTorch 2.1's message spelled it "total capacty of" (c10/cuda/CUDACachingAllocator.cpp, fixed in 2.2).

@@ -244,7 +244,8 @@ RESOLVER_LIST = re.compile(
 # pip's "No matching distribution found for torch" and uv's PubGrub answer ("No solution found when resolving
 # dependencies: ... there is no version of torch==2.1.0+cpu"): the install command installed nothing.
 TORCH_NOT_FOUND = re.compile(
-    r"No matching distribution found for torch\b|satisfies the requirement torch\b|there is no version of torch\b|"
+    r"No matching distribution found for torch(?![\w-])|satisfies the requirement torch(?![\w-])|"
+    r"there is no version of torch(?![\w-])|"
     r"No solution found when resolving",
     re.I,
 )
