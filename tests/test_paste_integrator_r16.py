@@ -45,3 +45,19 @@ def test_torch_itself_without_a_wheel_is_still_read() -> None:
 )
 def test_kernel_change_wordings(sentence: str, said: bool) -> None:
     assert bool(KERNEL_CHANGED.search(sentence)) is said
+
+
+SLURM_CPU_JOB = (
+    "#!/bin/bash\n#SBATCH --job-name=train\n#SBATCH --cpus-per-task=8\npython train.py\n\n"
+    "$ cat train.py\nimport torch\nx = torch.randn(100, 100)\nprint(x.sum())\n"
+)
+
+
+def test_a_cpu_job_script_that_imports_torch_is_not_a_job_without_its_gpu() -> None:
+    # Nothing in the text asks for or misses a GPU: torch runs on CPUs too.
+    assert "scheduler_no_gpu_allocated" not in [f.id for f in load_text(SLURM_CPU_JOB).findings]
+
+
+def test_the_same_job_failing_to_find_cuda_is_still_read() -> None:
+    text = SLURM_CPU_JOB + ">>> torch.cuda.is_available()\nFalse\nRuntimeError: No CUDA GPUs are available\n"
+    assert "scheduler_no_gpu_allocated" in [f.id for f in load_text(text).findings]

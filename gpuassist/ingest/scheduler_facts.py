@@ -26,7 +26,8 @@ GPU_REQUEST = re.compile(
     r"(?:^|\s)-gpu\b|--constraint[= ]\S*gpu|(?:^|\s)-l\s+\S*gpu",
     re.IGNORECASE,
 )
-GPU_TOPIC = re.compile(r"cuda|gpu|nvidia|torch", re.IGNORECASE)
+# What makes a job about the GPU: CUDA, a GPU or NVIDIA named. torch alone is not enough: a CPU job imports it too.
+GPU_TOPIC = re.compile(r"cuda|gpu|nvidia", re.IGNORECASE)
 # The job's id is not in a launch line: the fix names the variable the job has it in.
 JOB_VARIABLE = {"slurm": "$SLURM_JOB_ID", "pbs": "$PBS_JOBID", "lsf": "$LSB_JOBID"}
 JOB_ID = re.compile(r"\b(?:SLURM_JOB_ID|SLURM_JOBID|PBS_JOBID|LSB_JOBID)\s*[=:]\s*(\S+)")
