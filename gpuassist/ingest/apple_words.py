@@ -40,6 +40,14 @@ MPS_OUTPUT = re.compile(
     r"is not currently implemented for the MPS device|\bin (?:the )?MPS backend\b|MPS backend out of memory|"
     r"PYTORCH_ENABLE_MPS_FALLBACK|PYTORCH_MPS_HIGH_WATERMARK_RATIO|\bMPSNDArray|\bdevice='mps:\d+'",
 )
+# The MPS device shown working, not only named: the MPS allocator's out-of-memory error with its numbers ("MPS backend
+# out of memory (MPS allocated: 17.23 GB, ..."), which it raises only after allocating on the device, and a tensor's
+# repr on that device (``tensor([1., 2.], device='mps:0')``: output, not the ``torch.tensor(..., device='mps:0')``
+# that makes one). A question ("will I get MPS backend out of memory?") has neither.
+MPS_WORKING = re.compile(
+    r"MPS backend out of memory \(MPS allocated: [\d.]+ ?[KMGT]i?B|"
+    r"^\s*(?:Out\[\d+\]:\s*|[\w.\[\]]+\s*[:=]\s*)?(?:tensor|Parameter containing:)\b.*\bdevice='mps:\d+'"
+)
 # A program's start-up log naming the torch device it chose as ``mps``: ComfyUI's model_management logs
 # "Device: {device.type}" for a non-CUDA device ("Device: mps") and "Set vram state to: SHARED", a state it sets only
 # when ``cpu_state == CPUState.MPS``; other tools log "Using device: mps". Only a log line (the key then a bare value),

@@ -216,6 +216,10 @@ PASTE_EXPLAINS: dict[str, tuple[str, ...]] = {
 }
 
 
+# What a gpu_in_use error shows working when it is not CUDA: the Apple GPU's MPS allocator.
+GPU_SHOWN_WORKING = {"mps_out_of_memory": "the Apple GPU (MPS)"}
+
+
 def _catalogue_finding(m: Match) -> Finding:
 
     entry = catalogue()[m.id]
@@ -224,7 +228,7 @@ def _catalogue_finding(m: Match) -> Finding:
         # The error shows CUDA working: a different problem, reported at info severity, never a failure
         # to use the GPU.
         severity, title = Severity.INFO, entry.title
-        lead = "The pasted error shows CUDA working."
+        lead = f"The pasted error shows {GPU_SHOWN_WORKING.get(m.id, 'CUDA')} working."
     elif m.specific:
         severity, title = Severity.ERROR, entry.title
         lead = "The pasted text shows this cause directly."

@@ -14,6 +14,7 @@ import re
 
 from gpuassist.facts import Facts
 from gpuassist.findings import Finding, Severity
+from gpuassist.ingest.apple_words import MPS_WORKING
 from gpuassist.ingest.lines import Sources, note_source
 from gpuassist.report.model import Report, step_summaries
 from gpuassist.rules import view
@@ -37,6 +38,8 @@ AVAILABLE_CALL = re.compile(r"torch\.(?:(?P<xpu>xpu)|backends\.(?P<mps>mps))\.is
 # ... and as a device banner names the device it selected: Ultralytics' select_device prints "MPS (Apple M1 Pro)"
 # (ultralytics/utils/torch_utils.py) only when MPS was chosen and is available.
 MPS_SELECTED = re.compile(r"\btorch-\S+\s+MPS\s+\(")
+# ... and as the device shows itself working (apple_words.MPS_WORKING: its allocator's out-of-memory error, a tensor
+# printed on it): only an available MPS device allocates memory or holds a tensor.
 ANSWER = re.compile(r"^\s*(?:Out\[\d+\]:\s*)?(?P<value>True|False)\s*$")
 
 # An NVIDIA GPU or its driver in the text: then CUDA is what the machine is for. Model names, the vendor as lspci
@@ -76,7 +79,7 @@ def accelerator_facts(lines: list[str], sources: Sources) -> dict[str, bool]:
         value: str | None = None
         if field := AVAILABLE_FIELD.match(head):
             key, value = f"{field.group('what').lower()}.available", field.group("value")
-        elif MPS_SELECTED.search(head):
+        elif MPS_SELECTED.search(head) or MPS_WORKING.search(head):
             key, value = "mps.available", "True"
         elif (call := AVAILABLE_CALL.search(head)) and i + 1 < len(lines):
             answer = ANSWER.match(lines[i + 1][:200])

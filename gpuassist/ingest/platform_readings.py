@@ -42,12 +42,17 @@ CUDA_BUILD_REQUEST = re.compile(
 def macos_matches(lines: list[str], report: Report, matches: list[errors.Match]) -> list[errors.Match]:
     """The paste shows a Mac and CUDA failing ("Torch not compiled with CUDA enabled", no driver): macOS has no CUDA,
     the answer is MPS, not a CUDA build of torch. The symptom matches give way to that cause. So does pip finding
-    no wheel when it was asked for a CUDA build: CUDA wheels are never built for macOS."""
+    no wheel when it was asked for a CUDA build: CUDA wheels are never built for macOS. Where the text shows MPS
+    working, those symptoms are no fault at all."""
     if report.facts.value("host.os") != "Darwin" or report.facts.value("platform.rosetta") is True:
         return matches
     symptoms: tuple[str, ...] = MAC_CUDA_SYMPTOMS
     if any(CUDA_BUILD_REQUEST.search(line[:2000]) for line in lines):
         symptoms = (*MAC_CUDA_SYMPTOMS, "no_wheel_for_platform")
+    if report.facts.value("mps.available") is True:
+        # The text shows the Apple GPU working (its tensors, its allocator's out-of-memory error): CUDA's absence
+        # is the platform, not this Mac's fault; the macOS rule's note says so at info severity.
+        return [m for m in matches if m.id not in symptoms]
     symptom = next((m for m in matches if m.id in symptoms), None)
     if symptom is None:
         # conda found no CUDA package to install (cudatoolkit, pytorch-cuda): none exists for macOS.
