@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from gpuassist.ingest.lines import MAX_LINE
+from gpuassist.ingest.lines import MAX_LINE, repl_answer
 
 # "on an M1", "for those of us on an M1", "my M2 Max", "using an M3 Pro", "have an M1 Ultra", "M1 user(s)"; not an
 # "M2 SSD"/"M.2 slot" (the drive form factor) or NVIDIA's Tesla M4/M40 (no article right before the chip's name).
@@ -59,7 +59,6 @@ MPS_DEVICE_LOGGED = re.compile(
     re.IGNORECASE,
 )
 MPS_CHECK = re.compile(r"\bmps\.is_(?:available|built)\(\)")
-NEXT_TRUE = re.compile(r"^\s*(?:Out\[\d+\]:\s*)?True\s*$")
 NVIDIA_MPS = re.compile(
     r"nvidia-cuda-mps|\bmps[\s_-]*(?:daemon|server|control|pipe)\b|multi-?process service|CUDA_MPS_", re.IGNORECASE
 )
@@ -79,7 +78,7 @@ def apple_said(lines: list[str]) -> tuple[int, str] | None:
             MPS_TRUE.search(line)
             or MPS_OUTPUT.search(line)
             or MPS_DEVICE_LOGGED.search(line)
-            or (MPS_CHECK.search(line) and no < len(cut) and NEXT_TRUE.match(cut[no]))
+            or (MPS_CHECK.search(line) and no < len(cut) and repl_answer(cut[no]) is True)
         ):
             return no, line
     return None

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 
-from gpuassist.ingest.lines import MAX_LINE
+from gpuassist.ingest.lines import MAX_LINE, repl_answer
 
 # is_available() (with or without its parentheses: a sentence often drops them) answering True on the same line.
 # The answer may follow a short subject ("`torch.cuda.is_available()` it shows `true`", "...())\"` prints True").
@@ -40,8 +40,8 @@ AVAILABLE_FIELD_TRUE = re.compile(
     r"\bGPU available: True\b|\bcuda(?:\.is)?[_ ]available[^\w=]{0,4}[:=](?!=)\s*True\b", re.IGNORECASE
 )
 DEVICE_COUNT_INLINE = re.compile(r"device_count\(\)\)?\s*(?:returns?|is|=(?!=)|->|:)\s*[1-9]", re.IGNORECASE)
-# The answer alone on the line after the call (a REPL, a notebook cell's Out[n]).
-TRUE_ANSWER = re.compile(r"^\s*(?:Out\[\d+\]:\s*)?True\s*$")
+# The answer alone on the line after the call (a REPL, a notebook cell's Out[n]): lines.repl_answer, and for
+# device_count() a count.
 COUNT_ANSWER = re.compile(r"^\s*(?:Out\[\d+\]:\s*)?[1-9]\d?\s*$")
 # nvidia-smi's table or header: the driver answered (the nvidia kernel module runs, a driver is installed).
 SMI_ANSWERED = re.compile(r"NVIDIA-SMI\s+\d+\.\d+|Driver Version:\s*\d+\.\d+")
@@ -70,7 +70,7 @@ def cuda_shown_working(lines: list[str]) -> bool:
         if IS_AVAILABLE_TRUE.search(line) or AVAILABLE_FIELD_TRUE.search(line) or DEVICE_COUNT_INLINE.search(line):
             return True
         after = cut[no + 1] if no + 1 < len(cut) else ""
-        if "is_available" in line and TRUE_ANSWER.match(after):
+        if "is_available" in line and repl_answer(after) is True:
             return True
         if "device_count" in line and COUNT_ANSWER.match(after):
             return True

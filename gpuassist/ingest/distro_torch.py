@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 
 from gpuassist.ingest.errors import Match
-from gpuassist.ingest.lines import MAX_LINE
+from gpuassist.ingest.lines import MAX_LINE, repl_answer
 
 # nix: "nix-shell -p python310Packages.pytorch", "with python3Packages; [ torch ]" is not read (no package path).
 NIX_CPU = re.compile(r"\bpython\d*Packages\.(?:py)?torch(?:WithoutCuda)?(?![\w-])(?!\s*\.override)", re.IGNORECASE)
@@ -39,8 +39,6 @@ DISTRO_CPU = re.compile(
     r"\bbrew\s+install\s+(?:\S+\s+)*?pytorch(?![\w-])",
     re.IGNORECASE,
 )
-# is_available() answering False inline or on the next line; "CUDA is not available / not detected".
-FALSE_NEXT = re.compile(r"^\s*(?:Out\[\d+\]:\s*)?False\s*$")
 
 
 def _cpu_package_line(lines: list[str]) -> tuple[int, str] | None:
@@ -59,7 +57,7 @@ def _unavailable_after(lines: list[str], no: int) -> bool:
     line = lines[no - 1][:MAX_LINE]
     if "is_available" not in line and not any("is_available" in x[:MAX_LINE] for x in lines[no : no + 1]):
         return False
-    return bool(re.search(r"\bFalse\b", line)) or any(FALSE_NEXT.match(x[:MAX_LINE]) for x in lines[no : no + 2])
+    return bool(re.search(r"\bFalse\b", line)) or any(repl_answer(x[:MAX_LINE]) is False for x in lines[no : no + 2])
 
 
 def distro_cpu_torch_match(lines: list[str], *, unavailable: bool) -> Match | None:

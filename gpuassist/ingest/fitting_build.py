@@ -15,7 +15,7 @@ import re
 from gpuassist.facts import Facts
 from gpuassist.findings import Finding, Severity
 from gpuassist.ingest.apple_words import MPS_WORKING
-from gpuassist.ingest.lines import Sources, note_source
+from gpuassist.ingest.lines import Sources, note_source, repl_answer
 from gpuassist.report.model import Report, step_summaries
 from gpuassist.rules import view
 from gpuassist.rules.hardware import other_accelerator_works
@@ -33,14 +33,13 @@ UNAVAILABLE_GUESSES = ("no_nvidia_driver", "no_nvidia_gpu", "nvidia_module_not_l
 AVAILABLE_FIELD = re.compile(
     r"^\s*(?:[-*]\s*)?(?:Is\s+)?(?P<what>XPU|MPS)\s+available\s*:\s*(?P<value>True|False)\b", re.I
 )
-# ... and as a REPL answers it: ">>> torch.xpu.is_available()" then "True" on the next line.
+# ... and as a REPL answers it: ">>> torch.xpu.is_available()" then "True" on the next line (lines.repl_answer).
 AVAILABLE_CALL = re.compile(r"torch\.(?:(?P<xpu>xpu)|backends\.(?P<mps>mps))\.is_available\(\)\s*$")
 # ... and as a device banner names the device it selected: Ultralytics' select_device prints "MPS (Apple M1 Pro)"
 # (ultralytics/utils/torch_utils.py) only when MPS was chosen and is available.
 MPS_SELECTED = re.compile(r"\btorch-\S+\s+MPS\s+\(")
 # ... and as the device shows itself working (apple_words.MPS_WORKING: its allocator's out-of-memory error, a tensor
 # printed on it): only an available MPS device allocates memory or holds a tensor.
-ANSWER = re.compile(r"^\s*(?:Out\[\d+\]:\s*)?(?P<value>True|False)\s*$")
 
 # An NVIDIA GPU or its driver in the text: then CUDA is what the machine is for. Model names, the vendor as lspci
 # and nvidia-smi print it, ultralytics' "CUDA:0 (" device banner.
@@ -82,9 +81,9 @@ def accelerator_facts(lines: list[str], sources: Sources) -> dict[str, bool]:
         elif MPS_SELECTED.search(head) or MPS_WORKING.search(head):
             key, value = "mps.available", "True"
         elif (call := AVAILABLE_CALL.search(head)) and i + 1 < len(lines):
-            answer = ANSWER.match(lines[i + 1][:200])
-            if answer:
-                key, value = ("xpu" if call.group("xpu") else "mps") + ".available", answer.group("value")
+            answer = repl_answer(lines[i + 1][:200])
+            if answer is not None:
+                key, value = ("xpu" if call.group("xpu") else "mps") + ".available", str(answer)
         if key and value and key not in facts:
             facts[key] = value.lower() == "true"
             note_source(sources, key, i + 1, line)

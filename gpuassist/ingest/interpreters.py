@@ -15,14 +15,13 @@ from __future__ import annotations
 import re
 
 from gpuassist.ingest.errors import Match
-from gpuassist.ingest.lines import MAX_LINE
+from gpuassist.ingest.lines import MAX_LINE, repl_answer
 
 # An answer of is_available(): on its line ("... prints True", "-> False") or alone on the next line (a REPL).
 ANSWER = re.compile(
     r"(?:is_available\(\)\)?[`'\"]{0,2}|\b(?:prints?|printed|returns?|returned|gives?|gave|shows?|showed|outputs?|"
     r"says|said|get|got|is)|->|=+|:)\s*[`'\"*]{0,2}(?P<answer>True|False|true|false)\b"
 )
-ALONE = re.compile(r"^\s*(?:Out\[\d+\]:\s*)?(?P<answer>True|False)\s*$")
 SHELL_PLACE = re.compile(
     r"\b(?:terminal|shell|command[ -]line|command prompt|cmd(?:\.exe)?|console|powershell|bash|python -c|repl|"
     r"python interpreter|interactive python|anaconda prompt)\b",
@@ -47,8 +46,8 @@ def _answers(lines: list[str]) -> tuple[int | None, int | None]:
         found: list[str] = []
         if "is_available" in line or SHELL_PLACE.search(line) or OTHER_PLACE.search(line):
             found = [m.group("answer").lower() for m in ANSWER.finditer(line)]
-        if "is_available" in line and no < len(cut) and (alone := ALONE.match(cut[no])):
-            found.append(alone.group("answer").lower())
+        if "is_available" in line and no < len(cut) and (alone := repl_answer(cut[no])) is not None:
+            found.append(str(alone).lower())
         if "true" in found and true_at is None:
             true_at = no
         if "false" in found and false_at is None:

@@ -2,11 +2,23 @@
 
 from __future__ import annotations
 
+import re
+
 # A pasted line longer than this is cut before any regex sees it (a minified blob must not cost seconds).
 MAX_LINE = 2000
 
+# A REPL's or notebook's bare answer on the line after a call: ">>> torch.cuda.is_available()" then "True", or
+# "Out[3]: False".
+REPL_ANSWER = re.compile(r"^\s*(?:Out\[\d+\]:\s*)?(?P<value>True|False)\s*$")
+
 # fact key -> (line number, the line as quoted in the evidence)
 Sources = dict[str, tuple[int, str]]
+
+
+def repl_answer(line: str) -> bool | None:
+    """The boolean a REPL printed alone on ``line``, or None when the line is not such an answer."""
+    answer = REPL_ANSWER.match(line)
+    return None if answer is None else answer.group("value") == "True"
 
 
 def note_source(sources: Sources, keys: str | list[str] | tuple[str, ...], no: int, line: str) -> None:

@@ -27,7 +27,7 @@ from gpuassist.findings import Severity
 from gpuassist.ingest.cuda_working import cuda_shown_working
 from gpuassist.ingest.device_choice import card_unused_said
 from gpuassist.ingest.errors import Match
-from gpuassist.ingest.lines import MAX_LINE
+from gpuassist.ingest.lines import MAX_LINE, repl_answer
 from gpuassist.report.model import Report, step_summaries
 from gpuassist.rules import order_findings
 
@@ -182,7 +182,6 @@ CPU_DEVICE_LINE = re.compile(
     r"^\W*(?:\S+\s+){0,4}?Device: cpu\s*$|Set vram state to: DISABLED",
     re.IGNORECASE,
 )
-FALSE_ANSWER = re.compile(r"^\s*(?:Out\[\d+\]:\s*)?False\s*$")
 
 
 def cuda_shown_failing(lines: list[str]) -> bool:
@@ -195,7 +194,7 @@ def cuda_shown_failing(lines: list[str]) -> bool:
             r"is_available\(\)\)?[`'\"]?\s*(?:returns?|returned|is|gives|gave|prints?|=+|->|:)\s*[`'\"]?False", line
         ):
             return True
-        if no + 1 < len(cut) and FALSE_ANSWER.match(cut[no + 1]):
+        if no + 1 < len(cut) and repl_answer(cut[no + 1]) is False:
             return True
     return False
 
