@@ -26,41 +26,19 @@ def macos_no_cuda_use_mps(facts: Facts) -> Finding | None:
         return None  # old macOS CUDA builds (up to torch 1.x on 10.13) did work
     mac_ver = facts.value("python.mac_ver") or facts.value("host.distro")
     if facts.value("mps.available"):
-        return finding(
-            "macos_no_cuda_use_mps",
-            Severity.INFO,
-            title="macOS has no CUDA: use the Apple GPU through MPS",
-            explanation=(
-                "CUDA does not exist on macOS, so torch.cuda.is_available() is always False there. This "
-                "torch can use the Apple GPU through the MPS backend, and MPS is available."
-            ),
-            fix=(
-                "Use the MPS device:\n"
-                "  device = torch.device('mps' if torch.backends.mps.is_available() else 'cpu')\n"
-                "  model.to(device); x = x.to(device)\n"
-                "For operators MPS lacks, set PYTORCH_ENABLE_MPS_FALLBACK=1."
-            ),
-            evidence=view.ev(facts, "host.os", "mps.built", "mps.available", "python.mac_ver"),
+        return _use_mps(
+            facts,
+            "This torch can use the Apple GPU through the MPS backend, and MPS is available.",
+            ("host.os", "mps.built", "mps.available", "python.mac_ver"),
         )
     if facts.value("torch.version") is None and not facts.known("mps.available"):
         return None
     if _mps_expected(facts):
-        return finding(
-            "macos_no_cuda_use_mps",
-            Severity.INFO,
-            title="macOS has no CUDA: use the Apple GPU through MPS",
-            explanation=(
-                "CUDA does not exist on macOS, so torch.cuda.is_available() is always False there. This is a "
-                f"native arm64 Python on macOS {mac_ver} with torch {facts.value('torch.version')}, which has the "
-                "MPS backend for the Apple GPU; the text does not say whether MPS is available."
-            ),
-            fix=(
-                "Use the MPS device:\n"
-                "  device = torch.device('mps' if torch.backends.mps.is_available() else 'cpu')\n"
-                "  model.to(device); x = x.to(device)\n"
-                "For operators MPS lacks, set PYTORCH_ENABLE_MPS_FALLBACK=1."
-            ),
-            evidence=view.ev(facts, "host.os", "python.machine", "python.mac_ver", "torch.version"),
+        return _use_mps(
+            facts,
+            f"This is a native arm64 Python on macOS {mac_ver} with torch {facts.value('torch.version')}, which has "
+            "the MPS backend for the Apple GPU; the text does not say whether MPS is available.",
+            ("host.os", "python.machine", "python.mac_ver", "torch.version"),
         )
     why = (
         "this torch was built without MPS"
@@ -90,6 +68,23 @@ def macos_no_cuda_use_mps(facts: Facts) -> Finding | None:
             "with an NVIDIA GPU."
         ),
         evidence=view.ev(facts, "host.os", "python.machine", "python.mac_ver", "mps.built", "mps.available"),
+    )
+
+
+def _use_mps(facts: Facts, situation: str, evidence: tuple[str, ...]) -> Finding:
+    """The note for a Mac whose GPU is reached through MPS: CUDA's absence is the platform, not a fault."""
+    return finding(
+        "macos_no_cuda_use_mps",
+        Severity.INFO,
+        title="macOS has no CUDA: use the Apple GPU through MPS",
+        explanation=("CUDA does not exist on macOS, so torch.cuda.is_available() is always False there. " + situation),
+        fix=(
+            "Use the MPS device:\n"
+            "  device = torch.device('mps' if torch.backends.mps.is_available() else 'cpu')\n"
+            "  model.to(device); x = x.to(device)\n"
+            "For operators MPS lacks, set PYTORCH_ENABLE_MPS_FALLBACK=1."
+        ),
+        evidence=view.ev(facts, *evidence),
     )
 
 
