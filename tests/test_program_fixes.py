@@ -40,7 +40,7 @@ def _first(text: str) -> Finding:
         (
             f"./llama-cli -m model.gguf\nggml_cuda_init: failed to initialize CUDA: {INSUFFICIENT}",
             "llama.cpp",
-            "-DGGML_CUDA=ON",
+            "-DCMAKE_CUDA_COMPILER=",
         ),
         (
             f"$ ollama serve\ncuda driver library failed to get device context 35: {INSUFFICIENT}",

@@ -28,8 +28,8 @@ class Program:
 # tested build configurations (tensorflow.org/install/source#gpu, /install/source_windows#gpu), JAX's installation
 # guide (docs.jax.dev/en/latest/installation.html: jax[cuda12] needs an NVIDIA driver >= 525 on Linux), CuPy's
 # installation guide (docs.cupy.dev/en/stable/install.html: one wheel per CUDA major, cupy-cuda11x / cupy-cuda12x),
-# llama.cpp's docs/build.md (`cmake -B build -DGGML_CUDA=ON`), Ollama's docs.ollama.com/gpu (the driver it needs),
-# the CUDA samples' README (built with the installed toolkit's nvcc).
+# llama.cpp's docs/build.md (`cmake -B build -DGGML_CUDA=ON`; CMAKE_CUDA_COMPILER picks the toolkit), Ollama's
+# docs.ollama.com/gpu (the driver it needs), the CUDA samples' README (built with the installed toolkit's nvcc).
 PROGRAMS: tuple[Program, ...] = (
     Program(
         "this container image",
@@ -46,8 +46,9 @@ PROGRAMS: tuple[Program, ...] = (
     Program(
         "llama.cpp",
         re.compile(r"llama\.cpp|\bggml[-_]cuda\b|\bllama-(?:cli|server)\b|\bGGML_CUDA\b", re.I),
-        "rebuild llama.cpp with a CUDA toolkit no newer than the driver supports (that toolkit's nvcc first on "
-        "PATH, then `cmake -B build -DGGML_CUDA=ON && cmake --build build --config Release`)",
+        "rebuild llama.cpp with a CUDA toolkit no newer than the driver supports, naming that toolkit's nvcc: "
+        "`cmake -B build -DGGML_CUDA=ON -DCMAKE_CUDA_COMPILER=/usr/local/cuda-<version>/bin/nvcc` then "
+        '`cmake --build build --config Release` (llama.cpp docs/build.md, "Overriding the CUDA Version")',
     ),
     Program(
         "JAX",
