@@ -88,6 +88,10 @@ NO_COLON = re.compile(
 )
 # Markdown emphasis and inline-code marks around a line ("**Is CUDA available: Yes", "`Collecting ...`").
 EMPHASIS = re.compile(r"^[*_`]+|[*_`]+$")
+# A whole collect_env a user emphasised label by label when formatting it as Markdown: "**PyTorch version:** 2.2.2".
+# The marks after the colon belong to the label, not to the value ("** 2.2.2" is no version). Only this form: a
+# bulleted "- **PyTorch Version:** 2.5.1" is a hand-written summary (the issue template's), read by user_words.
+LABEL_EMPHASIS = re.compile(r"^(?P<open>\*\*|__|`)(?P<label>[A-Za-z][A-Za-z0-9_ ./?()-]{0,80}?):(?P=open)")
 WARNING_LINE = re.compile(
     r"CUDA initialization:|is not compatible with the current PyTorch installation|found version \d+|"
     r"Found no NVIDIA driver|no kernel image is available|Torch not compiled with CUDA|Driver/library version mismatch",
@@ -140,6 +144,12 @@ def _split_arch(os_text: str) -> tuple[str, str | None]:
     return os_text, None
 
 
+def _unemphasise(line: str) -> str:
+    """ "**PyTorch version:** 2.2.2" → "PyTorch version: 2.2.2"; any other line unchanged."""
+    m = LABEL_EMPHASIS.match(line)
+    return f"{m.group('label')}:{line[m.end() :]}" if m else line
+
+
 def _label(line: str) -> tuple[str, str] | None:
     m = LABEL.match(line) or NO_COLON.match(line)
     if not m:
@@ -150,7 +160,7 @@ def _label(line: str) -> tuple[str, str] | None:
 
 def field_name(line: str) -> str | None:
     """The internal name of the collect_env field on this line, or None."""
-    labelled = _label(EMPHASIS.sub("", line.strip()).strip())
+    labelled = _label(EMPHASIS.sub("", _unemphasise(line.strip())).strip())
     return labelled[0] if labelled else None
 
 
@@ -158,7 +168,7 @@ def parse(lines: list[str]) -> CollectEnvParse:
     out = CollectEnvParse()
     section: str | None = None
     for no, line in enumerate(lines, start=1):
-        stripped = EMPHASIS.sub("", line.strip()).strip()
+        stripped = EMPHASIS.sub("", _unemphasise(line.strip())).strip()
         if WARNING_LINE.search(stripped):
             out.warnings.append(stripped)
         if not stripped:
@@ -213,14 +223,16 @@ def to_facts(p: CollectEnvParse) -> dict[str, Any]:
     f = p.fields
     facts: dict[str, Any] = {}
     version = f.get("torch_version", "")
-    if version and version.lower() not in NOT_COLLECTED:
+    # Only a value that is a version becomes one: a label the reader half-understood ("** 2.0.0", "10.1<ESC>[0m")
+    # must stay unknown rather than compare as a CUDA release no driver supports.
+    if version and version.lower() not in NOT_COLLECTED and re.match(r"\d+\.\d+", version):
         facts["torch.version"] = version.split()[0]
     if "cuda_build" in f:
         v = f["cuda_build"].strip()
         if v.lower() in ("none", "could not collect", "n/a"):
             tag = facts.get("torch.version", "").partition("+")[2]
             facts["torch.cuda_build"] = f"{tag[2:-1]}.{tag[-1]}" if re.fullmatch(r"cu\d{3,4}", tag) else None
-        else:
+        elif re.fullmatch(r"\d+\.\d+(?:\.\d+)*", v):
             facts["torch.cuda_build"] = v
     rocm = f.get("rocm_build", "")
     if rocm:

@@ -63,13 +63,16 @@ TYPOGRAPHIC = str.maketrans(
     }
 )
 FENCE = re.compile(r"^\s*(```|~~~)")
+# Terminal colour and cursor sequences (ECMA-48 CSI "ESC [ params final", and OSC "ESC ] ... BEL/ST") that a copy
+# from a coloured terminal, a `script` capture or a CI log keeps: left in, "10.1\x1b[0m" is no version.
+ANSI = re.compile(r"\x1b\[[0-?]{0,32}[ -/]{0,4}[@-~]|\x1b\][^\x07\x1b]{0,500}(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
 
 
 def clean_lines(text: str) -> list[str]:
-    """Lines without CR, quote markers, code fences and trailing blanks."""
+    """Lines without CR, terminal colour codes, quote markers, code fences and trailing blanks."""
     lines = []
     for raw in text.replace("\r\n", "\n").replace("\r", "\n").split("\n"):
-        line = QUOTE.sub("", raw).rstrip()
+        line = QUOTE.sub("", ANSI.sub("", raw) if "\x1b" in raw else raw).rstrip()
         if FENCE.match(line):
             # "```text" opens a block; "```NVIDIA GeForce ..." (text right after the fence) keeps its text.
             rest = FENCE.sub("", line, count=1).strip()
