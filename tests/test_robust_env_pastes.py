@@ -18,6 +18,10 @@ never from what gpuassist's patterns happen to accept:
 - ``then_traceback``: the user's own, unrelated error pasted under the environment (a shape mismatch in their model).
 - ``bold_labels``: the user formatted the paste as Markdown, "**PyTorch version:** 2.2.2" (before the fix the
   "**" after the colon became the value: torch "**", CUDA "** Could not collect", and driver_too_old was claimed).
+- ``docker_logs_timestamps`` / ``github_actions_log`` / ``buildkit_plain`` / ``kubectl_prefix``: collect_env run in
+  a container, a CI job, an image build or a pod, pasted from the collector with its per-line prefix (before the fix
+  no field was read and nothing was found). An image build has no GPU: only its build facts (a +cpu or cpuonly torch)
+  are kept as that situation.
 - ``ansi_colours``: copied from a coloured terminal: "ESC[0m" resets at line ends (before the fix "10.1ESC[0m" was
   read as the CUDA build and driver_too_old was claimed on healthy machines).
 """
@@ -34,6 +38,7 @@ from gpuassist.findings import Severity
 from gpuassist.ingest import load_text
 from gpuassist.ingest.collect_env import parse, to_facts
 from gpuassist.ingest.corpus import entries
+from gpuassist.ingest.log_prefixes import strip_log_prefixes
 from gpuassist.ingest.text import clean_lines
 
 PASTES = Path(__file__).parent / "data" / "pastes"
@@ -152,6 +157,30 @@ def ansi_colours(text: str) -> str:
     return "\x1b[1m$ python -m torch.utils.collect_env\x1b[0m\n" + text.replace("\n", "\x1b[0m\n")
 
 
+def docker_logs_timestamps(text: str) -> str:
+    """`docker logs --timestamps` of a container that ran collect_env (RFC 3339 nanoseconds, UTC, one space)."""
+    return "\n".join(
+        f"2024-05-01T12:00:{i % 60:02d}.{123456789 + i}Z {line}" for i, line in enumerate(text.splitlines())
+    )
+
+
+def github_actions_log(text: str) -> str:
+    """A GitHub Actions raw job log of a step running collect_env (seven fractional digits, a group header)."""
+    body = [f"2024-05-01T12:00:{i % 60:02d}.{1234567 + i}Z {line}" for i, line in enumerate(text.splitlines())]
+    return "\n".join(["2024-05-01T11:59:59.9990000Z ##[group]Run python -m torch.utils.collect_env", *body])
+
+
+def buildkit_plain(text: str) -> str:
+    """`docker build --progress=plain` of a RUN step: "#N seconds line", the step header and DONE line bare."""
+    body = [f"#12 {0.5 + i * 0.01:.3f} {line}" for i, line in enumerate(text.splitlines())]
+    return "\n".join(["#12 [5/7] RUN python -m torch.utils.collect_env", *body, "#12 DONE 3.9s"])
+
+
+def kubectl_prefix(text: str) -> str:
+    """`kubectl logs --prefix` of the pod that ran collect_env."""
+    return "\n".join(f"[pod/train-7d9f8c-xk2lq/trainer] {line}" for line in text.splitlines())
+
+
 def then_traceback(text: str) -> str:
     return text.rstrip() + "\n\n" + UNRELATED
 
@@ -168,6 +197,10 @@ TRANSFORMS: dict[str, Transform] = {
     "then_traceback": then_traceback,
     "bold_labels": bold_labels,
     "ansi_colours": ansi_colours,
+    "docker_logs_timestamps": docker_logs_timestamps,
+    "github_actions_log": github_actions_log,
+    "buildkit_plain": buildkit_plain,
+    "kubectl_prefix": kubectl_prefix,
 }
 
 # (corpus paste, transforms that keep its situation): a transform is left out where it would remove the evidence
@@ -182,7 +215,14 @@ BASES: dict[str, tuple[str, ...]] = {
         "bold_labels",
         "ansi_colours",
     ),
-    "pytorch-106565-conda-cpuonly-1.8.1-2x-rtx3090.txt": ("md_quote", "details", "layout_2x", "vllm_sections"),
+    "pytorch-106565-conda-cpuonly-1.8.1-2x-rtx3090.txt": (
+        "md_quote",
+        "details",
+        "layout_2x",
+        "vllm_sections",
+        "buildkit_plain",
+        "github_actions_log",
+    ),
     "thuml-Time-Series-Library-10-terminal-true-run-py-no-cuda-gpus.txt": ("md_quote", "details", "crlf"),
     "ogx-ai-ogx-1798-docker-without-gpus-all-collect-env-host-h100.txt": ("md_quote", "details", "layout_1x"),
     "pytorch-45109-rtx2080ti-nvml-mismatch-prose.txt": ("md_quote", "crlf", "layout_2x"),
@@ -193,6 +233,9 @@ BASES: dict[str, tuple[str, ...]] = {
         "vllm_sections",
         "cut_libraries",
         "then_traceback",
+        "docker_logs_timestamps",
+        "kubectl_prefix",
+        "github_actions_log",
     ),
     "pytorch-43058-v100-driver-418-cu102.txt": (
         "md_quote",
@@ -210,6 +253,8 @@ BASES: dict[str, tuple[str, ...]] = {
         "vllm_sections",
         "bold_labels",
         "ansi_colours",
+        "docker_logs_timestamps",
+        "kubectl_prefix",
     ),
     "pytorch-57922-a100-mig-torch181-cu102-sm80.txt": ("md_quote", "layout_2x", "vllm_sections"),
     "pytorch-130112-macos-arm64-mps-curl-echo.txt": ("md_quote", "details", "layout_1x", "vllm_sections"),
@@ -228,6 +273,8 @@ BASES: dict[str, tuple[str, ...]] = {
         "vllm_sections",
         "bold_labels",
         "ansi_colours",
+        "docker_logs_timestamps",
+        "kubectl_prefix",
     ),
     "pytorch-torchchat-1408-collect-env-torch-na-nightly-missing.txt": ("md_quote", "details", "vllm_sections"),
     "pytorch-88639-suspend-cu117-warning.txt": ("md_quote", "details", "crlf"),
@@ -252,9 +299,12 @@ BASES: dict[str, tuple[str, ...]] = {
         "vllm_sections",
         "then_traceback",
         "ansi_colours",
+        "docker_logs_timestamps",
+        "kubectl_prefix",
+        "github_actions_log",
     ),
     "pytorch-145670-rocm-gfx1010-nightly.txt": ("md_quote", "details", "layout_2x", "vllm_sections"),
-    "vllm-9293-wsl2-rtx4070-healthy.txt": ("md_quote", "details", "layout_1x"),
+    "vllm-9293-wsl2-rtx4070-healthy.txt": ("md_quote", "details", "layout_1x", "docker_logs_timestamps"),
 }
 
 CASES = [
@@ -764,3 +814,20 @@ def test_terminal_colour_codes_are_dropped_text_kept() -> None:
         "\x1b[1;32mPyTorch version: 2.1.0\x1b[0m\n\x1b]0;title\x07CUDA used to build PyTorch: 12.1\x1b[K"
     )
     assert lines == ["PyTorch version: 2.1.0", "CUDA used to build PyTorch: 12.1"]
+
+
+@pytest.mark.parametrize(
+    ("text", "stripped"),
+    [
+        # A log relayed by a collector: every line carries the prefix, it goes.
+        ("#7 0.101 PyTorch version: 2.1.0+cpu\n#7 0.102 Is CUDA available: False\n#7 0.103 OS: Ubuntu", True),
+        # Counter-example: one timestamped line quoted in a message is the message's.
+        ("My job failed:\n2024-05-01T12:00:01.1234567Z Error: CUDA error\nAny idea?\nThanks", False),
+        # Counter-example: dmesg's "[seconds]" and journalctl's short-iso stamps are the kernel readers', not ours.
+        ("[ 12.345] NVRM: loading\n[ 12.346] NVRM: API mismatch\n[ 12.347] nvidia: probe", False),
+        ("2024-05-01T12:00:01+0000 host kernel: NVRM: a\n2024-05-01T12:00:02+0000 host kernel: b\nc", False),
+    ],
+)
+def test_log_prefix_taken_off_only_where_most_lines_carry_it(text: str, stripped: bool) -> None:
+    lines = text.split("\n")
+    assert (strip_log_prefixes(lines) != lines) is stripped

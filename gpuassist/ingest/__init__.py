@@ -28,6 +28,7 @@ from gpuassist.ingest import (
 from gpuassist.ingest import kinds as kinds_mod
 from gpuassist.ingest.build_facts import windows_pypi_build
 from gpuassist.ingest.lines import Sources
+from gpuassist.ingest.log_prefixes import strip_log_prefixes
 from gpuassist.ingest.report_json import looks_like_json, parse_report
 from gpuassist.ingest.text import MAX_BYTES, UnreadableInput, clean_lines, decode
 from gpuassist.report.build import build_report
@@ -85,7 +86,7 @@ def load_text(text: str, *, label: str = "the input") -> Report:
         report.meta.setdefault("source_label", label)
         report.meta["reopened_from"] = label
         return report
-    lines = clean_lines(text)
+    lines = strip_log_prefixes(clean_lines(text))
     parsed = collect_env.parse(lines)
     kinds = kinds_mod.detect(lines, collect_env=parsed.recognised, skip=parsed.field_lines)
     matches = paste_causes.adjust_matches(lines, errors.match_lines(lines))
