@@ -22,6 +22,8 @@ never from what gpuassist's patterns happen to accept:
   a container, a CI job, an image build or a pod, pasted from the collector with its per-line prefix (before the fix
   no field was read and nothing was found). An image build has no GPU: only its build facts (a +cpu or cpuonly torch)
   are kept as that situation.
+- ``stackoverflow_flat``: each paragraph joined into one line, as Stack Overflow or Reddit render an unformatted
+  paste (before the fix a whole block was one unreadable field: no finding).
 - ``ansi_colours``: copied from a coloured terminal: "ESC[0m" resets at line ends (before the fix "10.1ESC[0m" was
   read as the CUDA build and driver_too_old was claimed on healthy machines).
 """
@@ -36,7 +38,7 @@ import pytest
 
 from gpuassist.findings import Severity
 from gpuassist.ingest import load_text
-from gpuassist.ingest.collect_env import parse, to_facts
+from gpuassist.ingest.collect_env import parse, to_facts, unflatten
 from gpuassist.ingest.corpus import entries
 from gpuassist.ingest.log_prefixes import strip_log_prefixes
 from gpuassist.ingest.text import clean_lines
@@ -181,6 +183,12 @@ def kubectl_prefix(text: str) -> str:
     return "\n".join(f"[pod/train-7d9f8c-xk2lq/trainer] {line}" for line in text.splitlines())
 
 
+def stackoverflow_flat(text: str) -> str:
+    """Pasted outside a code block where Markdown joins a paragraph's lines (Stack Overflow, Reddit), then copied
+    back from the rendered page: each paragraph is one line."""
+    return "\n\n".join(" ".join(p.split("\n")) for p in re.split(r"\n\s*\n", text.strip()))
+
+
 def then_traceback(text: str) -> str:
     return text.rstrip() + "\n\n" + UNRELATED
 
@@ -201,6 +209,7 @@ TRANSFORMS: dict[str, Transform] = {
     "github_actions_log": github_actions_log,
     "buildkit_plain": buildkit_plain,
     "kubectl_prefix": kubectl_prefix,
+    "stackoverflow_flat": stackoverflow_flat,
 }
 
 # (corpus paste, transforms that keep its situation): a transform is left out where it would remove the evidence
@@ -214,6 +223,7 @@ BASES: dict[str, tuple[str, ...]] = {
         "vllm_sections",
         "bold_labels",
         "ansi_colours",
+        "stackoverflow_flat",
     ),
     "pytorch-106565-conda-cpuonly-1.8.1-2x-rtx3090.txt": (
         "md_quote",
@@ -222,6 +232,7 @@ BASES: dict[str, tuple[str, ...]] = {
         "vllm_sections",
         "buildkit_plain",
         "github_actions_log",
+        "stackoverflow_flat",
     ),
     "thuml-Time-Series-Library-10-terminal-true-run-py-no-cuda-gpus.txt": ("md_quote", "details", "crlf"),
     "ogx-ai-ogx-1798-docker-without-gpus-all-collect-env-host-h100.txt": ("md_quote", "details", "layout_1x"),
@@ -236,6 +247,7 @@ BASES: dict[str, tuple[str, ...]] = {
         "docker_logs_timestamps",
         "kubectl_prefix",
         "github_actions_log",
+        "stackoverflow_flat",
     ),
     "pytorch-43058-v100-driver-418-cu102.txt": (
         "md_quote",
@@ -243,8 +255,14 @@ BASES: dict[str, tuple[str, ...]] = {
         "vllm_sections",
         "cut_libraries",
         "bold_labels",
+        "stackoverflow_flat",
     ),
-    "pytorch-pytorch-31876-collect-env-geforce-210-driver-342-torch-1.2.0.txt": ("md_quote", "details", "layout_2x"),
+    "pytorch-pytorch-31876-collect-env-geforce-210-driver-342-torch-1.2.0.txt": (
+        "md_quote",
+        "details",
+        "layout_2x",
+        "stackoverflow_flat",
+    ),
     "Comfy-Org-ComfyUI-9705-gtx-1070-torch-2.8.0-cu129-no-kernel-image-system-info.txt": ("md_quote", "crlf"),
     "pytorch-150733-rtx5090d-cu126-warning.txt": (
         "md_quote",
@@ -256,8 +274,14 @@ BASES: dict[str, tuple[str, ...]] = {
         "docker_logs_timestamps",
         "kubectl_prefix",
     ),
-    "pytorch-57922-a100-mig-torch181-cu102-sm80.txt": ("md_quote", "layout_2x", "vllm_sections"),
-    "pytorch-130112-macos-arm64-mps-curl-echo.txt": ("md_quote", "details", "layout_1x", "vllm_sections"),
+    "pytorch-57922-a100-mig-torch181-cu102-sm80.txt": ("md_quote", "layout_2x", "vllm_sections", "stackoverflow_flat"),
+    "pytorch-130112-macos-arm64-mps-curl-echo.txt": (
+        "md_quote",
+        "details",
+        "layout_1x",
+        "vllm_sections",
+        "stackoverflow_flat",
+    ),
     "pytorch-48145-macos-x86-anaconda-nightly.txt": ("md_quote", "layout_2x", "cut_libraries"),
     "edenaion-EZ-CorridorKey-137-amd-gpu-asked-torch-2.9.1-cpu-system-info.txt": ("md_quote", "details", "crlf"),
     "facebookresearch-maskrcnn-benchmark-75-collect-env-torch-041-and-nightly-both-installed.txt": (
@@ -275,8 +299,14 @@ BASES: dict[str, tuple[str, ...]] = {
         "ansi_colours",
         "docker_logs_timestamps",
         "kubectl_prefix",
+        "stackoverflow_flat",
     ),
-    "pytorch-torchchat-1408-collect-env-torch-na-nightly-missing.txt": ("md_quote", "details", "vllm_sections"),
+    "pytorch-torchchat-1408-collect-env-torch-na-nightly-missing.txt": (
+        "md_quote",
+        "details",
+        "vllm_sections",
+        "stackoverflow_flat",
+    ),
     "pytorch-88639-suspend-cu117-warning.txt": ("md_quote", "details", "crlf"),
     "oobabooga-textgen-645-collect-env-windows-2.0.0-cpu-rtx4090.txt": (
         "md_quote",
@@ -292,6 +322,7 @@ BASES: dict[str, tuple[str, ...]] = {
         "then_traceback",
         "bold_labels",
         "ansi_colours",
+        "stackoverflow_flat",
     ),
     "huggingface-transformers-17093-conda-pytorch-gpu-env-rtx2080ti-collect-env-healthy.txt": (
         "md_quote",
@@ -302,6 +333,7 @@ BASES: dict[str, tuple[str, ...]] = {
         "docker_logs_timestamps",
         "kubectl_prefix",
         "github_actions_log",
+        "stackoverflow_flat",
     ),
     "pytorch-145670-rocm-gfx1010-nightly.txt": ("md_quote", "details", "layout_2x", "vllm_sections"),
     "vllm-9293-wsl2-rtx4070-healthy.txt": ("md_quote", "details", "layout_1x", "docker_logs_timestamps"),
@@ -754,6 +786,31 @@ HANDWRITTEN: list[tuple[str, str | None, str, str]] = [
         '"C:\\Users\\me\\venv\\Lib\\site-packages\\torch\\lib\\fbgemm.dll" or one of its dependencies.\n',
     ),
     (
+        "collect-env-torch-na-pip-listed-no-traceback",
+        "torch_import_error",
+        "pytorch-139875's situation with pip's row and no traceback: collect_env prints N/A for every torch field when "
+        "`import torch` raised (torch/utils/collect_env.py get_env_info: TORCH_AVAILABLE False); before the fix "
+        "'CUDA used to build PyTorch: N/A' read as a CPU build and cpu_only_build was claimed",
+        "PyTorch version: N/A\nIs debug build: N/A\nCUDA used to build PyTorch: N/A\n"
+        "ROCM used to build PyTorch: N/A\n\n"
+        "OS: Microsoft Windows 11 Home\nPython version: 3.12.7 (64-bit runtime)\n"
+        "Python platform: Windows-11-10.0.22631-SP0\nIs CUDA available: N/A\nCUDA runtime version: 12.4.131\n"
+        "GPU models and configuration: GPU 0: NVIDIA GeForce RTX 4070\nNvidia driver version: 560.94\n"
+        "cuDNN version: Could not collect\n\nVersions of relevant libraries:\n[pip3] numpy==2.1.3\n"
+        "[pip3] torch==2.5.1+cu124\n[conda] Could not collect\n",
+    ),
+    (
+        "collect-env-rocm-cuda-na-healthy",
+        None,
+        "counter-example: a ROCm build prints 'CUDA used to build PyTorch: N/A' with its version present (collect_env "
+        "sets cuda_version_str = 'N/A' for HIP builds): not a torch that failed to import, not a CPU build",
+        "PyTorch version: 2.4.1+rocm6.1\nIs debug build: False\nCUDA used to build PyTorch: N/A\n"
+        "ROCM used to build PyTorch: 6.1.40091-a8dbc0c19\n\nOS: Ubuntu 22.04.4 LTS (x86_64)\n"
+        "Python version: 3.10.12 (64-bit runtime)\nIs CUDA available: True\nCUDA runtime version: Could not collect\n"
+        "GPU models and configuration: AMD Radeon RX 7900 XTX (gfx1100)\nNvidia driver version: Could not collect\n"
+        "cuDNN version: Could not collect\nHIP runtime version: 6.1.40091\nMIOpen runtime version: 3.1.0\n",
+    ),
+    (
         "collect-env-torch-na-nothing-listed",
         "torch_not_installed",
         "torchchat-1408's situation in the 2.x layout: N/A everywhere and no torch row in pip's list",
@@ -831,3 +888,20 @@ def test_terminal_colour_codes_are_dropped_text_kept() -> None:
 def test_log_prefix_taken_off_only_where_most_lines_carry_it(text: str, stripped: bool) -> None:
     lines = text.split("\n")
     assert (strip_log_prefixes(lines) != lines) is stripped
+
+
+def test_prose_naming_fields_is_not_split() -> None:
+    """Counter-example to unflattening: a sentence naming a few collect_env labels stays one line."""
+    line = (
+        "In the output, Is CUDA available: False while Nvidia driver version: 535 looks fine and "
+        "GPU models and configuration: lists my card, so why?"
+    )
+    assert unflatten([line]) == [line]
+    flat = (
+        "PyTorch version: 2.1.0 Is debug build: False CUDA used to build PyTorch: 12.1 OS: Ubuntu 22.04.3 LTS (x86_64)"
+    )
+    assert unflatten([flat])[:3] == [
+        "PyTorch version: 2.1.0",
+        "Is debug build: False",
+        "CUDA used to build PyTorch: 12.1",
+    ]

@@ -86,7 +86,7 @@ def load_text(text: str, *, label: str = "the input") -> Report:
         report.meta.setdefault("source_label", label)
         report.meta["reopened_from"] = label
         return report
-    lines = strip_log_prefixes(clean_lines(text))
+    lines = collect_env.unflatten(strip_log_prefixes(clean_lines(text)))
     parsed = collect_env.parse(lines)
     kinds = kinds_mod.detect(lines, collect_env=parsed.recognised, skip=parsed.field_lines)
     matches = paste_causes.adjust_matches(lines, errors.match_lines(lines))

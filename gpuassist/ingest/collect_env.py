@@ -99,6 +99,47 @@ WARNING_LINE = re.compile(
 )
 
 
+# collect_env's labels as it prints them (torch/utils/collect_env.py env_info_fmt, 1.x to 2.13), its multi-line
+# values' own line starts ("GPU 0: ...", "MIG 3g.20gb Device 0:", "[pip3] torch==...") and vLLM's section banners.
+PRINTED_LABEL = re.compile(
+    r"(?:PyTorch version|Is debug build|CUDA used to build PyTorch|ROCM used to build PyTorch|OS|GCC version|"
+    r"Clang version|CMake version|Libc version|Python version|Python platform|Is CUDA available|CUDA runtime version|"
+    r"CUDA_MODULE_LOADING set to|GPU models and configuration|Nvidia driver version|cuDNN version|Is XPU available|"
+    r"HIP runtime version|MIOpen runtime version|Is XNNPACK available|Caching allocator config|"
+    r"Versions of relevant libraries):"
+)
+SPLIT_AT = re.compile(
+    rf"\s+(?={PRINTED_LABEL.pattern}|GPU \d{{1,3}}:\s|MIG \S{{1,20}} Device \d{{1,3}}:|"
+    r"\[(?:pip\d?|conda)\]\s|CPU:\s)"
+)
+# A line is a flattened collect_env when it names this many distinct labels, or starts as collect_env starts a
+# paragraph (with a label, after "Collecting environment information...") and names two fields or package rows:
+# prose that mentions a label or two starts otherwise. How much of a line is looked at.
+FLATTENED = 4
+MAX_FLAT = 200_000
+FLAT_START = re.compile(rf"^\s*(?:Collecting environment information\.\.\.\s+)?{PRINTED_LABEL.pattern}")
+PACKAGE_ROW = re.compile(r"\[(?:pip\d?|conda)\]\s")
+
+
+def _flattened(line: str) -> bool:
+    if len(line) < 40:
+        return False
+    head = line[:MAX_FLAT]
+    labels = {m.group(0) for m in PRINTED_LABEL.finditer(head)}
+    if len(labels) >= FLATTENED:
+        return True
+    return bool(FLAT_START.match(head)) and len(labels) + len(PACKAGE_ROW.findall(head)) >= 2
+
+
+def unflatten(lines: list[str]) -> list[str]:
+    """A collect_env whose line breaks a site's Markdown turned into spaces (Stack Overflow and Reddit join the lines
+    of a paragraph), put back one field a line; every other line as it was."""
+    out: list[str] = []
+    for line in lines:
+        out.extend(part for part in SPLIT_AT.split(line) if part) if _flattened(line) else out.append(line)
+    return out
+
+
 @dataclass
 class CollectEnvParse:
     fields: dict[str, str] = field(default_factory=dict)
@@ -229,7 +270,14 @@ def to_facts(p: CollectEnvParse) -> dict[str, Any]:
         facts["torch.version"] = version.split()[0]
     if "cuda_build" in f:
         v = f["cuda_build"].strip()
-        if v.lower() in ("none", "could not collect", "n/a"):
+        # "N/A" is what collect_env prints for every torch field when `import torch` failed (TORCH_AVAILABLE is
+        # False). With no torch in its package list that is no torch at all (no build, read as None); with one
+        # listed ("[pip3] torch==2.5.1+cu124") torch is installed and failed to import: its build is unknown, not
+        # a CPU build. A torch it imported prints "None" (before 1.5 replaced None by it, "Could not collect").
+        torch_unimported = (
+            v.lower() == "n/a" and "torch.version" not in facts and bool(torch_rows.torch_dists(p.libraries))
+        )
+        if v.lower() in ("none", "could not collect", "n/a") and not torch_unimported:
             tag = facts.get("torch.version", "").partition("+")[2]
             facts["torch.cuda_build"] = f"{tag[2:-1]}.{tag[-1]}" if re.fullmatch(r"cu\d{3,4}", tag) else None
         elif re.fullmatch(r"\d+\.\d+(?:\.\d+)*", v):

@@ -35,7 +35,10 @@ def torch_not_importable(lines: list[str], parsed: collect_env.CollectEnvParse, 
     """collect_env prints "PyTorch version: N/A" when `import torch` raised. If the paste shows torch installed
     (the package lists, an install command), the import failed; otherwise torch may simply not be installed."""
     version = parsed.fields.get("torch_version", "").strip().lower()
-    if facts.known("torch.version") or version not in ("n/a", "na", "none", "could not collect"):
+    # A version only the package list states ("[pip3] torch==2.5.1+cu124") is what is installed, not what imported.
+    listed = {str(d.get("version")) for d in facts.value("torch.dists") or [] if isinstance(d, dict)}
+    imported = facts.known("torch.version") and facts.value("torch.version") not in listed
+    if imported or version not in ("n/a", "na", "none", "could not collect"):
         return []
     field = field_line(lines, parsed, "torch_version")
     if field is None:
