@@ -118,3 +118,42 @@ def test_linux_driver_inside_wsl_is_wsl_libcuda_problem(text: str) -> None:
 )
 def test_windows_driver_advice_or_native_linux_does_not_fire(text: str) -> None:
     assert "wsl_libcuda_problem" not in _ids(text)
+
+
+# ---- torch's import failing on a CUDA library of another CUDA major than the installed build's (sonames) ---------
+
+_IMPORT_FAILS = (
+    '>>> import torch\nTraceback (most recent call last):\n  File "<stdin>", line 1, in <module>\n'
+    '  File "/home/u/.local/lib/python3.8/site-packages/torch/__init__.py", line 189, in <module>\n'
+    "    from torch._C import *\nImportError: {lib}: cannot open shared object file: No such file or directory\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("install", "lib"),
+    [
+        ("pip install torch==1.13.1+cu117 -f https://download.pytorch.org/whl/torch_stable.html", "libcudart.so.10.2"),
+        ("pip3 install torch --index-url https://download.pytorch.org/whl/cu121", "libcublas.so.11"),
+        (
+            "pip install https://download.pytorch.org/whl/cu92/torch-1.4.0-cp37-cp37m-linux_x86_64.whl",
+            "libcufft.so.8.0",
+        ),
+    ],
+)
+def test_library_of_another_cuda_major_is_an_older_torch(install: str, lib: str) -> None:
+    assert _ids(f"$ {install}\n" + _IMPORT_FAILS.format(lib=lib))[:1] == ["stale_or_shadowed_torch"]
+
+
+@pytest.mark.parametrize(
+    ("install", "lib"),
+    [
+        # the same CUDA major: the installed build misses its own library
+        ("pip install torch==1.4.0+cu100 -f https://download.pytorch.org/whl/torch_stable.html", "libcudart.so.10.0"),
+        # libcurand.so.10 spans CUDA 10.1 to 12.x: it tells no major
+        ("pip3 install torch --index-url https://download.pytorch.org/whl/cu121", "libcurand.so.10"),
+        # no installed build shown
+        ("pip install torch", "libcurand.so.8.0"),
+    ],
+)
+def test_same_major_ambiguous_soname_or_no_build_does_not_fire(install: str, lib: str) -> None:
+    assert "stale_or_shadowed_torch" not in _ids(f"$ {install}\n" + _IMPORT_FAILS.format(lib=lib))

@@ -68,6 +68,7 @@ from gpuassist.ingest import (
     runtime_config,
     smi_query,
     smi_words,
+    soname_build,
     source_builds,
     system_causes,
     torch_lib_copies,
@@ -581,6 +582,10 @@ def cuda_listed_cpu(ctx: PasteContext) -> None:
     ctx.matches = cuda_listed_cpu_running(ctx.lines, ctx.matches)
 
 
+def soname_of_other_build(ctx: PasteContext) -> None:
+    ctx.matches = soname_build.older_torch_imported(ctx.lines, ctx.matches)
+
+
 def working_smi(ctx: PasteContext) -> None:
     ctx.matches = working_smi_rules_out_module(ctx.lines, ctx.matches)
 
@@ -837,6 +842,7 @@ STEPS: tuple[Step, ...] = (
     driver_arch,
     named_gpu_arch,
     cuda_listed_cpu,
+    soname_of_other_build,
     working_smi,
     smi_said_working,
     unrebooted_driver,
