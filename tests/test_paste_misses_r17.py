@@ -82,6 +82,8 @@ def test_visible_devices_that_did_not_take_is_the_cause(text: str) -> None:
     [
         # a wish: how to use every GPU
         "How can I use all GPUs? I set CUDA_VISIBLE_DEVICES=0,1,2,3 and run python train.py.\n",
+        # a healthy setup: every GPU selected and used
+        "I train on all 4 GPUs with CUDA_VISIBLE_DEVICES=0,1,2,3 python -m torch.distributed.run train.py\n",
         # every GPU used, but the variable is never named
         "My PyTorch training runs on all GPUs of the node and I only want one.\n",
     ],
@@ -157,3 +159,10 @@ def test_library_of_another_cuda_major_is_an_older_torch(install: str, lib: str)
 )
 def test_same_major_ambiguous_soname_or_no_build_does_not_fire(install: str, lib: str) -> None:
     assert "stale_or_shadowed_torch" not in _ids(f"$ {install}\n" + _IMPORT_FAILS.format(lib=lib))
+
+
+def test_french_word_nouveau_alone_is_not_the_topic() -> None:
+    from gpuassist.ingest.text import UnreadableInput
+
+    with pytest.raises(UnreadableInput):
+        load_text("J'ai acheté un nouveau vélo hier.\nLe magasin était fermé.\n")

@@ -27,7 +27,7 @@ ALL_GPUS = r"(?:all|every|each)\s+(?:the\s+|of\s+the\s+)?(?:\d+\s+|available\s+)
 IGNORED = re.compile(
     r"(?<!want to )(?<!how to )(?<!like to )(?<!able to )(?<!need to )"
     r"\b(?:runs?|running|ran|uses?|using|used|occup(?:y|ies|ied|ying)|takes?|taking|took|allocates?|allocated|"
-    r"starts?|started|spawns?|on)\s+(?:on\s+|up\s+)?" + ALL_GPUS + r"|"
+    r"starts?|started|spawns?|on)\s+(?:on\s+|up\s+)?(?P<all>" + ALL_GPUS + r")|"
     r"\bdevice_count\(\)[^\n]{0,60}?\b(?:still|always)\b|\b(?:still|always)\b[^\n]{0,40}?\bdevice_count\(\)|"
     r"\b(?:still|always)\s+(?:sees?|shows?|lists?|uses?|detects?|finds?|returns?)\s+(?:all|every|\d+)\s+(?:\w+\s+)?"
     r"(?:gpus?|cards|devices)\b|"
@@ -37,6 +37,13 @@ IGNORED = re.compile(
     r"happened)\b",
     re.IGNORECASE,
 )
+# "All GPUs used" is a complaint only against a narrower selection: a contrast in the same line ("still", "but",
+# "even though", "the same thing"), or the variable set to one index. "I train on all 4 GPUs with
+# CUDA_VISIBLE_DEVICES=0,1,2,3" is a healthy setup.
+CONTRAST = re.compile(
+    r"\b(?:still|anyway|even|although|though|despite|but|however|the same (?:thing|problem|issue))\b", re.IGNORECASE
+)
+ONE_INDEX = re.compile(r"CUDA_VISIBLE_DEVICES[\"']?\]?\s*=\s*[\"']?\d{1,2}[\"']?(?![\d,])")
 # A question about how to use every GPU, or an intent: a wish, not the selection failing.
 WISH = re.compile(r"\b(?:how (?:can|do|to|should)|want(?:ed)? to|would like to|is it possible to)\b", re.IGNORECASE)
 
@@ -53,6 +60,9 @@ def visible_devices_ignored(lines: list[str], matches: list[Match]) -> Match | N
     for no, line in enumerate(text, start=1):
         head = line[:MAX_LINE]
         found = IGNORED.search(head)
-        if found and not WISH.search(head[max(0, found.start() - 40) : found.start()]):
-            return Match("cuda_visible_devices_hides_gpus", no, line.strip()[:500], True, 0.75)
+        if found is None or WISH.search(head[max(0, found.start() - 40) : found.start()]):
+            continue
+        if found.group("all") and not (CONTRAST.search(head) or any(ONE_INDEX.search(x[:MAX_LINE]) for x in text)):
+            continue
+        return Match("cuda_visible_devices_hides_gpus", no, line.strip()[:500], True, 0.75)
     return None
