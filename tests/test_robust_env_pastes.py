@@ -905,3 +905,33 @@ def test_prose_naming_fields_is_not_split() -> None:
         "Is debug build: False",
         "CUDA used to build PyTorch: 12.1",
     ]
+
+
+# How the hand-written pastes arrive as well: quoted, in <details>, from Windows, coloured, flattened, from a container.
+PASTED_AS = ("md_quote", "details", "crlf", "ansi_colours", "stackoverflow_flat", "docker_logs_timestamps")
+
+
+@pytest.mark.parametrize(
+    ("case", "expected", "text", "transform"),
+    [pytest.param(c[0], c[1], c[3], t, id=f"{c[0]}-{t}") for c in HANDWRITTEN for t in PASTED_AS],
+)
+def test_handwritten_paste_pasted_otherwise(case: str, expected: str | None, text: str, transform: str) -> None:
+    first, errors = _first_claim(TRANSFORMS[transform](text))
+    if expected is None:
+        assert not errors, f"{case} {transform}: claims {errors}"
+    else:
+        assert first == expected, f"{case} {transform}: first finding {first}, expected {expected}"
+
+
+def test_fork_bullets_split_only_in_a_flattened_report() -> None:
+    """Counter-example: prose with dashes and colons (no `env` report's torch bullet) stays one line."""
+    prose = "Setup - OS: Ubuntu - GPU: RTX 3090 - driver: 535 - note: training is slow, any idea what to check first?"
+    assert unflatten([prose]) == [prose]
+    flat = (
+        "- `Accelerate` version: 0.28.0 - Platform: Linux-6.5.0-x86_64-with-glibc2.35 - Python version: 3.10.13 "
+        "- PyTorch version (GPU?): 2.2.2+cu121 (True) - GPU type: NVIDIA A100-SXM4-80GB"
+    )
+    assert unflatten([flat])[-2:] == [
+        "- PyTorch version (GPU?): 2.2.2+cu121 (True)",
+        "- GPU type: NVIDIA A100-SXM4-80GB",
+    ]

@@ -131,12 +131,24 @@ def _flattened(line: str) -> bool:
     return bool(FLAT_START.match(head)) and len(labels) + len(PACKAGE_ROW.findall(head)) >= 2
 
 
+# The same for the "- Label: value" bullets of accelerate / transformers / diffusers `env` (their commands/env.py
+# print one bullet a line, torch's as "- PyTorch version (GPU?): 2.1.0+cu121 (True)" or "(accelerator?)").
+FORK_MARK = re.compile(r"- PyTorch version \((?:GPU|accelerator)\?\)\s*:")
+FORK_SPLIT = re.compile(r"\s+(?=- [^\s:-][^:]{0,60}:(?:\s|$))")
+
+
 def unflatten(lines: list[str]) -> list[str]:
-    """A collect_env whose line breaks a site's Markdown turned into spaces (Stack Overflow and Reddit join the lines
-    of a paragraph), put back one field a line; every other line as it was."""
+    """A collect_env (or an `env` report of accelerate, transformers, diffusers) whose line breaks a site's Markdown
+    turned into spaces (Stack Overflow and Reddit join the lines of a paragraph), put back one field a line; every
+    other line as it was."""
     out: list[str] = []
     for line in lines:
-        out.extend(part for part in SPLIT_AT.split(line) if part) if _flattened(line) else out.append(line)
+        if _flattened(line):
+            out.extend(part for part in SPLIT_AT.split(line) if part)
+        elif len(line) > 80 and FORK_MARK.search(line[:MAX_FLAT]) and len(FORK_SPLIT.findall(line[:MAX_FLAT])) >= 3:
+            out.extend(part for part in FORK_SPLIT.split(line) if part)
+        else:
+            out.append(line)
     return out
 
 
