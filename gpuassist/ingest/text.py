@@ -8,6 +8,7 @@ parsers only ever see plain lines.
 from __future__ import annotations
 
 import codecs
+import html
 import re
 
 MAX_BYTES = 20 * 1024 * 1024
@@ -63,6 +64,10 @@ TYPOGRAPHIC = str.maketrans(
     }
 )
 FENCE = re.compile(r"^\s*(```|~~~)")
+# A message copied from a web page's source, a mail archive or a scraped forum keeps its HTML escapes
+# ('could not select device driver &quot;nvidia&quot;'). Only the escapes a page writes for quotes, brackets and
+# ampersands are read back, so a URL's "&para=" or a word after "&" stays as it is.
+HTML_ESCAPE = re.compile(r"&(?:quot|amp|lt|gt|apos|#(?:3[49]|6[02]|38)|#x(?:2[27]|3[ce]|26));", re.IGNORECASE)
 
 
 def clean_lines(text: str) -> list[str]:
@@ -76,6 +81,7 @@ def clean_lines(text: str) -> list[str]:
             if not rest or re.fullmatch(r"[\w+-]{1,20}", rest):
                 continue
             line = rest
+        line = HTML_ESCAPE.sub(lambda m: html.unescape(m.group(0)), line)
         # Non-breaking spaces, full-width colons ("GPU 0： Tesla P100", typed with a CJK input method), curly quotes.
         lines.append(line.translate(TYPOGRAPHIC))
     return lines

@@ -420,7 +420,9 @@ def compute_mode_prohibited(lines: list[str]) -> Match | None:
 
 # glibc's ldconfig prints "<file> is not a symbolic link" for WSL's /usr/lib/wsl/lib/libcuda.so.1 on every package
 # install (the Windows driver ships copies, not links): cosmetic, CUDA works (microsoft/WSL#5548, #5663, #11229).
-LDCONFIG_NOT_LINK = re.compile(r"ldconfig(?:\.real)?:\s*\S*/wsl/lib/\S+ is not a symbolic link")
+# The warning is ldconfig's whatever prefix survives the paste: "/sbin/ldconfig.real: ", "ldconfig: ", none when
+# quoted in a sentence or a wrapped line; nothing else prints "<WSL library> is not a symbolic link".
+LDCONFIG_NOT_LINK = re.compile(r"\S*/wsl/lib/\S+ is not a symbolic link")
 
 
 def harmless_wsl_ldconfig(lines: list[str], matches: list[Match]) -> list[Match]:
