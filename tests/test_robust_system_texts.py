@@ -164,6 +164,15 @@ VARIANTS = [
         ),
     ),
     V(
+        "mismatch-cuda-803-torch",
+        "driver_library_mismatch",
+        "illinois-scicomp-machine-shop-maintenance-60-nvml-mismatch.txt",
+        "the CUDA runtime's view of the same state: cudaErrorSystemDriverMismatch (803) through torch",
+        "RuntimeError: Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions before calling "
+        "NumCudaDevices() that might have already set the error? Error 803: system has unsupported display driver / "
+        "cuda driver combination\n",
+    ),
+    V(
         "mismatch-docker-runc-shim",
         "driver_library_mismatch",
         "apache-mxnet-21114-ci-nvidia-container-cli-nvml-mismatch.txt",
@@ -255,6 +264,38 @@ VARIANTS = [
                 "NVRM: Try unloading the conflicting kernel module (and/or",
             ),
         ),
+    ),
+    V(
+        "module-persistenced-no-device-files",
+        "nvidia_module_not_loaded",
+        "NixOS-nixpkgs-267335-journalctl-nvidia-uvm-no-such-device.txt",
+        "nvidia-persistenced's syslog line (nvidia-persistenced.c setup_devices) in journalctl (was read as nothing)",
+        "Nov 25 01:02:03 host nvidia-persistenced[1021]: Failed to query NVIDIA devices. Please ensure that the "
+        "NVIDIA device files (/dev/nvidia*) exist, and that user 0 has read and write permissions for those files.\n",
+    ),
+    V(
+        "module-modprobe-key-rejected",
+        "nvidia_module_not_loaded",
+        "NixOS-nixpkgs-267335-journalctl-nvidia-uvm-no-such-device.txt",
+        "kmod's modprobe wording of the same Secure Boot refusal (tools/modprobe.c 'could not insert')",
+        "$ sudo modprobe nvidia\nmodprobe: ERROR: could not insert 'nvidia': Key was rejected by service\n",
+    ),
+    V(
+        "module-not-built-for-kernel",
+        "nvidia_module_not_loaded",
+        "CachyOS-linux-cachyos-118-nvidia-smi-failed-dkms.txt",
+        "kmod's 'Module nvidia not found in directory' after a kernel update",
+        "$ sudo modprobe nvidia\nmodprobe: FATAL: Module nvidia not found in directory /lib/modules/6.11.0-9-generic\n",
+    ),
+    V(
+        "module-dkms-bad-return",
+        "nvidia_module_not_loaded",
+        "CachyOS-linux-cachyos-118-nvidia-smi-failed-dkms.txt",
+        "DKMS 3.x's build failure lines for the nvidia module",
+        "Building module:\nCleaning build area...\n'make' -j16 NV_EXCLUDE_BUILD_MODULES='' "
+        "KERNEL_UNAME=6.8.0-49-generic modules...(bad exit status: 2)\nError! Bad return status for module build on "
+        "kernel: 6.8.0-49-generic (x86_64)\nConsult /var/lib/dkms/nvidia/550.120/build/make.log for more "
+        "information.\n",
     ),
     # ------------------------------------------------ driver_too_old
     V(
@@ -426,6 +467,25 @@ VARIANTS = [
         "Container Toolkit?\n"
         "I1125 01:02:03.123900       1 main.go:346] No devices found. Waiting indefinitely.\n",
     ),
+    V(
+        "runtime-exec-nvidia-smi-not-found",
+        "docker_no_gpu_runtime",
+        "infiniflow-ragflow-9573-docker-driver-nvidia.txt",
+        "docker run without --gpus: runc cannot exec nvidia-smi, which only the toolkit mounts",
+        "$ docker run --rm -it nvidia/cuda:12.6.2-base-ubuntu24.04 nvidia-smi\ndocker: Error response from daemon: "
+        "failed to create task for container: failed to create shim task: OCI runtime create failed: runc create "
+        'failed: unable to start container process: error during container init: exec: "nvidia-smi": executable '
+        "file not found in $PATH: unknown\n",
+    ),
+    V(
+        "runtime-ngc-banner-no-driver",
+        "docker_no_gpu_runtime",
+        "infiniflow-ragflow-9573-docker-driver-nvidia.txt",
+        "an NGC image's start banner when run without the toolkit",
+        "WARNING: The NVIDIA Driver was not detected.  GPU functionality will not be available.\n"
+        "   Use the NVIDIA Container Toolkit to start this container with GPU support; see\n"
+        "   https://docs.nvidia.com/datacenter/cloud-native/ .\n",
+    ),
     # ------------------------------------------------ container_gpu_access_lost
     V(
         "lost-nvml-unknown-in-container",
@@ -537,6 +597,14 @@ VARIANTS = [
         ),
     ),
     V(
+        "fallen-off-bus-dmesg-T-no-xid",
+        "gpu_xid_fault",
+        "NVIDIA-NVSentinel-155-dmesg-fallen-off-bus-no-xid.txt",
+        "dmesg -T; osinit.c's 'GPU has fallen off the bus' without an Xid line",
+        "[Tue Nov 25 01:02:03 2026] NVRM: GPU 0000:3b:00.0: GPU has fallen off the bus.\n"
+        "[Tue Nov 25 01:02:03 2026] NVRM: GPU 0000:3b:00.0: GPU serial number is 1321xxxxxxxxx.\n",
+    ),
+    V(
         "smi-device-handle-unknown",
         "gpu_xid_fault",
         "pdbear-syno-nvidia-gpu-driver-22-tesla-p4-device-handle-unknown.txt",
@@ -597,6 +665,14 @@ VARIANTS = [
         "     Active: failed (Result: exit-code) since Tue 2026-11-24 22:10:01 UTC; 3h ago\n"
         "Nov 24 22:10:01 hgx01 nv-fabricmanager[2214]: fabric manager NVIDIA GPU driver interface version "
         "570.86.15 don't match with driver version 570.124.06. Please update with matching NVIDIA driver package.\n",
+    ),
+    V(
+        "fabric-802-cuda-validator",
+        "fabric_manager_missing",
+        "NVIDIA-gpu-operator-1043-cuda-validator-802-fabricmanager.txt",
+        "the GPU operator's cuda-validator (vectorAdd sample) printing cudaGetErrorString of 802",
+        "[Vector addition of 50000 elements]\nFailed to allocate device vector A (error code system not yet "
+        "initialized)!\n",
     ),
     # ------------------------------------------------ forward_compat_unsupported_hw
     V(
@@ -984,6 +1060,14 @@ DECOYS = [
         "  Warning  FailedCreatePodSandBox  3s  kubelet  Failed to create pod sandbox: rpc error: code = Unknown "
         "desc = failed to find runtime handler runsc from runtime list map[crun:0xc0004a6000 runc:0xc0004a6090]\n",
         ("docker_no_gpu_runtime",),
+    ),
+    Decoy(
+        "persistenced-at-boot-then-cuda-works",
+        "persistenced's boot-time complaint (it can run before the device files exist) beside CUDA working",
+        "Mar 21 09:54:03 desk nvidia-persistenced: Failed to query NVIDIA devices. Please ensure that the NVIDIA "
+        "device files (/dev/nvidia*) exist, and that user 121 has read and write permissions for those files.\n"
+        '$ python3 -c "import torch; print(torch.cuda.is_available(), torch.cuda.get_device_name(0))"\n'
+        "True NVIDIA GeForce RTX 3060\n",
     ),
     Decoy(
         "k8s-insufficient-cpu",
