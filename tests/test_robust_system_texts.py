@@ -929,6 +929,22 @@ VARIANTS = [
         "node has no GPU.\n",
     ),
     V(
+        "slurm-without-gres-in-words",
+        "scheduler_no_gpu_allocated",
+        "glotzerlab-signac-flow-59-sbatch-no-gpu-count-given-gres.txt",
+        "the request named only as what was missing ('sbatch -p gpu but without --gres=gpu:1'; Slurm's gres.html: no "
+        "request, no GPU) (was read as a job that asked)",
+        "My slurm job doesn't detect the GPU (torch.cuda.is_available() is False) - turns out I submitted with "
+        "sbatch -p gpu but without --gres=gpu:1.\n",
+    ),
+    V(
+        "slurm-forgot-gpus-srun",
+        "scheduler_no_gpu_allocated",
+        "glotzerlab-signac-flow-59-sbatch-no-gpu-count-given-gres.txt",
+        "'I forgot to add --gpus=1' before a quoted srun without it (was read as a job that asked)",
+        "I forgot to add --gpus=1: `srun -p gpu python train.py` and torch.cuda.is_available() returns False\n",
+    ),
+    V(
         "k8s-insufficient-gpu",
         "scheduler_no_gpu_allocated",
         "NVIDIA-pyxis-47-slurm-enroot-no-dev-nvidia-cgroup-constraindevices.txt",
@@ -1068,6 +1084,12 @@ DECOYS = [
         "device files (/dev/nvidia*) exist, and that user 121 has read and write permissions for those files.\n"
         '$ python3 -c "import torch; print(torch.cuda.is_available(), torch.cuda.get_device_name(0))"\n'
         "True NVIDIA GeForce RTX 3060\n",
+    ),
+    Decoy(
+        "slurm-job-that-asked",
+        "a quoted sbatch that does request a GPU: the allocation is not the reading (many other causes)",
+        "I submit with `sbatch -p gpu --gres=gpu:1 job.sh` and torch.cuda.is_available() returns False in the job.\n",
+        ("scheduler_no_gpu_allocated",),
     ),
     Decoy(
         "k8s-insufficient-cpu",
