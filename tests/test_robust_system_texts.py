@@ -134,6 +134,13 @@ VARIANTS = [
         _log("kern  :err   : [  812.004211] ", API_MISMATCH, client="560.35.03", module="560.28.03"),
     ),
     V(
+        "mismatch-markdown-indented-code",
+        "driver_library_mismatch",
+        "Frogging-Family-nvidia-all-394-dmesg-api-mismatch-client-pid.txt",
+        "a Markdown code block made by indenting four spaces",
+        _log("    [ 1234.567890] ", API_MISMATCH[:2], client="545.29.06", module="545.23.08"),
+    ),
+    V(
         "mismatch-journal-short-precise",
         "driver_library_mismatch",
         "NVIDIA-nvidia-docker-182-journalctl-api-mismatch.txt",
@@ -360,6 +367,21 @@ VARIANTS = [
         "ollama-1  | " + DRIVER_TOO_OLD.format(found="11080") + "\n",
     ),
     V(
+        "too-old-compose-ansi-colours",
+        "driver_too_old",
+        "lllyasviel-forge-2053-driver-too-old-press-any-key.txt",
+        "docker compose logs saved with its colour codes around the service prefix",
+        "\x1b[36mollama-1  |\x1b[0m " + DRIVER_TOO_OLD.format(found="11080") + "\n",
+    ),
+    V(
+        "too-old-windows-crlf-wrapped",
+        "driver_too_old",
+        "lllyasviel-forge-2053-driver-too-old-press-any-key.txt",
+        "a Windows console copy: CRLF line ends, the message broken before '(found'",
+        DRIVER_TOO_OLD.format(found="11070").replace(" (found", "\r\n(found")
+        + "\r\nPress any key to continue . . .\r\n",
+    ),
+    V(
         "too-old-kubectl-logs-timestamps",
         "driver_too_old",
         "lllyasviel-forge-2053-driver-too-old-press-any-key.txt",
@@ -485,6 +507,21 @@ VARIANTS = [
         "WARNING: The NVIDIA Driver was not detected.  GPU functionality will not be available.\n"
         "   Use the NVIDIA Container Toolkit to start this container with GPU support; see\n"
         "   https://docs.nvidia.com/datacenter/cloud-native/ .\n",
+    ),
+    V(
+        "runtime-zero-width-space",
+        "docker_no_gpu_runtime",
+        "infiniflow-ragflow-9573-docker-driver-nvidia.txt",
+        "copied from a web page or chat client that put an invisible U+200B inside the message (was read as nothing)",
+        'docker: Error response from daemon: could not select device\u200b driver "nvidia" with capabilities: '
+        "[[gpu]].\n",
+    ),
+    V(
+        "runtime-mail-quote-twice",
+        "docker_no_gpu_runtime",
+        "infiniflow-ragflow-9573-docker-driver-nvidia.txt",
+        "a reply quoting a reply: '> > ' before the message",
+        '> > docker: Error response from daemon: could not select device driver "nvidia" with capabilities: [[gpu]].\n',
     ),
     # ------------------------------------------------ container_gpu_access_lost
     V(

@@ -61,6 +61,13 @@ TYPOGRAPHIC = str.maketrans(
         "\u201e": '"',
         "\u00a0": " ",
         "\uff1a": ": ",
+        # zero-width characters a web page or chat client puts inside words (soft break points, joiners, a BOM):
+        # invisible in the paste, they split a message's words for every reader
+        "\u200b": None,
+        "\u200c": None,
+        "\u200d": None,
+        "\u2060": None,
+        "\ufeff": None,
     }
 )
 FENCE = re.compile(r"^\s*(```|~~~)")
