@@ -21,6 +21,10 @@ TOPIC = re.compile(
     # (NvRmMem, nvmap, nvbuf_utils) and the "3D Video Controller" Windows names a GPU without its driver (round 13).
     r"python|torch|cuda|cudnn|nvidia|\bnvrm\b|\bnvswitch\b|\bnv-fabricmanager\b|NvRmMem|\bnvmap\b|nvbuf_utils|"
     r"\b3D Video Controller\b|nvcc|nvml|nccl|"
+    # nouveau, the kernel's open-source driver for NVIDIA GPUs (drivers/gpu/drm/nouveau), in its kernel forms only
+    # ("nouveau" alone is a French word): its device lines, its module's options, lsmod/lspci, "the nouveau driver"
+    r"\bnouveau(?:\s+[0-9a-f]{4}:[0-9a-f]{2}:|:|\.modeset\b|\s+(?:drivers?|module|kernel module|drm)\b)|"
+    r"\bblacklist[- ]nouveau\b|driver in use:\s*nouveau\b|"
     r"\bgpus?\b|geforce|quadro|tesla|rocm|\bhip\b|\bmps\b|"
     r"jetson|tegra|(?<![a-z])orin(?![a-z])|jupyter|ipykernel|conda|\bpip3?\b|显卡|显存|"
     # an NVIDIA GPU by its model ("GTX 1060", "RTX3090") and a program's device choice ("Using device_type cpu",

@@ -21,7 +21,8 @@ MAX_SCAN = 2_000_000
 # blank lines would cost quadratic time).
 PYTHON_SIGN = re.compile(
     # a Python file name: train.py, ./tools/test.py, C:\src\app.pyw, demo.ipynb (not "x.py/path", "a.b.py", "x.pyc")
-    r"(?<![\w.-])[\w-]+\.(?:pyw?|pyi|ipynb)(?![\w/-]|\.\w)|"
+    # Chinese and Japanese are written without spaces: a CJK character right after the name ends it ("运行train.py和")
+    r"(?<![\w.-])[\w-]+\.(?:pyw?|pyi|ipynb)(?![A-Za-z0-9_/-]|[^\W\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]|\.\w)|"
     r"Traceback \(most recent call last\)|"
     r"^[ \t]*File \"[^\"\n]+\", line \d+|"
     r"^[ \t]*from[ \t]+[A-Za-z_][\w.]*[ \t]+import[ \t]+(?:[A-Za-z_*(])|"

@@ -57,6 +57,7 @@ from gpuassist.ingest import (
     named_gpu,
     ngc_banner,
     ngc_driver_check,
+    nouveau_failures,
     os_call_refused,
     paste_causes,
     platform_readings,
@@ -67,12 +68,15 @@ from gpuassist.ingest import (
     runtime_config,
     smi_query,
     smi_words,
+    soname_build,
     source_builds,
     system_causes,
     torch_lib_copies,
     usage_words,
     user_words,
+    visible_ignored,
     windows_device_status,
+    wsl_linux_driver,
 )
 from gpuassist.ingest.amd_gpu_words import stated_amd_gpu
 from gpuassist.ingest.arch_readings import driver_rules_out
@@ -426,12 +430,15 @@ INFERENCES: tuple[Inference, ...] = (
     _of_lines_matches(user_words.other_job_on_gpu),
     _of_lines(user_words.works_in_own_check_not_app),
     _of_lines_unavailable(user_words.visible_devices_hide_all),
+    _of_lines_matches(visible_ignored.visible_devices_ignored),
     _of_lines_matches(gpu_presence.cpu_machine_match),
     _of_lines_matches(system_causes.nouveau_bound_match),
     _of_lines_matches(secure_boot_blocks_module),
     _of_lines(lsmod_empty_match),
     _of_lines_matches(kernel_update_match),
     _of_lines_matches(nouveau_holds_gpu_match),
+    _of_lines_matches(nouveau_failures.nouveau_failing_match),
+    _of_lines_report(wsl_linux_driver.linux_driver_in_wsl),
     _of_lines_matches(init_error_after_suspend_match),
     _of_lines_matches_unreachable(integrated_graphics_mode_match),
     _of_lines(no_driver_packages_match),
@@ -573,6 +580,10 @@ def named_gpu_arch(ctx: PasteContext) -> None:
 
 def cuda_listed_cpu(ctx: PasteContext) -> None:
     ctx.matches = cuda_listed_cpu_running(ctx.lines, ctx.matches)
+
+
+def soname_of_other_build(ctx: PasteContext) -> None:
+    ctx.matches = soname_build.older_torch_imported(ctx.lines, ctx.matches)
 
 
 def working_smi(ctx: PasteContext) -> None:
@@ -831,6 +842,7 @@ STEPS: tuple[Step, ...] = (
     driver_arch,
     named_gpu_arch,
     cuda_listed_cpu,
+    soname_of_other_build,
     working_smi,
     smi_said_working,
     unrebooted_driver,

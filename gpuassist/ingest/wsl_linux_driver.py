@@ -1,0 +1,58 @@
+"""A Linux NVIDIA driver installed inside WSL 2, where the Windows driver must be the only one.
+
+NVIDIA's CUDA on WSL User Guide ("Getting Started with CUDA on WSL 2", step 1 and the toolkit section): the Windows
+NVIDIA driver is the only driver needed; it is stubbed inside WSL 2 as libcuda.so under /usr/lib/wsl/lib, "therefore
+users must not install any NVIDIA GPU Linux driver within WSL 2", and the toolkit must come from the WSL-Ubuntu
+package (cuda-toolkit-X-Y), not the `cuda` / `cuda-drivers` meta-packages, which pull the Linux driver in and
+overwrite the stub. The class, as texts show it:
+
+- the user's words: "installed the (NVIDIA|GPU) driver in/inside WSL (too)", "the Linux driver inside Ubuntu on WSL";
+- the commands, in a text known to come from WSL (platform.wsl): ``apt install nvidia-driver-535``, ``cuda-drivers``,
+  ``nvidia-dkms-*``, ``nvidia-utils-*``, or running ``NVIDIA-Linux-x86_64-*.run``.
+
+Declines: the driver installed on Windows ("installed the driver on Windows and use WSL"), the guide's advice quoted
+or negated ("do not install a driver inside WSL"), a question whether to install one.
+"""
+
+from __future__ import annotations
+
+import re
+
+from gpuassist.ingest.errors import Match
+from gpuassist.ingest.lines import MAX_LINE
+from gpuassist.report.model import Report
+
+_DRIVER = r"(?:(?:nvidia|gpu|graphics|display|linux)\s+(?:gpu\s+|graphics\s+|display\s+)?drivers?)"
+_IN_WSL = r"(?:in|inside|within|into|on|under)\s+(?:the\s+|my\s+)?(?:wsl2?|ubuntu\s+(?:in|on|under)\s+wsl2?)\b"
+# "installed (all) GPU driver, cudatoolkit, and cudnn in wsl too": the driver named in a list before the place.
+INSTALLED_IN_WSL = re.compile(
+    r"\binstall(?:ed|ing)?\b[^.?!\n]{0,40}?" + _DRIVER + r"[^.?!\n]{0,60}?\b" + _IN_WSL + r"|"
+    r"\b" + _DRIVER + r"\b[^.?!\n]{0,30}?\b(?:installed|i installed)\s+" + _IN_WSL,
+    re.IGNORECASE,
+)
+NEGATED = re.compile(
+    r"\b(?:not|never|don'?t|do not|didn'?t|did not|shouldn'?t|should not|must not|without|no need to|"
+    r"(?:do|should|must|can) (?:i|we|you)|whether|if i)\b",
+    re.IGNORECASE,
+)
+# The driver put on Windows (the supported setup) between the driver and the place: not inside WSL.
+ON_WINDOWS = re.compile(r"\b(?:windows|win1[01]|host)\b", re.IGNORECASE)
+# Inside WSL: the Linux driver's packages or installer.
+LINUX_DRIVER_COMMAND = re.compile(
+    r"\bapt(?:-get)?\s+(?:-y\s+)?install\b[^\n]{0,80}?\b(?:nvidia-driver-\d{3}\S*|cuda-drivers\S*|nvidia-dkms-\d{3}\S*|"
+    r"nvidia-utils-\d{3}\S*)|\bNVIDIA-Linux-x86_64-[\d.]+\.run\b",
+    re.IGNORECASE,
+)
+
+
+def linux_driver_in_wsl(lines: list[str], report: Report) -> Match | None:
+    """The text says (or shows) a Linux NVIDIA driver installed inside WSL: it shadows the Windows driver's libcuda."""
+    wsl = report.facts.value("platform.wsl") is not None
+    for no, line in enumerate(lines[:5000], start=1):
+        head = line[:MAX_LINE]
+        said = INSTALLED_IN_WSL.search(head)
+        if said and not NEGATED.search(head[max(0, said.start() - 40) : said.end()]) and not ON_WINDOWS.search(said[0]):
+            return Match("wsl_libcuda_problem", no, line.strip()[:500], True, 0.85)
+        if wsl and LINUX_DRIVER_COMMAND.search(head) and not NEGATED.search(head):
+            return Match("wsl_libcuda_problem", no, line.strip()[:500], True, 0.8)
+    return None
