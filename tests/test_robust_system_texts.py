@@ -982,6 +982,22 @@ VARIANTS = [
         "I forgot to add --gpus=1: `srun -p gpu python train.py` and torch.cuda.is_available() returns False\n",
     ),
     V(
+        "k8s-pod-without-limit-in-words",
+        "scheduler_no_gpu_allocated",
+        "NVIDIA-pyxis-47-slurm-enroot-no-dev-nvidia-cgroup-constraindevices.txt",
+        "the Kubernetes form of a job that asked for no GPU, told in words (the device plugin gives GPUs only for an "
+        "nvidia.com/gpu limit: Kubernetes docs 'Schedule GPUs') (was read as nothing)",
+        "The pod can't see the GPU: torch.cuda.is_available() returns False in the pod. The deployment has no "
+        "resources.limits for nvidia.com/gpu.\n",
+    ),
+    V(
+        "k8s-pod-didnt-set-gpu",
+        "scheduler_no_gpu_allocated",
+        "NVIDIA-pyxis-47-slurm-enroot-no-dev-nvidia-cgroup-constraindevices.txt",
+        "the same in other words ('I didn't set nvidia.com/gpu') (was read as nothing)",
+        "torch.cuda.is_available() is False inside the pod; I didn't set nvidia.com/gpu in the container's limits.\n",
+    ),
+    V(
         "k8s-insufficient-gpu",
         "scheduler_no_gpu_allocated",
         "NVIDIA-pyxis-47-slurm-enroot-no-dev-nvidia-cgroup-constraindevices.txt",
@@ -1126,6 +1142,25 @@ DECOYS = [
         "slurm-job-that-asked",
         "a quoted sbatch that does request a GPU: the allocation is not the reading (many other causes)",
         "I submit with `sbatch -p gpu --gres=gpu:1 job.sh` and torch.cuda.is_available() returns False in the job.\n",
+        ("scheduler_no_gpu_allocated",),
+    ),
+    Decoy(
+        "k8s-pod-that-asked",
+        "a pod with an nvidia.com/gpu limit that still sees no GPU: not the missing request",
+        "torch.cuda.is_available() is False inside the pod although it has nvidia.com/gpu: 1 in its limits.\n",
+        ("scheduler_no_gpu_allocated",),
+    ),
+    Decoy(
+        "k8s-node-advertises-no-gpu",
+        "a node whose capacity lists no nvidia.com/gpu: the device plugin's side, not the pod's request",
+        "kubectl describe node gpu-1: Capacity shows no nvidia.com/gpu, and torch.cuda.is_available() is False in "
+        "the pod.\n",
+        ("scheduler_no_gpu_allocated",),
+    ),
+    Decoy(
+        "k8s-no-limit-but-cuda-works",
+        "no GPU limit while CUDA works (a default nvidia runtime exposes the GPUs anyway): nothing to blame",
+        "The pod has no resources.limits for nvidia.com/gpu but everything works, torch.cuda.is_available() is True.\n",
         ("scheduler_no_gpu_allocated",),
     ),
     Decoy(
