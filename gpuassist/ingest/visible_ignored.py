@@ -28,7 +28,9 @@ IGNORED = re.compile(
     r"(?<!want to )(?<!how to )(?<!like to )(?<!able to )(?<!need to )"
     r"\b(?:runs?|running|ran|uses?|using|used|occup(?:y|ies|ied|ying)|takes?|taking|took|allocates?|allocated|"
     r"starts?|started|spawns?|on)\s+(?:on\s+|up\s+)?(?P<all>" + ALL_GPUS + r")|"
-    r"\bdevice_count\(\)[^\n]{0,60}?\b(?:still|always)\b|\b(?:still|always)\b[^\n]{0,40}?\bdevice_count\(\)|"
+    r"\bdevice_count\(\)\s+(?:is\s+|was\s+)?(?:still|always)\b(?P<after>[^\n]{0,30})|"
+    r"\b(?:still|always)\s+(?:gets?|got|sees?|saw|returns?|says?|reports?|shows?)\s+(?P<before>\d+)\b[^\n]{0,30}?"
+    r"\bdevice_count\(\)|"
     r"\b(?:still|always)\s+(?:sees?|shows?|lists?|uses?|detects?|finds?|returns?)\s+(?:all|every|\d+)\s+(?:\w+\s+)?"
     r"(?:gpus?|cards|devices)\b|"
     r"\bCUDA_VISIBLE_DEVICES\b[^\n]{0,80}?\b(?:has|had|have|took|takes)\s+no\s+effect\b|"
@@ -44,6 +46,21 @@ CONTRAST = re.compile(
     r"\b(?:still|anyway|even|although|though|despite|but|however|the same (?:thing|problem|issue))\b", re.IGNORECASE
 )
 ONE_INDEX = re.compile(r"CUDA_VISIBLE_DEVICES[\"']?\]?\s*=\s*[\"']?\d{1,2}[\"']?(?![\d,])")
+# nvidia-smi, nvtop and the other NVML tools list every GPU whatever CUDA_VISIBLE_DEVICES says (the variable is read
+# by the CUDA runtime in the process, not by NVML): "nvidia-smi still shows all 4 GPUs" is the tool working as meant,
+# and "CUDA_VISIBLE_DEVICES is ignored by nvidia-smi" is that fact quoted.
+_TOOLS = r"(?:nvidia-smi|nvtop|nvitop|gpustat|nvidia-settings|nvml)"
+TOOL_BEFORE = re.compile(r"\b" + _TOOLS + r"\b[^\n]{0,20}$", re.IGNORECASE)
+TOOL_AFTER = re.compile(r"\s+(?:by|on|for|in|to)\s+(?:the\s+)?" + _TOOLS + r"\b", re.IGNORECASE)
+# Another user's or program's job on every GPU (the reason to pick one), or the run said to go as meant.
+OTHER_SUBJECT = re.compile(
+    r"\b(?:someone|somebody|another (?:user|job|process|program|team)|other (?:users?|jobs?|processes|people|teams?)|"
+    r"colleagues?)\b|\belse'?s\b",
+    re.IGNORECASE,
+)
+AS_MEANT = re.compile(
+    r"\b(?:fine|as expected|as intended|as it should|correctly|works? (?:well|great))\b", re.IGNORECASE
+)
 # A question about how to use every GPU, or an intent: a wish, not the selection failing.
 WISH = re.compile(r"\b(?:how (?:can|do|to|should)|want(?:ed)? to|would like to|is it possible to)\b", re.IGNORECASE)
 
@@ -62,7 +79,26 @@ def visible_devices_ignored(lines: list[str], matches: list[Match]) -> Match | N
         found = IGNORED.search(head)
         if found is None or WISH.search(head[max(0, found.start() - 40) : found.start()]):
             continue
-        if found.group("all") and not (CONTRAST.search(head) or any(ONE_INDEX.search(x[:MAX_LINE]) for x in text)):
+        if TOOL_BEFORE.search(head[max(0, found.start() - 40) : found.start()]) or TOOL_AFTER.match(head, found.end()):
+            continue
+        if not _count_left_unchanged(found):
+            continue
+        if found.group("all") and not _narrower_selection(head, text[max(0, no - 2) : no + 1]):
             continue
         return Match("cuda_visible_devices_hides_gpus", no, line.strip()[:500], True, 0.75)
     return None
+
+
+def _count_left_unchanged(found: re.Match[str]) -> bool:
+    """A device count that "still" holds one GPU (or none) is the selection working: one visible GPU is cuda:0."""
+    number = re.search(r"\d+", found.group("after") or "") if found.group("before") is None else None
+    count = found.group("before") or (number[0] if number else None)
+    return count is None or int(count) > 1
+
+
+def _narrower_selection(head: str, around: list[str]) -> bool:
+    """'All GPUs used' is a complaint only against a narrower selection: a contrast in the line, or the variable set
+    to one index on this line or the next to it; never about another user's job or a run that went as meant."""
+    if OTHER_SUBJECT.search(head) or AS_MEANT.search(head):
+        return False
+    return CONTRAST.search(head) is not None or any(ONE_INDEX.search(x[:MAX_LINE]) for x in around)

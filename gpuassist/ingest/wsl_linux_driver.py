@@ -25,9 +25,23 @@ from gpuassist.report.model import Report
 _DRIVER = r"(?:(?:nvidia|gpu|graphics|display|linux)\s+(?:gpu\s+|graphics\s+|display\s+)?drivers?)"
 _IN_WSL = r"(?:in|inside|within|into|on|under)\s+(?:the\s+|my\s+)?(?:wsl2?|ubuntu\s+(?:in|on|under)\s+wsl2?)\b"
 # "installed (all) GPU driver, cudatoolkit, and cudnn in wsl too": the driver named in a list before the place.
+# The place may follow a list ("GPU driver, cudatoolkit, and cudnn in wsl") but not open a clause of its own: "I
+# installed the latest NVIDIA driver, and in WSL2 nvidia-smi shows the GPU" put the driver on Windows.
+_NOT_NEW_CLAUSE = r"(?<![,;:])(?<!\band)(?<!\bthen)(?<!\bbut)(?<!\bso)(?<!\bnow)\s+"
 INSTALLED_IN_WSL = re.compile(
-    r"\binstall(?:ed|ing)?\b[^.?!\n]{0,40}?" + _DRIVER + r"[^.?!\n]{0,60}?\b" + _IN_WSL + r"|"
-    r"\b" + _DRIVER + r"\b[^.?!\n]{0,30}?\b(?:installed|i installed)\s+" + _IN_WSL,
+    r"\binstall(?:ed|ing)?\b[^.?!\n]{0,40}?"
+    + _DRIVER
+    + r"(?:[^.?!\n]{0,60}?\b\w"
+    + _NOT_NEW_CLAUSE
+    + r"|\s+)"
+    + _IN_WSL
+    + r"|"
+    r"\b" + _DRIVER + r"\b[^.?!\n]{0,30}?\b(?:installed|i installed)\s+" + _IN_WSL + r"|"
+    # the place first: "Inside my WSL Ubuntu I also installed the Linux NVIDIA driver from the .run file"
+    r"\b"
+    + _IN_WSL
+    + r"(?:\s+ubuntu)?[,\s]+(?:i|we)\s+(?:also\s+|then\s+|have\s+|had\s+)?installed\b[^.?!\n]{0,30}?"
+    + _DRIVER,
     re.IGNORECASE,
 )
 NEGATED = re.compile(
