@@ -123,7 +123,7 @@ def test_linux_driver_inside_wsl_in_other_wordings_is_read(text: str) -> None:
     assert _ids(text)[:1] == ["wsl_libcuda_problem"]
 
 
-# ---- visible_ignored -----------------------------------------------------------------------------------------------
+# ---- visible_devices_order: the selection said not to take (was visible_ignored) -----------------------------------
 
 VISIBLE_QUIET = [
     pytest.param(
@@ -250,3 +250,14 @@ def test_off_topic_texts_stay_refused(text: str) -> None:
 
     with pytest.raises(UnreadableInput):
         load_text(text)
+
+
+def test_selection_ignored_is_explained_as_too_late_not_as_hiding_every_gpu() -> None:
+    # one module reads both wordings of the class (visible_devices_order): the finding says the variable came too late
+    text = (
+        "Even with CUDA_VISIBLE_DEVICES=1 exported, my PyTorch script allocates memory on every GPU of the machine.\n"
+    )
+    finding = next(f for f in load_text(text).findings if f.id == "cuda_visible_devices_hides_gpus")
+    assert "hides all of them" not in finding.explanation
+    assert "once, when it initialises" in finding.explanation
+    assert "os.environ" in finding.fix
