@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from gpuassist.ingest import load_text
+from gpuassist.ingest import load_text, wsl_linux_driver
+from gpuassist.ingest.text import UnreadableInput, clean_lines
 
 
 def _ids(text: str) -> list[str]:
@@ -97,12 +98,29 @@ WSL_QUIET = [
         "My torch in WSL2 says False.\n",
         id="quoted-guide",
     ),
+    pytest.param(
+        "WSL2 Ubuntu 22.04. The guide's bad example is `sudo apt-get install cuda-drivers`; I ran only "
+        "sudo apt-get install cuda-toolkit-12-6 and torch.cuda.is_available() is True.\n",
+        id="driver-package-named-as-an-example-not-run",
+    ),
 ]
 
 
 @pytest.mark.parametrize("text", WSL_QUIET)
 def test_wsl_texts_without_a_linux_driver_inside_do_not_claim_it(text: str) -> None:
     assert "wsl_libcuda_problem" not in _ids(text)
+
+
+def test_command_not_found_hint_lists_packages_nobody_installed() -> None:
+    # Ubuntu's answer to a missing nvidia-smi names nvidia-utils packages; the user ran none of them. (Another reader
+    # may still read the missing nvidia-smi on WSL; this reader must not claim a Linux driver was installed.)
+    text = (
+        "Linux PC 5.15.167.4-microsoft-standard-WSL2 #1 SMP x86_64 GNU/Linux\n$ nvidia-smi\n"
+        "Command 'nvidia-smi' not found, but can be installed with:\n"
+        "sudo apt install nvidia-utils-535         # version 535.183.01-0ubuntu0.22.04.1\n"
+        "sudo apt install nvidia-utils-550-server  # version 550.127.05-0ubuntu0.22.04.1\n"
+    )
+    assert wsl_linux_driver.linux_driver_in_wsl(clean_lines(text), load_text(text)) is None
 
 
 @pytest.mark.parametrize(
@@ -116,6 +134,10 @@ def test_wsl_texts_without_a_linux_driver_inside_do_not_claim_it(text: str) -> N
             "Inside my WSL Ubuntu I also installed the Linux NVIDIA driver from the .run file; now torch can't find "
             "CUDA.\n",
             id="place-first-then-installed",
+        ),
+        pytest.param(
+            "WSL2: I installed nvidia-driver-535 in WSL by mistake and now torch.cuda.is_available() returns False\n",
+            id="driver-named-by-its-package",
         ),
     ],
 )
@@ -151,6 +173,16 @@ VISIBLE_QUIET = [
         "Then CUDA_VISIBLE_DEVICES=0 python eval.py evaluates on one GPU, as expected. Thanks!\n",
         id="multi-gpu-run-as-meant-next-to-a-one-gpu-run",
     ),
+    pytest.param(
+        "import os\n# CUDA_VISIBLE_DEVICES has no effect if set after the first CUDA call\n"
+        "os.environ['CUDA_VISIBLE_DEVICES'] = '1'\nimport torch\nprint(torch.cuda.device_count())\n1\n",
+        id="the-rule-in-a-code-comment-of-a-correct-script",
+    ),
+    pytest.param(
+        "The README says: CUDA_VISIBLE_DEVICES is ignored once CUDA is initialised, so set it first.\n"
+        "I did, and CUDA_VISIBLE_DEVICES=1 python train.py runs on GPU 1. Thanks!\n",
+        id="the-rule-quoted-as-a-conditional",
+    ),
 ]
 
 
@@ -171,6 +203,10 @@ def test_visible_devices_working_as_meant_is_not_ignored(text: str) -> None:
             'I set CUDA_VISIBLE_DEVICES="0" at the top of the notebook after import torch, but '
             "torch.cuda.device_count() still says 8.\n",
             id="count-unchanged",
+        ),
+        pytest.param(
+            "CUDA_VISIBLE_DEVICES=0,1 python train.py\nbut DataParallel still uses all 8 GPUs on the server\n",
+            id="two-selected-eight-used-on-the-next-line",
         ),
     ],
 )
@@ -243,11 +279,12 @@ def test_script_name_glued_to_cjk_is_read_as_python_and_claims_nothing(text: str
     [
         pytest.param("我在网站shop.com.py上买了东西,请问怎么退货?\n", id="paraguay-domain-glued-to-chinese"),
         pytest.param("Le nouveau pilote de mon imprimante ne marche pas.\n", id="french-nouveau-about-a-printer"),
+        pytest.param(
+            "J'ai installé un nouveau driver pour ma souris, ça ne marche pas.\n", id="french-un-nouveau-driver"
+        ),
     ],
 )
 def test_off_topic_texts_stay_refused(text: str) -> None:
-    from gpuassist.ingest.text import UnreadableInput
-
     with pytest.raises(UnreadableInput):
         load_text(text)
 

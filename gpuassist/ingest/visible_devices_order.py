@@ -72,6 +72,11 @@ SHELL_SET = re.compile(
     r"\bexport(?:ing|ed)?\s+(?:it|the variable|CUDA_VISIBLE_DEVICES)\b",
     re.IGNORECASE,
 )
+# The rule stated, not a report of it failing: a code comment ("# CUDA_VISIBLE_DEVICES has no effect if set after the
+# first CUDA call") or a conditional ("is ignored once CUDA is initialised"). Both readers below skip such lines.
+STATES_THE_RULE = re.compile(
+    r"^\s*(?:#|//)|\b(?:no effect|ignored)\s+(?:if|unless|once|until|when (?:it is |it's )?set)\b", re.IGNORECASE
+)
 # How near (in lines) the user's words must be to the assignment to speak of it.
 NEAR = 4
 
@@ -92,7 +97,7 @@ def set_after_init(lines: list[str]) -> tuple[int, str, str] | None:
     if IN_CODE.search(cut[at]) and CODE_LINE.match(cut[at]) and any(CUDA_CALL.search(earlier) for earlier in snippet):
         return at + 1, line, "order"
     window = cut[max(0, at - NEAR) : at + NEAR + 1]
-    if any(IGNORED.search(near) for near in window):
+    if any(IGNORED.search(near) and not STATES_THE_RULE.search(near) for near in window):
         return at + 1, line, "ignored"
     if any(STILL_FIRST.search(near) for near in window) and any(SHELL_SET.search(other) for other in cut):
         return at + 1, line, "ignored"
@@ -221,7 +226,9 @@ def selection_ignored(lines: list[str]) -> tuple[int, str] | None:
     for no, line in enumerate(text, start=1):
         head = line[:MAX_LINE]
         found = SELECTION_IGNORED.search(head)
-        if found is None or WISH.search(head[max(0, found.start() - 40) : found.start()]):
+        if found is None or STATES_THE_RULE.search(head):
+            continue
+        if WISH.search(head[max(0, found.start() - 40) : found.start()]):
             continue
         if TOOL_BEFORE.search(head[max(0, found.start() - 40) : found.start()]) or TOOL_AFTER.match(head, found.end()):
             continue
