@@ -183,6 +183,11 @@ VISIBLE_QUIET = [
         "I did, and CUDA_VISIBLE_DEVICES=1 python train.py runs on GPU 1. Thanks!\n",
         id="the-rule-quoted-as-a-conditional",
     ),
+    pytest.param(
+        "Our lab server has 4 GPUs.\nMy labmate's job runs on all 4 GPUs.\n"
+        "I use CUDA_VISIBLE_DEVICES=3 python train.py\nHow do I reserve it?\n",
+        id="a-labmates-job-on-every-gpu-near-a-one-index-selection",
+    ),
 ]
 
 
@@ -207,6 +212,10 @@ def test_visible_devices_working_as_meant_is_not_ignored(text: str) -> None:
         pytest.param(
             "CUDA_VISIBLE_DEVICES=0,1 python train.py\nbut DataParallel still uses all 8 GPUs on the server\n",
             id="two-selected-eight-used-on-the-next-line",
+        ),
+        pytest.param(
+            "export CUDA_VISIBLE_DEVICES=2\npython train.py --epochs 10\n\nthe training runs on all 4 GPUs anyway\n",
+            id="one-index-exported-a-few-lines-above-the-complaint",
         ),
     ],
 )

@@ -198,7 +198,8 @@ TOOL_AFTER = re.compile(r"\s+(?:by|on|for|in|to)\s+(?:the\s+)?" + _TOOLS + r"\b"
 # Another user's or program's job on every GPU (the reason to pick one), or the run said to go as meant.
 OTHER_SUBJECT = re.compile(
     r"\b(?:someone|somebody|another (?:user|job|process|program|team)|other (?:users?|jobs?|processes|people|teams?)|"
-    r"colleagues?)\b|\belse'?s\b",
+    r"colleagues?|(?:lab|team|office)[- ]?mates?|co-?workers?)\b|\belse'?s\b|"
+    r"\b(?!it)\w+'s\s+(?:jobs?|processes|runs?)\b",
     re.IGNORECASE,
 )
 AS_MEANT = re.compile(
@@ -234,7 +235,7 @@ def selection_ignored(lines: list[str]) -> tuple[int, str] | None:
             continue
         if not _count_left_unchanged(found):
             continue
-        if found.group("all") and not _narrower_selection(head, text[max(0, no - 2) : no + 1]):
+        if found.group("all") and not _narrower_selection(head, text[max(0, no - 1 - NEAR) : no + NEAR]):
             continue
         return no, line.strip()[:500]
     return None
@@ -249,7 +250,7 @@ def _count_left_unchanged(found: re.Match[str]) -> bool:
 
 def _narrower_selection(head: str, around: list[str]) -> bool:
     """'All GPUs used' is a complaint only against a narrower selection: a contrast in the line, or the variable set
-    to one index on this line or the next to it; never about another user's job or a run that went as meant."""
+    to one index within NEAR lines of it; never about another user's job or a run that went as meant."""
     if OTHER_SUBJECT.search(head) or AS_MEANT.search(head):
         return False
     return CONTRAST.search(head) is not None or any(ONE_INDEX.search(x[:MAX_LINE]) for x in around)
