@@ -255,6 +255,21 @@ def test_another_packages_extension_built_for_old_cuda_is_not_an_older_torch() -
     assert "stale_or_shadowed_torch" not in _ids(text)
 
 
+def test_torch_import_reached_through_torchvision_is_still_torchs() -> None:
+    # the traceback passes through torchvision/__init__.py on its way into torch/__init__.py: torch's own import failed
+    text = (
+        "$ pip install torch==2.1.0+cu121 torchvision==0.16.0+cu121 --index-url https://download.pytorch.org/whl/cu121\n"
+        "$ python train.py\nTraceback (most recent call last):\n"
+        '  File "train.py", line 3, in <module>\n    import torchvision\n'
+        '  File "/home/u/.local/lib/python3.10/site-packages/torchvision/__init__.py", line 5, in <module>\n'
+        "    import torch\n"
+        '  File "/home/u/.local/lib/python3.10/site-packages/torch/__init__.py", line 237, in <module>\n'
+        "    from torch._C import *\n"
+        "ImportError: libcudart.so.10.2: cannot open shared object file: No such file or directory\n"
+    )
+    assert _ids(text)[:1] == ["stale_or_shadowed_torch"]
+
+
 def test_tensorflow_failing_on_an_old_cudart_is_not_torch() -> None:
     text = (
         "pip install torch==2.1.0+cu118\n>>> import tensorflow as tf\n"

@@ -37,9 +37,12 @@ FOLLOWS_CUDA: dict[str, tuple[int, int | None]] = {
     "cublasLt": (11, None),
     "cusparse": (11, 11),
 }
-# A frame of another installed package (torch_scatter, mmcv, a TensorFlow) in the traceback: its own extension, built
-# for another CUDA, failed to load, not torch.
-OTHER_PACKAGE_FRAME = re.compile(r"[\\/](?:site|dist)-packages[\\/](?!torch[\\/])[\w.-]+[\\/]")
+# The innermost installed package in the traceback decides whose library failed: another package (torch_scatter,
+# mmcv, TensorFlow) means its own extension, built for another CUDA, did not load; torch's loaders of other
+# packages' libraries (torch.ops.load_library in _ops.py, cpp_extension) are skipped over, while a traceback that only
+# passes through another package on its way into torch/__init__.py stays torch's.
+PACKAGE_FRAME = re.compile(r"[\\/](?:site|dist)-packages[\\/](?P<package>[\w.-]+)[\\/](?P<rest>\S*)")
+TORCH_LOADERS = re.compile(r"^(?:_ops\.py|utils[\\/]cpp_extension\.py|_classes\.py)")
 TRACEBACK = re.compile(r"Traceback \(most recent call last\)")
 INSTALLED_BUILD = re.compile(
     r"download\.pytorch\.org/whl/(?:nightly/|test/)?cu(?P<url>\d{2,3})\b|"
@@ -59,12 +62,13 @@ def library_cuda_major(lib: str, major: int, minor: str | None) -> int | None:
 
 
 def loaded_by_another_package(lines: list[str], index: int) -> bool:
-    """The traceback that ends in the missing library (up to 40 lines back to its start) passes through another
-    package's files."""
+    """The innermost package frame of the traceback that ends in the missing library (up to 40 lines back to its
+    start) is another package's, not torch's own import."""
     for line in reversed(lines[max(0, index - 40) : index]):
         head = line[:MAX_LINE]
-        if OTHER_PACKAGE_FRAME.search(head):
-            return True
+        frame = PACKAGE_FRAME.search(head)
+        if frame and not (frame["package"] == "torch" and TORCH_LOADERS.match(frame["rest"])):
+            return frame["package"] != "torch"
         if TRACEBACK.search(head):
             return False
     return False
