@@ -7,8 +7,9 @@ package (cuda-toolkit-X-Y), not the `cuda` / `cuda-drivers` meta-packages, which
 overwrite the stub. The class, as texts show it:
 
 - the user's words: "installed the (NVIDIA|GPU) driver in/inside WSL (too)", "the Linux driver inside Ubuntu on WSL";
-- the commands, in a text known to come from WSL (platform.wsl): ``apt install nvidia-driver-535``, ``cuda-drivers``,
-  ``nvidia-dkms-*``, ``nvidia-utils-*``, or running ``NVIDIA-Linux-x86_64-*.run``.
+- the commands, in a text known to come from WSL (platform.wsl), as typed (at a prompt) or told as run:
+  ``apt install nvidia-driver-535``, ``cuda-drivers``, ``nvidia-dkms-*``, ``nvidia-utils-*``, or running
+  ``NVIDIA-Linux-x86_64-*.run``; not Ubuntu's command-not-found hint that lists such packages for a missing nvidia-smi.
 
 Declines: the driver installed on Windows ("installed the driver on Windows and use WSL"), the guide's advice quoted
 or negated ("do not install a driver inside WSL"), a question whether to install one.
@@ -28,7 +29,6 @@ _DRIVER = (
     r"nvidia-driver-\d{3}\S*|cuda-drivers\b|nvidia-dkms-\d{3}\S*)"
 )
 _IN_WSL = r"(?:in|inside|within|into|on|under)\s+(?:the\s+|my\s+)?(?:wsl2?|ubuntu\s+(?:in|on|under)\s+wsl2?)\b"
-# "installed (all) GPU driver, cudatoolkit, and cudnn in wsl too": the driver named in a list before the place.
 # The place may follow a list ("GPU driver, cudatoolkit, and cudnn in wsl") but not open a clause of its own: "I
 # installed the latest NVIDIA driver, and in WSL2 nvidia-smi shows the GPU" put the driver on Windows.
 _NOT_NEW_CLAUSE = r"(?<![,;:])(?<!\band)(?<!\bthen)(?<!\bbut)(?<!\bso)(?<!\bnow)\s+"
