@@ -23,6 +23,8 @@ TOPIC = re.compile(
     r"\b3D Video Controller\b|nvcc|nvml|nccl|"
     # nouveau, the kernel's open-source driver for NVIDIA GPUs (drivers/gpu/drm/nouveau), in its kernel forms only
     # ("nouveau" alone is a French word): its device lines, its module's options, lsmod/lspci, "the nouveau driver"
+    # ("un nouveau driver", "le nouveau module": French for "a new driver", after an article or possessive)
+    r"(?<!\bun )(?<!\bune )(?<!\ble )(?<!\bla )(?<!\bmon )(?<!\bma )(?<!\bce )(?<!\bcet )(?<!\bdu )(?<!\bau )"
     r"\bnouveau(?:\s+[0-9a-f]{4}:[0-9a-f]{2}:|:|\.modeset\b|\s+(?:drivers?|module|kernel module|drm)\b)|"
     r"\bblacklist[- ]nouveau\b|driver in use:\s*nouveau\b|"
     r"\bgpus?\b|geforce|quadro|tesla|rocm|\bhip\b|\bmps\b|"

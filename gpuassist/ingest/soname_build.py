@@ -4,9 +4,10 @@ Each torch CUDA build links the CUDA libraries of its own CUDA release by soname
 NEEDED entries; NVIDIA's CUDA Toolkit release notes list each library's version per release). Up to CUDA 10.0 every
 library's soname carried CUDA's X.Y (libcudart.so.8.0, libcurand.so.9.0, libcublas.so.10.0); from 10.1 on the math
 libraries carry their own majors, so only some still name the CUDA major: libcudart.so.10.1/.10.2/.11.0/.12/.13 and
-libnvrtc.so.* always follow CUDA, as do libcublas/libcublasLt from CUDA 11 (.so.11, .so.12, .so.13) and libcusparse
-.so.11/.so.12 (CUDA 11/12); libcurand.so.10 (CUDA 10.1 to 12.x), libcufft.so.10 and libcusolver.so.11 span several
-CUDA majors and tell nothing.
+libnvrtc.so.* always follow CUDA, as do libcublas/libcublasLt from CUDA 11 (.so.11, .so.12, .so.13) and
+libcusparse.so.11 (CUDA 11 only); libcusparse.so.12 (cuSPARSE 12.x ships with CUDA 12 and, as 12.6+, with CUDA 13.0:
+NVIDIA's conda labels cuda-13.0.0 -> libcusparse 12.6.2.49), libcurand.so.10 (CUDA 10.1 to 13.x), libcufft.so.10
+and libcusolver.so.11 span several CUDA majors and tell nothing.
 
 The class: ``import torch`` fails on such a library ("libcurand.so.8.0: cannot open shared object file") while the
 text shows the torch build that was installed (a download.pytorch.org/whl/cuXYZ URL, ``torch==X+cuXYZ``, a
@@ -27,8 +28,22 @@ LIBRARY_MISSING = re.compile(
     r"\blib(?P<lib>cudart|cublasLt|cublas|curand|cufftw|cufft|cusparse|cusolver|nvrtc|nppc|nvgraph)\.so\."
     r"(?P<major>\d{1,2})(?:\.(?P<minor>\d))?\b[^\n]{0,20}?:\s*cannot open shared object file"
 )
-# From CUDA 10.1 on, one-part sonames that still name the CUDA major, with the first major where they do.
-FOLLOWS_CUDA = {"cudart": 12, "nvrtc": 12, "cublas": 11, "cublasLt": 11, "cusparse": 11}
+# From CUDA 10.1 on, one-part sonames that still name the CUDA major, with the first major where they do and the
+# last one (None: still follows CUDA in the newest release).
+FOLLOWS_CUDA: dict[str, tuple[int, int | None]] = {
+    "cudart": (12, None),
+    "nvrtc": (12, None),
+    "cublas": (11, None),
+    "cublasLt": (11, None),
+    "cusparse": (11, 11),
+}
+# The innermost installed package in the traceback decides whose library failed: another package (torch_scatter,
+# mmcv, TensorFlow) means its own extension, built for another CUDA, did not load; torch's loaders of other
+# packages' libraries (torch.ops.load_library in _ops.py, cpp_extension) are skipped over, while a traceback that only
+# passes through another package on its way into torch/__init__.py stays torch's.
+PACKAGE_FRAME = re.compile(r"[\\/](?:site|dist)-packages[\\/](?P<package>[\w.-]+)[\\/](?P<rest>\S*)")
+TORCH_LOADERS = re.compile(r"^(?:_ops\.py|utils[\\/]cpp_extension\.py|_classes\.py)")
+TRACEBACK = re.compile(r"Traceback \(most recent call last\)")
 INSTALLED_BUILD = re.compile(
     r"download\.pytorch\.org/whl/(?:nightly/|test/)?cu(?P<url>\d{2,3})\b|"
     r"\btorch(?:==|-|\s+)\d+\.\d+(?:\.\d+)?(?:(?:a|b|rc|\.dev)\d+)?\+cu(?P<tag>\d{2,3})\b",
@@ -40,8 +55,23 @@ def library_cuda_major(lib: str, major: int, minor: str | None) -> int | None:
     """The CUDA major a soname belongs to, or None where the soname spans several CUDA releases."""
     if minor is not None:
         return major if 7 <= major <= 11 else None
-    first = FOLLOWS_CUDA.get(lib)
-    return major if first is not None and major >= first else None
+    span = FOLLOWS_CUDA.get(lib)
+    if span is None or major < span[0] or (span[1] is not None and major > span[1]):
+        return None
+    return major
+
+
+def loaded_by_another_package(lines: list[str], index: int) -> bool:
+    """The innermost package frame of the traceback that ends in the missing library (up to 40 lines back to its
+    start) is another package's, not torch's own import."""
+    for line in reversed(lines[max(0, index - 40) : index]):
+        head = line[:MAX_LINE]
+        frame = PACKAGE_FRAME.search(head)
+        if frame and not (frame["package"] == "torch" and TORCH_LOADERS.match(frame["rest"])):
+            return frame["package"] != "torch"
+        if TRACEBACK.search(head):
+            return False
+    return False
 
 
 def build_cuda_major(tag: str) -> int:
@@ -62,7 +92,7 @@ def older_torch_imported(lines: list[str], matches: list[Match]) -> list[Match]:
         head = line[:MAX_LINE]
         if missing is None and (m := LIBRARY_MISSING.search(head)):
             cuda = library_cuda_major(m.group("lib"), int(m.group("major")), m.group("minor"))
-            if cuda is not None:
+            if cuda is not None and not loaded_by_another_package(lines, no - 1):
                 missing = (no, line.strip()[:500], cuda)
         for b in INSTALLED_BUILD.finditer(head):
             builds.add(build_cuda_major(b.group("url") or b.group("tag")))

@@ -74,7 +74,6 @@ from gpuassist.ingest import (
     torch_lib_copies,
     usage_words,
     user_words,
-    visible_ignored,
     windows_device_status,
     wsl_linux_driver,
 )
@@ -134,7 +133,7 @@ from gpuassist.ingest.unavailable_said import says_unavailable
 from gpuassist.ingest.unpublished_pin import explain as unpublished_pin_explain
 from gpuassist.ingest.unpublished_pin import unpublished_variant_match
 from gpuassist.ingest.visible_devices_order import explain as set_after_init_explain
-from gpuassist.ingest.visible_devices_order import set_after_init_matches
+from gpuassist.ingest.visible_devices_order import set_after_init_matches, visible_devices_ignored
 from gpuassist.ingest.wheel_abi import wheel_for_another_python
 from gpuassist.ingest.wsl_no_device import wsl_no_device_first
 from gpuassist.report.model import Report
@@ -430,7 +429,7 @@ INFERENCES: tuple[Inference, ...] = (
     _of_lines_matches(user_words.other_job_on_gpu),
     _of_lines(user_words.works_in_own_check_not_app),
     _of_lines_unavailable(user_words.visible_devices_hide_all),
-    _of_lines_matches(visible_ignored.visible_devices_ignored),
+    _of_lines_matches(visible_devices_ignored),
     _of_lines_matches(gpu_presence.cpu_machine_match),
     _of_lines_matches(system_causes.nouveau_bound_match),
     _of_lines_matches(secure_boot_blocks_module),

@@ -7,8 +7,9 @@ package (cuda-toolkit-X-Y), not the `cuda` / `cuda-drivers` meta-packages, which
 overwrite the stub. The class, as texts show it:
 
 - the user's words: "installed the (NVIDIA|GPU) driver in/inside WSL (too)", "the Linux driver inside Ubuntu on WSL";
-- the commands, in a text known to come from WSL (platform.wsl): ``apt install nvidia-driver-535``, ``cuda-drivers``,
-  ``nvidia-dkms-*``, ``nvidia-utils-*``, or running ``NVIDIA-Linux-x86_64-*.run``.
+- the commands, in a text known to come from WSL (platform.wsl), as typed (at a prompt) or told as run:
+  ``apt install nvidia-driver-535``, ``cuda-drivers``, ``nvidia-dkms-*``, ``nvidia-utils-*``, or running
+  ``NVIDIA-Linux-x86_64-*.run``; not Ubuntu's command-not-found hint that lists such packages for a missing nvidia-smi.
 
 Declines: the driver installed on Windows ("installed the driver on Windows and use WSL"), the guide's advice quoted
 or negated ("do not install a driver inside WSL"), a question whether to install one.
@@ -22,12 +23,29 @@ from gpuassist.ingest.errors import Match
 from gpuassist.ingest.lines import MAX_LINE
 from gpuassist.report.model import Report
 
-_DRIVER = r"(?:(?:nvidia|gpu|graphics|display|linux)\s+(?:gpu\s+|graphics\s+|display\s+)?drivers?)"
+# The driver in words, or by the Linux driver's own package names ("installed nvidia-driver-535 in WSL").
+_DRIVER = (
+    r"(?:(?:nvidia|gpu|graphics|display|linux)\s+(?:gpu\s+|graphics\s+|display\s+)?drivers?|"
+    r"nvidia-driver-\d{3}\S*|cuda-drivers\b|nvidia-dkms-\d{3}\S*)"
+)
 _IN_WSL = r"(?:in|inside|within|into|on|under)\s+(?:the\s+|my\s+)?(?:wsl2?|ubuntu\s+(?:in|on|under)\s+wsl2?)\b"
-# "installed (all) GPU driver, cudatoolkit, and cudnn in wsl too": the driver named in a list before the place.
+# The place may follow a list ("GPU driver, cudatoolkit, and cudnn in wsl") but not open a clause of its own: "I
+# installed the latest NVIDIA driver, and in WSL2 nvidia-smi shows the GPU" put the driver on Windows.
+_NOT_NEW_CLAUSE = r"(?<![,;:])(?<!\band)(?<!\bthen)(?<!\bbut)(?<!\bso)(?<!\bnow)\s+"
 INSTALLED_IN_WSL = re.compile(
-    r"\binstall(?:ed|ing)?\b[^.?!\n]{0,40}?" + _DRIVER + r"[^.?!\n]{0,60}?\b" + _IN_WSL + r"|"
-    r"\b" + _DRIVER + r"\b[^.?!\n]{0,30}?\b(?:installed|i installed)\s+" + _IN_WSL,
+    r"\binstall(?:ed|ing)?\b[^.?!\n]{0,40}?"
+    + _DRIVER
+    + r"(?:[^.?!\n]{0,60}?\b\w"
+    + _NOT_NEW_CLAUSE
+    + r"|\s+)"
+    + _IN_WSL
+    + r"|"
+    r"\b" + _DRIVER + r"\b[^.?!\n]{0,30}?\b(?:installed|i installed)\s+" + _IN_WSL + r"|"
+    # the place first: "Inside my WSL Ubuntu I also installed the Linux NVIDIA driver from the .run file"
+    r"\b"
+    + _IN_WSL
+    + r"(?:\s+ubuntu)?[,\s]+(?:i|we)\s+(?:also\s+|then\s+|have\s+|had\s+)?installed\b[^.?!\n]{0,30}?"
+    + _DRIVER,
     re.IGNORECASE,
 )
 NEGATED = re.compile(
@@ -37,6 +55,13 @@ NEGATED = re.compile(
 )
 # The driver put on Windows (the supported setup) between the driver and the place: not inside WSL.
 ON_WINDOWS = re.compile(r"\b(?:windows|win1[01]|host)\b", re.IGNORECASE)
+# What may stand before a typed command: a shell prompt, sudo; or the user's words that they ran it.
+PROMPT_ONLY = re.compile(r"\s*(?:[\w.@-]+:[~/\w.-]*[$#]\s*|[$#>]\s*|\(\S+\)\s*)*(?:sudo\s+)?")
+RAN_WORDS = re.compile(
+    r"\b(?:i|we)\s+(?:also\s+|then\s+|just\s+)?(?:ran|run|typed|executed|did|used)\b|\brunning\b", re.I
+)
+CAN_BE_INSTALLED = re.compile(r"can be installed with:?\s*$|Try: sudo apt install", re.IGNORECASE)
+HINT_VERSION = re.compile(r"#\s*version\s+\d")
 # Inside WSL: the Linux driver's packages or installer.
 LINUX_DRIVER_COMMAND = re.compile(
     r"\bapt(?:-get)?\s+(?:-y\s+)?install\b[^\n]{0,80}?\b(?:nvidia-driver-\d{3}\S*|cuda-drivers\S*|nvidia-dkms-\d{3}\S*|"
@@ -53,6 +78,21 @@ def linux_driver_in_wsl(lines: list[str], report: Report) -> Match | None:
         said = INSTALLED_IN_WSL.search(head)
         if said and not NEGATED.search(head[max(0, said.start() - 40) : said.end()]) and not ON_WINDOWS.search(said[0]):
             return Match("wsl_libcuda_problem", no, line.strip()[:500], True, 0.85)
-        if wsl and LINUX_DRIVER_COMMAND.search(head) and not NEGATED.search(head):
+        ran = LINUX_DRIVER_COMMAND.search(head) if wsl else None
+        if ran and not NEGATED.search(head) and _was_run(head, ran.start()) and not _install_hint(lines, no - 1):
             return Match("wsl_libcuda_problem", no, line.strip()[:500], True, 0.8)
     return None
+
+
+def _was_run(head: str, at: int) -> bool:
+    """The command as typed (at the line's start, after a prompt or sudo) or told as run ("I ran sudo apt install
+    ..."); not a package named in passing ("the guide's bad example is `apt-get install cuda-drivers`")."""
+    return PROMPT_ONLY.fullmatch(head[:at]) is not None or RAN_WORDS.search(head[:at]) is not None
+
+
+def _install_hint(lines: list[str], index: int) -> bool:
+    """Ubuntu's command-not-found answer for a missing nvidia-smi ("can be installed with: sudo apt install
+    nvidia-utils-535  # version ...") lists packages nobody installed; on WSL nvidia-smi lives in /usr/lib/wsl/lib."""
+    if HINT_VERSION.search(lines[index][:MAX_LINE]):
+        return True
+    return any(CAN_BE_INSTALLED.search(line[:MAX_LINE]) for line in lines[max(0, index - 6) : index])
