@@ -21,6 +21,7 @@ from gpuassist.ingest import (
     paste_facts,
     program_devices,
     steps,
+    structured_logs,
     torch_rows,
     usage_words,
     user_words,
@@ -81,6 +82,10 @@ def load_text(text: str, *, label: str = "the input") -> Report:
             f"the input is larger than {MAX_BYTES // (1024 * 1024)} MiB; a report or paste is far smaller"
         )
     if _is_json(text):
+        # journalctl -o json, Docker's json-file log, kubectl's events as JSON: the messages are the paste
+        unwrapped = structured_logs.log_lines(text)
+        if unwrapped is not None:
+            return load_text(unwrapped, label=label)
         report = parse_report(text)
         report.meta.setdefault("source_label", label)
         report.meta["reopened_from"] = label

@@ -210,6 +210,16 @@ def config_show_facts(lines: list[str], sources: Sources) -> dict[str, Any]:
 #   - 7.5 which supports hardware CC >=7.5,<8.0
 UNSUPPORTED_CC = re.compile(r"Found GPU(\d+) (.+?) which is of compute capability \(CC\) (\d{1,2})\.(\d)\b")
 BUILT_CC = re.compile(r"^\W*(\d{1,2})\.(\d) which supports hardware CC\b")
+# torch 1.x-2.7's wording of the same check (_check_capability's old_gpu_warn), printed when the GPU's capability is
+# outside the build's range; the range is often wrapped onto the next line, and forums join the lines again:
+#   Found GPU0 Tesla P100-PCIE-16GB which is of cuda capability 6.0.
+#   Minimum and Maximum cuda capability supported by this version of PyTorch is
+#   (7.0) - (12.0)
+OUT_OF_RANGE_CC = re.compile(
+    r"Found GPU(\d+) (.+?) which is of cuda capability (\d{1,2})\.(\d)\.\s+"
+    r"Minimum and Maximum cuda capability supported by this version of PyTorch is\s+"
+    r"\((\d{1,2})\.(\d)\)\s*-\s*\((\d{1,2})\.(\d)\)"
+)
 
 
 def capability_check_facts(lines: list[str], sources: Sources) -> dict[str, Any]:
@@ -234,6 +244,23 @@ def capability_check_facts(lines: list[str], sources: Sources) -> dict[str, Any]
         }
         if archs:
             facts["torch.arch_list"] = archs
+        note_source(sources, tuple(facts), i + 1, raw)
+        return facts
+    return range_check_facts(lines, sources)
+
+
+def range_check_facts(lines: list[str], sources: Sources) -> dict[str, Any]:
+    """The older wording states the build's range, not its list: its two ends stand for the list (the GPU is outside
+    the range, so which end it misses is what the arch rules judge)."""
+    for i, raw in enumerate(lines):
+        if "which is of cuda capability" not in raw:
+            continue
+        m = OUT_OF_RANGE_CC.search(" ".join(line[:MAX_LINE].strip() for line in lines[i : i + 4]))
+        if m is None:
+            continue
+        oldest, newest = f"sm_{m.group(5)}{m.group(6)}", f"sm_{m.group(7)}{m.group(8)}"
+        gpu = {"index": int(m.group(1)), "name": m.group(2).strip(), "compute_capability": f"{m.group(3)}.{m.group(4)}"}
+        facts: dict[str, Any] = {"reported.gpus": [gpu], "torch.arch_list": [oldest, newest]}
         note_source(sources, tuple(facts), i + 1, raw)
         return facts
     return {}

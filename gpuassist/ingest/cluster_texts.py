@@ -111,7 +111,7 @@ def quoted_job_without_gpu(lines: list[str], *, unavailable: bool) -> Match | No
     requests = [
         (no, line[:MAX_LINE])
         for no, line in enumerate(lines[:5000], start=1)
-        if QUOTED_JOB.search(line[:MAX_LINE]) and GPU_REQUEST.search(line[:MAX_LINE])
+        if QUOTED_JOB.search(line[:MAX_LINE]) and _asks(line[:MAX_LINE])
     ]
     if not requests:
         return Match("scheduler_no_gpu_allocated", job[0], job[1], False, 0.7)
@@ -124,6 +124,23 @@ def quoted_job_without_gpu(lines: list[str], *, unavailable: bool) -> Match | No
         return None
     no, line = disowned or requests[0]
     return Match("scheduler_no_gpu_allocated", no, line.strip()[:500], False, 0.6)
+
+
+# The user's words that a request is NOT in the job: "sbatch -p gpu without --gres=gpu:1", "I forgot --gpus",
+# "no --gres line", "didn't pass --gpus=1": the option is named only as what is missing (read right before it).
+REQUEST_DENIED = re.compile(
+    r"\b(?:without|no|forgot(?: to (?:add|use|pass|set|give|request))?|forgetting|missing|omitted|"
+    r"(?:didn'?t|did not|don'?t|do not|never) (?:add|use|pass|set|give|request|specify))\s+"
+    r"(?:(?:the|a|any) )?[`'\"]?$",
+    re.IGNORECASE,
+)
+
+
+def _asks(line: str) -> bool:
+    """The line asks the scheduler for a GPU: a request form the words right before it do not name as missing."""
+    return any(
+        REQUEST_DENIED.search(line[max(0, m.start() - 60) : m.start()]) is None for m in GPU_REQUEST.finditer(line)
+    )
 
 
 # The request's line says the form is not honoured: "only works for interactive jobs", "is ignored", "doesn't give

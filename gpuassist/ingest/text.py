@@ -8,6 +8,7 @@ parsers only ever see plain lines.
 from __future__ import annotations
 
 import codecs
+import html
 import re
 
 MAX_BYTES = 20 * 1024 * 1024
@@ -60,9 +61,20 @@ TYPOGRAPHIC = str.maketrans(
         "\u201e": '"',
         "\u00a0": " ",
         "\uff1a": ": ",
+        # zero-width characters a web page or chat client puts inside words (soft break points, joiners, a BOM):
+        # invisible in the paste, they split a message's words for every reader
+        "\u200b": None,
+        "\u200c": None,
+        "\u200d": None,
+        "\u2060": None,
+        "\ufeff": None,
     }
 )
 FENCE = re.compile(r"^\s*(```|~~~)")
+# A message copied from a web page's source, a mail archive or a scraped forum keeps its HTML escapes
+# ('could not select device driver &quot;nvidia&quot;'). Only the escapes a page writes for quotes, brackets and
+# ampersands are read back, so a URL's "&para=" or a word after "&" stays as it is.
+HTML_ESCAPE = re.compile(r"&(?:quot|amp|lt|gt|apos|#(?:3[49]|6[02]|38)|#x(?:2[27]|3[ce]|26));", re.IGNORECASE)
 
 
 def clean_lines(text: str) -> list[str]:
@@ -76,6 +88,7 @@ def clean_lines(text: str) -> list[str]:
             if not rest or re.fullmatch(r"[\w+-]{1,20}", rest):
                 continue
             line = rest
+        line = HTML_ESCAPE.sub(lambda m: html.unescape(m.group(0)), line)
         # Non-breaking spaces, full-width colons ("GPU 0： Tesla P100", typed with a CJK input method), curly quotes.
         lines.append(line.translate(TYPOGRAPHIC))
     return lines

@@ -420,7 +420,9 @@ def compute_mode_prohibited(lines: list[str]) -> Match | None:
 
 # glibc's ldconfig prints "<file> is not a symbolic link" for WSL's /usr/lib/wsl/lib/libcuda.so.1 on every package
 # install (the Windows driver ships copies, not links): cosmetic, CUDA works (microsoft/WSL#5548, #5663, #11229).
-LDCONFIG_NOT_LINK = re.compile(r"ldconfig(?:\.real)?:\s*\S*/wsl/lib/\S+ is not a symbolic link")
+# The warning is ldconfig's whatever prefix survives the paste: "/sbin/ldconfig.real: ", "ldconfig: ", none when
+# quoted in a sentence or a wrapped line; nothing else prints "<WSL library> is not a symbolic link".
+LDCONFIG_NOT_LINK = re.compile(r"\S*/wsl/lib/\S+ is not a symbolic link")
 
 
 def harmless_wsl_ldconfig(lines: list[str], matches: list[Match]) -> list[Match]:
@@ -554,20 +556,35 @@ K8S_SPEC = re.compile(
     r"^\s*kind:\s*(?:Pod|Deployment|Job|StatefulSet|DaemonSet|CronJob|ReplicaSet)\s*$|^\s*containers:\s*$"
 )
 K8S_GPU_REQUEST = re.compile(r"nvidia\.com/(?:gpu|mig-\S+)|amd\.com/gpu|runtimeClassName:\s*nvidia", re.IGNORECASE)
+# The user's words that the pod asks for no GPU: "no resources.limits for nvidia.com/gpu", "I didn't set
+# nvidia.com/gpu", "without requesting nvidia.com/gpu" (the request named only as missing). A node listing no
+# nvidia.com/gpu ("Capacity shows no nvidia.com/gpu") is the device plugin's side, not this.
+K8S_REQUEST_DENIED = re.compile(
+    r"\b(?:no|without|missing)\s+(?:a |any |the )?`?(?:resources\.)?(?:limits?|requests?)`?\s+"
+    r"(?:for |of |on |with )?[`'\"]?nvidia\.com/gpu\b|"
+    r"\b(?:without (?:requesting|asking for)|forgot to (?:add|set|request)|"
+    r"(?:didn'?t|did not|don'?t|do not|never) (?:add|set|request|specify|ask for))\s+(?:a |any |the )?[`'\"]?"
+    r"nvidia\.com/gpu\b",
+    re.IGNORECASE,
+)
 # Grid Engine's job-script directives ("#$ -l h_vmem=16G") and their GPU request ("-l gpu=1", a site's "-l gpus=").
 SGE_DIRECTIVE = re.compile(r"^\s*#\$\s+-\w")
 SGE_GPU_REQUEST = re.compile(r"-l\s+\S*\bgpus?\b|-l\s+\S*\bcuda\b|\bngpus\b", re.IGNORECASE)
 
 
 def workload_without_gpu_request(lines: list[str], *, unavailable: bool) -> Match | None:
-    """A Kubernetes workload spec or a Grid Engine job script shown without any GPU request, while CUDA sees no GPU
-    there: the scheduler gave the container/job none. A likely cause (a site may attach GPUs otherwise)."""
+    """A Kubernetes workload spec or a Grid Engine job script shown without any GPU request (or the user saying the
+    pod asks for none), while CUDA sees no GPU there: the scheduler gave the container/job none. A likely cause (a
+    site may attach GPUs otherwise)."""
     if not (unavailable or cuda_shown_failing(lines)):
         return None
     cut = [line[:MAX_LINE] for line in lines]
     spec = next((no for no, line in enumerate(cut, start=1) if K8S_SPEC.match(line)), None)
     if spec is not None and any("image:" in line for line in cut) and not any(K8S_GPU_REQUEST.search(x) for x in cut):
         return Match("scheduler_no_gpu_allocated", spec, lines[spec - 1].strip()[:500], False, 0.8)
+    denied = next((no for no, line in enumerate(cut, start=1) if K8S_REQUEST_DENIED.search(line)), None)
+    if denied is not None:
+        return Match("scheduler_no_gpu_allocated", denied, lines[denied - 1].strip()[:500], False, 0.7)
     sge = [no for no, line in enumerate(cut, start=1) if SGE_DIRECTIVE.match(line)]
     if sge and not any(SGE_GPU_REQUEST.search(cut[no - 1]) for no in sge):
         return Match("scheduler_no_gpu_allocated", sge[0], lines[sge[0] - 1].strip()[:500], False, 0.75)
