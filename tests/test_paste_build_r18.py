@@ -43,6 +43,9 @@ def test_cpu_selector_row_is_the_build(rows: str) -> None:
         # a CPU selector beside a CUDA pytorch row: the text cannot tell which environment ran
         "_pytorch_select           0.1                       cpu_0\n"
         "pytorch                   1.3.1           py3.7_cuda10.1.243_cudnn7.6.3_0    pytorch\n",
+        # a CPU selector beside collect_env's CUDA build line, or conda's GPU metapackage
+        "[conda] cpuonly                   1.0               0    pytorch\nCUDA used to build PyTorch: 10.1\n",
+        "_pytorch_select           0.1               cpu_0\npytorch-gpu               1.3.1             0\n",
         # a selector name in prose is not a row
         "I removed _pytorch_select 0.1 cpu_0 and it still fails\n",
     ],

@@ -34,6 +34,16 @@ def _ids(text: str) -> list[str]:
         '  File "C:\\Users\\me\\AppData\\Roaming\\Python\\Python37\\site-packages\\torch\\__init__.py", line 81\n'
         "    from torch._C import *\n"
         "ImportError: DLL load failed: A dynamic link library (DLL) initialization routine failed.\n",
+        # IPython's older traceback headers
+        "OSError                                   Traceback (most recent call last)\n"
+        "<ipython-input-1-eb42ca6e4af3> in <module>\n"
+        "----> 1 import torch\n"
+        "~\\anaconda3\\envs\\dl\\lib\\site-packages\\torch\\__init__.py in <module>\n"
+        "     80     for dll in dlls:\n"
+        "---> 81         ctypes.CDLL(dll)\n"
+        "~\\anaconda3\\envs\\dl\\lib\\ctypes\\__init__.py in __init__(self, name, mode, handle, use_errno)\n"
+        "--> 364             self._handle = _dlopen(self._name, mode)\n"
+        "OSError: [WinError 1114] A dynamic link library (DLL) initialization routine failed\n",
     ],
 )
 def test_dll_failure_inside_torch_init_is_import_error(text: str) -> None:

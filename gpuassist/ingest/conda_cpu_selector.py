@@ -31,7 +31,8 @@ SELECTOR_ROW = re.compile(
 # What a text shows of a CUDA build of torch (declines the reading).
 CUDA_BUILD_SHOWN = re.compile(
     r"^\s*(?:\[conda\]\s+)?(?:_pytorch_select\s+\S+\s+gpu|pytorch-mutex\s+\S+\s+cuda\b|pytorch-cuda\s+\d)|"
-    r"^\s*(?:\[conda\]\s+)?pytorch\s+\d\S*\s+\S*(?:cuda|gpu)|"
+    r"^\s*(?:\[conda\]\s+)?pytorch\s+\d\S*\s+\S*(?:cuda|gpu)|^\s*(?:\[conda\]\s+)?pytorch-gpu\s+\d|"
+    r"\bCUDA used to build PyTorch:\s*\d|"
     r"\btorch(?:==|-|\s+)\d+\.\d+(?:\.\d+)?\+cu\d{2,3}\b|"
     r"\bIs CUDA available:\s*True\b|torch\.cuda\.is_available\(\)\s*\n?\s*True\b"
 )

@@ -31,8 +31,9 @@ from gpuassist.ingest.lines import MAX_LINE
 
 # The exception of a failed DLL load: ctypes' WinError (with its number) or Python's import of an extension.
 DLL_FAILURE = re.compile(r"\bOSError: \[WinError (?:126|127|193|1114|1455)\]|\bImportError: DLL load failed\b")
-# A traceback frame line and the file it names.
-FRAME = re.compile(r"^\s*File \"(?P<file>[^\"\n]{1,400})\", line \d+")
+# A traceback frame line and the file it names: CPython's, or IPython's older header
+# ("~\\anaconda3\\lib\\site-packages\\torch\\__init__.py in <module>").
+FRAME = re.compile(r"^\s*(?:File \"(?P<file>[^\"\n]{1,400})\", line \d+|(?P<ipy>[^\s\"]{1,400}\.py)\s+in\s+[<\w])")
 CTYPES = re.compile(r"(?:^|[/\\])ctypes[/\\]__init__\.py$", re.IGNORECASE)
 TORCH_INIT = re.compile(r"[/\\]torch[/\\]__init__\.py$", re.IGNORECASE)
 INSTALLED = re.compile(r"[/\\](?:site|dist)-packages[/\\]", re.IGNORECASE)
@@ -49,8 +50,9 @@ def innermost_frame(lines: list[str], index: int) -> str | None:
         if TRACEBACK.search(head):
             return None
         frame = FRAME.match(head)
-        if frame and not CTYPES.search(frame["file"]):
-            return frame["file"]
+        file = frame and (frame["file"] or frame["ipy"])
+        if file and not CTYPES.search(file):
+            return file
     return None
 
 
