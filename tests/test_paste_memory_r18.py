@@ -45,3 +45,8 @@ def test_own_or_denied_process_is_not_held_by_others(words: str) -> None:
 
 def test_process_taking_the_cpu_is_not_gpu_memory() -> None:
     assert "gpu_memory_held_by_others" not in _ids(OOM + "我发现有个进程完全占用了CPU，训练很慢\n")[:1]
+
+
+def test_the_users_own_process_seen_in_nvidia_smi_is_not_held_by_others() -> None:
+    words = "In nvidia-smi I see the process uses almost all the memory right before the crash.\n"
+    assert "gpu_memory_held_by_others" not in _ids(OOM + words)[:1]

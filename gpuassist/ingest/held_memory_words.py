@@ -20,10 +20,13 @@ import re
 from gpuassist.ingest.errors import Match
 from gpuassist.ingest.lines import MAX_LINE
 
-# Seen: in nvidia-smi, found, there is / 有个 (a process the user came across, not one they name as theirs).
-SEEN = re.compile(
-    r"nvidia-smi|\bfound\b|\bnoticed\b|\bthere (?:is|was|are)\b|\bsee\b|\bsaw\b|\bshows?\b|"
-    r"发现|看到|有个|有一个|有一些",
+# A process the user came across rather than one they name as theirs: an indefinite one ("a process", "some
+# process", "a process called X", "an unknown process") or, in Chinese, one found (有个/有一个/某个/发现) or named by
+# its program ("VeCarRecoServer进程").
+FOUND_PROCESS = re.compile(
+    r"\b(?:a|an|some|one|unknown|strange|weird|mysterious|foreign)\s+(?:[\w.-]+\s+){0,2}?process(?:es)?\b|"
+    r"\bprocess(?:es)?\s+(?:called|named)\b|"
+    r"(?:有个|有一个|有一些|某个|发现)[^。\n，,]{0,30}?进程|[A-Za-z][\w.-]{2,60}\s?进程",
     re.IGNORECASE,
 )
 # A process that holds all, almost all or most of the memory.
@@ -58,7 +61,7 @@ def found_process_holding_memory(lines: list[str], matches: list[Match]) -> Matc
         if "进程" not in line and "process" not in line.lower():
             continue
         held = HOLDS_ALL_EN.search(line) or HOLDS_ALL_ZH.search(line)
-        if held is None or not SEEN.search(line) or OWN_OR_DENIED.search(line):
+        if held is None or not FOUND_PROCESS.search(line) or OWN_OR_DENIED.search(line):
             continue
         oom = any(m.id == "cuda_out_of_memory" for m in matches)
         return Match("gpu_memory_held_by_others", no, line.strip()[:500], oom, 0.85 if oom else 0.5)
