@@ -8,8 +8,11 @@ VeCarRecoServer eating almost all the memory", "there is a process taking up all
 (gpu_memory_held_by_others, NVIDIA's nvidia-smi documentation: the memory a process uses is not available to others;
 PyTorch's OOM message "Of the allocated memory ... this process has X memory in use" counts only its own).
 
-Declined when the process is the user's own ("my process", "我的进程", "the training process takes all memory": the
-job itself is too large), when the words deny it ("no process", "没有进程"), and, as a verdict, without an
+Declined when the process is the user's own job ("my process", "我的进程", "the training process takes all memory",
+"it's the jupyter kernel I'm running this in", "就是我自己的训练脚本": the job itself is too large; a run of theirs
+they forgot, "my other run from an hour ago", is another process and still read), when the words deny it ("no
+process", "没有进程") or only suppose it ("if a process uses all the memory", quoted docs), when the memory is the
+machine's RAM (htop, top, Task Manager, "RAM": not what nvidia-smi lists), and, as a verdict, without an
 out-of-memory error in the same text (a guess then).
 """
 
@@ -46,9 +49,22 @@ HOLDS_ALL_ZH = re.compile(
 # The process is the user's own job, or no process is said to be there.
 OWN_OR_DENIED = re.compile(
     r"\bmy\s+(?:\w+\s+)?process|\b(?:training|train|my|the python|this) process\b|\bno (?:other )?process|"
-    r"\bnot? (?:any )?(?:other )?process|我的(?:训练)?进程|训练进程|没有(?:别的|其他)?进程",
+    r"\bnot? (?:any )?(?:other )?process|我的(?:训练)?进程|训练进程|没有(?:别的|其他)?进程|"
+    # the process named as the job itself, after the fact: "it's the jupyter kernel I'm running this notebook in",
+    # "that's just my own training script", "就是我自己的训练脚本" (not "my other run", "my earlier job": those are
+    # other processes)
+    r"\b(?:it'?s|that'?s|it is|that is|which is)\s+(?:just\s+|actually\s+|simply\s+)?(?:my|the)\s+(?:own\s+)?"
+    r"(?:(?:jupyter|notebook|python|training|current)\s+)*(?:kernel|notebook|script|job|run|program|process)\b"
+    r"(?!\s+(?:from|that|which)\s)|\bI'?m (?:currently )?running (?:this|it|now)\b|"
+    r"就是我(?:自己)?的|(?<!不)是我自己的(?:训练)?(?:脚本|程序|进程|任务)|(?<!不是我)自己的(?:训练)?(?:脚本|程序|进程)",
     re.IGNORECASE,
 )
+# Only supposed, not seen: a condition ("if a process uses all the memory", quoted docs), in English or Chinese.
+SUPPOSED = re.compile(
+    r"\b(?:if|whenever|suppose|supposing|in case)\b[^.\n]{0,20}?\bprocess|(?:如果|假如|假设|若)[^。\n]{0,20}?进程", re.I
+)
+# The machine's memory, not the GPU's: the tools that show RAM and the word itself.
+HOST_MEMORY = re.compile(r"\bhtop\b|\bTask Manager\b|\bActivity Monitor\b|\bRAM\b|\bRSS\b|\bswap\b", re.I)
 
 
 def found_process_holding_memory(lines: list[str], matches: list[Match]) -> Match | None:
@@ -62,6 +78,8 @@ def found_process_holding_memory(lines: list[str], matches: list[Match]) -> Matc
             continue
         held = HOLDS_ALL_EN.search(line) or HOLDS_ALL_ZH.search(line)
         if held is None or not FOUND_PROCESS.search(line) or OWN_OR_DENIED.search(line):
+            continue
+        if SUPPOSED.search(line) or HOST_MEMORY.search(line):
             continue
         oom = any(m.id == "cuda_out_of_memory" for m in matches)
         return Match("gpu_memory_held_by_others", no, line.strip()[:500], oom, 0.85 if oom else 0.5)

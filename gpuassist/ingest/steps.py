@@ -357,6 +357,13 @@ def cpu_torch_in_words(ctx: PasteContext) -> errors.Match | None:
     return user_words.cpu_torch_in_words(ctx.lines) or cuda_less_torch_in_words(ctx.lines)
 
 
+def conda_cpu_selector_off_mac(ctx: PasteContext) -> errors.Match | None:
+    # macOS has no CUDA variant: pytorch-mutex "cpu" is every Mac's build, and MPS lives in it.
+    if ctx.facts.value("host.os") == "Darwin":
+        return None
+    return conda_cpu_selector.conda_cpu_selector_match(ctx.lines)
+
+
 def visible_devices_fix_reported(ctx: PasteContext) -> errors.Match | None:
     return user_words.visible_devices_fix_reported(
         ctx.lines,
@@ -414,7 +421,7 @@ INFERENCES: tuple[Inference, ...] = (
     amd_gpu_in_words,
     integrated_only,
     cpu_torch_in_words,
-    _of_lines(conda_cpu_selector.conda_cpu_selector_match),
+    conda_cpu_selector_off_mac,
     _of_lines_unavailable(distro_torch.distro_cpu_torch_match),
     _of_lines(user_words.mig_in_words),
     visible_devices_fix_reported,

@@ -91,12 +91,35 @@ def shadow(lines: list[str]) -> tuple[int, str, str] | None:
     return None
 
 
+# The message only supposed or quoted, not met: "if you see 'No module named torch._C' you ran python from ...",
+# "I'm not getting ...". Read on the text before the message on its line.
+SUPPOSED_MESSAGE = re.compile(
+    r"\b(?:if|when|whenever|in case)\s+(?:you|one|u|people|users?)\s+(?:see|get|hit|encounter|run into)\b|"
+    r"\b(?:not|never|no longer|don'?t|doesn'?t|isn'?t)\s+(?:seeing|getting|see|get|hitting)\b",
+    re.IGNORECASE,
+)
+
+
+def _extension_row_unmet(match: Match, source_tree: bool) -> bool:
+    """A torch_import_error read from torch's extension missing that the text explains otherwise: the checkout
+    shadowing the installed torch (reinstalling would not help) or words that only suppose the message."""
+    if match.id != "torch_import_error":
+        return False
+    found = NO_EXTENSION.search(match.line)
+    if found is None:
+        return False
+    return source_tree or bool(SUPPOSED_MESSAGE.search(match.line[: found.start()]))
+
+
 def source_tree_matches(lines: list[str], matches: list[Match]) -> list[Match]:
     """torch's extension missing, raised from a torch/__init__.py outside any site-packages (a source checkout), or
     Python's circular-import answer naming the user's own torch.py: the installed torch is shadowed (a verdict,
-    ahead of the import-failure guesses). Raised from an installed torch the text is the installed package failing
-    to load (nothing added here; the message rows decide)."""
+    ahead of the import-failure guesses, which the checkout's missing extension no longer supports). Raised from an
+    installed torch the text is the installed package failing to load (nothing added here; the message rows
+    decide); the message only supposed ("if you see ...") supports nothing."""
     found = shadow(lines)
+    source_tree = found is not None and bool(TORCH_INIT.search(found[2]))
+    matches = [m for m in matches if not _extension_row_unmet(m, source_tree)]
     if found is None:
         return matches
     return [*matches, Match("stale_or_shadowed_torch", found[0], found[1].strip()[:500], True, 0.95)]
