@@ -57,6 +57,7 @@ from gpuassist.ingest import (
     named_gpu,
     ngc_banner,
     ngc_driver_check,
+    not_about_failure,
     nouveau_failures,
     os_call_refused,
     paste_causes,
@@ -262,6 +263,13 @@ def wsl_driver(ctx: PasteContext) -> None:
 def wsl_name_alone(ctx: PasteContext) -> None:
     """WSL 2's kernel name is a weak hint only beside a failure (ingest/wsl_name_only.py)."""
     ctx.matches = wsl_name_only.kernel_name_needs_a_failure(ctx.lines, ctx.matches, complains=ctx.complains)
+
+
+def no_failure_said(ctx: PasteContext) -> None:
+    """nouveau bound to the card by someone who uses no CUDA: no failure to explain (ingest/not_about_failure.py)."""
+    ctx.matches = not_about_failure.nouveau_without_compute(
+        ctx.lines, ctx.matches, unavailable_said=ctx.unavailable_said
+    )
 
 
 def wsl_no_device(ctx: PasteContext) -> None:
@@ -824,6 +832,7 @@ STEPS: tuple[Step, ...] = (
     jetson_system,
     infer,
     wsl_name_alone,
+    no_failure_said,
     device_manager,
     # Settling between the readings: each drops or reorders guesses the ones before it proposed, so a step that
     # removes a guess must come after the inference that adds it (in_container after infer, no_gpu_explains after
