@@ -32,6 +32,7 @@ from gpuassist.ingest import (
     after_events,
     cluster_containers,
     code_placement,
+    conda_cpu_selector,
     container_cli_host,
     container_hosts,
     container_readings,
@@ -46,6 +47,7 @@ from gpuassist.ingest import (
     fitting_build,
     gpu_error_state,
     gpu_presence,
+    held_memory_words,
     hip_errors,
     install_intent,
     interpreters,
@@ -72,6 +74,7 @@ from gpuassist.ingest import (
     soname_build,
     source_builds,
     system_causes,
+    torch_dll_frames,
     torch_lib_copies,
     usage_words,
     user_words,
@@ -425,6 +428,7 @@ INFERENCES: tuple[Inference, ...] = (
     amd_gpu_in_words,
     integrated_only,
     cpu_torch_in_words,
+    _of_lines(conda_cpu_selector.conda_cpu_selector_match),
     _of_lines_unavailable(distro_torch.distro_cpu_torch_match),
     _of_lines(user_words.mig_in_words),
     visible_devices_fix_reported,
@@ -441,6 +445,7 @@ INFERENCES: tuple[Inference, ...] = (
     _of_lines(user_words.memory_not_released),
     _of_lines(user_words.nouveau_without_driver),
     _of_lines_matches(user_words.other_job_on_gpu),
+    _of_lines_matches(held_memory_words.found_process_holding_memory),
     _of_lines(user_words.works_in_own_check_not_app),
     _of_lines_unavailable(user_words.visible_devices_hide_all),
     _of_lines_matches(visible_devices_ignored),
@@ -597,6 +602,10 @@ def cuda_listed_cpu(ctx: PasteContext) -> None:
 
 def soname_of_other_build(ctx: PasteContext) -> None:
     ctx.matches = soname_build.older_torch_imported(ctx.lines, ctx.matches)
+
+
+def torch_dll_load(ctx: PasteContext) -> None:
+    ctx.matches = torch_dll_frames.torch_dll_matches(ctx.lines, ctx.matches)
 
 
 def working_smi(ctx: PasteContext) -> None:
@@ -858,6 +867,7 @@ STEPS: tuple[Step, ...] = (
     named_gpu_arch,
     cuda_listed_cpu,
     soname_of_other_build,
+    torch_dll_load,
     working_smi,
     smi_said_working,
     unrebooted_driver,

@@ -1,0 +1,68 @@
+"""A user who found, in nvidia-smi or by looking, another process holding (nearly) all of the GPU's memory (round 18).
+
+The evidence space: nvidia-smi's process table lists every process with a CUDA context and its "GPU Memory Usage";
+people who look at it after an out-of-memory error report what they saw in words, in English or Chinese, naming the
+process (often a service or daemon they did not start) and how much it takes: "nvidia-smi shows a process
+VeCarRecoServer eating almost all the memory", "there is a process taking up all the GPU memory", "发现有个XX进程，
+把所有显存基本全吃了", "有一个进程占满了显存". Such a process is not the job that ran out: its memory is why the job did
+(gpu_memory_held_by_others, NVIDIA's nvidia-smi documentation: the memory a process uses is not available to others;
+PyTorch's OOM message "Of the allocated memory ... this process has X memory in use" counts only its own).
+
+Declined when the process is the user's own ("my process", "我的进程", "the training process takes all memory": the
+job itself is too large), when the words deny it ("no process", "没有进程"), and, as a verdict, without an
+out-of-memory error in the same text (a guess then).
+"""
+
+from __future__ import annotations
+
+import re
+
+from gpuassist.ingest.errors import Match
+from gpuassist.ingest.lines import MAX_LINE
+
+# A process the user came across rather than one they name as theirs: an indefinite one ("a process", "some
+# process", "a process called X", "an unknown process") or, in Chinese, one found (有个/有一个/某个/发现) or named by
+# its program ("VeCarRecoServer进程").
+FOUND_PROCESS = re.compile(
+    r"\b(?:a|an|some|one|unknown|strange|weird|mysterious|foreign)\s+(?:[\w.-]+\s+){0,2}?process(?:es)?\b|"
+    r"\bprocess(?:es)?\s+(?:called|named)\b|"
+    r"(?:有个|有一个|有一些|某个|发现)[^。\n，,]{0,30}?进程|[A-Za-z][\w.-]{2,60}\s?进程",
+    re.IGNORECASE,
+)
+# A process that holds all, almost all or most of the memory.
+HOLDS_ALL_EN = re.compile(
+    r"\bprocess(?:es)?\b[^.\n]{0,60}?\b(?:eat(?:s|ing)?|ate|tak(?:es|ing)(?: up)?|took(?: up)?|occup(?:ies|ying|ied)|"
+    r"us(?:es|ing)|hog(?:s|ging)?|consum(?:es|ing)|hold(?:s|ing)|fill(?:s|ing)|grab(?:s|bing)?)\s+"
+    r"(?:up\s+)?(?:all|almost all|nearly all|most|the whole|the entire|basically all|practically all)\b"
+    r"[^.\n]{0,20}?\b(?:memory|vram)\b",
+    re.IGNORECASE,
+)
+HOLDS_ALL_ZH = re.compile(
+    r"进程[^。\n]{0,30}?(?:所有|全部|全|几乎|基本|大部分|绝大部分)[^。\n]{0,12}?(?:显存|内存)[^。\n]{0,6}?"
+    r"(?:吃了|吃掉|吃光|吃满|占满|占用了?|占了|占光|用完|用光)|"
+    r"进程[^。\n]{0,20}?(?:把|将)?(?:显存|内存)(?:全|都|基本|几乎)?\S{0,4}?(?:占满|吃满|吃光|占光|用完)|"
+    r"进程[^。\n]{0,10}?(?:占满|吃满|吃光|占光|用光|用完)了?[^。\n]{0,6}?(?:显存|内存)"
+)
+# The process is the user's own job, or no process is said to be there.
+OWN_OR_DENIED = re.compile(
+    r"\bmy\s+(?:\w+\s+)?process|\b(?:training|train|my|the python|this) process\b|\bno (?:other )?process|"
+    r"\bnot? (?:any )?(?:other )?process|我的(?:训练)?进程|训练进程|没有(?:别的|其他)?进程",
+    re.IGNORECASE,
+)
+
+
+def found_process_holding_memory(lines: list[str], matches: list[Match]) -> Match | None:
+    """The user says they found a process holding (nearly) all the GPU memory (above): with an out-of-memory error
+    a verdict, else a guess."""
+    if any(m.id == "gpu_memory_held_by_others" and m.specific for m in matches):
+        return None
+    for no, raw in enumerate(lines[:5000], start=1):
+        line = raw[:MAX_LINE]
+        if "进程" not in line and "process" not in line.lower():
+            continue
+        held = HOLDS_ALL_EN.search(line) or HOLDS_ALL_ZH.search(line)
+        if held is None or not FOUND_PROCESS.search(line) or OWN_OR_DENIED.search(line):
+            continue
+        oom = any(m.id == "cuda_out_of_memory" for m in matches)
+        return Match("gpu_memory_held_by_others", no, line.strip()[:500], oom, 0.85 if oom else 0.5)
+    return None
