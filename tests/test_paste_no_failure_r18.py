@@ -66,3 +66,14 @@ def test_a_message_only_asked_about_by_someone_whose_gpu_works_is_no_claim(text:
 )
 def test_a_message_printed_or_asked_about_without_it_working_is_still_read(text: str) -> None:
     assert _ids(text)[:1] == ["driver_library_mismatch"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "How do I fix 'RuntimeError: CUDA error: out of memory'? Everything works with a small batch size.\n",
+        "Why 'Failed to initialize NVML: Driver/library version mismatch'? It works after a reboot.\n",
+    ],
+)
+def test_a_question_that_reports_the_message_is_still_read(text: str) -> None:
+    assert _ids(text) != []

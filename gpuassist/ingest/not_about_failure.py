@@ -57,7 +57,13 @@ def _says_no_failure(lines: list[str], *, skip_questions: bool) -> bool:
 # "everything works (here)", "it all works", "torch works": the short forms kernel_noise's SAYS_WORKS leaves out.
 WORKS_HERE = re.compile(
     r"\b(?:everything|it\s+all|all|things|the\s+gpu|cuda|torch|pytorch|training)\s+(?:still\s+|else\s+)?works?\b"
-    r"(?:\s+(?:here|now|otherwise|normally))?",
+    r"(?!\s+(?:with|when|if|only|for|on|under|in|after|until|unless|sometimes)\b)",
+    re.IGNORECASE,
+)
+# A question about what a message means (not "how do I fix X?", which reports X).
+ASKS_MEANING = re.compile(
+    r"\bwhat\s+(?:does|do|is|'s)\b|\bwhat'?s\b|\bmeaning\s+of\b|\bshould\s+i\s+(?:worry|care)\b|"
+    r"\bis\s+(?:this|that|it)\s+(?:bad|a\s+problem|normal|harmless|something\s+to\s+worry)\b",
     re.IGNORECASE,
 )
 
@@ -83,13 +89,14 @@ def nouveau_without_compute(lines: list[str], matches: list[Match], *, unavailab
 
 
 def quoted_in_a_question(lines: list[str], matches: list[Match]) -> list[Match]:
-    """Drop the readings of messages that appear only inside the person's questions, when they say it works. Run on
+    """Drop the readings of messages that appear only inside the person's questions about what they mean, when they
+    say it works ("how do I fix X?" reports X and is kept). Run on
     the first matches, before any fact is read from them (a quoted torch warning becomes cuda.init_warnings)."""
     cut = [line[:MAX_LINE] for line in lines]
     if not matches or not _says_works(cut) or says_unavailable(cut) or says_gpu_unused(cut):
         return matches
     for m in matches:
-        asked = [s for s in prose.split(m.line) if prose.is_question(s)]
+        asked = [s for s in prose.split(m.line) if prose.is_question(s) and ASKS_MEANING.search(s)]
         stated = [s for s in prose.split(m.line) if not prose.is_question(s)]
         if not asked or any(FAILS.search(s) for s in stated):
             return matches
