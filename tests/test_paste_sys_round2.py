@@ -128,16 +128,19 @@ def test_a_completed_fabric_is_not_fabric_manager() -> None:
 # --- the nvidia-uvm module missing -----------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    "line",
-    [
-        "modprobe: FATAL: Module nvidia-uvm not found in directory /lib/modules/5.15.0-91-generic",
-        "failed to open /dev/nvidia-uvm: No such file or directory",
-    ],
-)
-def test_the_uvm_module_missing_is_the_uvm_reading(line: str) -> None:
-    text = f"failed call to cuInit: CUDA_ERROR_UNKNOWN: unknown error\n{line}\n"
+def test_the_uvm_device_missing_is_the_uvm_reading() -> None:
+    text = (
+        "failed call to cuInit: CUDA_ERROR_UNKNOWN: unknown error\n"
+        "failed to open /dev/nvidia-uvm: No such file or directory\n"
+    )
     assert _ids(load_text(text))[0] == "uvm_wedged_after_suspend"
+
+
+def test_the_uvm_module_not_installed_is_the_module_class() -> None:
+    # Round 18: a UVM module modprobe cannot find for the running kernel cannot be reloaded; it is not installed.
+    line = "modprobe: FATAL: Module nvidia-uvm not found in directory /lib/modules/5.15.0-91-generic"
+    text = f"failed call to cuInit: CUDA_ERROR_UNKNOWN: unknown error\n{line}\n"
+    assert _ids(load_text(text))[0] == "nvidia_module_not_loaded"
 
 
 @pytest.mark.parametrize(

@@ -179,9 +179,15 @@ def test_uvm_and_modeset_said_missing_is_the_driver_modules_not_loaded() -> None
     assert _ids(text)[:1] == ["nvidia_module_not_loaded"]
 
 
-def test_uvm_alone_said_not_loaded_is_the_uvm_reading() -> None:
-    text = "After a reboot my jobs fail: pyxis says the nvidia_uvm module is not loaded.\n"
+def test_uvm_alone_said_not_loaded_after_a_sleep_is_the_uvm_reading() -> None:
+    text = "After the node woke from suspend my jobs fail: pyxis says the nvidia_uvm module is not loaded.\n"
     assert _ids(text)[:1] == ["uvm_wedged_after_suspend"]
+
+
+def test_uvm_alone_said_not_loaded_after_a_reboot_is_the_module_class() -> None:
+    # Round 18: with no sleep in the text the UVM module was never loaded (boot-time loading), the module class.
+    text = "After a reboot my jobs fail: pyxis says the nvidia_uvm module is not loaded.\n"
+    assert _ids(text)[:1] == ["nvidia_module_not_loaded"]
 
 
 @pytest.mark.parametrize(

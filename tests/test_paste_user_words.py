@@ -137,7 +137,6 @@ def test_unknown_error_alone_is_only_a_possibility(text: str) -> None:
     [
         "This happens every time after my laptop wakes from suspend.",
         "After resuming from hibernation CUDA is gone until I reboot.",
-        "modprobe: FATAL: Module nvidia-uvm not found.",
         "电脑休眠唤醒之后就这样了",
         "This started after waking the laptop from sleep.",
     ],

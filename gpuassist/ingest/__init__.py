@@ -17,6 +17,7 @@ from gpuassist.ingest import (
     errors,
     fitting_build,
     named_gpu,
+    not_about_failure,
     paste_causes,
     paste_facts,
     program_devices,
@@ -150,6 +151,7 @@ def load_text(text: str, *, label: str = "the input") -> Report:
             "found nothing about Python, PyTorch, CUDA, NVIDIA or a GPU in it (paste the output of "
             "`python -m torch.utils.collect_env`, the error message, or run `gpuassist diagnose` on that machine)"
         )
+    matches = not_about_failure.quoted_in_a_question(lines, matches)  # asked about, not reported
     template = collect_env.to_facts(parsed) if parsed.recognised else {}
     facts = Facts(
         {**cuda_driver_api.driver_facts(lines), **template, **extra, **errors.facts_from_text(lines, matches)}

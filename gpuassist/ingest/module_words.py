@@ -9,8 +9,11 @@ NVIDIA device driver is installed and loaded."; libnvidia-container then fails t
 Reporters retell these ("complained about nvidia-uvm module not being loaded", "could not find
 /dev/nvidia-modeset"). What the words name decides the reading, as the catalogue routes them:
 
-- nvidia_uvm (or /dev/nvidia-uvm) alone: uvm_wedged_after_suspend, whose fix loads or reloads nvidia_uvm and, for
-  containers that cannot, creates the node with nvidia-modprobe;
+- nvidia_uvm (or /dev/nvidia-uvm) alone, in a text that says the machine slept (suspend, hibernation, standby):
+  uvm_wedged_after_suspend, whose fix reloads nvidia_uvm;
+- nvidia_uvm alone with no sleep in the text: it was never loaded (a boot-time softdep or modules-load entry that did
+  not run, no nvidia-modprobe/udev rule to load it on demand, a UVM package not installed): the module class,
+  nvidia_module_not_loaded (round 18: NixOS/nixpkgs#334180's open driver never loading nvidia-uvm at boot);
 - any other module or node (the core module, nvidia-modeset, /dev/nvidiactl), alone or with UVM: the driver's
   modules are not loaded = nvidia_module_not_loaded.
 
@@ -23,6 +26,7 @@ from __future__ import annotations
 import re
 
 from gpuassist.ingest import prose
+from gpuassist.ingest.after_events import SLEEP_DENIED, SLEPT
 from gpuassist.ingest.cuda_working import cuda_shown_working, smi_answered
 from gpuassist.ingest.errors import Match
 from gpuassist.ingest.lines import MAX_LINE
@@ -88,5 +92,12 @@ def module_not_loaded_in_words(lines: list[str], matches: list[Match]) -> Match 
     # Only a display module missing, while the driver answers or CUDA works: that is a headless machine, not a cause.
     if named == {"display"} and (cuda_shown_working(cut) or any(smi_answered(line) for line in cut)):
         return None
-    cause = "uvm_wedged_after_suspend" if named == {"uvm"} else "nvidia_module_not_loaded"
+    cause = "uvm_wedged_after_suspend" if named == {"uvm"} and _slept(cut) else "nvidia_module_not_loaded"
     return Match(cause, first[0], first[1], False, 0.8)
+
+
+def _slept(lines: list[str]) -> bool:
+    """The text says the machine slept (suspend, hibernation, standby) and does not deny it: only then is a UVM module
+    missing the one a resume broke rather than one that was never loaded."""
+    text = "\n".join(lines)
+    return SLEPT.search(text) is not None and SLEEP_DENIED.search(text) is None

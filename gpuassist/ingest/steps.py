@@ -59,6 +59,7 @@ from gpuassist.ingest import (
     named_gpu,
     ngc_banner,
     ngc_driver_check,
+    not_about_failure,
     nouveau_failures,
     os_call_refused,
     paste_causes,
@@ -79,6 +80,7 @@ from gpuassist.ingest import (
     user_words,
     windows_device_status,
     wsl_linux_driver,
+    wsl_name_only,
 )
 from gpuassist.ingest.amd_gpu_words import stated_amd_gpu
 from gpuassist.ingest.arch_readings import driver_rules_out
@@ -259,6 +261,18 @@ def jetson_without_torch(ctx: PasteContext) -> None:
 
 def wsl_driver(ctx: PasteContext) -> None:
     ctx.matches = platform_readings.wsl_driver_matches(ctx.report, ctx.matches)
+
+
+def wsl_name_alone(ctx: PasteContext) -> None:
+    """WSL 2's kernel name is a weak hint only beside a failure (ingest/wsl_name_only.py)."""
+    ctx.matches = wsl_name_only.kernel_name_needs_a_failure(ctx.lines, ctx.matches, complains=ctx.complains)
+
+
+def no_failure_said(ctx: PasteContext) -> None:
+    """nouveau bound to the card by someone who uses no CUDA: no failure to explain (ingest/not_about_failure.py)."""
+    ctx.matches = not_about_failure.nouveau_without_compute(
+        ctx.lines, ctx.matches, unavailable_said=ctx.unavailable_said
+    )
 
 
 def wsl_no_device(ctx: PasteContext) -> None:
@@ -833,6 +847,8 @@ STEPS: tuple[Step, ...] = (
     wsl_no_driver,
     jetson_system,
     infer,
+    wsl_name_alone,
+    no_failure_said,
     device_manager,
     # Settling between the readings: each drops or reorders guesses the ones before it proposed, so a step that
     # removes a guess must come after the inference that adds it (in_container after infer, no_gpu_explains after
