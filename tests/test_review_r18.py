@@ -1,6 +1,8 @@
 """Fresh-eyes review of round 18 (issue #14): the readers of torch's DLL-loading frames, conda's CPU selector rows,
 a found process holding the GPU's memory, the 'No module named torch._C' row and the narrowed torch_not_installed
-pattern, run on realistic synthetic texts they must not claim and on other wordings of the same class they must read.
+pattern (fx20-user), and the UVM module class, WSL 2's kernel name alone, nouveau without compute and asked-about
+messages (fx20-sys), run on realistic synthetic texts they must not claim and on other wordings of the same class they
+must read.
 """
 
 from __future__ import annotations
@@ -135,6 +137,36 @@ MUST_NOT_CLAIM = [
         "gpu_memory_held_by_others",
     ),
     (
+        "WSL 2 healthy: dxgkrnl's Ioctl-failed probe lines asked about by someone whose training runs",
+        "$ uname -r\n5.15.153.1-microsoft-standard-WSL2\n$ dmesg | grep dxg\n"
+        "[    0.612] dxgk: dxgkio_query_adapter_info: Ioctl failed: -22\n"
+        "[    0.640] dxgk: dxgkio_is_feature_enabled: Ioctl failed: -22\n"
+        "Are these errors something to worry about? torch.cuda.is_available() returns True and training runs at "
+        "full speed.\n",
+        "wsl_libcuda_problem",
+    ),
+    (
+        "a UVM module that refuses to reload after a resume is the sleep's (uvm_wedged_after_suspend), not a module "
+        "never loaded",
+        "After waking from suspend CUDA is broken (cuda runtime error (999) : unknown error). I tried to reload uvm:\n"
+        "$ sudo rmmod nvidia_uvm && sudo modprobe nvidia_uvm\n"
+        "modprobe: ERROR: could not insert 'nvidia_uvm': Input/output error\n",
+        "nvidia_module_not_loaded",
+    ),
+    (
+        "nouveau driving the card of someone who only games and uses no CUDA",
+        "01:00.0 VGA compatible controller: NVIDIA Corporation GA106 [GeForce RTX 3060] (rev a1)\n"
+        "\tKernel driver in use: nouveau\n"
+        "I don't use CUDA, just gaming on Fedora. Should I switch to the proprietary driver for better FPS?\n",
+        "nvidia_module_not_loaded",
+    ),
+    (
+        "a message asked about from a colleague's log by someone whose machine works",
+        'What does "Failed to initialize NVML: Driver/library version mismatch" mean? I saw it in a colleague\'s '
+        "log. On my machine everything works.\n",
+        "driver_library_mismatch",
+    ),
+    (
         "Python 2 'No module named torchvision' is not torch missing",
         "$ python2 train.py\nImportError: No module named torchvision\n",
         "torch_not_installed",
@@ -241,6 +273,47 @@ MUST_CLAIM = [
         "RuntimeError: CUDA out of memory. Tried to allocate 100.00 MiB\n"
         "发现某个进程把显存吃光了，不是我自己的进程，kill 掉就好了吗？\n",
         "gpu_memory_held_by_others",
+    ),
+]
+
+
+MUST_CLAIM += [
+    (
+        "WSL 2's kernel name beside the user's words that PyTorch does not see the GPU (not a healthy machine)",
+        "Linux DESKTOP-1 5.15.133.1-microsoft-standard-WSL2 #1 SMP x86_64 GNU/Linux\n"
+        "I can't get PyTorch to see my RTX 4070 in WSL, CUDA just isn't detected.\n",
+        "wsl_libcuda_problem",
+    ),
+    (
+        "WSL 2's kernel name and is_available() False",
+        "$ uname -r\n5.15.153.1-microsoft-standard-WSL2\n>>> import torch\n>>> torch.cuda.is_available()\nFalse\n",
+        "wsl_libcuda_problem",
+    ),
+    (
+        "the UVM module file missing after a kernel update is the module class, not a sleep",
+        "After the kernel update to 6.5.0-15 CUDA stopped working:\n$ sudo modprobe nvidia-uvm\n"
+        "modprobe: FATAL: Module nvidia-uvm not found in directory /lib/modules/6.5.0-15-generic\n",
+        "nvidia_module_not_loaded",
+    ),
+    (
+        "after a resume, the UVM module in use and CUDA's unknown error: the sleep's",
+        "Ubuntu 22.04, RTX 3070 laptop. After resuming from suspend, torch.cuda.is_available() is False:\n"
+        "UserWarning: CUDA initialization: CUDA unknown error - this may be due to an incorrectly set up environment, "
+        "e.g. changing env variable CUDA_VISIBLE_DEVICES after program start. Setting the available devices to be "
+        "zero.\n$ sudo rmmod nvidia_uvm\nrmmod: ERROR: Module nvidia_uvm is in use\n",
+        "uvm_wedged_after_suspend",
+    ),
+    (
+        "nouveau holding the card of someone whose CUDA fails today",
+        "01:00.0 VGA compatible controller: NVIDIA Corporation GA106 [GeForce RTX 3060] (rev a1)\n"
+        "\tKernel driver in use: nouveau\n"
+        "I don't use CUDA often, but today torch.cuda.is_available() is False and I need it for a course.\n",
+        "nvidia_module_not_loaded",
+    ),
+    (
+        "'how do I fix X?' reports X, even from someone for whom it works on another PC",
+        'How do I fix "Failed to initialize NVML: Driver/library version mismatch"? It works on my other PC.\n',
+        "driver_library_mismatch",
     ),
 ]
 

@@ -101,3 +101,22 @@ def _slept(lines: list[str]) -> bool:
     missing the one a resume broke rather than one that was never loaded."""
     text = "\n".join(lines)
     return SLEPT.search(text) is not None and SLEEP_DENIED.search(text) is None
+
+
+# modprobe/insmod refusing to insert the UVM module for a reason a resume can give (not a file missing, a signature
+# or a kernel mismatch, which are the module class whatever the machine did).
+UVM_REFUSED = re.compile(
+    r"(?:could not insert(?: module)?|Failed to insert(?: module)?) '?nvidia[\w-]*[-_]uvm\b'?:?"
+    r"(?!\s*(?:Key was rejected|Required key not available|Operation not permitted|Exec format error|Invalid argument|"
+    r"Unknown symbol|Invalid module format|No such device\b))",
+    re.IGNORECASE,
+)
+
+
+def uvm_refused_after_sleep(lines: list[str], matches: list[Match]) -> list[Match]:
+    """A UVM module that will not reload in a text where the machine slept and the sleep is already read as the cause
+    (uvm_wedged_after_suspend): the refusal is the reload a resumed driver fails, not a module never loaded, so the
+    module-class reading of that line gives way (the rule above: UVM with a sleep in the text is the sleep's)."""
+    if not any(m.id == "uvm_wedged_after_suspend" for m in matches) or not _slept([x[:MAX_LINE] for x in lines]):
+        return matches
+    return [m for m in matches if not (m.id == "nvidia_module_not_loaded" and UVM_REFUSED.search(m.line))]

@@ -268,6 +268,11 @@ def wsl_name_alone(ctx: PasteContext) -> None:
     ctx.matches = wsl_name_only.kernel_name_needs_a_failure(ctx.lines, ctx.matches, complains=ctx.complains)
 
 
+def uvm_reload_after_sleep(ctx: PasteContext) -> None:
+    """A UVM reload refused after a sleep is the sleep's, not the module class (ingest/module_words.py)."""
+    ctx.matches = module_words.uvm_refused_after_sleep(ctx.lines, ctx.matches)
+
+
 def no_failure_said(ctx: PasteContext) -> None:
     """nouveau bound to the card by someone who uses no CUDA: no failure to explain (ingest/not_about_failure.py)."""
     ctx.matches = not_about_failure.nouveau_without_compute(
@@ -848,6 +853,7 @@ STEPS: tuple[Step, ...] = (
     jetson_system,
     infer,
     wsl_name_alone,
+    uvm_reload_after_sleep,
     no_failure_said,
     device_manager,
     # Settling between the readings: each drops or reorders guesses the ones before it proposed, so a step that
