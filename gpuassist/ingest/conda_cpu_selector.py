@@ -5,15 +5,19 @@ The evidence space, from the conda packages that pick which pytorch build the so
 - Anaconda's defaults channel (pytorch <= 1.3): the metapackage ``_pytorch_select`` (version 0.1/0.2) with build
   ``cpu_0`` or ``gpu_0``/``gpu_1``; the pytorch package depends on the one that matches its own variant, so the row
   ``_pytorch_select  0.1  cpu_0`` in ``conda list`` says the environment's pytorch is the CPU build.
-- The pytorch channel (pytorch >= 1.8): ``pytorch-mutex`` 1.0 with build ``cpu`` or ``cuda``; and before it the
-  ``cpuonly`` feature package (``conda install ... cpuonly``), which forces the CPU variant while installed.
+- The pytorch channel: ``pytorch-mutex`` 1.0 with build ``cpu`` or ``cuda`` (added August 2021 by pytorch/builder#823,
+  replacing track_features; torch >= 1.10 and rebuilt LTS 1.8.x, pytorch/builder#914); and before it the ``cpuonly``
+  feature package (``conda install ... cpuonly``), which forces the CPU variant while installed and since #823
+  depends on ``pytorch-mutex=*=cpu`` (so the two rows come together).
 - These rows sort ahead of ``pytorch`` (``_`` first, ``cpuonly`` before ``pytorch``), so a list cut short
   (Lightning-AI/pytorch-lightning#899) may show the selector and not the pytorch row itself.
 
 A CPU selector row is a verdict that the installed build is CPU-only (cpu_only_build), ahead of the guesses a
 generic "no GPU" message allows. Declined when the same text shows a CUDA build as well (a GPU selector, a pytorch
 row with CUDA in its build, a ``+cuXYZ`` torch, ``pytorch-cuda``, CUDA reported available): two environments or a
-later reinstall, which the row alone cannot tell apart.
+later reinstall, which the row alone cannot tell apart. Not read on macOS (steps.conda_cpu_selector_off_mac): no CUDA
+package exists for it (pytorch/pytorch.github.io#1028), so ``cpu`` is every Mac's variant, MPS included (the corpus's
+pytorch-48145 collect_env shows ``_pytorch_select 0.1 cpu_0`` on Apple silicon); the Mac readings answer there.
 """
 
 from __future__ import annotations
