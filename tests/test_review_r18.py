@@ -132,6 +132,13 @@ MUST_NOT_CLAIM = [
         "gpu_memory_held_by_others",
     ),
     (
+        "the same words about another GPU: a process fills GPU 1, the job ran out on GPU 0",
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 8.00 GiB. GPU 0 has a total capacity of "
+        "23.65 GiB of which 6.2 GiB is free. Including non-PyTorch memory, this process has 17.4 GiB memory in use.\n"
+        "On GPU 1 there is a process called vllm taking all the memory, but I run on GPU 0 which only has my job.\n",
+        "gpu_memory_held_by_others",
+    ),
+    (
         "Chinese: Task Manager's RAM (内存, RAM 16G), no GPU error",
         "训练很慢，任务管理器里有个进程占用了几乎全部内存（RAM 16G），和GPU有关吗？\n",
         "gpu_memory_held_by_others",

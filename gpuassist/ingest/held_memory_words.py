@@ -12,7 +12,8 @@ Declined when the process is the user's own job ("my process", "我的进程", "
 "it's the jupyter kernel I'm running this in", "就是我自己的训练脚本": the job itself is too large; a run of theirs
 they forgot, "my other run from an hour ago", is another process and still read), when the words deny it ("no
 process", "没有进程") or only suppose it ("if a process uses all the memory", quoted docs), when the memory is the
-machine's RAM (htop, top, Task Manager, "RAM": not what nvidia-smi lists), and, as a verdict, without an
+machine's RAM (htop, Task Manager, "RAM": not what nvidia-smi lists), when the process was killed or stopped
+already, when it holds another GPU than the one that ran out, and, as a verdict, without an
 out-of-memory error in the same text (a guess then).
 """
 
@@ -63,6 +64,13 @@ OWN_OR_DENIED = re.compile(
 SUPPOSED = re.compile(
     r"\b(?:if|whenever|suppose|supposing|in case)\b[^.\n]{0,20}?\bprocess|(?:如果|假如|假设|若)[^。\n]{0,20}?进程", re.I
 )
+# The process is gone: the user killed or stopped it (if the job still fails, it was not the cause).
+REMOVED = re.compile(
+    r"\b(?:killed|stopped|closed|terminated|ended)\b[^.\n]{0,30}?\bprocess|(?:杀掉|杀死|kill掉|结束)了?[^。\n]{0,10}?进程[^。\n]{0,30}?(?:还是|仍然|依然)",
+    re.IGNORECASE,
+)
+# A GPU named by its index ("GPU 1", "cuda:1"): the held memory's GPU, compared with the one that ran out.
+GPU_INDEX = re.compile(r"\bGPU\s*#?(\d+)\b|\bcuda:(\d+)\b", re.IGNORECASE)
 # The machine's memory, not the GPU's: the tools that show RAM and the word itself.
 HOST_MEMORY = re.compile(r"\bhtop\b|\bTask Manager\b|\bActivity Monitor\b|\bRAM\b|\bRSS\b|\bswap\b", re.I)
 
@@ -79,8 +87,25 @@ def found_process_holding_memory(lines: list[str], matches: list[Match]) -> Matc
         held = HOLDS_ALL_EN.search(line) or HOLDS_ALL_ZH.search(line)
         if held is None or not FOUND_PROCESS.search(line) or OWN_OR_DENIED.search(line):
             continue
-        if SUPPOSED.search(line) or HOST_MEMORY.search(line):
+        if SUPPOSED.search(line) or HOST_MEMORY.search(line) or REMOVED.search(line):
+            continue
+        if _on_another_gpu(line, matches):
             continue
         oom = any(m.id == "cuda_out_of_memory" for m in matches)
         return Match("gpu_memory_held_by_others", no, line.strip()[:500], oom, 0.85 if oom else 0.5)
     return None
+
+
+def _first_gpu_index(line: str) -> str | None:
+    found = GPU_INDEX.search(line)
+    return (found[1] or found[2]) if found else None
+
+
+def _on_another_gpu(line: str, matches: list[Match]) -> bool:
+    """The process holds the memory of another GPU than the one that ran out ("on GPU 1 a process takes all the
+    memory" beside "GPU 0 has a total capacity ..."): the same words about another device."""
+    held_on = _first_gpu_index(line)
+    ran_out_on = next(
+        (_first_gpu_index(m.line) for m in matches if m.id == "cuda_out_of_memory" and _first_gpu_index(m.line)), None
+    )
+    return held_on is not None and ran_out_on is not None and held_on != ran_out_on
