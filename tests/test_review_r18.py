@@ -139,6 +139,16 @@ MUST_NOT_CLAIM = [
         "gpu_memory_held_by_others",
     ),
     (
+        "a process denied before it is named: nvidia-smi shows the GPU empty before the job",
+        OOM + "nvidia-smi: there isn't a process using all the memory, only 300MiB used before I start.\n",
+        "gpu_memory_held_by_others",
+    ),
+    (
+        "the same denial in Chinese: no process found filling the VRAM",
+        OOM + "没有发现有进程占满显存，nvidia-smi 显示只用了 300MiB\n",
+        "gpu_memory_held_by_others",
+    ),
+    (
         "Chinese: Task Manager's RAM (内存, RAM 16G), no GPU error",
         "训练很慢，任务管理器里有个进程占用了几乎全部内存（RAM 16G），和GPU有关吗？\n",
         "gpu_memory_held_by_others",

@@ -11,10 +11,10 @@ PyTorch's OOM message "Of the allocated memory ... this process has X memory in 
 Declined when the process is the user's own job ("my process", "我的进程", "the training process takes all memory",
 "it's the jupyter kernel I'm running this in", "就是我自己的训练脚本": the job itself is too large; a run of theirs
 they forgot, "my other run from an hour ago", is another process and still read), when the words deny it ("no
-process", "没有进程") or only suppose it ("if a process uses all the memory", quoted docs), when the memory is the
-machine's RAM (htop, Task Manager, "RAM": not what nvidia-smi lists), when the process was killed or stopped
-already, when it holds another GPU than the one that ran out, and, as a verdict, without an
-out-of-memory error in the same text (a guess then).
+process", "there isn't a process", "没有进程", "没有发现有进程") or only suppose it ("if a process uses all the
+memory", quoted docs), when the memory is the machine's RAM (htop, Task Manager, "RAM": not what nvidia-smi lists),
+when the process was killed or stopped already, when it holds another GPU than the one that ran out, and, as a
+verdict, without an out-of-memory error in the same text (a guess then).
 """
 
 from __future__ import annotations
@@ -60,6 +60,13 @@ OWN_OR_DENIED = re.compile(
     r"就是我(?:自己)?的|(?<!不)是我自己的(?:训练)?(?:脚本|程序|进程|任务)|(?<!不是我)自己的(?:训练)?(?:脚本|程序|进程)",
     re.IGNORECASE,
 )
+# The process denied before it is named: "there isn't a process using all the memory", "I don't think a process is
+# eating the VRAM", "没有发现有进程占满显存" (not "不是我自己的进程": who started it is no denial that it is there).
+DENIED_BEFORE = re.compile(
+    r"\b(?:(?:is|are|was|were)\s*n[o']?t|there'?s no|(?:do|did)\s*n[o']?t\s+(?:think|see|find|notice)|"
+    r"never\s+(?:saw|see|found))\b[^.\n]{0,25}?\bprocess|(?:没有|没|并没有?|未)(?:发现|看到|找到|看见)?[^。\n，,]{0,10}?进程",
+    re.IGNORECASE,
+)
 # Only supposed, not seen: a condition ("if a process uses all the memory", quoted docs), in English or Chinese.
 SUPPOSED = re.compile(
     r"\b(?:if|whenever|suppose|supposing|in case)\b[^.\n]{0,20}?\bprocess|(?:如果|假如|假设|若)[^。\n]{0,20}?进程", re.I
@@ -87,7 +94,7 @@ def found_process_holding_memory(lines: list[str], matches: list[Match]) -> Matc
         held = HOLDS_ALL_EN.search(line) or HOLDS_ALL_ZH.search(line)
         if held is None or not FOUND_PROCESS.search(line) or OWN_OR_DENIED.search(line):
             continue
-        if SUPPOSED.search(line) or HOST_MEMORY.search(line) or REMOVED.search(line):
+        if SUPPOSED.search(line) or DENIED_BEFORE.search(line) or HOST_MEMORY.search(line) or REMOVED.search(line):
             continue
         if _on_another_gpu(line, matches):
             continue
