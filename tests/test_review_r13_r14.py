@@ -42,7 +42,8 @@ FIRES = [
     (
         "nvidia-uvm with a contracted negation ('isn't loaded')",
         "cuda init fails in enroot; dmesg is clean but nvidia-uvm isn't loaded on the node.",
-        "uvm_wedged_after_suspend",
+        # round 18 (fx20-sys): UVM not loaded with no sleep in the text is a module never loaded, the module class
+        "nvidia_module_not_loaded",
     ),
     (
         "an AMD card owned, named by its RX model",

@@ -248,6 +248,12 @@ MUST_CLAIM = [
         "torch_import_error",
     ),
     (
+        "a 'don't get it' about another folder earlier on the line does not suppose the message that follows",
+        "When I run from my home dir I don't get it, but in my project folder I get No module named 'torch._C' right "
+        "away\n",
+        "torch_import_error",
+    ),
+    (
         "Python 2's 'No module named torch.cuda' is torch missing (a submodule of an absent package)",
         '$ python2 -c "import torch.cuda"\nImportError: No module named torch.cuda\n',
         "torch_not_installed",

@@ -108,7 +108,9 @@ def _extension_row_unmet(match: Match, source_tree: bool) -> bool:
     found = NO_EXTENSION.search(match.line)
     if found is None:
         return False
-    return source_tree or bool(SUPPOSED_MESSAGE.search(match.line[: found.start()]))
+    # only the words that govern the message: right before it ("if you see '...'", "not getting '...'"), not a
+    # clause earlier on the line ("from my home dir I don't get it, but in ~/src I get ...")
+    return source_tree or bool(SUPPOSED_MESSAGE.search(match.line[max(0, found.start() - 30) : found.start()]))
 
 
 def source_tree_matches(lines: list[str], matches: list[Match]) -> list[Match]:
