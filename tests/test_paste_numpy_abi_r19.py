@@ -75,3 +75,34 @@ def test_fix_follows_the_direction_numpy_gives() -> None:
 def test_numpy_words_without_torch_import_do_not_blame_torch(text: str) -> None:
     report = load_text(text)
     assert "torch_import_error" not in {f.id for f in report.findings if f.severity is not Severity.INFO}
+
+
+NUMPY2_WARNING_TORCH_WORKS = (
+    "A module that was compiled using NumPy 1.x cannot be run in\n"
+    "NumPy 2.0.1 as it may crash. To support both 1.x and 2.x\n"
+    "versions of NumPy, modules must be compiled with NumPy 2.0.\n"
+    'Traceback (most recent call last):  File "<stdin>", line 1, in <module>\n'
+    '  File "/opt/venv/lib/python3.11/site-packages/torch/__init__.py", line 1477, in <module>\n'
+    "    from .functional import *  # noqa: F403\n"
+    "/opt/venv/lib/python3.11/site-packages/torch/nn/modules/transformer.py:20: UserWarning: Failed to initialize "
+    "NumPy: _ARRAY_API not found (Triggered internally at ../torch/csrc/utils/tensor_numpy.cpp:84.)\n"
+    ">>> torch.cuda.is_available()\n"
+    "True\n"
+)
+
+
+def test_numpy_warning_while_torch_imports_and_works_is_not_an_error() -> None:
+    report = load_text(NUMPY2_WARNING_TORCH_WORKS)
+    assert all(f.severity is Severity.INFO for f in report.findings if f.id == "torch_import_error")
+
+
+def test_numpy_warning_then_a_raised_error_keeps_the_claim() -> None:
+    # Counter-example: the same warning and CUDA working, but a conversion then fails: torch's bridge is broken.
+    text = NUMPY2_WARNING_TORCH_WORKS + (
+        "Traceback (most recent call last):\n"
+        '  File "infer.py", line 40, in <module>\n'
+        "    x = torch.tensor(batch.values)\n"
+        "RuntimeError: Could not infer dtype of numpy.float32\n"
+    )
+    first = load_text(text).findings[0]
+    assert (first.id, first.severity) == ("torch_import_error", Severity.ERROR)

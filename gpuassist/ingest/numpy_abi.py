@@ -19,9 +19,12 @@ from __future__ import annotations
 
 import re
 
+from gpuassist.findings import Severity
+from gpuassist.ingest.cuda_working import cuda_shown_working
 from gpuassist.ingest.errors import Match
 from gpuassist.ingest.lines import MAX_LINE
-from gpuassist.report.model import Report
+from gpuassist.report.model import Report, step_summaries
+from gpuassist.rules import order_findings
 
 CLAIMED_ID = "torch_import_error"
 MISMATCH = re.compile(
@@ -52,6 +55,10 @@ VERSIONS = re.compile(
 )
 NUMPY2 = re.compile(r"compiled using NumPy 1\.x cannot be run in|_ARRAY_API not found", re.IGNORECASE)
 WEIGHT = 0.8
+# torch's own NumPy bridge warning (torch/csrc/utils/tensor_numpy.cpp): NumPy's words after it are a warning too.
+BRIDGE_WARNING = re.compile(r"Failed to initialize NumPy:")
+# An exception raised (a traceback's last line) or a conversion that failed: something did break.
+RAISED = re.compile(r"^\s*(?:[\w.]+\.)?\w*(?:Error|Exception)\b:|Numpy is not available|Could not infer dtype of numpy")
 
 
 def numpy_abi_torch(lines: list[str], matches: list[Match]) -> list[Match]:
@@ -114,3 +121,31 @@ def word_numpy_fix(report: Report, lines: list[str]) -> None:
         if fix:
             f.fix = fix
             f.structured_actions = None
+
+
+def settle_numpy_warning(report: Report, lines: list[str]) -> None:
+    """NumPy's clash printed while torch imports and then works (CUDA shown available, no exception raised) is a
+    warning, not torch failing: NumPy 2 prints its "compiled using NumPy 1.x" notice with the importing stack and
+    torch goes on with its NumPy bridge off. Kept as information with its fix; a raised error keeps the claim."""
+    cut = [line[:MAX_LINE] for line in lines]
+    if not cuda_shown_working(cut):
+        return
+    if any(RAISED.search(line) and not MISMATCH.search(line) for line in cut):
+        return
+    demoted = []
+    for f in report.findings:
+        if f.id != CLAIMED_ID or f.severity is Severity.INFO:
+            continue
+        cited = [str(e.value)[:MAX_LINE] for e in f.evidence if e.fact == "pasted.line"]
+        if cited and all(MISMATCH.search(value) or BRIDGE_WARNING.search(value) for value in cited):
+            f.severity = Severity.INFO
+            f.explanation = (
+                "Not claimed: NumPy warns that a module was built for another NumPy while torch imports, but torch "
+                "imported and the text shows CUDA working; only conversions between tensors and NumPy arrays are "
+                f"affected. {f.explanation}"
+            )
+            demoted.append(f)
+    if demoted:  # the readings still claimed lead; the NumPy note follows them
+        kept = order_findings([f for f in report.findings if f not in demoted])
+        report.findings[:] = [*kept, *demoted]
+        report.steps[:] = step_summaries(report.findings, set())

@@ -120,7 +120,7 @@ from gpuassist.ingest.module_load import (
     nouveau_holds_gpu_match,
     secure_boot_blocks_module,
 )
-from gpuassist.ingest.numpy_abi import numpy_abi_torch, word_numpy_fix
+from gpuassist.ingest.numpy_abi import numpy_abi_torch, settle_numpy_warning, word_numpy_fix
 from gpuassist.ingest.numpy_bridge import settle as numpy_bridge_settle
 from gpuassist.ingest.orchestration import (
     device_plugin_without_runtime_match,
@@ -744,6 +744,7 @@ def numpy_abi(ctx: PasteContext) -> None:
 
 def numpy_abi_fix(ctx: PasteContext) -> None:
     word_numpy_fix(ctx.report, ctx.lines)
+    settle_numpy_warning(ctx.report, ctx.lines)
 
 
 def merge(ctx: PasteContext) -> None:
