@@ -120,6 +120,7 @@ from gpuassist.ingest.module_load import (
     nouveau_holds_gpu_match,
     secure_boot_blocks_module,
 )
+from gpuassist.ingest.numpy_abi import numpy_abi_torch, settle_numpy_warning, word_numpy_fix
 from gpuassist.ingest.numpy_bridge import settle as numpy_bridge_settle
 from gpuassist.ingest.orchestration import (
     device_plugin_without_runtime_match,
@@ -749,6 +750,15 @@ def image_platform(ctx: PasteContext) -> None:
     ctx.matches = container_hosts.image_platform_mismatch(ctx.lines, ctx.report, ctx.matches)
 
 
+def numpy_abi(ctx: PasteContext) -> None:
+    ctx.matches = numpy_abi_torch(ctx.lines, ctx.matches)
+
+
+def numpy_abi_fix(ctx: PasteContext) -> None:
+    word_numpy_fix(ctx.report, ctx.lines)
+    settle_numpy_warning(ctx.report, ctx.lines)
+
+
 def merge(ctx: PasteContext) -> None:
     """The matches become findings; what the text rules out is dropped once more (for the guesses added since)."""
     errors.merge(ctx.report, user_words.ruled_out_guesses(ctx.lines, ctx.matches))
@@ -910,6 +920,8 @@ STEPS: tuple[Step, ...] = (
     # The host under a container decides last what its GPU error means (a Mac, an image for another CPU).
     mac_container_gpu,
     image_platform,
+    # NumPy's C-API check failing: torch's import when the text shows torch importing, else not torch's.
+    numpy_abi,
     # The matches become findings here; the steps below read and rewrite findings, not matches.
     merge,
     jetson_findings,
@@ -921,6 +933,7 @@ STEPS: tuple[Step, ...] = (
     source_tree_findings,
     set_after_init_findings,
     numpy_bridge,
+    numpy_abi_fix,
     device_ordinal,
     kernel_noise_yields,
     fitting_build_settle,

@@ -442,9 +442,7 @@ def capability_from_name(name: str) -> str | None:
     torch cannot report it. One table, NVIDIA's "CUDA GPUs - Compute Capability" list (cuda_compat.json
     ``gpu_table``); look-alike names (Quadro RTX 5000 7.5, RTX 5000 Ada 8.9, GeForce RTX 5090 12.0) are
     told apart there. None when the name is not in the table: no guess beats a wrong one."""
-    # People often write the model without the space the table uses ("GTX950M", "RTX3090", "GT1030").
-    spaced = _UNSPACED_MODEL.sub(r"\1 \2", name)
-    for candidate in dict.fromkeys((name, spaced)):
+    for candidate in gpu_name_forms(name):
         for regex, cc in _gpu_table():
             if regex.search(candidate):
                 return cc
@@ -484,7 +482,29 @@ def cuda_dropped(cuda_build: str, capability: str) -> str | None:
     return removed
 
 
-_UNSPACED_MODEL = re.compile(r"\b(GTX|RTX|GT)(\d{3,4})", re.IGNORECASE)
+# People write the model without the space the table uses ("GTX950M", "RTX3090", "GT1030", "RTX-3090").
+_UNSPACED_MODEL = re.compile(r"\b(GTX|RTX|GT)[\s_-]*(\d{3,4})", re.IGNORECASE)
+# ... and the suffix glued or hyphenated to the number ("2080Ti", "2080-Ti", "3090ti", "4070SUPER", "1080_ti").
+_GLUED_SUFFIX = re.compile(r"(\d{3,4})[\s_-]*(Ti|SUPER)\b", re.IGNORECASE)
+# A GeForce model number typed without its family ("2080Ti", "GeForce 3090", "nvidia 4090 laptop"): NVIDIA's
+# GeForce numbering gives the family (GTX 10 and 16 series; RTX 20, 30, 40, 50 series; cuda-gpus list).
+_BARE_GEFORCE = re.compile(
+    r"(?:nvidia\s*)?(?:geforce\s*)?(?P<model>(?P<series>10|16|20|30|40|50)\d0)"
+    r"(?P<rest>(?:\s*(?:Ti|SUPER))?(?:\s+(?:laptop|mobile|max-q)(?:\s+gpu)?)?)",
+    re.IGNORECASE,
+)
+_BARE_FAMILY = {"10": "GTX", "16": "GTX", "20": "RTX", "30": "RTX", "40": "RTX", "50": "RTX"}
+
+
+def gpu_name_forms(name: str) -> tuple[str, ...]:
+    """The GPU name as written and in the table's spacing: family and suffix apart from the model number, and a
+    bare GeForce number with its family. Only spacing and the family a GeForce number implies are added."""
+    spaced = _GLUED_SUFFIX.sub(r"\1 \2", _UNSPACED_MODEL.sub(r"\1 \2", name))
+    forms = [name, spaced]
+    bare = _BARE_GEFORCE.fullmatch(spaced.strip())
+    if bare:
+        forms.append(f"{_BARE_FAMILY[bare['series']]} {bare['model']}{bare['rest']}")
+    return tuple(dict.fromkeys(forms))
 
 
 @cache
