@@ -344,3 +344,18 @@ MUST_CLAIM += [
 @pytest.mark.parametrize(("reason", "text", "present"), MUST_CLAIM, ids=[c[0][:60] for c in MUST_CLAIM])
 def test_round18_reader_claims_its_class(reason: str, text: str, present: str) -> None:
     assert present in _claims(text), reason
+
+
+def test_a_lone_pytorch_version_line_in_prose_is_not_a_collect_env() -> None:
+    """'Pytorch version: 0.3.0' under a traceback is how people state their version; the text stays an error text,
+    while the same line beside another collect_env field (a hand-filled template) is still read as one."""
+    prose = (
+        "With cudnn.benchmark on, a 3D network fails:\n"
+        "RuntimeError: cuda runtime error (77) : an illegal memory access was encountered at THCStorage.cu:66\n"
+        "Pytorch version: `0.3.0.post4`\n"
+    )
+    report = load_text(prose)
+    assert report.meta["source"] == "error_text"
+    assert report.findings[0].id == "cuda_illegal_memory_access"
+    template = "- Platform: macOS-14.4-x86_64-i386-64bit\n- Python version: 3.11.9\n- PyTorch version: 2.2.2\n"
+    assert load_text(template).meta["source"] == "collect_env"

@@ -167,6 +167,8 @@ class CollectEnvParse:
         """One distinctive field with a value, or two of them: an issue template's empty "- GPU models and
         configuration:" bullet above a traceback is not collect_env output."""
         present = DISTINCTIVE & set(self.fields)
+        if present == {"torch_version"} and len(self.fields) == 1 and not self.gpu_lines:
+            return False  # "PyTorch version: 0.3.0" alone is how people state their version in prose, not a report
         return len(present) >= 2 or any(self.fields[k].strip() for k in present) or bool(self.gpu_lines)
 
     @property
