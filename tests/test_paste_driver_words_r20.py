@@ -14,9 +14,10 @@ SMI_CANNOT_FIND_DRIVER = (
     "and torch.cuda.is_available() is False.\n"
 )
 SMI_COULDNT_DETECT = "After a restart, nvidia-smi couldn't detect any nvidia driver anymore.\n"
+SMI_CANT_FIND_THE_DRIVER = "after the reboot nvidia-smi can't find the driver, it says make sure it is installed.\n"
 
 
-@pytest.mark.parametrize("text", [SMI_CANNOT_FIND_DRIVER, SMI_COULDNT_DETECT])
+@pytest.mark.parametrize("text", [SMI_CANNOT_FIND_DRIVER, SMI_COULDNT_DETECT, SMI_CANT_FIND_THE_DRIVER])
 def test_smi_not_finding_the_driver_in_words_is_the_module_first(text: str) -> None:
     ids = [f.id for f in load_text(text).findings]
     assert ids and ids[0] == "nvidia_module_not_loaded"

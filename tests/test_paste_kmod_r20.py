@@ -46,3 +46,12 @@ def test_other_modules_and_healthy_loads_claim_nothing() -> None:
         "FATAL: Error inserting nvidia_peermem (/lib/modules/5.4.0/updates/dkms/nvidia-peermem.ko): No such device\n"
     )
     assert not {f.id for f in peermem.findings} & {"no_nvidia_gpu", "driver_does_not_support_gpu"}
+
+
+def test_old_wording_of_other_errnos_reads_like_kmods() -> None:
+    # the same errno texts kmod prints after "could not insert 'nvidia':" (Secure Boot key, module for another kernel)
+    for errno_text in ("Required key not available", "Unknown symbol in module, or unknown parameter (see dmesg)"):
+        module = "/lib/modules/4.4.0-21-generic/updates/dkms/nvidia.ko"
+        text = f"modprobe: FATAL: Error inserting nvidia ({module}): {errno_text}\n"
+        ids = [f.id for f in load_text(text).findings]
+        assert ids and ids[0] == "nvidia_module_not_loaded", errno_text
