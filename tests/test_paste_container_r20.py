@@ -54,3 +54,27 @@ def test_old_client_fix_names_the_client_upgrade() -> None:
 )
 def test_other_flags_and_runtimes_claim_no_container_cause(text: str) -> None:
     assert "docker_no_gpu_runtime" not in {f.id for f in load_text(text).findings}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "ERROR: The Compose file './docker-compose.yml' is invalid because:\n"
+        "Unsupported config option for services.trainer: 'runtime'\n",
+        "ERROR: The Compose file './docker-compose.yml' is invalid because:\n"
+        "services.app.deploy.resources.reservations value Additional properties are not allowed "
+        "('devices' was unexpected)\n",
+    ],
+)
+def test_compose_that_cannot_express_the_gpu_request_is_the_container_cause(text: str) -> None:
+    ids = [f.id for f in load_text(text).findings]
+    assert ids and ids[0] == "docker_no_gpu_runtime"
+
+
+def test_other_compose_schema_errors_claim_no_container_cause() -> None:
+    text = (
+        "I run a CUDA training container with docker-compose:\n"
+        "ERROR: The Compose file './docker-compose.yml' is invalid because:\n"
+        "Unsupported config option for services.trainer: 'shm_size'\n"
+    )
+    assert "docker_no_gpu_runtime" not in {f.id for f in load_text(text).findings}
