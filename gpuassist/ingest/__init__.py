@@ -16,6 +16,7 @@ from gpuassist.ingest import (
     env_reports,
     errors,
     fitting_build,
+    illegal_access_words,
     named_gpu,
     not_about_failure,
     paste_causes,
@@ -23,6 +24,7 @@ from gpuassist.ingest import (
     program_devices,
     steps,
     structured_logs,
+    torch_build_words,
     torch_rows,
     usage_words,
     user_words,
@@ -96,10 +98,13 @@ def load_text(text: str, *, label: str = "the input") -> Report:
     parsed = collect_env.parse(lines)
     kinds = kinds_mod.detect(lines, collect_env=parsed.recognised, skip=parsed.field_lines)
     matches = paste_causes.adjust_matches(lines, errors.match_lines(lines))
+    # a CUDA fault told in words is the text's error as much as CUDA's own line (a template's bullets then add facts)
+    matches += illegal_access_words.told_matches(lines, matches)
     sources: Sources = {}
     extra = paste_facts.gather(lines, parsed.field_lines, sources)
     # A tool's own output wins over the user's words, and those over a setting read from a command or script.
     extra = {
+        **torch_build_words.stated_build_facts(lines, sources),  # the user's words: every other reading wins
         **named_gpu.bare_model_facts(lines, sources),
         **program_devices.program_visible_devices_facts(lines, sources),
         **usage_words.visible_devices_facts(lines, sources),
