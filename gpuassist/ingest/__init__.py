@@ -12,6 +12,8 @@ from gpuassist.facts import Facts
 from gpuassist.ingest import (
     collect_env,
     collect_env_readings,
+    conda_commands,
+    conda_dry_run,
     cuda_driver_api,
     env_reports,
     errors,
@@ -100,6 +102,8 @@ def load_text(text: str, *, label: str = "the input") -> Report:
     matches = paste_causes.adjust_matches(lines, errors.match_lines(lines))
     # a CUDA fault told in words is the text's error as much as CUDA's own line (a template's bullets then add facts)
     matches += illegal_access_words.told_matches(lines, matches)
+    matches = conda_dry_run.plan_only(lines, matches)  # a dry run's plan is not the installed build
+    matches = conda_commands.cpuonly_beside_cuda(lines, matches)  # two environments described
     sources: Sources = {}
     extra = paste_facts.gather(lines, parsed.field_lines, sources)
     # A tool's own output wins over the user's words, and those over a setting read from a command or script.

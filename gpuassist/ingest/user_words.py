@@ -152,8 +152,9 @@ CUDA_UNKNOWN = re.compile(
 # The text ties the failure to a sleep/resume cycle, or to the nvidia_uvm module it leaves broken.
 # "Resume" alone is no evidence: ML texts resume training from checkpoints.
 SUSPEND_CONTEXT = re.compile(
-    r"\b(?:suspen(?:d|ded|ding|ds|sion)|hibernat\w*|wak(?:e|es|ing) (?:up|from)|woke up|after (?:sleep|standby)|"
-    r"(?:sleep|standby) mode|from (?:sleep|standby)|lid (?:closed|open)|"
+    r"\b(?:suspen(?:d|ded|ding|ds|sion)|hibernat\w*|wak(?:e|es|ing) (?:up|from)|woke up|"
+    # the host's sleep, not a program's sleep() call ("after sleep(5) the next CUDA call fails")
+    r"after (?:sleep(?!\s*\()|standby)|(?:sleep|standby) mode|from (?:sleep(?!\s*\()|standby)|lid (?:closed|open)|"
     r"resum\w* (?:from|after) (?:suspend|sleep|hibernation|standby)|"
     r"(?:system|computer|laptop|pc|machine|os) (?:resum|wak)\w*|"
     r"after resuming(?! (?:the |my )?(?:training|from (?:a |the )?checkpoint|run|job|download)))\b|nvidia[-_]uvm|"
