@@ -59,3 +59,29 @@ def test_program_sleep_call_is_not_the_host_sleep() -> None:
 def test_host_sleep_still_ties_unknown_error() -> None:
     text = "After sleep the laptop's CUDA calls fail.\nRuntimeError: CUDA error: unknown error\n"
     assert Severity.ERROR in _uvm(text)
+
+
+OOM_LINE = (
+    "RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; 10.76 GiB total capacity; 1.20 GiB "
+    "already allocated; 1.50 GiB free; 1.30 GiB reserved in total by PyTorch)\n"
+)
+
+
+def _first(text: str) -> tuple[str, Severity]:
+    first = load_text(text).findings[0]
+    return first.id, first.severity
+
+
+def test_blamed_process_killed_and_still_oom_is_no_held_memory_verdict() -> None:
+    text = "I stopped the other training process on that card, but the job still runs out of memory.\n" + OOM_LINE
+    assert _first(text)[0] == "cuda_out_of_memory"
+
+
+def test_other_process_on_gpu_with_oom_is_still_held_memory() -> None:
+    text = "A colleague's training job is running on the same GPU.\n" + OOM_LINE
+    assert _first(text) == ("gpu_memory_held_by_others", Severity.ERROR)
+
+
+def test_killing_the_holder_fixed_it_keeps_held_memory() -> None:
+    text = "Another process was using the GPU; I killed the other process and now training works.\n" + OOM_LINE
+    assert _first(text)[0] == "gpu_memory_held_by_others"

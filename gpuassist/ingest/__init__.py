@@ -19,6 +19,7 @@ from gpuassist.ingest import (
     errors,
     fitting_build,
     illegal_access_words,
+    killed_holder,
     named_gpu,
     not_about_failure,
     paste_causes,
@@ -99,7 +100,9 @@ def load_text(text: str, *, label: str = "the input") -> Report:
     lines = collect_env.unflatten(strip_log_prefixes(clean_lines(text)))
     parsed = collect_env.parse(lines)
     kinds = kinds_mod.detect(lines, collect_env=parsed.recognised, skip=parsed.field_lines)
-    matches = paste_causes.adjust_matches(lines, errors.match_lines(lines))
+    raw_matches = errors.match_lines(lines)
+    matches = paste_causes.adjust_matches(lines, raw_matches)
+    matches = killed_holder.holder_killed(lines, raw_matches, matches)  # the blamed process already stopped
     # a CUDA fault told in words is the text's error as much as CUDA's own line (a template's bullets then add facts)
     matches += illegal_access_words.told_matches(lines, matches)
     matches = conda_dry_run.plan_only(lines, matches)  # a dry run's plan is not the installed build

@@ -19,6 +19,7 @@ from functools import cache
 from gpuassist.findings import Severity
 from gpuassist.ingest.cuda_working import NVIDIA_GPU_MODEL, available_true_on_line
 from gpuassist.ingest.errors import Match
+from gpuassist.ingest.killed_holder import killed_still_fails
 from gpuassist.ingest.lines import MAX_LINE, note_source
 from gpuassist.ingest.needles import any_of
 from gpuassist.report.model import Report
@@ -736,7 +737,8 @@ def other_job_on_gpu(lines: list[str], matches: list[Match]) -> Match | None:
     )
     if said is None:
         return None
-    oom = any(m.id == "cuda_out_of_memory" for m in matches)
+    # that job stopped by the user and the run failing as before: it was not (only) that job (killed_holder)
+    oom = any(m.id == "cuda_out_of_memory" for m in matches) and not killed_still_fails(lines)
     return Match("gpu_memory_held_by_others", said[0], said[1].strip()[:500], oom, 0.85 if oom else 0.5)
 
 
