@@ -31,6 +31,7 @@ def test_build_in_words_beside_newer_gpu_is_arch_too_new(text: str) -> None:
         ("The requirements bring a torch with Cuda version 10.2.", "10.2"),
         ("my pytorch is compiled for cuda 11.1 here", "11.1"),
         ("installed torch (cu113) from the wheel index", "11.3"),
+        ("RTX 3090 and torch 1.6 with cuda 10.2 from the requirements", "10.2"),
     ],
 )
 def test_build_forms_read(sentence: str, cuda: str) -> None:
@@ -45,6 +46,8 @@ def test_build_forms_read(sentence: str, cuda: str) -> None:
         "It is not a torch with CUDA 10.2, it came from pytorch.org.",  # a denial
         "I replaced the torch with CUDA 10.2 by a torch with CUDA 11.3 and it works.",  # two builds
         "I installed CUDA 10.2 and torch 1.8.",  # the toolkit, not the build's CUDA
+        "I use torch 1.7 with CUDA 11.0 on my RTX 3090 and training works fine.",  # said to work
+        "Old setup: RTX 3090, torch 1.6 with cuda 10.2.",  # a past setup
     ],
 )
 def test_build_not_stated(text: str) -> None:

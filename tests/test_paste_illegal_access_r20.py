@@ -43,6 +43,8 @@ def test_illegal_access_in_words_is_the_cause(text: str) -> None:
         # a denial
         "The CUDA kernel finishes without any illegal memory access, but the output on the GPU is all zeros.\n",
         "compute-sanitizer shows no illegal memory access in my CUDA extension, yet the loss is NaN.\n",
+        # a fault already fixed
+        "Upgrading cuDNN fixed the illegal memory access in my conv3d on the GPU.\n",
         # a supposition / explanation
         "If the index is out of range the CUDA kernel may hit an illegal memory access, so I check it first.\n",
         # the CPU's SIGILL, not CUDA's fault

@@ -13,7 +13,8 @@ Not read:
 - "illegal instruction": the same table lists CUDA's ``cudaErrorIllegalInstruction``, but in prose it is nearly always
   the CPU's SIGILL ("Illegal instruction (core dumped)": numpy/OpenBLAS on a Jetson, a wheel for a newer CPU), a
   different problem; "invalid program counter" is never written in prose;
-- questions ("is this an illegal memory access?"), denials ("no illegal memory access", "without any illegal memory
+- questions ("is this an illegal memory access?"), a fault already fixed ("upgrading cuDNN fixed the illegal memory
+  access"), denials ("no illegal memory access", "without any illegal memory
   access", "not an illegal address") and suppositions or explanations of what could happen ("if the index is out of
   range you may get an illegal memory access", "this can cause illegal memory access");
 - a text that names no CUDA work at all (no ``.cuda()``, ``cuda``, GPU, cuDNN or kernel): the words may be about
@@ -57,7 +58,10 @@ FAULT_WORDS = _phrase_regex()
 # Right before the phrase: a denial ("no illegal memory access", "not an illegal address", "without any ...").
 DENIED = re.compile(
     r"\b(?:no|not|never|without|neither|nor|instead of|rather than|is\s*n[o']?t|was\s*n[o']?t|are\s*n[o']?t|"
-    r"(?:do|does|did)\s*n[o']?t\s+(?:get|see|have|hit|cause|give)|free of)\s+(?:\w+\s+){0,2}$|(?:没有|不是|无)\S{0,4}$",
+    r"(?:do|does|did)\s*n[o']?t\s+(?:get|see|have|hit|cause|give)|free of|"
+    # a fault already gone: "upgrading cuDNN fixed the illegal memory access"
+    r"fix(?:ed|es)?|solv(?:ed|es)?|resolv(?:ed|es)?|got rid of|gets rid of)\s+(?:\w+\s+){0,2}$|"
+    r"(?:没有|不是|无)\S{0,4}$",
     re.IGNORECASE,
 )
 # In the phrase's own clause (after the last comma, bracket or colon): a condition, a possibility, an explanation.

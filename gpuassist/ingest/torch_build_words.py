@@ -9,7 +9,8 @@ architecture rules need beside a named GPU (wheel.py: a toolkit cannot target a 
 read here as ``torch.cuda_build``; a tool's own output (collect_env, ``torch.version.cuda``, a ``+cuXYZ`` version)
 wins over it.
 
-Declined: a question, a denial or a wish ("not a torch with cuda 10.2", "I need a torch built with CUDA 11"), a
+Declined: a question, a denial, a wish, a past setup ("previously", "my old setup") or a sentence that says it
+works ("not a torch with cuda 10.2", "I need a torch built with CUDA 11"), a
 condition ("if torch is built with CUDA 10.2"), and a text that names two different builds (one replaced by the
 other, or compared): which one runs is then not told.
 """
@@ -24,7 +25,7 @@ from gpuassist.ingest.lines import Sources, note_source
 _CUDA_WORDS = r"(?:cuda|cu)\s*(?:toolkit\s*)?(?:version\s*)?(?:v(?:ersion)?\s*)?"
 # torch, then within a few words "with / built with / compiled with / for" CUDA X.Y, or a cuXYZ tag next to torch.
 BUILD_IN_WORDS = re.compile(
-    r"(?<![\w.])(?:py)?torch(?:vision)?(?![\w-])[^\n.;]{0,25}?\b(?:(?:built|compiled|made|packaged)\s+)?"
+    r"(?<![\w.])(?:py)?torch(?:vision)?(?![\w-])(?:[^\n.;]|\.(?=\d)){0,25}?\b(?:(?:built|compiled|made|packaged)\s+)?"
     r"(?:with|for|against|on)\s+(?:the\s+)?" + _CUDA_WORDS + r"(?P<dotted>\d{1,2}\.\d)(?!\d|\.\d)|"
     r"(?<![\w.])(?:py)?torch(?![\w-])\s*[(\[]?\s*(?:\d+\.\d+(?:\.\d+)?\s*)?[(\[,]?\s*cu(?P<tag>\d{3})\b|"
     r"\bcu(?P<tag2>\d{3})\s+(?:build|wheel|version|variant)\s+of\s+(?:py)?torch\b",
@@ -33,9 +34,11 @@ BUILD_IN_WORDS = re.compile(
 # In the sentence before the build: a denial, a wish or a condition.
 NOT_STATED = re.compile(
     r"\b(?:not|no|never|without|instead of|rather than|need|needs|want|wants|should|must|if|whether|unless|"
-    r"looking for|how (?:do|can|to))\b",
+    r"looking for|how (?:do|can|to)|used to|previously|(?:old|previous|former|earlier) (?:setup|environment|env))\b",
     re.IGNORECASE,
 )
+# The same sentence says the build works: the stated build is not the problem the text is about.
+WORKS = re.compile(r"\b(?:works?|working|worked|runs? fine|no (?:problem|issue)s?|fine)\b", re.IGNORECASE)
 
 
 def _cuda(found: re.Match[str]) -> str:
@@ -50,7 +53,7 @@ def stated_build_facts(lines: list[str], sources: Sources) -> dict[str, object]:
     different builds are named."""
     builds: dict[str, tuple[int, str]] = {}
     for no, sentence in prose.sentences(lines):
-        if "torch" not in sentence.lower() or prose.is_question(sentence):
+        if "torch" not in sentence.lower() or prose.is_question(sentence) or WORKS.search(sentence):
             continue
         for found in BUILD_IN_WORDS.finditer(sentence):
             if NOT_STATED.search(sentence[: found.start()]):
