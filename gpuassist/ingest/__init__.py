@@ -12,10 +12,14 @@ from gpuassist.facts import Facts
 from gpuassist.ingest import (
     collect_env,
     collect_env_readings,
+    conda_commands,
+    conda_dry_run,
     cuda_driver_api,
     env_reports,
     errors,
     fitting_build,
+    illegal_access_words,
+    killed_holder,
     named_gpu,
     not_about_failure,
     paste_causes,
@@ -23,6 +27,7 @@ from gpuassist.ingest import (
     program_devices,
     steps,
     structured_logs,
+    torch_build_words,
     torch_rows,
     usage_words,
     user_words,
@@ -95,11 +100,18 @@ def load_text(text: str, *, label: str = "the input") -> Report:
     lines = collect_env.unflatten(strip_log_prefixes(clean_lines(text)))
     parsed = collect_env.parse(lines)
     kinds = kinds_mod.detect(lines, collect_env=parsed.recognised, skip=parsed.field_lines)
-    matches = paste_causes.adjust_matches(lines, errors.match_lines(lines))
+    raw_matches = errors.match_lines(lines)
+    matches = paste_causes.adjust_matches(lines, raw_matches)
+    matches = killed_holder.holder_killed(lines, raw_matches, matches)  # the blamed process already stopped
+    # a CUDA fault told in words is the text's error as much as CUDA's own line (a template's bullets then add facts)
+    matches += illegal_access_words.told_matches(lines, matches)
+    matches = conda_dry_run.plan_only(lines, matches)  # a dry run's plan is not the installed build
+    matches = conda_commands.cpuonly_beside_cuda(lines, matches)  # two environments described
     sources: Sources = {}
     extra = paste_facts.gather(lines, parsed.field_lines, sources)
     # A tool's own output wins over the user's words, and those over a setting read from a command or script.
     extra = {
+        **torch_build_words.stated_build_facts(lines, sources),  # the user's words: every other reading wins
         **named_gpu.bare_model_facts(lines, sources),
         **program_devices.program_visible_devices_facts(lines, sources),
         **usage_words.visible_devices_facts(lines, sources),

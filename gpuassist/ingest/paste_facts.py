@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from gpuassist.ingest import conda_dry_run
 from gpuassist.ingest.aarch64_wheels import pypi_aarch64_build
 from gpuassist.ingest.apple_words import apple_said, chip_said
 from gpuassist.ingest.build_facts import build_facts, windows_pypi_build
@@ -584,6 +585,7 @@ def repl_facts(lines: list[str], sources: Sources) -> dict[str, Any]:
 def install_facts(lines: list[str], sources: Sources) -> dict[str, Any]:
     """What a pip or conda session says it installed (the last torch it names)."""
     facts: dict[str, Any] = {}
+    planned_only = conda_dry_run.dry_run(lines)  # the plan's rows show what would be installed, not what is
     for no, raw in enumerate(lines, start=1):
         line = raw[:MAX_LINE]
         m = INSTALLED.search(line)
@@ -600,7 +602,7 @@ def install_facts(lines: list[str], sources: Sources) -> dict[str, Any]:
         if pin and CONDA_PYTORCH_SPEC.search(line) and "conda.requested_cuda" not in facts:
             facts["conda.requested_cuda"] = pin.group(1)
             note_source(sources, ("torch.cuda_build",), no, line)
-        c = CONDA_TORCH.match(line) or CONDA_PLAN_TORCH.search(line)
+        c = CONDA_TORCH.match(line) or (None if planned_only else CONDA_PLAN_TORCH.search(line))
         version, build = [g for g in c.groups() if g][:2] if c else (None, "")
         if c and version and re.search(r"cpu|cuda|py\d", build):
             facts["torch.conda_build"] = build
@@ -616,7 +618,7 @@ def install_facts(lines: list[str], sources: Sources) -> dict[str, Any]:
     # solver can fall back to the CPU package: then the package plan says so and wins).
     requested = facts.pop("conda.requested_cuda", None)
     solve_failed = any(CONDA_SOLVE_FAILED.search(line[:MAX_LINE]) for line in lines)  # nothing was installed
-    if requested and "torch.cuda_build" not in facts and not solve_failed:
+    if requested and "torch.cuda_build" not in facts and not solve_failed and not planned_only:
         facts["torch.cuda_build"] = requested
     return facts
 

@@ -19,6 +19,7 @@ from functools import cache
 from gpuassist.findings import Severity
 from gpuassist.ingest.cuda_working import NVIDIA_GPU_MODEL, available_true_on_line
 from gpuassist.ingest.errors import Match
+from gpuassist.ingest.killed_holder import killed_still_fails
 from gpuassist.ingest.lines import MAX_LINE, note_source
 from gpuassist.ingest.needles import any_of
 from gpuassist.report.model import Report
@@ -152,8 +153,9 @@ CUDA_UNKNOWN = re.compile(
 # The text ties the failure to a sleep/resume cycle, or to the nvidia_uvm module it leaves broken.
 # "Resume" alone is no evidence: ML texts resume training from checkpoints.
 SUSPEND_CONTEXT = re.compile(
-    r"\b(?:suspen(?:d|ded|ding|ds|sion)|hibernat\w*|wak(?:e|es|ing) (?:up|from)|woke up|after (?:sleep|standby)|"
-    r"(?:sleep|standby) mode|from (?:sleep|standby)|lid (?:closed|open)|"
+    r"\b(?:suspen(?:d|ded|ding|ds|sion)|hibernat\w*|wak(?:e|es|ing) (?:up|from)|woke up|"
+    # the host's sleep, not a program's sleep() call ("after sleep(5) the next CUDA call fails")
+    r"after (?:sleep(?!\s*\()|standby)|(?:sleep|standby) mode|from (?:sleep(?!\s*\()|standby)|lid (?:closed|open)|"
     r"resum\w* (?:from|after) (?:suspend|sleep|hibernation|standby)|"
     r"(?:system|computer|laptop|pc|machine|os) (?:resum|wak)\w*|"
     r"after resuming(?! (?:the |my )?(?:training|from (?:a |the )?checkpoint|run|job|download)))\b|nvidia[-_]uvm|"
@@ -735,7 +737,8 @@ def other_job_on_gpu(lines: list[str], matches: list[Match]) -> Match | None:
     )
     if said is None:
         return None
-    oom = any(m.id == "cuda_out_of_memory" for m in matches)
+    # that job stopped by the user and the run failing as before: it was not (only) that job (killed_holder)
+    oom = any(m.id == "cuda_out_of_memory" for m in matches) and not killed_still_fails(lines)
     return Match("gpu_memory_held_by_others", said[0], said[1].strip()[:500], oom, 0.85 if oom else 0.5)
 
 
