@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from gpuassist.ingest import load_text
+from gpuassist.knowledge.messages import lookup
 
 SMI_CANNOT_FIND_DRIVER = (
     "Since the kernel update last night my training box is dead: nvidia-smi says it cannot find the NVIDIA driver\n"
@@ -64,3 +65,16 @@ def test_nouveau_named_as_blocking_nvidia_is_the_module_cause(text: str) -> None
 )
 def test_nouveau_words_without_nvidia_failing_claim_nothing(text: str) -> None:
     assert "nvidia_module_not_loaded" not in {f.id for f in load_text(text).findings}
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        # nouveau said not to be there: the module fails for another reason (its own words still say it fails)
+        "the nvidia kernel module fails to load even though nouveau is not loaded",
+        "nouveau is blacklisted and unloaded, the nvidia driver fails to load anyway",
+    ],
+)
+def test_nouveau_said_absent_is_not_the_nouveau_reading(line: str) -> None:
+    assert "nouveau_blocks_nvidia_words" not in {row.key for row in lookup(line)}
+    assert "nouveau_blocks_nvidia_words" in {row.key for row in lookup(NOUVEAU_BLOCKS[0])}
