@@ -22,7 +22,7 @@ def _first(text: str) -> str | None:
     [
         "My CUDA path tracer dies on big images with CUDA error 999 from cudaDeviceSynchronize, and the monitor "
         "turns black for a moment.\n",
-        "checkCudaErrors fails after a long render on my GTX 1060.\n"
+        "checkCudaErrors reports unspecified launch failure after a long render on my GTX 1060.\n"
         "The event log says: Display driver nvlddmkm stopped responding and has successfully recovered.\n",
     ],
 )
@@ -50,4 +50,14 @@ def test_gpu_fault_shown_is_the_other_reading() -> None:
         "the screen went black",
         "NVRM: Xid (PCI:0000:01:00): 79, GPU has fallen off the bus.",
     ]
+    assert watchdog_killed_kernel(lines) is None
+
+
+def test_black_screen_at_boot_after_install_is_not_the_watchdog() -> None:
+    lines = ["After installing the driver I get a black screen at boot.", "CUDA error: unknown error"]
+    assert watchdog_killed_kernel(lines) is None
+
+
+def test_initialisation_error_is_not_a_killed_kernel() -> None:
+    lines = ["CUDA error: no CUDA-capable device is detected", "and my screen goes black sometimes while gaming"]
     assert watchdog_killed_kernel(lines) is None

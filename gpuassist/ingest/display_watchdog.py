@@ -23,19 +23,25 @@ import re
 from gpuassist.ingest.errors import Match
 from gpuassist.ingest.lines import MAX_LINE
 
+# The failures a killed kernel surfaces as: the timeout itself (702, legacy 6), the lost context after it (launch
+# failure 719 / legacy 4, unknown error 999 / legacy 30), by name, number or text. Initialisation errors (no device,
+# insufficient driver) are not a kernel that ran.
 CUDA_FAILED = re.compile(
-    r"\bCUDA (?:error|failure)\b|\bcudaError\w+|\bCUDA_ERROR_\w+|\bcuda runtime error\b|"
-    r"the launch timed out and was terminated|unspecified launch failure|\bcheckCudaErrors\b",
+    r"the launch timed out and was terminated|unspecified launch failure|\bunknown error\b|"
+    r"\bCUDA_ERROR_(?:LAUNCH_TIMEOUT|LAUNCH_FAILED|UNKNOWN)\b|\bcudaError(?:LaunchTimeout|LaunchFailure|Unknown)\b|"
+    r"\bCUDA (?:error|failure)\s*(?:code)?\s*[:=#]?\s*(?:999|702|719|30|6|4)(?!\d)",
     re.IGNORECASE,
 )
 # The display reset as users and Windows word it.
 DISPLAY_RESET = re.compile(
-    r"\b(?:screen|display|monitors?)s?\s+(?:(?:goes|went|turns?|turned|going|turning|flashe?s?|flashed)\s+)?"
-    r"(?:black|blank|off)\b|\b(?:screen|display)s?\s+(?:flickers?|flickered|flickering)\b|"
+    r"\b(?:screen|display|monitor)s?\s+(?:(?:goes|went|turns?|turned|going|turning|flashe?s?|flashed)\s+)?"
+    r"(?:black|blank)\b|\b(?:screen|display)s?\s+(?:flickers?|flickered|flickering)\b|"
     r"\bblack screen\b|stopped responding and has (?:successfully )?recovered|"
     r"\bTDR\b|\bTdrDelay\b|Timeout Detection and Recovery",
     re.IGNORECASE,
 )
+# A blank screen at boot, login or after an install is the driver setup's own story, not a kernel killed mid-run.
+AT_SETUP = re.compile(r"\b(?:boot\w*|login|log in|startup|start-up|install\w*|reboot\w*|grub)\b", re.IGNORECASE)
 GPU_FAULT_SHOWN = re.compile(r"\bXid\b|fallen off the bus|GPU is lost", re.IGNORECASE)
 NEGATED = re.compile(r"\b(?:no|not|never|without|doesn'?t|didn'?t)\b[^.]{0,30}$", re.IGNORECASE)
 
@@ -51,6 +57,6 @@ def watchdog_killed_kernel(lines: list[str]) -> Match | None:
         return None
     for line in head:
         reset = DISPLAY_RESET.search(line)
-        if reset is not None and not NEGATED.search(line[: reset.start()]):
+        if reset is not None and not NEGATED.search(line[: reset.start()]) and not AT_SETUP.search(line):
             return Match("cuda_kernel_launch_failed", failed, lines[failed - 1].strip()[:500], True, 0.8)
     return None
