@@ -198,7 +198,13 @@ MAC_TEXT = re.compile(
     # the machine before the chip ("Mac M1", "MacBook Air M2"), and in Chinese ("M1芯片": M1 chip, "苹果电脑": Apple
     # computer)
     r"\bmac(?:book)?(?: (?:pro|air|mini|studio))? m[1-9]\b|(?<![a-z0-9])m[1-9]\s*芯片|苹果电脑|"
-    r"(?:^|[\s\"'(`])/Users/[^/\s]+/",
+    r"(?:^|[\s\"'(`])/Users/[^/\s]+/|"
+    # the user's own Mac ("my Mac", "my mac's GPU"), and a Mac said to lack CUDA or an NVIDIA GPU ("Mac doesn't have
+    # cuda", "Macs have no NVIDIA GPU"): Apple has shipped no NVIDIA GPU since 2016 and CUDA dropped macOS after
+    # CUDA 10.2 (NVIDIA's CUDA 10.2 release notes), so these say which machine the text comes from. A MAC address
+    # (upper case, or followed by "address") is no Mac.
+    r"\bmy mac\b(?! ?address)|(?-i:\b[Mm]acs?\b)(?! ?address)[^.\n]{0,30}"
+    r"\b(?:doesn'?t|does not|don'?t|do not|has no|have no|can'?t|cannot|lacks?)\b[^.\n]{0,20}\b(?:cuda|nvidia)\b",
     re.IGNORECASE,
 )
 # A macOS shell prompt: zsh (macOS's default shell) ends it with "%", and the host keeps the Mac's default name or

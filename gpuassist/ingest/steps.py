@@ -64,6 +64,7 @@ from gpuassist.ingest import (
     os_call_refused,
     paste_causes,
     platform_readings,
+    pod_runtime,
     process_readings,
     program_devices,
     program_fixes,
@@ -549,6 +550,10 @@ def in_container(ctx: PasteContext) -> None:
     ctx.matches = container_readings.in_container_matches(ctx.lines, ctx.report, ctx.matches)
 
 
+def pod_without_runtime(ctx: PasteContext) -> None:
+    ctx.matches = pod_runtime.pod_without_nvidia_runtime(ctx.lines, ctx.report, ctx.matches)
+
+
 def device_plugin_node(ctx: PasteContext) -> None:
     ctx.matches = system_causes.device_plugin_node_has_driver(ctx.lines, ctx.matches)
 
@@ -880,6 +885,7 @@ STEPS: tuple[Step, ...] = (
     app_on_cpu,
     torch_in_another_interpreter,
     in_container,
+    pod_without_runtime,
     device_plugin_node,
     gpu_less_container,
     ngc_banner_request,
