@@ -119,7 +119,13 @@ CONDA_CUDA_PIN = re.compile(
 # conda could not solve the request, so the CUDA it asked for was never installed.
 CONDA_SOLVE_FAILED = re.compile(r"PackagesNotFoundError|PackageNotFoundError|ResolvePackageNotFound|UnsatisfiableError")
 # The text says it runs under WSL ("WSL2", "WSL 2", "Windows Subsystem for Linux"); "WSL 1" / "WSL1" is the old one.
-WSL_TEXT = re.compile(r"\bWSL ?2\b|\bWSL\b|Windows Subsystem for Linux|\bUbuntu Subsystem\b", re.IGNORECASE)
+# WSL's drvfs automount of a Windows drive (/mnt/c, wsl.conf's default automount root /mnt/) holding a Windows
+# profile or system folder: a Linux path under it is a program run inside WSL (Cygwin says /cygdrive/c, MSYS /c/).
+WSL_TEXT = re.compile(
+    r"\bWSL ?2\b|\bWSL\b|Windows Subsystem for Linux|\bUbuntu Subsystem\b|"
+    r"(?<![\w/.])/mnt/[a-z]/(?:Users|Windows|Program Files|ProgramData)/",
+    re.IGNORECASE,
+)
 WSL1_TEXT = re.compile(r"\bWSL ?1\b", re.IGNORECASE)
 # `wsl -l -v`'s row of the default distribution ("* Ubuntu    Running   1": its VERSION column) and `wsl --status`'s
 # "Default Version: 1" state the WSL version outright, whatever the user calls it.
