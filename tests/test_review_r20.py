@@ -195,3 +195,62 @@ def test_shell_sleep_with_seconds_is_not_the_hosts_sleep() -> None:
 
 def test_host_sleep_still_read() -> None:
     assert _ids(f"After sleep the laptop gives {UNKNOWN}").get("uvm_wedged_after_suspend") is Severity.ERROR
+
+
+# ------------------------------------------------------------------ fx22-sys: unknown flag --gpus, WSL paths
+
+GPUS_FLAG_ELSEWHERE = [
+    (
+        "$ docker build --gpus all -t myimg .\nunknown flag: --gpus\nSee 'docker build --help'.\n",
+        "docker build never had --gpus: a client upgrade does not help",
+    ),
+    (
+        "$ docker exec --gpus all -it trainer nvidia-smi\nunknown flag: --gpus\nSee 'docker exec --help'.\n",
+        "docker exec never had --gpus: the container's devices are set when it is created",
+    ),
+    (
+        "$ podman run --gpus all nvidia/cuda:12.2.0-base-ubuntu22.04 nvidia-smi\nError: unknown flag: --gpus\n",
+        "another engine's CLI: docker's client upgrade is not its fix",
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "reason"), GPUS_FLAG_ELSEWHERE)
+def test_unknown_gpus_flag_on_a_command_without_it(text: str, reason: str) -> None:
+    assert "docker_no_gpu_runtime" not in _ids(text), reason
+
+
+GPUS_FLAG_OLD_CLIENT = [
+    (
+        "$ docker run --gpus all nvidia/cuda:11.0-base nvidia-smi\nunknown flag: --gpus\nSee 'docker run --help'.\n",
+        "docker run on a client older than 19.03",
+    ),
+    ("I tried docker run --gpus all but got: unknown flag: --gpus. docker version says 18.09.", "told in words"),
+    ("$ docker container create --gpus all img\nunknown flag: --gpus\n", "the long form of create"),
+]
+
+
+@pytest.mark.parametrize(("text", "reason"), GPUS_FLAG_OLD_CLIENT)
+def test_unknown_gpus_flag_on_docker_run_is_the_old_client(text: str, reason: str) -> None:
+    assert _ids(text).get("docker_no_gpu_runtime") is Severity.ERROR, reason
+
+
+def test_windows_partition_on_a_dual_boot_is_not_wsl() -> None:
+    """A dual-boot Linux mounting its Windows partition at /mnt/c: the path is the user's mount, not WSL's drvfs."""
+    text = (
+        "Dual boot Ubuntu 22.04, my dataset is on the Windows partition that I mount at /mnt/c/Users/me/data. "
+        "torch.cuda.is_available() False, RuntimeError: No CUDA GPUs are available\n"
+    )
+    report = load_text(text)
+    assert report.facts.value("platform.wsl") is None
+    assert report.findings[0].id != "wsl_libcuda_problem"
+
+
+def test_wsl_denied_in_words() -> None:
+    text = "Native Ubuntu, not WSL. RuntimeError: No CUDA GPUs are available\n"
+    assert load_text(text).facts.value("platform.wsl") is None
+
+
+def test_wsl_drvfs_path_still_read() -> None:
+    text = "python /mnt/c/Users/me/proj/train.py\nRuntimeError: No CUDA GPUs are available\n"
+    assert load_text(text).facts.value("platform.wsl") == "wsl2"
