@@ -254,3 +254,39 @@ def test_wsl_denied_in_words() -> None:
 def test_wsl_drvfs_path_still_read() -> None:
     text = "python /mnt/c/Users/me/proj/train.py\nRuntimeError: No CUDA GPUs are available\n"
     assert load_text(text).facts.value("platform.wsl") == "wsl2"
+
+
+# ------------------------------------------------------------- the table's rows for the user's words (*_words)
+
+WORDS_ASKED = [
+    (
+        "Does the nvidia module fail to load when nouveau is loaded? My nvidia-smi shows the GPU fine, "
+        "torch.cuda.is_available() False.",
+        "a question about nouveau, beside nvidia-smi working",
+    ),
+    (
+        "Is it possible that nvidia-smi can't find the driver after a kernel update? Mine lists the RTX 4090 and "
+        "torch.cuda.is_available() is False.",
+        "a question, not nvidia-smi's failure retold",
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "reason"), WORDS_ASKED)
+def test_words_rows_not_read_from_questions(text: str, reason: str) -> None:
+    assert "nvidia_module_not_loaded" not in _ids(text), reason
+
+
+WORDS_TOLD = [
+    ("modprobe nvidia fails since nouveau is still loaded.", "nouveau retold as a statement"),
+    ("I ran nvidia-smi and it says it can't find the driver after the reboot.", "nvidia-smi retold"),
+    (
+        "Any idea? The nvidia module can't be loaded because nouveau is always loaded at boot.",
+        "a question elsewhere on the line does not hide the statement",
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "reason"), WORDS_TOLD)
+def test_words_rows_still_read_from_statements(text: str, reason: str) -> None:
+    assert "nvidia_module_not_loaded" in _ids(text), reason
