@@ -61,6 +61,27 @@ CUDA_DIR_ABSENT = re.compile(r"/usr/local/cuda[\w.-]*/?[\w./-]*['\"`]?:\s*No suc
 L4T_R32 = re.compile(
     r"\bL4T\s*R?32\.\d|\bR32 \(release\)|\bl4t[\w.-]*[:-]r32\.\d|:r32\.\d|\bJetPack\s*4\.\d", re.IGNORECASE
 )
+# The JetPack meta-package's own version, as NVIDIA's JetPack docs tell users to check it (`sudo apt show
+# nvidia-jetpack` / `dpkg -s`: "Package: nvidia-jetpack" with "Version: 4.6-b199" a few lines below; `dpkg -l` /
+# `apt list` on one line: "nvidia-jetpack  4.6-b199  arm64"). JetPack 4.x is L4T r32.
+JETPACK_PACKAGE = re.compile(r"^\s*Package:\s*nvidia-jetpack\s*$", re.IGNORECASE)
+PACKAGE_VERSION_4 = re.compile(r"^\s*Version:\s*4\.\d", re.IGNORECASE)
+JETPACK_4_LISTED = re.compile(r"\bnvidia-jetpack(?:/\S+)?\s+4\.\d+(?:\.\d+)*-b\d+", re.IGNORECASE)
+
+
+def jetpack_4_shown(lines: list[str]) -> bool:
+    """The text shows L4T r32 / JetPack 4.x: in words, an image tag, or the nvidia-jetpack package's version."""
+    for no, line in enumerate(lines):
+        text = line[:MAX_LINE]
+        if L4T_R32.search(text) or JETPACK_4_LISTED.search(text):
+            return True
+        if JETPACK_PACKAGE.match(text) and any(
+            PACKAGE_VERSION_4.match(after[:MAX_LINE]) for after in lines[no + 1 : no + 4]
+        ):
+            return True
+    return False
+
+
 JETSON_BOARD = re.compile(r"\bJetson\b|\bl4t\b|-tegra\b|\bTegra\b|\bJetPack\b|\bL4T\s*R?\d{2}\.\d", re.IGNORECASE)
 IN_CONTAINER = re.compile(
     r"\b(?:docker|podman|containers?|nvidia-docker)\b|\bdustynv/|\bnvcr\.io/nvidia/l4t|\bl4t-(?:base|ml|pytorch|"
@@ -86,7 +107,7 @@ def jetson_container_without_runtime(lines: list[str]) -> Match | None:
         found = next(
             (no for no, line in enumerate(head, start=1) if DRIVER_LIBRARY_ABSENT.search(line[:MAX_LINE])), None
         )
-    if found is None and any(L4T_R32.search(line[:MAX_LINE]) for line in head):
+    if found is None and jetpack_4_shown(head):
         found = next((no for no, line in enumerate(head, start=1) if CUDA_DIR_ABSENT.search(line[:MAX_LINE])), None)
         if found is None:
             found = next(

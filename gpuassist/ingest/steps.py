@@ -102,11 +102,13 @@ from gpuassist.ingest.container_boundary import (
 from gpuassist.ingest.container_smi import image_without_smi
 from gpuassist.ingest.cpu_build_words import cuda_less_torch_in_words
 from gpuassist.ingest.device_ordinal import ordinal_without_variable
+from gpuassist.ingest.display_watchdog import watchdog_killed_kernel
 from gpuassist.ingest.driver_branch import supported_branch_rules_out, unsupported_branch_match
 from gpuassist.ingest.extension_kernels import extension_kernel_matches
 from gpuassist.ingest.fabric import fabric_manager_not_needed
 from gpuassist.ingest.gpuless_machine import stated_gpuless_machine
 from gpuassist.ingest.igpu_only import integrated_only_match
+from gpuassist.ingest.insufficient_driver_gpuless import insufficient_driver_without_gpu
 from gpuassist.ingest.job_devices import allocation_explains, requested_gpus_not_in_job
 from gpuassist.ingest.lines import Sources
 from gpuassist.ingest.loader_workers import workers_zero_starves
@@ -492,6 +494,7 @@ INFERENCES: tuple[Inference, ...] = (
     _of_lines(system_causes.recurring_app_xid_match),
     _of_lines(system_causes.machine_without_nvidia_gpu_match),
     _of_lines(stated_gpuless_machine),
+    _of_lines(watchdog_killed_kernel),
     _of_lines(image_without_smi),
     _of_lines(requested_gpus_not_in_job),
     _of_lines_matches(process_readings.smi_memory_held_match),
@@ -561,6 +564,10 @@ def ngc_banner_request(ctx: PasteContext) -> None:
 
 def no_gpu_explains(ctx: PasteContext) -> None:
     ctx.matches = gpu_presence.no_gpu_explains(ctx.matches)
+
+
+def insufficient_driver_gpuless(ctx: PasteContext) -> None:
+    ctx.matches = insufficient_driver_without_gpu(ctx.lines, ctx.facts, ctx.matches)
 
 
 def kernel_cause_explains(ctx: PasteContext) -> None:
@@ -877,6 +884,7 @@ STEPS: tuple[Step, ...] = (
     gpu_less_container,
     ngc_banner_request,
     no_gpu_explains,
+    insufficient_driver_gpuless,
     kernel_cause_explains,
     fabric_manager,
     supported_branch,

@@ -105,6 +105,9 @@ def _cuda_row(raw: Mapping[str, Any]) -> tuple[str, str]:
     prefix = (
         r"(?:CUDA (?:driver )?error|CUDA_ERROR_\w+|cudaError\w*|Error (?:" + codes + r")|"
         r"cuda runtime error \(\d+\)\s*|error=\d+\s*|(?:^|\n)->|"
+        # glog's CHECK_EQ in Caffe's CUDA_CHECK (include/caffe/util/device_alternate.hpp) and its copies:
+        # "Check failed: error == cudaSuccess (30 vs. 0)  unknown error" (the number, then cudaGetErrorString)
+        r"==\s*cudaSuccess\s*\(\d+ vs\. 0\)\s*|"
         # nccl-tests' CUDACHECK (src/common.h): "<host>: Test CUDA failure common.cu:1045 'unknown error'"
         r"Test CUDA failure \S+?:\d+\s*')\s*[:=]?\s*"
     )
@@ -124,6 +127,9 @@ def _cuda_row(raw: Mapping[str, Any]) -> tuple[str, str]:
         parts.append(
             _alternation([rf"\b(?:CUDA[ _])?(?:error|failure)(?:[ _]code)?\s*[:#=]?\s*{c}(?![\d.])" for c in only])
         )
+        # The number before the word, in prose ("CUDA init fails with 802 system error", "an 804 error"): the
+        # same unique number, one optional word between it and "error".
+        parts.append(_alternation([rf"(?<![\w.-]){c} (?:\w+ )?error\b" for c in only]))
     # CUDA's deviceQuery sample: "cudaGetDeviceCount returned 100"
     if only:
         parts.append(_alternation([rf"\bcudaGetDeviceCount returned {c}(?!\d)" for c in only]))
