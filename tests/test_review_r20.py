@@ -72,6 +72,8 @@ ILLEGAL_TOLD = [
     ),
     ("Previously it ran fine, now I get an illegal memory access on the GPU.", "the past is another clause"),
     ("I am trying to debug an illegal memory access in my CUDA kernel.", "debugging one is reporting one"),
+    ("Once training starts I get an illegal memory access on the GPU.", "'once' as 'when' is not the past"),
+    ("I get an illegal memory access on the GPU that never went away after reinstalling.", "never went away"),
 ]
 
 

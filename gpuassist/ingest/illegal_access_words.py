@@ -80,11 +80,12 @@ SUPPOSED = re.compile(
 )
 _CLAUSE_CUT = re.compile(r".*[,;:(\[，；：（]")
 # In the phrase's own clause before it: a fault of the past ("Previously I had an illegal memory access but ...").
-PAST = re.compile(r"\b(?:previously|used to|in the past|earlier|once|last (?:week|month|year))\b", re.IGNORECASE)
+# ("once"/"earlier today"/"since last week" still place it in the present: "once training starts I get ...").
+PAST = re.compile(r"\b(?:previously|used to|in the past)\b", re.IGNORECASE)
 # After the phrase in the same sentence: the fault is gone ("... but updating the driver solved it").
 GONE_AFTER = re.compile(
     r"\b(?<!not )(?:solved|fixed|resolved|cured)\s+(?:it|this|that|the (?:problem|issue|error|crash))\b|"
-    r"\b(?:went away|disappeared|is gone|was gone|no longer (?:happens|occurs|appears))\b",
+    r"\b(?<!not )(?<!never )(?:went away|disappeared|is gone|was gone|no longer (?:happens|occurs|appears))\b",
     re.IGNORECASE,
 )
 # The CPU's own faults: SIGSEGV/SIGBUS (a C program's "Bus error: misaligned address", a segfault in a .so), which a
