@@ -18,6 +18,7 @@ from gpuassist.ingest import (
     env_reports,
     errors,
     fitting_build,
+    gpus_flag,
     illegal_access_words,
     killed_holder,
     named_gpu,
@@ -31,6 +32,7 @@ from gpuassist.ingest import (
     torch_rows,
     usage_words,
     user_words,
+    word_rows,
 )
 from gpuassist.ingest import kinds as kinds_mod
 from gpuassist.ingest.build_facts import windows_pypi_build
@@ -107,6 +109,8 @@ def load_text(text: str, *, label: str = "the input") -> Report:
     matches += illegal_access_words.told_matches(lines, matches)
     matches = conda_dry_run.plan_only(lines, matches)  # a dry run's plan is not the installed build
     matches = conda_commands.cpuonly_beside_cuda(lines, matches)  # two environments described
+    matches = gpus_flag.gpus_flag_elsewhere(lines, matches)  # --gpus given to docker build/exec, podman
+    matches = word_rows.asked_not_told(lines, matches)  # the user's retelling asked, not told
     sources: Sources = {}
     extra = paste_facts.gather(lines, parsed.field_lines, sources)
     # A tool's own output wins over the user's words, and those over a setting read from a command or script.

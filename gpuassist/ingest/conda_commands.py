@@ -22,7 +22,8 @@ CPUONLY_COMMAND = re.compile(r"\b(?:conda|mamba|micromamba)\s+(?:install|create)
 CUDA_COMMAND = re.compile(
     r"\b(?:conda|mamba|micromamba)\s+(?:install|create)\b[^\n]*\s(?:pytorch-cuda|cudatoolkit|cuda-version)\s*[=<>]|"
     r"\b(?:conda|mamba|micromamba)\s+(?:install|create)\b[^\n]*\spytorch-gpu\b|"
-    r"download\.pytorch\.org/whl/cu\d{2,3}\b|\bcuda\.is_available\(\)\W{0,20}(?:returns?|gives|prints|is)\s+True\b",
+    # pip's CUDA index on an install command (a URL quoted from the docs installs nothing)
+    r"\bpip3?\s+install\b[^\n]*download\.pytorch\.org/whl/cu\d{2,3}\b|\bcuda\.is_available\(\)\W{0,20}(?:returns?|gives|prints|is)\s+True\b",
     re.IGNORECASE,
 )
 

@@ -25,9 +25,15 @@ DRY_RUN = re.compile(
 PLAN_ROW = re.compile(r"^\s+[\w.-]+\s+\S*::[\w.-]+-\d")
 
 
+# conda's own steps of a transaction that ran ("Downloading and Extracting Packages", "Executing transaction: done"):
+# a dry run beside them was a look before the real install, whose plan is the installed build.
+EXECUTED = re.compile(r"^\s*(?:Executing transaction|Downloading and Extracting)\b")
+
+
 def dry_run(lines: list[str]) -> bool:
-    """The text's conda session only planned (a dry run)."""
-    return any(DRY_RUN.search(line[:MAX_LINE]) for line in lines[:5000])
+    """The text's conda session only planned (a dry run), and no transaction ran."""
+    head = [line[:MAX_LINE] for line in lines[:5000]]
+    return any(DRY_RUN.search(line) for line in head) and not any(EXECUTED.match(line) for line in head)
 
 
 def plan_only(lines: list[str], matches: list[Match]) -> list[Match]:

@@ -61,24 +61,56 @@ DENIED = re.compile(
     r"(?:do|does|did)\s*n[o']?t\s+(?:get|see|have|hit|cause|give)|free of|"
     # a fault already gone: "upgrading cuDNN fixed the illegal memory access"
     r"fix(?:ed|es)?|solv(?:ed|es)?|resolv(?:ed|es)?|got rid of|gets rid of)\s+(?:\w+\s+){0,2}$|"
+    # a changelog's or a reply's fix of a fault ("Fixed a bug causing an illegal memory access in ..."), and a
+    # fault set apart from the user's ("this is not related to the illegal memory access in #1234")
+    r"\b(?:fix(?:ed|es)?|solv(?:ed|es)?|resolv(?:ed|es)?)\s+(?:an?\s+|the\s+)?(?:\w+\s+){0,2}"
+    r"(?:caus\w+|leading to|that (?:caused|led to|triggered))\s+(?:\w+\s+){0,2}$|"
+    r"\b(?:(?:not|n't)\s+related|unrelated)\s+to\s+(?:\w+\s+){0,2}$|"
     r"(?:没有|不是|无)\S{0,4}$",
     re.IGNORECASE,
 )
 # In the phrase's own clause (after the last comma, bracket or colon): a condition, a possibility, an explanation.
 SUPPOSED = re.compile(
     r"\b(?:if|whether|unless|in case|could|may|might|would|should|avoid\w*|prevent\w*|"
-    r"can (?:cause|lead|result|trigger|produce|give|happen))\b|如果|可能|避免",
+    r"can (?:cause|lead|result|trigger|produce|give|happen)|"
+    # a tool described ("compute-sanitizer is the tool to find an illegal memory access")
+    r"(?:tool|way|option|flag|utility)s?\s+(?:\w+\s+)?(?:to|for)\s+(?:find|debug|catch|locate|detect|track)\w*)\b|"
+    r"如果|可能|避免",
     re.IGNORECASE,
 )
 _CLAUSE_CUT = re.compile(r".*[,;:(\[，；：（]")
+# In the phrase's own clause before it: a fault of the past ("Previously I had an illegal memory access but ...").
+# ("once"/"earlier today"/"since last week" still place it in the present: "once training starts I get ...").
+PAST = re.compile(r"\b(?:previously|used to|in the past)\b", re.IGNORECASE)
+# After the phrase in the same sentence: the fault is gone ("... but updating the driver solved it").
+GONE_AFTER = re.compile(
+    r"\b(?<!not )(?:solved|fixed|resolved|cured)\s+(?:it|this|that|the (?:problem|issue|error|crash))\b|"
+    r"\b(?<!not )(?<!never )(?:went away|disappeared|is gone|was gone|no longer (?:happens|occurs|appears))\b",
+    re.IGNORECASE,
+)
+# The CPU's own faults: SIGSEGV/SIGBUS (a C program's "Bus error: misaligned address", a segfault in a .so), which a
+# sentence without any GPU or torch word names for another program's memory.
+CPU_FAULT = re.compile(
+    r"\b(?:bus error|sigbus|sigsegv|segmentation fault|segfault|access violation|core dumped|valgrind)\b", re.I
+)
 
 
-def _not_reported(before: str) -> bool:
-    """The words before the phrase deny it, or its clause only supposes it."""
-    return bool(DENIED.search(before) or SUPPOSED.search(_CLAUSE_CUT.sub("", before)))
+def _not_reported(sentence: str, start: int, end: int) -> bool:
+    """The words before the phrase deny it or place it in the past, its clause only supposes it, the words after
+    it say it is gone, or it is the CPU's fault in a sentence about no GPU work."""
+    before = sentence[:start]
+    clause = _CLAUSE_CUT.sub("", before)
+    return bool(
+        DENIED.search(before)
+        or SUPPOSED.search(clause)
+        or PAST.search(clause)
+        or GONE_AFTER.search(sentence[end:])
+        or (CPU_FAULT.search(sentence) and not CUDA_WORK.search(sentence) and not TORCH_WORK.search(sentence))
+    )
 
 
 # The text is about CUDA work: a tensor moved to the GPU, CUDA, cuDNN, the GPU, a kernel.
+TORCH_WORK = re.compile(r"\b(?:torch|pytorch|model|training|inference|tensors?)\b", re.IGNORECASE)
 CUDA_WORK = re.compile(r"\.cuda\(|\bcuda\b|\bcudnn\b|\bgpus?\b|\bkernels?\b|device\s*=\s*['\"]cuda", re.IGNORECASE)
 
 
@@ -89,7 +121,7 @@ def illegal_access_in_words(lines: list[str], matches: list[Match]) -> Match | N
         return None
     for no, sentence in prose.sentences(lines):
         found = FAULT_WORDS.search(sentence)
-        if found is None or prose.is_question(sentence) or _not_reported(sentence[: found.start()]):
+        if found is None or prose.is_question(sentence) or _not_reported(sentence, found.start(), found.end()):
             continue
         if not any(CUDA_WORK.search(line) for line in lines[: prose.MAX_LINES]):
             return None

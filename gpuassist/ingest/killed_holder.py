@@ -9,8 +9,9 @@ to check (another holder, a zombie that kept its memory), no longer a verdict; t
 the text's error. held_memory_words declines its own reading in the same case (REMOVED), and user_words'
 other_job_on_gpu ("the other python process that was using the GPU") is then a guess too.
 
-Not read: a kill that did fix it ("killed it and now it works"), a question ("should I kill the process?"), a
-denial ("I did not kill anything").
+Not read: a kill that did fix it ("killed it and now it works", even if "it comes back again" later), a holder
+still seen after the kill ("I stopped it but it is still there in nvidia-smi": the memory is held, the verdict
+stands), a question ("should I kill the process?"), a denial ("I did not kill anything").
 """
 
 from __future__ import annotations
@@ -34,10 +35,34 @@ NOT_DONE = re.compile(
 )
 
 
+# The failure itself named again ("the same error", "it still runs out of memory"): it outweighs the words below.
+FAILS_AGAIN = re.compile(
+    r"\b(?:(?:the )?same (?:error|problem|issue|oom)|out of memory|oom|keeps? (?:running|getting|failing)|"
+    r"still (?:fails?|failing|crash\w*|errors?|gives?|gets?|throws?|runs? out))\b",
+    re.IGNORECASE,
+)
+# The kill did help ("killed it and now it works", "that freed the memory"): the held memory was the cause.
+KILL_HELPED = re.compile(
+    r"\b(?:now (?:it |everything )?(?:works|runs)|works now|(?:fixed|solved) (?:it|the)|freed (?:the|up)|helped)\b",
+    re.IGNORECASE,
+)
+# "still" about the holder, not the job: the process or its memory is still there ("it is still there in nvidia-smi",
+# "still shows 22GB used"): the held memory is then seen, and the verdict stands.
+HOLDER_STILL_THERE = re.compile(
+    r"\bstill\s+(?:there|running|alive|listed|visible|present|holds?|holding|using|occup\w+|shows?|showing|in "
+    r"nvidia-smi)\b",
+    re.IGNORECASE,
+)
+
+
 def killed_still_fails(lines: list[str]) -> bool:
     """The user says they killed or stopped the process and the job fails as before."""
     for _no, sentence in prose.sentences(lines, semicolon=False):
         if prose.is_question(sentence) or not REMOVED.search(sentence) or NOT_DONE.search(sentence):
+            continue
+        if FAILS_AGAIN.search(sentence):
+            return True
+        if KILL_HELPED.search(sentence) or HOLDER_STILL_THERE.search(sentence):
             continue
         if STILL_FAILS.search(sentence):
             return True

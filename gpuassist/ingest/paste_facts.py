@@ -127,6 +127,13 @@ WSL_TEXT = re.compile(
     re.IGNORECASE,
 )
 WSL1_TEXT = re.compile(r"\bWSL ?1\b", re.IGNORECASE)
+# The text places itself outside WSL: WSL denied ("not WSL", "native Ubuntu, no WSL"), or a Windows partition
+# mounted by native Linux (a dual boot, ntfs-3g), where /mnt/c/Users is the user's own mount point, not drvfs.
+NOT_WSL_TEXT = re.compile(
+    r"\b(?:not|no|without|isn'?t|outside(?: of)?)\s+(?:in\s+|on\s+|using\s+|a\s+)?(?:WSL|Windows Subsystem)|"
+    r"\bdual[- ]?boot\w*|\bntfs-?3g\b",
+    re.IGNORECASE,
+)
 # `wsl -l -v`'s row of the default distribution ("* Ubuntu    Running   1": its VERSION column) and `wsl --status`'s
 # "Default Version: 1" state the WSL version outright, whatever the user calls it.
 WSL_VERSION_SHOWN = re.compile(
@@ -693,6 +700,8 @@ def platform_facts(lines: list[str], sources: Sources) -> dict[str, Any]:
             facts["host.os"] = "Windows"
             note_source(sources, ("host.os",), *named)
     wsl = next(((no, line) for no, line in enumerate(lines, start=1) if WSL_TEXT.search(line[:MAX_LINE])), None)
+    if wsl and any(NOT_WSL_TEXT.search(line[:MAX_LINE]) for line in lines[:5000]):
+        wsl = None  # the text says it is not WSL (a WSL_VERSION_SHOWN table would still be shown below)
     if wsl:
         facts["platform.wsl"] = "wsl1" if WSL1_TEXT.search(wsl[1]) else "wsl2"
         note_source(sources, ("platform.wsl",), *wsl)

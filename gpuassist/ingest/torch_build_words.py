@@ -9,10 +9,11 @@ architecture rules need beside a named GPU (wheel.py: a toolkit cannot target a 
 read here as ``torch.cuda_build``; a tool's own output (collect_env, ``torch.version.cuda``, a ``+cuXYZ`` version)
 wins over it.
 
-Declined: a question, a denial, a wish, a past setup ("previously", "my old setup") or a sentence that says it
-works ("not a torch with cuda 10.2", "I need a torch built with CUDA 11"), a
-condition ("if torch is built with CUDA 10.2"), and a text that names two different builds (one replaced by the
-other, or compared): which one runs is then not told.
+Declined: a question, a denial, a wish or a condition in the build's own clause ("not a torch with cuda 10.2",
+"I need a torch built with CUDA 11", "if torch is built with CUDA 10.2"), a past setup ("previously", "my old
+setup"), an instruction ("the README says to install ..."), another person's or machine's build ("my colleague's
+machine has ..."), a release dated ("... was released in 2019"), a sentence that says it works, and a text that names
+two different builds (one replaced by the other, or compared): which one runs is then not told.
 """
 
 from __future__ import annotations
@@ -26,17 +27,34 @@ _CUDA_WORDS = r"(?:cuda|cu)\s*(?:toolkit\s*)?(?:version\s*)?(?:v(?:ersion)?\s*)?
 # torch, then within a few words "with / built with / compiled with / for" CUDA X.Y, or a cuXYZ tag next to torch.
 BUILD_IN_WORDS = re.compile(
     r"(?<![\w.])(?:py)?torch(?:vision)?(?![\w-])(?:[^\n.;]|\.(?=\d)){0,25}?\b(?:(?:built|compiled|made|packaged)\s+)?"
-    r"(?:with|for|against|on)\s+(?:the\s+)?" + _CUDA_WORDS + r"(?P<dotted>\d{1,2}\.\d)(?!\d|\.\d)|"
+    r"(?:with|for|against|on)\s+(?:the\s+)?(?:"
+    + _CUDA_WORDS
+    + r"(?P<dotted>\d{1,2}\.\d)(?!\d|\.\d)|cu(?P<tag3>\d{3})\b)|"
     r"(?<![\w.])(?:py)?torch(?![\w-])\s*[(\[]?\s*(?:\d+\.\d+(?:\.\d+)?\s*)?[(\[,]?\s*cu(?P<tag>\d{3})\b|"
     r"\bcu(?P<tag2>\d{3})\s+(?:build|wheel|version|variant)\s+of\s+(?:py)?torch\b",
     re.IGNORECASE,
 )
-# In the sentence before the build: a denial, a wish or a condition.
+# In the build's clause before it: a denial, a wish or a condition.
 NOT_STATED = re.compile(
     r"\b(?:not|no|never|without|instead of|rather than|need|needs|want|wants|should|must|if|whether|unless|"
-    r"looking for|how (?:do|can|to)|used to|previously|(?:old|previous|former|earlier) (?:setup|environment|env))\b",
+    r"looking for|how (?:do|can|to))\b",
     re.IGNORECASE,
 )
+# Anywhere in the sentence before it: a build of another time, person or machine, or an instruction.
+ELSEWHERE = re.compile(
+    r"\b(?:used to|previously|(?:old|previous|former|earlier) (?:setup|environment|env)|"
+    # an instruction, not the installed build ("the README says to install torch 1.7 with cuda 10.2")
+    r"says? to|tells? (?:you|me|us) to|told (?:me|us) to|recommend\w*|suggest\w*|instructions?|"
+    # another person's or machine's build ("my colleague's machine has torch with cuda 10.2")
+    r"colleague\W?s?|friend\W?s?|"
+    r"(?:other|another|second|old|previous) (?:machine|computer|pc|server|laptop|box|node))\b",
+    re.IGNORECASE,
+)
+# The clause the build is in: a denial or wish in an earlier clause ("sm_80 is not compatible ...; my torch is
+# compiled for cuda 10.2") does not reach it.
+_CLAUSE_CUT = re.compile(r".*(?:[,;:]|\bbut\b)")
+# The sentence dates a release, a reference, not the user's build ("torchvision with cuda 10.2 was released in 2019").
+RELEASE = re.compile(r"\b(?:released|release notes?|changelog)\b", re.IGNORECASE)
 # The same sentence says the build works: the stated build is not the problem the text is about.
 WORKS = re.compile(r"\b(?:works?|working|worked|runs? fine|no (?:problem|issue)s?|fine)\b", re.IGNORECASE)
 
@@ -44,7 +62,7 @@ WORKS = re.compile(r"\b(?:works?|working|worked|runs? fine|no (?:problem|issue)s
 def _cuda(found: re.Match[str]) -> str:
     if found["dotted"]:
         return found["dotted"]
-    tag = found["tag"] or found["tag2"]
+    tag = found["tag"] or found["tag2"] or found["tag3"]
     return f"{int(tag[:-1])}.{tag[-1]}"
 
 
@@ -55,8 +73,11 @@ def stated_build_facts(lines: list[str], sources: Sources) -> dict[str, object]:
     for no, sentence in prose.sentences(lines):
         if "torch" not in sentence.lower() or prose.is_question(sentence) or WORKS.search(sentence):
             continue
+        if RELEASE.search(sentence):
+            continue
         for found in BUILD_IN_WORDS.finditer(sentence):
-            if NOT_STATED.search(sentence[: found.start()]):
+            before = sentence[: found.start()]
+            if NOT_STATED.search(_CLAUSE_CUT.sub("", before)) or ELSEWHERE.search(before):
                 continue
             builds.setdefault(_cuda(found), (no, sentence))
     if len(builds) != 1:

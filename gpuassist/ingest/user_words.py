@@ -154,8 +154,10 @@ CUDA_UNKNOWN = re.compile(
 # "Resume" alone is no evidence: ML texts resume training from checkpoints.
 SUSPEND_CONTEXT = re.compile(
     r"\b(?:suspen(?:d|ded|ding|ds|sion)|hibernat\w*|wak(?:e|es|ing) (?:up|from)|woke up|"
-    # the host's sleep, not a program's sleep() call ("after sleep(5) the next CUDA call fails")
-    r"after (?:sleep(?!\s*\()|standby)|(?:sleep|standby) mode|from (?:sleep(?!\s*\()|standby)|lid (?:closed|open)|"
+    # the host's sleep, not a program's sleep() call or shell command ("after sleep(5)", "after sleep 10 the next
+    # CUDA call fails": a number of seconds)
+    r"after (?:sleep(?!\s*\(|\s+\d)|standby)|(?:sleep|standby) mode|from (?:sleep(?!\s*\(|\s+\d)|standby)|"
+    r"lid (?:closed|open)|"
     r"resum\w* (?:from|after) (?:suspend|sleep|hibernation|standby)|"
     r"(?:system|computer|laptop|pc|machine|os) (?:resum|wak)\w*|"
     r"after resuming(?! (?:the |my )?(?:training|from (?:a |the )?checkpoint|run|job|download)))\b|nvidia[-_]uvm|"
