@@ -54,3 +54,10 @@ def test_words_about_sizes_without_the_message_read_nothing() -> None:
         "m1: [1 x 10240] while training ran fine; shape [-1, 400] was what I expected.\n"
     )
     assert "tensor_shape_mismatch" not in _ids(text)
+
+
+def test_shape_error_under_a_cpu_build_does_not_say_cuda_works() -> None:
+    text = "RuntimeError: size mismatch, m1: [4 x 30], m2: [60 x 2] at c:\\conda-bld\\pytorch-cpu_1\\TH.c:9\n"
+    finding = load_text(text).findings[0]
+    assert finding.id == "tensor_shape_mismatch"
+    assert "CUDA working" not in finding.explanation

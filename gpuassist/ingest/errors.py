@@ -218,6 +218,8 @@ PASTE_EXPLAINS: dict[str, tuple[str, ...]] = {
 
 # What a gpu_in_use error shows working when it is not CUDA: the Apple GPU's MPS allocator.
 GPU_SHOWN_WORKING = {"mps_out_of_memory": "the Apple GPU (MPS)"}
+# Errors torch raises the same way on the CPU (a shape error under a CPU-only build's path): no device shown working.
+DEVICE_NEUTRAL = {"tensor_shape_mismatch": "The pasted error names the tensor sizes that disagree."}
 
 
 def _catalogue_finding(m: Match) -> Finding:
@@ -228,7 +230,7 @@ def _catalogue_finding(m: Match) -> Finding:
         # The error shows CUDA working: a different problem, reported at info severity, never a failure
         # to use the GPU.
         severity, title = Severity.INFO, entry.title
-        lead = f"The pasted error shows {GPU_SHOWN_WORKING.get(m.id, 'CUDA')} working."
+        lead = DEVICE_NEUTRAL.get(m.id) or f"The pasted error shows {GPU_SHOWN_WORKING.get(m.id, 'CUDA')} working."
     elif m.specific:
         severity, title = Severity.ERROR, entry.title
         lead = "The pasted text shows this cause directly."
