@@ -31,6 +31,10 @@ def _ids(text: str) -> list[str]:
         "warns: CUDA initialization: CUDA unknown error - this may be due to an incorrectly set up environment\n",
         # a black screen after a driver update: the driver install's story
         "After the driver update my screen went black, and now PyTorch says RuntimeError: CUDA error: unknown error\n",
+        # torch's init warning ("CUDA initialization: CUDA unknown error") ran no kernel; the monitor is a cable matter
+        "My second monitor goes black sometimes, probably the cable.\n"
+        "UserWarning: CUDA initialization: CUDA unknown error - this may be due to an incorrectly set up environment, "
+        "e.g. changing env variable CUDA_VISIBLE_DEVICES after program start.\n",
         # pip's "unknown error" and a monitor going black in a game, told as a separate matter
         "pip install torch failed: unknown error while downloading.\n"
         "My monitor goes black when I launch a game too, separate issue.\n",
@@ -69,6 +73,12 @@ def test_killed_kernel_with_display_reset_is_the_watchdog(text: str) -> None:
         # "runs without GPU" says what was run, not what the machine has
         "The script runs fine without GPU. With .cuda() it fails: cudaErrorInsufficientDriver: CUDA driver version "
         "is insufficient for CUDA runtime version\n",
+        # the GPU-less machine is the cluster's login node; the failure is on a compute node with a GPU
+        "The login node has no GPU, so I submit to the gpu partition. There the job prints: RuntimeError: CUDA "
+        "driver version is insufficient for CUDA runtime version\n",
+        # the same on two lines
+        "The login node has no GPU.\n"
+        "On the compute node: RuntimeError: CUDA driver version is insufficient for CUDA runtime version\n",
     ],
 )
 def test_ran_on_the_cpu_is_no_gpuless_machine(text: str) -> None:

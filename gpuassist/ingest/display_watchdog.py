@@ -34,6 +34,9 @@ CUDA_FAILED = re.compile(
     r"\bCUDA (?:error|failure)\s*(?:code)?\s*[:=#]?\s*(?:999|702|719|30|6|4)(?!\d)",
     re.IGNORECASE,
 )
+# CUDA failing to initialise (torch's "CUDA initialization: CUDA unknown error", cuInit, cudaGetDeviceCount) ran no
+# kernel for a watchdog to kill, whatever the screen did.
+AT_INIT = re.compile(r"CUDA initiali[sz]ation|\bcuInit\b|cudaGetDeviceCount|is_available\(\)|_cuda_init", re.IGNORECASE)
 # The display reset as users and Windows word it.
 DISPLAY_RESET = re.compile(
     r"\b(?:screen|display|monitor)s?\s+(?:(?:goes|went|turns?|turned|going|turning|flashe?s?|flashed)\s+)?"
@@ -59,7 +62,9 @@ def watchdog_killed_kernel(lines: list[str]) -> Match | None:
     head = [line[:MAX_LINE] for line in lines[:5000]]
     if any(GPU_FAULT_SHOWN.search(line) for line in head):
         return None
-    failed = next((no for no, line in enumerate(head, start=1) if CUDA_FAILED.search(line)), None)
+    failed = next(
+        (no for no, line in enumerate(head, start=1) if CUDA_FAILED.search(line) and not AT_INIT.search(line)), None
+    )
     if failed is None:
         return None
     for line in head:
