@@ -25,13 +25,18 @@ from gpuassist.ingest.lines import MAX_LINE
 
 # The failures a killed kernel surfaces as: the timeout itself (702, legacy 6), the lost context after it (launch
 # failure 719 / legacy 4, unknown error 999 / legacy 30), by name, number or text. Initialisation errors (no device,
-# insufficient driver) are not a kernel that ran.
+# insufficient driver) are not a kernel that ran. "unknown error" is any program's words (a game launcher, pip):
+# read only as CUDA's, with CUDA named before it on the line ("CUDA error: unknown error", "cudaMemcpy ... unknown
+# error").
 CUDA_FAILED = re.compile(
-    r"the launch timed out and was terminated|unspecified launch failure|\bunknown error\b|"
+    r"the launch timed out and was terminated|unspecified launch failure|\bcuda\w*\b.{0,80}\bunknown error\b|"
     r"\bCUDA_ERROR_(?:LAUNCH_TIMEOUT|LAUNCH_FAILED|UNKNOWN)\b|\bcudaError(?:LaunchTimeout|LaunchFailure|Unknown)\b|"
     r"\bCUDA (?:error|failure)\s*(?:code)?\s*[:=#]?\s*(?:999|702|719|30|6|4)(?!\d)",
     re.IGNORECASE,
 )
+# CUDA failing to initialise (torch's "CUDA initialization: CUDA unknown error", cuInit, cudaGetDeviceCount) ran no
+# kernel for a watchdog to kill, whatever the screen did.
+AT_INIT = re.compile(r"CUDA initiali[sz]ation|\bcuInit\b|cudaGetDeviceCount|is_available\(\)|_cuda_init", re.IGNORECASE)
 # The display reset as users and Windows word it.
 DISPLAY_RESET = re.compile(
     r"\b(?:screen|display|monitor)s?\s+(?:(?:goes|went|turns?|turned|going|turning|flashe?s?|flashed)\s+)?"
@@ -40,8 +45,13 @@ DISPLAY_RESET = re.compile(
     r"\bTDR\b|\bTdrDelay\b|Timeout Detection and Recovery",
     re.IGNORECASE,
 )
-# A blank screen at boot, login or after an install is the driver setup's own story, not a kernel killed mid-run.
-AT_SETUP = re.compile(r"\b(?:boot\w*|login|log in|startup|start-up|install\w*|reboot\w*|grub)\b", re.IGNORECASE)
+# A blank screen at boot, login, after an install or update, or at suspend/resume is the driver setup's or power
+# management's own story (a 999 after resume is the UVM module wedged), not a kernel killed mid-run.
+AT_SETUP = re.compile(
+    r"\b(?:boot\w*|login|log in|startup|start-up|install\w*|reboot\w*|grub|updat\w*|upgrad\w*|suspend\w*|"
+    r"resum\w*|sleep\w*|hibernat\w*|wak(?:e|es|ing) up|woke up)\b",
+    re.IGNORECASE,
+)
 GPU_FAULT_SHOWN = re.compile(r"\bXid\b|fallen off the bus|GPU is lost", re.IGNORECASE)
 NEGATED = re.compile(r"\b(?:no|not|never|without|doesn'?t|didn'?t)\b[^.]{0,30}$", re.IGNORECASE)
 
@@ -52,7 +62,9 @@ def watchdog_killed_kernel(lines: list[str]) -> Match | None:
     head = [line[:MAX_LINE] for line in lines[:5000]]
     if any(GPU_FAULT_SHOWN.search(line) for line in head):
         return None
-    failed = next((no for no, line in enumerate(head, start=1) if CUDA_FAILED.search(line)), None)
+    failed = next(
+        (no for no, line in enumerate(head, start=1) if CUDA_FAILED.search(line) and not AT_INIT.search(line)), None
+    )
     if failed is None:
         return None
     for line in head:

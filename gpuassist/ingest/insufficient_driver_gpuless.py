@@ -13,6 +13,8 @@ NVIDIA GPU to use, as the user says (not a verdict: the user's words about the h
 
 from __future__ import annotations
 
+import re
+
 from gpuassist.facts import Facts
 from gpuassist.ingest.errors import Match
 from gpuassist.ingest.gpu_presence import CPU_MACHINE
@@ -22,6 +24,34 @@ from gpuassist.ingest.lines import MAX_LINE
 from gpuassist.ingest.user_words import NVIDIA_DENIED
 
 INSUFFICIENT = "driver_too_old"
+# CPU_MACHINE's words that say what the user ran, not what the machine has: "it works if I'm using the CPU" and
+# "runs fine without GPU" are the comparison every CUDA failure report makes, on machines with a GPU too.
+RAN_ON_CPU = re.compile(
+    r"\b(?:i am|i'm|we are|we're|while|when|i was)\s+(?:using|running on|running it on|on)\s+"
+    r"(?:the\s+|a\s+|my\s+)?cpu\b|\bwithout (?:a |any )?(?:nvidia )?gpus?\b",
+    re.IGNORECASE,
+)
+
+# The GPU-less machine named is another one than the one that failed: a cluster's login node, the laptop the user
+# moved from ("the login node has no GPU; on the compute node ..."), so the failing machine's driver is still in
+# question.
+OTHER_MACHINE = re.compile(
+    r"\b(?:login|head|front-?end|submit|master)\s+(?:node|host|server|machine)s?\b|"
+    r"\b(?:another|other|old|previous|different)\s+(?:machine|computer|pc|desktop|laptop|server|workstation|node|host)\b|"
+    r"\b(?:moved|switched|migrated)\s+to\b",
+    re.IGNORECASE,
+)
+
+
+def _says_gpuless(line: str) -> bool:
+    """The user says this machine has no (NVIDIA) GPU: CPU_MACHINE less its ran-on-the-CPU words, not said of
+    another machine."""
+    text = line[:MAX_LINE]
+    if OTHER_MACHINE.search(text):
+        return False
+    if NO_NVIDIA_HARDWARE.search(text):
+        return True
+    return CPU_MACHINE.search(RAN_ON_CPU.sub(" ", text)) is not None
 
 
 def insufficient_driver_without_gpu(lines: list[str], facts: Facts, matches: list[Match]) -> list[Match]:
@@ -33,11 +63,7 @@ def insufficient_driver_without_gpu(lines: list[str], facts: Facts, matches: lis
     if any(NVIDIA_GPU.search(NVIDIA_DENIED.sub(" ", line[:MAX_LINE])) for line in lines):
         return matches
     said = next(
-        (
-            (no, line)
-            for no, line in enumerate(lines, start=1)
-            if CPU_MACHINE.search(line[:MAX_LINE]) or NO_NVIDIA_HARDWARE.search(line[:MAX_LINE])
-        ),
+        ((no, line) for no, line in enumerate(lines, start=1) if _says_gpuless(line)),
         None,
     )
     if said is None:

@@ -65,7 +65,11 @@ L4T_R32 = re.compile(
 # nvidia-jetpack` / `dpkg -s`: "Package: nvidia-jetpack" with "Version: 4.6-b199" a few lines below; `dpkg -l` /
 # `apt list` on one line: "nvidia-jetpack  4.6-b199  arm64"). JetPack 4.x is L4T r32.
 JETPACK_PACKAGE = re.compile(r"^\s*Package:\s*nvidia-jetpack\s*$", re.IGNORECASE)
-PACKAGE_VERSION_4 = re.compile(r"^\s*Version:\s*4\.\d", re.IGNORECASE)
+PACKAGE_VERSION = re.compile(r"^\s*Version:\s*(\S+)", re.IGNORECASE)
+PACKAGE_VERSION_4 = re.compile(r"4\.\d")
+STANZA_END = re.compile(r"^\s*(?:Package:|$)", re.IGNORECASE)
+# dpkg -s prints Status, Priority, Section, Installed-Size, Maintainer, Architecture and Source before Version.
+STANZA_LINES = 20
 JETPACK_4_LISTED = re.compile(r"\bnvidia-jetpack(?:/\S+)?\s+4\.\d+(?:\.\d+)*-b\d+", re.IGNORECASE)
 
 
@@ -75,10 +79,21 @@ def jetpack_4_shown(lines: list[str]) -> bool:
         text = line[:MAX_LINE]
         if L4T_R32.search(text) or JETPACK_4_LISTED.search(text):
             return True
-        if JETPACK_PACKAGE.match(text) and any(
-            PACKAGE_VERSION_4.match(after[:MAX_LINE]) for after in lines[no + 1 : no + 4]
-        ):
+        if JETPACK_PACKAGE.match(text) and _stanza_version_is_4(lines[no + 1 : no + 1 + STANZA_LINES]):
             return True
+    return False
+
+
+def _stanza_version_is_4(after: list[str]) -> bool:
+    """The Version field of the package's own stanza (up to the next Package: or blank line) is 4.x: another
+    package's version below it, in a paste with its blank lines lost, is not JetPack's."""
+    for line in after:
+        text = line[:MAX_LINE]
+        if STANZA_END.match(text):
+            return False
+        version = PACKAGE_VERSION.match(text)
+        if version is not None:
+            return PACKAGE_VERSION_4.match(version.group(1)) is not None
     return False
 
 

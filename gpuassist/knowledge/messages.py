@@ -127,9 +127,12 @@ def _cuda_row(raw: Mapping[str, Any]) -> tuple[str, str]:
         parts.append(
             _alternation([rf"\b(?:CUDA[ _])?(?:error|failure)(?:[ _]code)?\s*[:#=]?\s*{c}(?![\d.])" for c in only])
         )
-        # The number before the word, in prose ("CUDA init fails with 802 system error", "an 804 error"): the
-        # same unique number, one optional word between it and "error".
-        parts.append(_alternation([rf"(?<![\w.-]){c} (?:\w+ )?error\b" for c in only]))
+        # The number before the word, in prose ("CUDA init fails with 802 system error", "torch.cuda.init() gives
+        # an 804 error"): the same unique number, one optional word between it and "error", with CUDA named
+        # earlier in the sentence; a bare "802 error" is any program's code (an API's status, "line 802 syntax
+        # error"). A dot inside "torch.cuda.init()" is no sentence end.
+        cuda_before = r"\b(?:cuda|cuInit)\w*\b(?:[^.\n]|\.(?=\w)){0,60}?"
+        parts.append(_alternation([rf"{cuda_before}(?<![\w.-])(?<!line ){c} (?:\w+ )?error\b" for c in only]))
     # CUDA's deviceQuery sample: "cudaGetDeviceCount returned 100"
     if only:
         parts.append(_alternation([rf"\bcudaGetDeviceCount returned {c}(?!\d)" for c in only]))
