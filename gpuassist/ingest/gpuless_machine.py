@@ -10,8 +10,9 @@ and the integrated-graphics sentences ingest/igpu_only.py reads: "it doesn't hav
 on Windows 11 without a dedicated GPU", "the laptop has no discrete GPU".
 
 It counts only when the same text shows a GPU request failing (the statement explains that failure), when no NVIDIA
-GPU is named anywhere (a statement about another machine beside a named GPU), and when the sentence is not about a
-container, pod or job lacking the GPU (that is the symptom, not the hardware).
+GPU is named anywhere (a statement about another machine beside a named GPU), when the sentence is not about a
+container, pod or job lacking the GPU (that is the symptom, not the hardware), and when the sentence is not about
+another machine (an old laptop, a login node, a colleague's PC: ingest/other_machine.py).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import re
 from gpuassist.ingest.errors import Match
 from gpuassist.ingest.igpu_only import NVIDIA_GPU
 from gpuassist.ingest.lines import MAX_LINE
+from gpuassist.ingest.other_machine import said_of_another_machine
 from gpuassist.ingest.user_words import NVIDIA_DENIED
 
 _GPU_NOUN = r"(?:nvidia\s+)?(?:gpu|graphics(?:\s+card)?|graphic\s+card|video\s+card|card)s?\b"
@@ -53,6 +55,8 @@ def stated_gpuless_machine(lines: list[str]) -> Match | None:
     for no, line in enumerate(lines, start=1):
         text = line[:MAX_LINE]
         said = NO_NVIDIA_HARDWARE.search(text)
-        if said is not None and not NOT_THE_MACHINE.search(text[: said.start()]):
+        if said is None or said_of_another_machine(text):
+            continue
+        if not NOT_THE_MACHINE.search(text[: said.start()]):
             return Match("no_nvidia_gpu", no, text.strip()[:500], True, 0.8)
     return None

@@ -23,6 +23,7 @@ import re
 
 from gpuassist.ingest.errors import Match
 from gpuassist.ingest.lines import MAX_LINE
+from gpuassist.ingest.other_machine import said_of_another_machine
 from gpuassist.ingest.user_words import NVIDIA_DENIED
 
 # nouveau's probe line names the chip it drives (linux drivers/gpu/drm/nouveau/nvkm/engine/device/base.c:
@@ -103,6 +104,7 @@ def integrated_only_match(lines: list[str]) -> Match | None:
         if (
             INTEGRATED_SENTENCE.search(text)
             and OWN_MACHINE.search(text)
+            and not said_of_another_machine(text)
             and not HYBRID_WORDS.search(_NO_DEDICATED.sub(" ", text))
         ):
             return Match("no_nvidia_gpu", no, text.strip()[:500], True, 0.9)

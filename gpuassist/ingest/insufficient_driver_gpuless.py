@@ -21,6 +21,7 @@ from gpuassist.ingest.gpu_presence import CPU_MACHINE
 from gpuassist.ingest.gpuless_machine import NO_NVIDIA_HARDWARE
 from gpuassist.ingest.igpu_only import NVIDIA_GPU
 from gpuassist.ingest.lines import MAX_LINE
+from gpuassist.ingest.other_machine import said_of_another_machine
 from gpuassist.ingest.user_words import NVIDIA_DENIED
 
 INSUFFICIENT = "driver_too_old"
@@ -32,22 +33,12 @@ RAN_ON_CPU = re.compile(
     re.IGNORECASE,
 )
 
-# The GPU-less machine named is another one than the one that failed: a cluster's login node, the laptop the user
-# moved from ("the login node has no GPU; on the compute node ..."), so the failing machine's driver is still in
-# question.
-OTHER_MACHINE = re.compile(
-    r"\b(?:login|head|front-?end|submit|master)\s+(?:node|host|server|machine)s?\b|"
-    r"\b(?:another|other|old|previous|different)\s+(?:machine|computer|pc|desktop|laptop|server|workstation|node|host)\b|"
-    r"\b(?:moved|switched|migrated)\s+to\b",
-    re.IGNORECASE,
-)
-
 
 def _says_gpuless(line: str) -> bool:
     """The user says this machine has no (NVIDIA) GPU: CPU_MACHINE less its ran-on-the-CPU words, not said of
     another machine."""
     text = line[:MAX_LINE]
-    if OTHER_MACHINE.search(text):
+    if said_of_another_machine(text):
         return False
     if NO_NVIDIA_HARDWARE.search(text):
         return True

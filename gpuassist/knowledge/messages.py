@@ -57,6 +57,12 @@ FAMILIES = (
 MIN_BARE = 20
 # An Xid number the table does not list is a possible GPU fault (NVIDIA adds numbers with new GPUs).
 UNLISTED_XID_WEIGHT = 0.5
+# CUDA named earlier on the line: a CUDA API call (cuInit, cudaMalloc, THCudaCheck), "CUDA", a CUDA library. What a
+# short message after a prefix any program prints needs to be CUDA's.
+CUDA_ON_LINE = (
+    r"(?:\b(?:cuda\w*|cu(?:Init|Ctx|Mem|Module|Launch|Device|Stream|Event|Driver|Graph|Func|Pointer)\w*|THCudaCheck|"
+    r"cublas\w*|cudnn\w*|nvrtc\w*|pycuda\w*)\b[^\n]{0,200}?)"
+)
 # A CUDA message cut off by the paste is still read from this many leading words (with its tool's prefix).
 MIN_CUT_WORDS = 4
 
@@ -102,9 +108,16 @@ def _cuda_row(raw: Mapping[str, Any]) -> tuple[str, str]:
     names = [raw["name"], *([raw["driver_name"]] if raw.get("driver_name") else [])]
     parts = [rf"\b{_alternation(names)}\b"]
     codes = "|".join(str(c) for c in (code, raw.get("legacy_code")) if c is not None)
+    # The prefixes that name CUDA themselves, and those any program prints ("Error 30:", "error=5", "->"): with a
+    # short message ("unknown error", "out of memory") the latter are pip's, a game's or Steam's words too ("Update
+    # failed: unknown error"), so there CUDA must be named earlier on the line (CUDA_ON_LINE; round 23).
+    weak = r"Error (?:" + codes + r")|error=\d+\s*|(?:^|\n)->"
+    short = len(raw["message"]) < MIN_BARE
+    if short:
+        weak = CUDA_ON_LINE + r"(?:" + weak + r")"
     prefix = (
-        r"(?:CUDA (?:driver )?error|CUDA_ERROR_\w+|cudaError\w*|Error (?:" + codes + r")|"
-        r"cuda runtime error \(\d+\)\s*|error=\d+\s*|(?:^|\n)->|"
+        r"(?:CUDA (?:driver )?error|CUDA_ERROR_\w+|cudaError\w*|" + weak + r"|"
+        r"cuda runtime error \(\d+\)\s*|"
         # glog's CHECK_EQ in Caffe's CUDA_CHECK (include/caffe/util/device_alternate.hpp) and its copies:
         # "Check failed: error == cudaSuccess (30 vs. 0)  unknown error" (the number, then cudaGetErrorString)
         r"==\s*cudaSuccess\s*\(\d+ vs\. 0\)\s*|"
@@ -137,8 +150,9 @@ def _cuda_row(raw: Mapping[str, Any]) -> tuple[str, str]:
     if only:
         parts.append(_alternation([rf"\bcudaGetDeviceCount returned {c}(?!\d)" for c in only]))
     if raw.get("driver_name"):  # pycuda and its copies: "cuInit failed: unknown" (the name in words) or the message
-        short = _words(raw["driver_name"].removeprefix("CUDA_ERROR_").lower().replace("_", " "))
-        parts.append(rf"(?:failed: {message}|failed: {short}\b)")  # each a long literal: a selective needle
+        named = _words(raw["driver_name"].removeprefix("CUDA_ERROR_").lower().replace("_", " "))
+        failed = rf"(?:failed: {message}|failed: {named}\b)"  # each a long literal: a selective needle
+        parts.append(CUDA_ON_LINE + failed if short else failed)
     if raw.get("bare", len(raw["message"]) >= MIN_BARE):
         parts.append(rf"(?<![\w-]){message}")
     example = f"RuntimeError: CUDA error: {raw['message']}"
