@@ -78,7 +78,6 @@ SUPPOSED = re.compile(
     r"如果|可能|避免",
     re.IGNORECASE,
 )
-_CLAUSE_CUT = re.compile(r".*[,;:(\[，；：（]")
 # In the phrase's own clause before it: a fault of the past ("Previously I had an illegal memory access but ...").
 # ("once"/"earlier today"/"since last week" still place it in the present: "once training starts I get ...").
 PAST = re.compile(r"\b(?:previously|used to|in the past)\b", re.IGNORECASE)
@@ -99,7 +98,7 @@ def _not_reported(sentence: str, start: int, end: int) -> bool:
     """The words before the phrase deny it or place it in the past, its clause only supposes it, the words after
     it say it is gone, or it is the CPU's fault in a sentence about no GPU work."""
     before = sentence[:start]
-    clause = _CLAUSE_CUT.sub("", before)
+    clause = prose.clause_before(before, brackets=True)
     return bool(
         DENIED.search(before)
         or SUPPOSED.search(clause)

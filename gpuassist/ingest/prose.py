@@ -45,6 +45,21 @@ def sentences(lines: list[str], *, semicolon: bool = False, question_mark: bool 
     ]
 
 
+# The end of the clause a reading sits in: words in an earlier clause ("sm_80 is not compatible, my torch is ...")
+# do not reach it. ``but`` also ends one where a reader weighs a contrast; ``brackets`` adds "(" and "[" and the
+# CJK full-width , ; : ( for readers of prose in those languages.
+_CLAUSE_ENDS = {
+    (False, False): re.compile(r".*[,;:]"),
+    (True, False): re.compile(r".*(?:[,;:]|\bbut\b)"),
+    (False, True): re.compile(r".*[,;:(\[，；：（]"),
+}
+
+
+def clause_before(before: str, *, but: bool = False, brackets: bool = False) -> str:
+    """The words of ``before`` since its last clause boundary (all of it when there is none)."""
+    return _CLAUSE_ENDS[(but, brackets)].sub("", before)
+
+
 def is_question(sentence: str) -> bool:
     """The sentence asks rather than states: it ends with a question mark."""
     return sentence.rstrip().endswith("?")

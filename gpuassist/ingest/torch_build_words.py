@@ -50,9 +50,6 @@ ELSEWHERE = re.compile(
     r"(?:other|another|second|old|previous) (?:machine|computer|pc|server|laptop|box|node))\b",
     re.IGNORECASE,
 )
-# The clause the build is in: a denial or wish in an earlier clause ("sm_80 is not compatible ...; my torch is
-# compiled for cuda 10.2") does not reach it.
-_CLAUSE_CUT = re.compile(r".*(?:[,;:]|\bbut\b)")
 # The sentence dates a release, a reference, not the user's build ("torchvision with cuda 10.2 was released in 2019").
 RELEASE = re.compile(r"\b(?:released|release notes?|changelog)\b", re.IGNORECASE)
 # The same sentence says the build works: the stated build is not the problem the text is about.
@@ -77,7 +74,9 @@ def stated_build_facts(lines: list[str], sources: Sources) -> dict[str, object]:
             continue
         for found in BUILD_IN_WORDS.finditer(sentence):
             before = sentence[: found.start()]
-            if NOT_STATED.search(_CLAUSE_CUT.sub("", before)) or ELSEWHERE.search(before):
+            # a denial or wish in an earlier clause ("sm_80 is not compatible ...; my torch is compiled for cuda
+            # 10.2") does not reach the build's own clause
+            if NOT_STATED.search(prose.clause_before(before, but=True)) or ELSEWHERE.search(before):
                 continue
             builds.setdefault(_cuda(found), (no, sentence))
     if len(builds) != 1:

@@ -45,12 +45,11 @@ ASKING = re.compile(
     r"where|which|whether|any(?:one|body)?)\b",
     re.IGNORECASE,
 )
-_CLAUSE_CUT = re.compile(r".*[,;:]")
 
 
 def _asks(before: str) -> bool:
     """The words before the reading, from its clause's start, open a question."""
-    return bool(ASKING.search(_CLAUSE_CUT.sub("", before)))
+    return bool(ASKING.search(prose.clause_before(before)))
 
 
 @cache
