@@ -63,6 +63,7 @@ from gpuassist.ingest import (
     nouveau_failures,
     os_call_refused,
     paste_causes,
+    pcie_aer,
     platform_readings,
     pod_runtime,
     process_readings,
@@ -80,8 +81,10 @@ from gpuassist.ingest import (
     usage_words,
     user_words,
     windows_device_status,
+    windows_smi,
     wsl_linux_driver,
     wsl_name_only,
+    wsl_tcc,
 )
 from gpuassist.ingest.amd_gpu_words import stated_amd_gpu
 from gpuassist.ingest.arch_readings import driver_rules_out
@@ -292,6 +295,11 @@ def wsl_no_driver(ctx: PasteContext) -> None:
     ctx.matches = container_shown.wsl_no_driver_first(ctx.wsl, ctx.matches)
 
 
+def smi_on_windows(ctx: PasteContext) -> None:
+    """nvidia-smi failing in a Windows shell is the Windows driver's absence (ingest/windows_smi.py)."""
+    ctx.matches = windows_smi.windows_smi_no_driver(ctx.lines, ctx.matches)
+
+
 def jetson_system(ctx: PasteContext) -> None:
     if ctx.facts.value("platform.jetson"):
         matches = system_causes.jetson_source_build_expected(
@@ -493,6 +501,8 @@ INFERENCES: tuple[Inference, ...] = (
     login_node,
     _of_lines(system_causes.container_gpu_listing_without_toolkit),
     _of_lines(system_causes.recurring_app_xid_match),
+    _of_lines(pcie_aer.aer_lost_gpu_match),
+    _of_lines_report(wsl_tcc.tcc_under_wsl_match),
     _of_lines(system_causes.machine_without_nvidia_gpu_match),
     _of_lines(stated_gpuless_machine),
     _of_lines(watchdog_killed_kernel),
@@ -872,6 +882,7 @@ STEPS: tuple[Step, ...] = (
     wsl_driver,
     wsl_no_device,
     wsl_no_driver,
+    smi_on_windows,
     jetson_system,
     infer,
     wsl_name_alone,

@@ -1,0 +1,47 @@
+"""A GPU in the TCC driver model is invisible to WSL 2: WSL's GPU path needs the Windows driver in WDDM.
+
+WSL 2 reaches the GPU through GPU paravirtualisation (dxgkrnl, /dev/dxg, /usr/lib/wsl/lib), which is part of the
+Windows display driver model: NVIDIA's CUDA on WSL user guide requires a WDDM (2.9+) driver on the host, and a
+Tesla/datacenter GPU switched to (or shipped in) TCC, the compute-only driver model, is not offered to WSL at all, so
+nvidia-smi and CUDA inside WSL see no GPU. The driver model shows in nvidia-smi on Windows: the table's TCC/WDDM
+column ("|   0  Tesla P4   TCC  | 00000000:3B:00.0 ..."), ``nvidia-smi -q``'s "Driver Model / Current : TCC", the
+command that sets it (``nvidia-smi -dm 1`` / ``-dm TCC``), or the user's words ("the card works in TCC mode").
+In a WSL text any of these is WSL's GPU-path problem (wsl_libcuda_problem); on native Windows TCC is a valid mode
+for CUDA and claims nothing, as do WDDM, a denial ("not in TCC mode") or a question about it.
+"""
+
+from __future__ import annotations
+
+import re
+
+from gpuassist.ingest.errors import Match
+from gpuassist.report.model import Report
+
+# nvidia-smi on Windows: the table row's driver-model column, -q's Driver Model section, the command that sets TCC.
+TCC_TABLE_ROW = re.compile(r"^\|\s+\d+\s+.+?\s+TCC\s+\|")
+TCC_QUERY = re.compile(r"^\s*Current\s*:\s*TCC\s*$", re.IGNORECASE)
+TCC_SET = re.compile(r"\bnvidia-smi(?:\.exe)?\b[^\n]{0,40}?(?:-dm|--driver-model)[ =](?:1|TCC)\b", re.IGNORECASE)
+# The GPU stated to be in TCC (mode / driver model) in words.
+TCC_IN_WORDS = re.compile(r"\bTCC(?: driver)?(?: mode| model)\b|\b(?:in|to|into|under|uses?|using) TCC\b")
+# A denial or a question: the text does not say the GPU is in TCC.
+TCC_DENIED = re.compile(
+    r"\b(?:not|isn'?t|aren'?t|never|no|without|neither|nor)\s+(?:\w+\s+){0,3}?(?:in|to|using|use)?\s*TCC\b|"
+    r"\bTCC\b[^\n.?]{0,60}\?",
+    re.IGNORECASE,
+)
+
+MAX_LINE = 2000
+WEIGHT = 0.9
+
+
+def tcc_under_wsl_match(lines: list[str], report: Report) -> Match | None:
+    """wsl_libcuda_problem when a WSL text shows the GPU in the TCC driver model (nvidia-smi's table or -q, the
+    command that set it, or the user's words), cited on the first line that shows it."""
+    if report.facts.value("platform.wsl") is None:
+        return None
+    for no, raw in enumerate(lines, start=1):
+        line = raw[:MAX_LINE]
+        shown = TCC_TABLE_ROW.search(line) or TCC_QUERY.search(line) or TCC_SET.search(line)
+        if shown or (TCC_IN_WORDS.search(line) and not TCC_DENIED.search(line)):
+            return Match("wsl_libcuda_problem", no, line.strip()[:500], True, WEIGHT)
+    return None
