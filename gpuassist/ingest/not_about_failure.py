@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 
-from gpuassist.ingest import prose
+from gpuassist.ingest import errors, prose
 from gpuassist.ingest.errors import Match
 from gpuassist.ingest.kernel_noise import FAILS, SAYS_WORKS, WORKS_ELSEWHERE
 from gpuassist.ingest.lines import MAX_LINE
@@ -101,3 +101,90 @@ def quoted_in_a_question(lines: list[str], matches: list[Match]) -> list[Match]:
         if not asked or any(FAILS.search(s) for s in stated):
             return matches
     return [] if _says_no_failure(lines, skip_questions=True) else matches
+
+
+# --- messages told, not shown (round 26) -------------------------------------------------------------------------
+# A message the user quotes from somewhere else (docs, an answer, a changelog, another issue) or says is over ("I used
+# to get X", "the X error is gone after ...", "Edit: solved by ..., X went away") is not this machine's current
+# fault. Told means: every line of the text that carries the message carries it inside such a sentence; a message
+# printed on a line of its own (a traceback, a log, "For the record, the error was:" then the paste) is shown, and
+# a thread's "solved" note beside a shown error keeps it (the corpus labels such threads by the confirmed cause).
+
+# The message comes from another text, named in the sentence before it.
+FROM_ELSEWHERE = re.compile(
+    r"\b(?:docs?|documentation|faq|release\s+notes|changelog|stack\s?overflow|answers?|guide|tutorial|blog|article|"
+    r"readme|forum|(?:another|other|that|this|an\s+old|a\s+similar)\s+(?:issue|thread|post|question)|"
+    r"issue\s+#?\d+|#\d{2,})\b",
+    re.IGNORECASE,
+)
+# The user's own, now: "I get X which the docs say ...", "I'm seeing X as well".
+OWN_NOW = re.compile(
+    r"\b(?:i|we)\s+(?:also\s+|now\s+|keep\s+|then\s+|just\s+)?(?:get|got|getting|am getting|'m getting|see|saw|"
+    r"am seeing|'m seeing|hit|have|had|ran into|run into|encounter(?:ed)?)\b|\b(?:and|then)\s+(?:got|get|hit|saw)\b|"
+    r"\b(?:my|our)\s+(?:error|traceback|log|output)\b|\bsame\s+(?:error|issue|problem)\b|\b(?:me too|same here)\b",
+    re.IGNORECASE,
+)
+# The message's own clause says it is over.
+SAYS_OVER = re.compile(
+    r"\b(?:used\s+to\s+(?:get|see|have|hit)|previously\s+(?:got|had|saw)|(?:is|was|are|were)\s+gone|went\s+away|"
+    r"disappeared|(?:got|get)\s+rid\s+of|no\s+longer\s+(?:get|see|appears?|happens?|shows?)|"
+    r"(?:fixed|solved|resolved)\b(?!\s*\?))",
+    re.IGNORECASE,
+)
+# ... or that it is still there, or back: a current fault whatever else the sentence says.
+STILL_THERE = re.compile(
+    r"\b(?:still|again|back|persists?|keeps?\s+(?:coming|showing|happening)|remains?|same\s+error|"
+    r"not\s+(?:fixed|solved|resolved|gone)|(?:didn'?t|did\s+not|doesn'?t|does\s+not|won'?t)\s+"
+    r"(?:fix|help|solve|work|go\s+away|change))\b",
+    re.IGNORECASE,
+)
+# The run is healthy: the user says so, or torch says CUDA is available.
+RUNS_FINE = re.compile(
+    r"\b(?:runs?|running|works?|working|trains?|training)\s+(?:just\s+)?(?:fine|well|ok(?:ay)?|perfectly|normally)\b|"
+    r"is_available\(\)\W{0,12}(?:returns?\s+|is\s+|->\s*)?True\b",
+    re.IGNORECASE,
+)
+CLAUSE_END = re.compile(r"[,;]|\bbut\b|\bnow\b", re.IGNORECASE)
+
+
+def _clauses(sentence: str) -> list[str]:
+    return [c for c in CLAUSE_END.split(sentence) if c and c.strip()]
+
+
+def _told(sentence: str, fid: str, *, healthy: bool) -> bool | None:
+    """How ``sentence`` carries the message of ``fid``: True told (quoted from elsewhere on a healthy machine, or
+    said to be over), False shown or current, None not at all."""
+    if not any(m.id == fid for m in errors.match_lines([sentence])):
+        return None
+    if (prose.is_question(sentence) and not FROM_ELSEWHERE.search(sentence)) or STILL_THERE.search(sentence):
+        return False
+    for clause in _clauses(sentence):
+        if any(m.id == fid for m in errors.match_lines([clause])):
+            if SAYS_OVER.search(clause):
+                return True
+            break
+    return healthy and FROM_ELSEWHERE.search(sentence) is not None and not OWN_NOW.search(sentence)
+
+
+def told_not_shown(lines: list[str], matches: list[Match]) -> list[Match]:
+    """Drop the readings of messages that every line carrying them only tells (above). Run on the first matches, with
+    quoted_in_a_question, before any fact is read from them."""
+    cut = [line[:MAX_LINE] for line in lines[: prose.MAX_LINES]]
+    text = "\n".join(cut)
+    if not matches or not (FROM_ELSEWHERE.search(text) or SAYS_OVER.search(text)):
+        return matches
+    healthy = RUNS_FINE.search(text) is not None and not cuda_shown_failing(cut)
+    ids_by_line = [{x.id for x in errors.match_lines([line])} for line in cut]
+    kept = []
+    for m in matches:
+        told = [
+            _told(sentence, m.id, healthy=healthy)
+            for line, ids in zip(cut, ids_by_line, strict=True)
+            if m.id in ids
+            for sentence in prose.split(line)
+            if sentence.strip()
+        ]
+        said = [v for v in told if v is not None]
+        if not (said and all(said)):
+            kept.append(m)
+    return kept
