@@ -7,18 +7,20 @@ Part 2: a message the user quotes (docs, another issue, a changelog, an answer t
 gone, with a healthy run after it, is not this machine's current fault; the same message pasted as theirs, "still
 getting X", "X again after reboot", or a thread's "solved" note beside the error as pasted keep the verdict (the
 corpus labels threads such as KeYang8/WITT#34 and NVIDIA/nccl#328 by their confirmed cause with the fix in the text).
-Each case: a realistic text, the expected first finding (None: no error or warning claimed, and the quoted message's
-own finding not reported at all), and why.
+Each case: a realistic text, the expected first finding (None: no error claimed), the told message's finding that
+must not be reported at all (None where the message is the user's own), and why.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from gpuassist.ingest import load_text, prose
+from gpuassist.ingest import load_text, prose, wsl_linux_driver
+from gpuassist.ingest.cpu_build_words import _says_cuda_less_torch
 from gpuassist.ingest.display_watchdog import watchdog_killed_kernel
 from gpuassist.ingest.held_memory_words import found_process_holding_memory
 from gpuassist.ingest.import_words import torch_import_said
+from gpuassist.ingest.text import clean_lines
 from gpuassist.report.model import Severity
 
 # --- 1. prose.negated ------------------------------------------------------------------------------------------
@@ -109,6 +111,38 @@ def test_import_words_negation(sentence: str, read: bool) -> None:
     assert torch_import_said([sentence]) is read
 
 
+@pytest.mark.parametrize(
+    ("line", "read", "why"),
+    [
+        ("I installed the NVIDIA driver inside WSL too.", True, "stated"),
+        ("I did not install the NVIDIA driver inside WSL.", False, "denied"),
+        # before: wsl_linux_driver alone did not count 'no longer' (display_watchdog, illegal_access_words,
+        # import_words and cpu_build_words did): one behaviour now, the install denied
+        ("I no longer install the NVIDIA driver inside WSL.", False, "'no longer' denies for every reader"),
+        # before: a negation anywhere in the 40 characters before counted, across a comma
+        ("I don't use the Store app, I installed the NVIDIA driver inside WSL.", True, "another clause's 'don't'"),
+        ("No, I installed the NVIDIA driver inside WSL as well.", True, "'No,' is an answer"),
+    ],
+)
+def test_wsl_driver_negation(line: str, read: bool, why: str) -> None:
+    text = line + "\ntorch.cuda.is_available() returns False\n"
+    assert (wsl_linux_driver.linux_driver_in_wsl(clean_lines(text), load_text(text)) is not None) is read, why
+
+
+@pytest.mark.parametrize(
+    ("sentence", "read"),
+    [
+        ("pip installed the CPU version of torch.", True),
+        ("I have torch, but not the CPU version.", False),
+        ("I installed torch instead of the CPU build.", False),
+        ("My torch is no longer the CPU-only build.", False),
+        ("pip installed torch as a CPU build, not the CUDA one.", True),  # the denial follows the reading
+    ],
+)
+def test_cpu_build_words_negation(sentence: str, read: bool) -> None:
+    assert _says_cuda_less_torch(sentence) is read
+
+
 # --- 2. quoted and resolved messages ---------------------------------------------------------------------------
 
 NOT_COMPILED = (
@@ -147,6 +181,13 @@ CASES = [
         "cuda_out_of_memory",
         "the docs' advice quoted, the user's run is fine",
     ),
+    (
+        "Upgrading to 2.1 now, its changelog has:\n"
+        "- Fixed 'RuntimeError: CUDA error: an illegal memory access was encountered' in grid_sample backward\n",
+        None,
+        "cuda_illegal_memory_access",
+        "a changelog entry on a line of its own",
+    ),
     # resolved, healthy now
     (
         "I used to get 'RuntimeError: CUDA out of memory' with batch size 64, but after lowering it to 16 "
@@ -169,7 +210,27 @@ CASES = [
         "gpu_arch_too_new_for_build",
         "Edit: solved, with the message only in the note and a healthy run",
     ),
+    (
+        "I got 'AssertionError: Torch not compiled with CUDA enabled' yesterday, but reinstalling from the cu121 "
+        "index fixed it. Now it stops with:\nRuntimeError: The NVIDIA driver on your system is too old (found "
+        "version 11040).\n",
+        "driver_too_old",
+        "cpu_only_build",
+        "a later clause says the first fault is fixed; the pasted one is current",
+    ),
+    (
+        "I got 'AssertionError: Torch not compiled with CUDA enabled', and reinstalling didn't fix it.\n",
+        "cpu_only_build",
+        None,
+        "'didn't fix it' is a current fault",
+    ),
     # the user's own, current fault: still read
+    (
+        "I fixed the dataset path and get 'torch.OutOfMemoryError: CUDA out of memory' on the first batch.\n",
+        "cuda_out_of_memory",
+        None,
+        "'fixed' about something else: the message is current",
+    ),
     (NOT_COMPILED, "cpu_only_build", None, "pasted as theirs"),
     (
         "I followed the install guide and got 'AssertionError: Torch not compiled with CUDA enabled'. nvidia-smi "
@@ -207,7 +268,7 @@ CASES = [
         "I used to get CUDA out of memory, now after lowering the batch size I get this instead:\n"
         "RuntimeError: The NVIDIA driver on your system is too old (found version 11040).\n",
         "driver_too_old",
-        None,
+        "cuda_out_of_memory",
         "'used to get X, now Y': Y is current",
     ),
     (
@@ -235,3 +296,4 @@ def test_quoted_or_resolved(text: str, expected: str | None, quoted: str | None,
         assert quoted not in [f.id for f in findings], why
     else:
         assert findings and findings[0].id == expected, (why, [f.id for f in findings][:3])
+        assert quoted not in [f.id for f in findings], why

@@ -128,7 +128,16 @@ OWN_NOW = re.compile(
 SAYS_OVER = re.compile(
     r"\b(?:used\s+to\s+(?:get|see|have|hit)|previously\s+(?:got|had|saw)|(?:is|was|are|were)\s+gone|went\s+away|"
     r"disappeared|(?:got|get)\s+rid\s+of|no\s+longer\s+(?:get|see|appears?|happens?|shows?)|"
-    r"(?:fixed|solved|resolved)\b(?!\s*\?))",
+    # "X is fixed", a changelog's "Fixed X ...", "Edit: solved by ...": not "I fixed the path and get X"
+    r"(?:is|was|got|been|now)\s+(?:fixed|solved|resolved)\b(?!\s*\?))|"
+    r"^\W*(?:(?:edit|update)\W+)?(?:fixed|solved|resolved)\b(?!\s*\?)",
+    re.IGNORECASE | re.MULTILINE,
+)
+# A later clause of the sentence says the fault it names is over: "I got X yesterday, but reinstalling fixed it".
+OVER_AFTER = re.compile(
+    r"\b(?:fixed|solved|resolved|cured|got\s+rid\s+of)\s+(?:it|this|that|the\s+(?:error|issue|problem|crash))\b|"
+    r"\b(?:it|this|that|the\s+(?:error|issue|problem))\s+(?:went\s+away|is\s+gone|disappeared|no\s+longer\s+"
+    r"(?:happens|appears|shows))\b",
     re.IGNORECASE,
 )
 # ... or that it is still there, or back: a current fault whatever else the sentence says.
@@ -158,9 +167,10 @@ def _told(sentence: str, fid: str, *, healthy: bool) -> bool | None:
         return None
     if (prose.is_question(sentence) and not FROM_ELSEWHERE.search(sentence)) or STILL_THERE.search(sentence):
         return False
-    for clause in _clauses(sentence):
+    clauses = _clauses(sentence)
+    for at, clause in enumerate(clauses):
         if any(m.id == fid for m in errors.match_lines([clause])):
-            if SAYS_OVER.search(clause):
+            if SAYS_OVER.search(clause) or any(OVER_AFTER.search(later) for later in clauses[at + 1 :]):
                 return True
             break
     return healthy and FROM_ELSEWHERE.search(sentence) is not None and not OWN_NOW.search(sentence)
@@ -171,7 +181,7 @@ def told_not_shown(lines: list[str], matches: list[Match]) -> list[Match]:
     quoted_in_a_question, before any fact is read from them."""
     cut = [line[:MAX_LINE] for line in lines[: prose.MAX_LINES]]
     text = "\n".join(cut)
-    if not matches or not (FROM_ELSEWHERE.search(text) or SAYS_OVER.search(text)):
+    if not matches or not (FROM_ELSEWHERE.search(text) or SAYS_OVER.search(text) or OVER_AFTER.search(text)):
         return matches
     healthy = RUNS_FINE.search(text) is not None and not cuda_shown_failing(cut)
     ids_by_line = [{x.id for x in errors.match_lines([line])} for line in cut]
