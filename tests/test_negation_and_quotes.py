@@ -224,7 +224,46 @@ CASES = [
         None,
         "'didn't fix it' is a current fault",
     ),
+    (
+        "There was a 'CUDA error: no kernel image is available for execution on the device' earlier, but after "
+        "installing the cu128 wheel it's gone and training runs fine on the 5090.\n",
+        None,
+        "gpu_arch_too_new_for_build",
+        "'it's gone' in a later clause",
+    ),
+    (
+        "The fix in the linked PR for 'NCCL error: unhandled system error' worked for me, multi-GPU training runs "
+        "fine now.\n",
+        None,
+        "nccl_error_or_timeout",
+        "a named fix for the message worked",
+    ),
+    (
+        "之前一直报 RuntimeError: CUDA out of memory，把 batch size 改小之后已经解决了，现在训练正常。\n",
+        None,
+        "cuda_out_of_memory",
+        "in Chinese: before ... now solved",
+    ),
     # the user's own, current fault: still read
+    (
+        "No fix for 'NCCL error: unhandled system error' worked for me so far.\n",
+        "nccl_error_or_timeout",
+        None,
+        "'no fix worked' is a current fault",
+    ),
+    (
+        "改了 batch size 还是报 RuntimeError: CUDA out of memory\n",
+        "cuda_out_of_memory",
+        None,
+        "in Chinese: still (还是) getting it",
+    ),
+    (
+        "Solved! It was the wrong wheel. torch.cuda.is_available() now returns True. Original error for reference: "
+        "AssertionError: Torch not compiled with CUDA enabled\n",
+        "cpu_only_build",
+        None,
+        "the error shown for the record beside the solved note names the confirmed cause (corpus convention)",
+    ),
     (
         "I fixed the dataset path and get 'torch.OutOfMemoryError: CUDA out of memory' on the first batch.\n",
         "cuda_out_of_memory",

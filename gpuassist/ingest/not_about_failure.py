@@ -114,6 +114,7 @@ def quoted_in_a_question(lines: list[str], matches: list[Match]) -> list[Match]:
 FROM_ELSEWHERE = re.compile(
     r"\b(?:docs?|documentation|faq|release\s+notes|changelog|stack\s?overflow|answers?|guide|tutorial|blog|article|"
     r"readme|forum|(?:another|other|that|this|an\s+old|a\s+similar)\s+(?:issue|thread|post|question)|"
+    r"(?:linked\s+)?(?:pr|pull\s+request)|"
     r"issue\s+#?\d+|#\d{2,})\b",
     re.IGNORECASE,
 )
@@ -130,21 +131,27 @@ SAYS_OVER = re.compile(
     r"disappeared|(?:got|get)\s+rid\s+of|no\s+longer\s+(?:get|see|appears?|happens?|shows?)|"
     # "X is fixed", a changelog's "Fixed X ...", "Edit: solved by ...": not "I fixed the path and get X"
     r"(?:is|was|got|been|now)\s+(?:fixed|solved|resolved)\b(?!\s*\?))|"
-    r"^\W*(?:(?:edit|update)\W+)?(?:fixed|solved|resolved)\b(?!\s*\?)",
+    r"^\W*(?:(?:edit|update)\W+)?(?:fixed|solved|resolved)\b(?!\s*\?)"
+    # in Chinese: "之前一直报 X" (before I kept getting X), "X 已经解决了" (X is solved), "不再出现" (no longer appears)
+    r"|(?:之前|以前|原来)\S{0,4}(?:报|出现|遇到)|已经?解决|解决了|不再(?:出现|报)|没有再(?:出现|报)",
     re.IGNORECASE | re.MULTILINE,
 )
 # A later clause of the sentence says the fault it names is over: "I got X yesterday, but reinstalling fixed it".
 OVER_AFTER = re.compile(
     r"\b(?:fixed|solved|resolved|cured|got\s+rid\s+of)\s+(?:it|this|that|the\s+(?:error|issue|problem|crash))\b|"
-    r"\b(?:it|this|that|the\s+(?:error|issue|problem))\s+(?:went\s+away|is\s+gone|disappeared|no\s+longer\s+"
-    r"(?:happens|appears|shows))\b",
+    r"\b(?:it|this|that|the\s+(?:error|issue|problem))(?:\s+|'s\s+)(?:went\s+away|is\s+gone|gone|disappeared|"
+    r"no\s+longer\s+(?:happens|appears|shows))\b|"
+    # a fix named with the message worked: "the fix in the linked PR for X worked for me"
+    r"\b(?:fix|workaround|solution|patch)\b.*\b(?:worked|helped|did\s+the\s+trick)\b|"
+    r"已经?解决|解决了|不再(?:出现|报)|没有再(?:出现|报)",
     re.IGNORECASE,
 )
 # ... or that it is still there, or back: a current fault whatever else the sentence says.
 STILL_THERE = re.compile(
     r"\b(?:still|again|back|persists?|keeps?\s+(?:coming|showing|happening)|remains?|same\s+error|"
     r"not\s+(?:fixed|solved|resolved|gone)|(?:didn'?t|did\s+not|doesn'?t|does\s+not|won'?t)\s+"
-    r"(?:fix|help|solve|work|go\s+away|change))\b",
+    r"(?:fix|help|solve|work|go\s+away|change))\b|\bno\s+(?:fix|workaround|solution)\b|\bnothing\s+(?:worked|helped)\b|"
+    r"还是|仍然|依然|又出现",
     re.IGNORECASE,
 )
 # The run is healthy: the user says so, or torch says CUDA is available.
@@ -153,7 +160,7 @@ RUNS_FINE = re.compile(
     r"is_available\(\)\W{0,12}(?:returns?\s+|is\s+|->\s*)?True\b",
     re.IGNORECASE,
 )
-CLAUSE_END = re.compile(r"[,;]|\bbut\b|\bnow\b", re.IGNORECASE)
+CLAUSE_END = re.compile(r"[,;，；]|\bbut\b|\bnow\b|现在", re.IGNORECASE)
 
 
 def _clauses(sentence: str) -> list[str]:
@@ -170,7 +177,7 @@ def _told(sentence: str, fid: str, *, healthy: bool) -> bool | None:
     clauses = _clauses(sentence)
     for at, clause in enumerate(clauses):
         if any(m.id == fid for m in errors.match_lines([clause])):
-            if SAYS_OVER.search(clause) or any(OVER_AFTER.search(later) for later in clauses[at + 1 :]):
+            if SAYS_OVER.search(clause) or any(OVER_AFTER.search(later) for later in clauses[at:]):
                 return True
             break
     return healthy and FROM_ELSEWHERE.search(sentence) is not None and not OWN_NOW.search(sentence)
