@@ -244,7 +244,27 @@ CASES = [
         "cuda_out_of_memory",
         "in Chinese: before ... now solved",
     ),
+    (
+        "The screen used to go black during training with 'CUDA error: unspecified launch failure', but after raising "
+        "TdrDelay it's gone and training runs fine.\n",
+        None,
+        "cuda_kernel_launch_failed",
+        "over, and the display watchdog's inference must not read it again",
+    ),
+    (
+        "This used to fail with RuntimeError: No CUDA GPUs are available but it works now after unsetting "
+        "CUDA_VISIBLE_DEVICES.\n",
+        None,
+        "cuda_visible_devices_hides_gpus",
+        "'used to fail with X', 'it works now'",
+    ),
     # the user's own, current fault: still read
+    (
+        "I keep getting RuntimeError: No CUDA GPUs are available, the docs say to check CUDA_VISIBLE_DEVICES.\n",
+        "cuda_visible_devices_hides_gpus",
+        None,
+        "the docs named after the user's own message",
+    ),
     (
         "No fix for 'NCCL error: unhandled system error' worked for me so far.\n",
         "nccl_error_or_timeout",

@@ -127,7 +127,7 @@ OWN_NOW = re.compile(
 )
 # The message's own clause says it is over.
 SAYS_OVER = re.compile(
-    r"\b(?:used\s+to\s+(?:get|see|have|hit)|previously\s+(?:got|had|saw)|(?:is|was|are|were)\s+gone|went\s+away|"
+    r"\b(?:used\s+to\s+(?:get|see|have|hit|fail|crash|throw|raise|print|show)|previously\s+(?:got|had|saw)|(?:is|was|are|were)\s+gone|went\s+away|"
     r"disappeared|(?:got|get)\s+rid\s+of|no\s+longer\s+(?:get|see|appears?|happens?|shows?)|"
     # "X is fixed", a changelog's "Fixed X ...", "Edit: solved by ...": not "I fixed the path and get X"
     r"(?:is|was|got|been|now)\s+(?:fixed|solved|resolved)\b(?!\s*\?))|"
@@ -141,6 +141,7 @@ OVER_AFTER = re.compile(
     r"\b(?:fixed|solved|resolved|cured|got\s+rid\s+of)\s+(?:it|this|that|the\s+(?:error|issue|problem|crash))\b|"
     r"\b(?:it|this|that|the\s+(?:error|issue|problem))(?:\s+|'s\s+)(?:went\s+away|is\s+gone|gone|disappeared|"
     r"no\s+longer\s+(?:happens|appears|shows))\b|"
+    r"\b(?:it|this|that|everything)\s+(?:now\s+)?works?\s+(?:fine\s+)?now\b|"
     # a fix named with the message worked: "the fix in the linked PR for X worked for me"
     r"\b(?:fix|workaround|solution|patch)\b.*\b(?:worked|helped|did\s+the\s+trick)\b|"
     r"已经?解决|解决了|不再(?:出现|报)|没有再(?:出现|报)",
@@ -160,7 +161,7 @@ RUNS_FINE = re.compile(
     r"is_available\(\)\W{0,12}(?:returns?\s+|is\s+|->\s*)?True\b",
     re.IGNORECASE,
 )
-CLAUSE_END = re.compile(r"[,;，；]|\bbut\b|\bnow\b|现在", re.IGNORECASE)
+CLAUSE_END = re.compile(r"[,;，；]|\bbut\b|现在", re.IGNORECASE)
 
 
 def _clauses(sentence: str) -> list[str]:
