@@ -13,6 +13,12 @@ Two forms the round-17 review found claimed (round 18):
 Both decline only when the text says so and shows no failure anywhere else (no traceback, no tool failing, no
 is_available() False, no complaint in the user's words); a message printed on its own line, or asked about by
 someone whose CUDA fails, is still read.
+
+A third form (round 26, told_not_shown): a message only told, never shown: quoted from docs, an answer, a changelog,
+a PR or another issue by someone whose run is fine, or said to be over ("I used to get X", "the X error is gone
+after ...", "Edit: solved by ..., X went away", "之前一直报 X … 已经解决了"). "still", "again", "back", "didn't fix it",
+the user's own words ("I got X", "same error as #123") and the message on a line of its own keep it: a thread's
+"solved" note beside the error as pasted names the confirmed cause, as the corpus labels such threads.
 """
 
 from __future__ import annotations
@@ -184,25 +190,35 @@ def _told(sentence: str, fid: str, *, healthy: bool) -> bool | None:
     return healthy and FROM_ELSEWHERE.search(sentence) is not None and not OWN_NOW.search(sentence)
 
 
+def _only_told(lines: list[str], fid: str, *, healthy: bool) -> bool:
+    """Some sentence of ``lines`` carries the message of ``fid``, and every one that does only tells it."""
+    said = [
+        v
+        for line in lines
+        for sentence in prose.split(line)
+        if sentence.strip() and (v := _told(sentence, fid, healthy=healthy)) is not None
+    ]
+    return bool(said) and all(said)
+
+
 def told_not_shown(lines: list[str], matches: list[Match]) -> list[Match]:
     """Drop the readings of messages that every line carrying them only tells (above). Run on the first matches, with
-    quoted_in_a_question, before any fact is read from them."""
+    quoted_in_a_question, before any fact is read from them, and again after the inferences (steps.told_not_shown),
+    which may read the same message again."""
     cut = [line[:MAX_LINE] for line in lines[: prose.MAX_LINES]]
     text = "\n".join(cut)
     if not matches or not (FROM_ELSEWHERE.search(text) or SAYS_OVER.search(text) or OVER_AFTER.search(text)):
         return matches
     healthy = RUNS_FINE.search(text) is not None and not cuda_shown_failing(cut)
-    ids_by_line = [{x.id for x in errors.match_lines([line])} for line in cut]
+    ids_by_line: list[set[str]] = []
     kept = []
     for m in matches:
-        told = [
-            _told(sentence, m.id, healthy=healthy)
-            for line, ids in zip(cut, ids_by_line, strict=True)
-            if m.id in ids
-            for sentence in prose.split(line)
-            if sentence.strip()
-        ]
-        said = [v for v in told if v is not None]
-        if not (said and all(said)):
+        # the cited line first: most matches are shown there, and the whole text is read only for a told one
+        if not _only_told([m.line], m.id, healthy=healthy):
+            kept.append(m)
+            continue
+        ids_by_line = ids_by_line or [{x.id for x in errors.match_lines([line])} for line in cut]
+        carrying = [line for line, ids in zip(cut, ids_by_line, strict=True) if m.id in ids]
+        if not _only_told(carrying, m.id, healthy=healthy):
             kept.append(m)
     return kept

@@ -10,7 +10,8 @@ deliberately differs:
 - ``question_mark=False``: ``?`` does not end a sentence. smi_words keeps a line such as "Is nvidia-smi fine? It
   works." one sentence so that the question mark drops the whole line.
 
-A statement is what a reader may take; a question ("does import torch fail for you?") states nothing.
+A statement is what a reader may take; a question ("does import torch fail for you?") states nothing. Within one,
+``clause_before`` cuts the words a reading's own clause holds, and ``negated`` says whether they deny it.
 """
 
 from __future__ import annotations
