@@ -63,3 +63,10 @@ def test_prompt_reading() -> None:
     assert not run_on_windows(lines, 2)  # a Windows prompt running something else
     assert run_on_windows(["PS C:\\> nvidia-smi", SMI_LINUX_FORM], 2)
     assert run_on_windows([SMI_WINDOWS_FORM], 1)
+
+
+def test_fix_is_the_windows_installer_not_a_linux_package() -> None:
+    found = next(f for f in load_text(CMD_PROMPT).findings if f.id == "no_nvidia_driver")
+    assert "Windows" in found.fix and "apt install" not in found.fix and "To confirm:" in found.fix
+    linux = "ana@box:~$ nvidia-smi\nNVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.\n"
+    assert all("NVIDIA driver for Windows" not in f.fix for f in load_text(linux).findings)

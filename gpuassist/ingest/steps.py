@@ -852,6 +852,10 @@ def nixos_driver_fix(ctx: PasteContext) -> None:
     program_fixes.nixos_driver_fix(ctx.report, ctx.lines)
 
 
+def windows_driver_fix(ctx: PasteContext) -> None:
+    windows_smi.windows_driver_fix(ctx.report, ctx.lines)
+
+
 def cite_pasted_lines(ctx: PasteContext) -> None:
     """Every finding a rule drew from facts the paste stated cites the line that stated them; a finding that cites a
     pasted line in an error text gets the step that confirms it."""
@@ -972,6 +976,7 @@ STEPS: tuple[Step, ...] = (
     # Fix texts worded for what the text shows (another program than torch, NixOS), once the findings are settled.
     driver_fix_names_program,
     nixos_driver_fix,
+    windows_driver_fix,
     # Last: the evidence every finding ends with, once no step adds or replaces a finding.
     cite_pasted_lines,
 )

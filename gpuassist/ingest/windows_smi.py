@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 
 from gpuassist.ingest.errors import Match
+from gpuassist.report.model import Report
 
 # A Windows shell prompt (cmd.exe "C:\dir>", PowerShell "PS C:\dir>") running nvidia-smi, by name or full path.
 WINDOWS_SMI_CALL = re.compile(
@@ -65,3 +66,27 @@ def windows_smi_no_driver(lines: list[str], matches: list[Match]) -> list[Match]
         else:
             out.append(m)
     return out
+
+
+# The Windows driver comes from NVIDIA's (or the laptop maker's) Windows installer, not a Linux package; WSL uses it.
+WINDOWS_DRIVER_FIX = (
+    "Install the NVIDIA driver for Windows for this GPU (nvidia.com/Download, or the laptop maker's driver page for a "
+    "laptop), choosing the installer's clean installation, and reboot Windows. Nothing is installed inside WSL: WSL 2 "
+    "uses this Windows driver."
+)
+WINDOWS_DRIVER_CONFIRM = (
+    "the GPU and a driver version are listed when nvidia-smi runs in PowerShell, and Device Manager shows the GPU "
+    "under Display adapters without a warning sign"
+)
+
+
+def windows_driver_fix(report: Report, lines: list[str]) -> None:
+    """When the text shows nvidia-smi failing on Windows itself, the missing driver's fix is the Windows installer,
+    not a Linux distribution's package."""
+    if not any(
+        CANNOT_REACH.search(line[:2000]) and run_on_windows(lines, no) for no, line in enumerate(lines, start=1)
+    ):
+        return
+    for found in report.findings:
+        if found.id == "no_nvidia_driver":
+            found.fix = f"{WINDOWS_DRIVER_FIX}\nTo confirm: {WINDOWS_DRIVER_CONFIRM}"
