@@ -39,6 +39,20 @@ def test_fatal_pcie_error_on_gpu_is_hardware_fault(text: str) -> None:
     assert ids and ids[0] == "gpu_xid_fault"
 
 
+# 4.x kernels name the sender by requester id: id=0100 is 0000:01:00.0, the GPU.
+FATAL_BY_REQUESTER_ID = (
+    "[ 77.0] nvidia 0000:01:00.0: irq 130 for MSI/MSI-X\n"
+    "[ 88.0] pcieport 0000:00:01.0: AER: Uncorrected (Fatal) error received: id=0100\n"
+)
+
+
+def test_requester_id_names_the_gpu() -> None:
+    found = aer_lost_gpu_match(FATAL_BY_REQUESTER_ID.splitlines())
+    assert found is not None and found.line_no == 2 and not found.specific
+    other = FATAL_BY_REQUESTER_ID.replace("id=0100", "id=0300")
+    assert aer_lost_gpu_match(other.splitlines()) is None
+
+
 # Counter-examples: corrected errors on the GPU's port (common, harmless), a fatal error on an NVMe drive, and a fatal
 # error the kernel recovered from.
 CORRECTED_NOISE = (

@@ -33,14 +33,25 @@ NVIDIA_VENDOR_DETAIL = re.compile(r"\bdevice \[10de:[0-9a-f]{4}\] error status/m
 NVIDIA_CANT_RECOVER = re.compile(r"\bnvidia [0-9a-f:.]+: (?:AER: )?can'?t recover\b", re.IGNORECASE)
 RECOVERY_FAILED = re.compile(r"\bAER: device recovery failed\b|\bdevice recovery failed\b", re.IGNORECASE)
 RECOVERY_SUCCEEDED = re.compile(r"\bdevice recovery successful\b", re.IGNORECASE)
-# The port's summary naming the device that sent the error.
+# The port's summary naming the device that sent the error: its address, or (4.x kernels) its requester id
+# "id=BBDF" (bus << 8 | device << 3 | function), domain 0000.
 RECEIVED_FROM = re.compile(
-    r"error (?:message )?received(?::| from) (?P<bdf>[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7])", re.IGNORECASE
+    r"error (?:message )?received(?::| from) "
+    r"(?:(?P<bdf>[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7])|id=(?P<id>[0-9a-f]{4}))",
+    re.IGNORECASE,
 )
 
 MAX_LINE = 2000
 WEIGHT = 0.85
 POSSIBLE_WEIGHT = 0.6
+
+
+def _sender(received: re.Match[str]) -> str:
+    """The address of the device a port's summary names, from its address or its requester id."""
+    if received.group("bdf"):
+        return received.group("bdf").lower()
+    rid = int(received.group("id"), 16)
+    return f"0000:{rid >> 8:02x}:{(rid >> 3) & 0x1F:02x}.{rid & 0x7}"
 
 
 def aer_lost_gpu_match(lines: list[str]) -> Match | None:
@@ -60,7 +71,7 @@ def aer_lost_gpu_match(lines: list[str]) -> Match | None:
         received = RECEIVED_FROM.search(line)
         tied = (
             (NVIDIA_DEVICE_LINE.search(line) is not None)
-            or (received is not None and received.group("bdf").lower() in gpus)
+            or (received is not None and _sender(received) in gpus)
             or any(NVIDIA_VENDOR_DETAIL.search(after) for after in clipped[no : no + 3])
         )
         if tied:
