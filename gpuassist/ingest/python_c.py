@@ -33,10 +33,16 @@ READABLE = {
     "torch.cuda.device_count()": "cuda.device_count",
 }
 # A line that is not the program's output: the next prompt or command, a traceback, a warning.
-NOT_OUTPUT = re.compile(r"^\s*(?:[$#>%]|\S+@\S+[:$#]|>>>|Traceback|File \"|\w+Error\b|\(\w[\w.-]*\)\s)")
+NOT_OUTPUT = re.compile(
+    r"^\s*(?:[$#>%]|\S+@\S+[:$#]|\[[^\]\n]{1,100}\]\s?[$#%]|>>>|Traceback|File \"|\w+Error\b|\(\w[\w.-]*\)\s)"
+)
 # What Python writes to stderr between the prints without ending the output: a warning ("...: UserWarning: CUDA
 # initialization: ...") and the source line it quotes under it ("  return torch._C._cuda_getDeviceCount() > 0").
 WARNING = re.compile(r"\w*Warning: |^\s+(?:return |warnings\.warn\()")
+# What a Slurm launcher writes to stderr around the job's output, never the program's print: srun's and salloc's
+# "job N queued and waiting for resources", "job N has been allocated resources", "Granted job allocation N",
+# "Nodes gpu01 are ready for job", "error: gpu01: task 0: Exited with exit code 1" (src/srun, src/salloc).
+LAUNCHER_STATUS = re.compile(r"^\s*(?:srun|salloc)(?:\.exe)?: ")
 MAX_OUTPUT_LINES = 12
 
 
@@ -86,7 +92,7 @@ def python_c_facts(lines: list[str], sources: dict[str, tuple[int, str]]) -> dic
         out = []
         for nxt in lines[no : no + MAX_OUTPUT_LINES]:
             text = nxt[:MAX_LINE].strip()
-            if WARNING.search(nxt[:MAX_LINE]):
+            if WARNING.search(nxt[:MAX_LINE]) or LAUNCHER_STATUS.match(nxt):
                 continue
             if not text or NOT_OUTPUT.match(text):
                 break
