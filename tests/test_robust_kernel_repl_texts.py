@@ -734,6 +734,106 @@ MORE_KERNEL = [
         "Mar 05 10:11:12 flatcar kernel: NVRM: None of the NVIDIA devices were initialized.\n",
     ),
     V(
+        "secure-boot-lockdown-eperm-mokutil",
+        "nvidia_module_not_loaded",
+        "acidanthera-bugtracker-2237-key-rejected-secure-boot.txt",
+        "mokutil --sb-state, then kmod's EPERM: under lockdown module_sig_check returns -EPERM, not EKEYREJECTED",
+        "$ mokutil --sb-state\n"
+        "SecureBoot enabled\n"
+        "$ sudo modprobe nvidia\n"
+        "modprobe: ERROR: could not insert 'nvidia': Operation not permitted\n"
+        "$ sudo dmesg | tail -n 2\n"
+        "[  212.553019] Lockdown: modprobe: unsigned module loading is restricted; see man "
+        "kernel_lockdown.7\n",
+    ),
+    V(
+        "dkms-build-failed-then-module-not-found",
+        "nvidia_module_not_loaded",
+        "pop-os-pop-690-dkms-update-nvidia-driver-not-loaded.txt",
+        "DKMS's 'Bad return status for module build' for a new kernel, then kmod's 'Module nvidia "
+        "not found in directory'",
+        "Building module:\n"
+        "Cleaning build area...\n"
+        "'make' -j8 NV_EXCLUDE_BUILD_MODULES='' KERNEL_UNAME=6.8.0-40-generic modules...(bad exit "
+        "status: 2)\n"
+        "Error! Bad return status for module build on kernel: 6.8.0-40-generic (x86_64)\n"
+        "Consult /var/lib/dkms/nvidia/535.183.01/build/make.log for more information.\n"
+        "$ sudo modprobe nvidia\n"
+        "modprobe: FATAL: Module nvidia not found in directory /lib/modules/6.8.0-40-generic\n",
+    ),
+    V(
+        "api-mismatch-journal-chinese-month",
+        "driver_library_mismatch",
+        "stackhpc-ansible-slurm-appliance-287-journal-api-mismatch.txt",
+        "journalctl under a zh_CN locale ('3月 05'): the prefix repeated on each of osapi.c's four lines",
+        "3月 05 10:11:12 ubuntu kernel: NVRM: API mismatch: the client has the version 550.107.02, "
+        "but\n"
+        "3月 05 10:11:12 ubuntu kernel: NVRM: this kernel module has the version 550.90.07.  Please\n"
+        "3月 05 10:11:12 ubuntu kernel: NVRM: make sure that this kernel module and all NVIDIA "
+        "driver\n"
+        "3月 05 10:11:12 ubuntu kernel: NVRM: components have the same version.\n",
+    ),
+    V(
+        "legacy-470-journal-german-month",
+        "driver_does_not_support_gpu",
+        "NixOS-nixos-hardware-1828-journal-gtx1050-legacy-580.txt",
+        "journalctl under de_DE ('Mär 05'), continuation lines indented under the message; a GTX 760 under 550",
+        "Mär 05 10:11:12 arbeitsplatz kernel: NVRM: The NVIDIA GeForce GTX 760 GPU installed in "
+        "this system is\n"
+        "                                     NVRM:  supported through the NVIDIA 470.xx Legacy "
+        "drivers. Please\n"
+        "                                     NVRM:  visit http://www.nvidia.com/object/unix.html "
+        "for more\n"
+        "                                     NVRM:  information.  The 550.78 NVIDIA driver will "
+        "ignore\n"
+        "                                     NVRM:  this GPU.  Continuing probe...\n"
+        "Mär 05 10:11:12 arbeitsplatz kernel: NVRM: No NVIDIA GPU found.\n",
+    ),
+    V(
+        "persistenced-unit-no-device-files",
+        "nvidia_module_not_loaded",
+        "pop-os-pop-690-dkms-update-nvidia-driver-not-loaded.txt",
+        "journalctl -u nvidia-persistenced: 'Failed to query NVIDIA devices. Please ensure that "
+        "the NVIDIA device files (/dev/nvidia*) exist' (nvidia-persistenced)",
+        "$ journalctl -u nvidia-persistenced -b\n"
+        "Mar 05 10:11:12 node3 systemd[1]: Starting nvidia-persistenced.service - NVIDIA "
+        "Persistence Daemon...\n"
+        "Mar 05 10:11:12 node3 nvidia-persistenced[1021]: Failed to query NVIDIA devices. Please "
+        "ensure that the NVIDIA device files (/dev/nvidia*) exist, and that user 0 has read and "
+        "write permissions for those files.\n"
+        "Mar 05 10:11:12 node3 nvidia-persistenced[1021]: PID file unlocked.\n"
+        "Mar 05 10:11:12 node3 nvidia-persistenced[1021]: Shutdown (1021)\n"
+        "Mar 05 10:11:12 node3 systemd[1]: nvidia-persistenced.service: Control process exited, "
+        "code=exited, status=1/FAILURE\n"
+        "Mar 05 10:11:12 node3 systemd[1]: Failed to start nvidia-persistenced.service - NVIDIA "
+        "Persistence Daemon.\n",
+    ),
+    V(
+        "akmods-nvidia-kmod-failed-journal",
+        "nvidia_module_not_loaded",
+        "pop-os-pop-690-dkms-update-nvidia-driver-not-loaded.txt",
+        "Fedora's akmods at boot (akmods 0.6: '[FAILED]' and 'Building rpms failed; see "
+        "...failed.log for details'), DKMS's counterpart",
+        "Mar 05 10:11:12 fedora akmods[1102]: Checking kmods exist for 6.9.4-200.fc40.x86_64[  OK  "
+        "]\n"
+        "Mar 05 10:11:40 fedora akmods[1102]: Building and installing nvidia-kmod[FAILED]\n"
+        "Mar 05 10:11:40 fedora akmods[1102]: Building rpms failed; see "
+        "/var/cache/akmods/nvidia/555.52.04-1-for-6.9.4-200.fc40.x86_64.failed.log for details\n"
+        "Mar 05 10:11:41 fedora akmods[1102]: Hint: Some kmods were ignored or failed to build or "
+        "install.\n",
+    ),
+    V(
+        "xid95-154-kern-log-recovery-action",
+        "gpu_xid_fault",
+        "NVIDIA-nvidia-docker-849-xid48-double-bit-ecc-page-retired.txt",
+        "kern.log double prefix; r550+ Xid 95 (uncontained ECC) and Xid 154 'GPU recovery action "
+        "changed ... (Node Reboot Required)'",
+        "Mar  5 10:11:12 node7 kernel: [ 8123.456801] NVRM: Xid (PCI:0000:ca:00): 95, pid=33120, "
+        "name=python, Uncontained: FBHUB. RST: Yes, D-RST: No\n"
+        "Mar  5 10:11:12 node7 kernel: [ 8123.456901] NVRM: Xid (PCI:0000:ca:00): 154, GPU "
+        "recovery action changed from 0x0 (None) to 0x2 (Node Reboot Required)\n",
+    ),
+    V(
         "open-module-datacenter-only-515",
         "driver_does_not_support_gpu",
         "NVIDIA-open-gpu-kernel-modules-230-dmesg-open-module-datacenter-only.txt",
@@ -955,7 +1055,71 @@ MORE_REPL = [
     ),
 ]
 
-MORE_REPL_DECOYS = [
+MORE_DECOYS = [
+    D(
+        "persistenced-start-and-clean-stop",
+        "journalctl -u nvidia-persistenced of a healthy boot and an orderly shutdown (signal 15)",
+        "Mar 05 10:11:12 ws kernel: NVRM: loading NVIDIA UNIX x86_64 Kernel Module  550.107.02  "
+        "Wed Jul 24 23:53:00 UTC 2024\n"
+        "Mar 05 10:11:13 ws systemd[1]: Starting nvidia-persistenced.service - NVIDIA Persistence "
+        "Daemon...\n"
+        "Mar 05 10:11:13 ws nvidia-persistenced[988]: Started (988)\n"
+        "Mar 05 10:11:13 ws systemd[1]: Started nvidia-persistenced.service - NVIDIA Persistence "
+        "Daemon.\n"
+        "Mar 05 18:40:02 ws nvidia-persistenced[988]: Received signal 15\n"
+        "Mar 05 18:40:02 ws nvidia-persistenced[988]: Socket closed.\n"
+        "Mar 05 18:40:02 ws nvidia-persistenced[988]: PID file unlocked.\n"
+        "Mar 05 18:40:02 ws nvidia-persistenced[988]: PID file closed.\n"
+        "Mar 05 18:40:02 ws nvidia-persistenced[988]: Shutdown (988)\n"
+        "Mar 05 18:40:02 ws systemd[1]: Stopped nvidia-persistenced.service - NVIDIA Persistence "
+        "Daemon.\n",
+        ("nvidia_module_not_loaded", "gpu_xid_fault"),
+    ),
+    D(
+        "secure-boot-enabled-module-signed",
+        "Secure Boot on with a signed module that loaded: nothing was refused",
+        "$ mokutil --sb-state\n"
+        "SecureBoot enabled\n"
+        "$ sudo dmesg | grep -i nvidia\n"
+        "[    3.011519] NVRM: loading NVIDIA UNIX x86_64 Kernel Module  535.183.01  Sun May 12 "
+        "19:39:15 UTC 2024\n"
+        "[    3.139762] nvidia-modeset: Loading NVIDIA Kernel Mode Setting Driver for UNIX "
+        "platforms  535.183.01  Sun May 12 19:23:10 UTC 2024\n"
+        "[    3.246521] [drm] Initialized nvidia-drm 0.0.0 20160202 for 0000:01:00.0 on minor 1\n",
+        ("nvidia_module_not_loaded",),
+    ),
+    D(
+        "dkms-signed-and-installed",
+        "DKMS signing and installing the module: a build that worked",
+        "Building module:\n"
+        "Cleaning build area...\n"
+        "'make' -j8 NV_EXCLUDE_BUILD_MODULES='' KERNEL_UNAME=6.8.0-40-generic modules.......\n"
+        "Signing module /var/lib/dkms/nvidia/535.183.01/build/nvidia.ko\n"
+        "Cleaning build area...\n"
+        "nvidia.ko:\n"
+        "Running module version sanity check.\n"
+        " - Original module\n"
+        "   - No original module exists within this kernel\n"
+        " - Installation\n"
+        "   - Installing to /lib/modules/6.8.0-40-generic/updates/dkms/\n"
+        "depmod...\n",
+        ("nvidia_module_not_loaded",),
+    ),
+    D(
+        "akmods-other-kmod-failed-smi-works",
+        "akmods failing for VirtualBox's kmod while nvidia-smi answers: not NVIDIA's module",
+        "Checking kmods exist for 6.9.4-200.fc40.x86_64             [  OK  ]\n"
+        "Building and installing VirtualBox-kmod                        [FAILED]\n"
+        "Building rpms failed; see "
+        "/var/cache/akmods/VirtualBox/7.0.18-1-for-6.9.4-200.fc40.x86_64.failed.log for details\n"
+        "\n"
+        "Hint: Some kmods were ignored or failed to build or install.\n"
+        "$ nvidia-smi\n"
+        "+---------------------------------------------------------------------------------------+\n"
+        "| NVIDIA-SMI 555.52.04              Driver Version: 555.52.04      CUDA Version: 12.5     "
+        "|\n",
+        ("nvidia_module_not_loaded",),
+    ),
     D(
         "srun-with-gres-true",
         "srun with --gres=gpu:1 after the bracket prompt answers True: the allocation is fine",
@@ -1003,7 +1167,7 @@ AMBIGUOUS = [
 ]
 
 VARIANTS = KERNEL_VARIANTS + MORE_KERNEL + REPL_VARIANTS + MORE_REPL
-DECOYS = KERNEL_DECOYS + REPL_DECOYS + MORE_REPL_DECOYS
+DECOYS = KERNEL_DECOYS + REPL_DECOYS + MORE_DECOYS
 
 
 # Variants still read wrongly, each with why (strict: one that starts passing must leave this list).
