@@ -850,6 +850,67 @@ MORE_KERNEL = [
 
 MORE_REPL = [
     V(
+        "cpu-wheel-repl-one-line-program",
+        "cpu_only_build",
+        "pytorch-31243-pip-1.3.0-repl-false.txt",
+        "a >>> line with 'import torch; print(version, is_available())' and its one output line "
+        "(read as python -c's program)",
+        ">>> import torch; print(torch.__version__, torch.cuda.is_available())\n2.3.1+cpu False\n",
+    ),
+    V(
+        "cpu-wheel-ipython-tuple-echo",
+        "cpu_only_build",
+        "pytorch-31243-pip-1.3.0-repl-false.txt",
+        "IPython echoes a tuple of the two expressions: Out[1]: ('2.3.1+cpu', False)",
+        "In [1]: import torch; torch.__version__, torch.cuda.is_available()\nOut[1]: ('2.3.1+cpu', False)\n",
+    ),
+    V(
+        "not-compiled-jupyter-windows-frame",
+        "cpu_only_build",
+        "pytorch-31243-pip-1.3.0-repl-false.txt",
+        "Jupyter on Windows: 'File ~\\anaconda3\\...\\torch\\cuda\\__init__.py:284, in _lazy_init()' "
+        "and the AssertionError",
+        "In [2]: torch.zeros(1).cuda()\n"
+        "---------------------------------------------------------------------------\n"
+        "AssertionError                            Traceback (most recent call last)\n"
+        "Cell In[2], line 1\n"
+        "----> 1 torch.zeros(1).cuda()\n"
+        "\n"
+        "File ~\\anaconda3\\envs\\dl\\Lib\\site-packages\\torch\\cuda\\__init__.py:284, in _lazy_init()\n"
+        "    279     raise RuntimeError(\n"
+        '    280         "Cannot re-initialize CUDA in forked subprocess. To use CUDA with "\n'
+        "    281         \"multiprocessing, you must use the 'spawn' start method\"\n"
+        "    282     )\n"
+        '    283 if not hasattr(torch._C, "_cuda_getDeviceCount"):\n'
+        '--> 284     raise AssertionError("Torch not compiled with CUDA enabled")\n'
+        "    285 if _cudart is None:\n"
+        "    286     raise AssertionError(\n"
+        '    287         "libcudart functions unavailable. It looks like you have a broken build?"\n'
+        "    288     )\n"
+        "\n"
+        "AssertionError: Torch not compiled with CUDA enabled\n",
+    ),
+    V(
+        "no-driver-runtimeerror-get-device-name",
+        "no_nvidia_driver",
+        "googlecolab-colabtools-1773-reinstalled-torch-driver-too-old-10010.txt",
+        "_lazy_init raising 'Found no NVIDIA driver on your system' under get_device_name (torch 2.x frames)",
+        ">>> torch.cuda.get_device_name(0)\n"
+        "Traceback (most recent call last):\n"
+        '  File "<stdin>", line 1, in <module>\n'
+        '  File "/home/ana/.venv/lib/python3.12/site-packages/torch/cuda/__init__.py", line 493, '
+        "in get_device_name\n"
+        "    return get_device_properties(device).name\n"
+        '  File "/home/ana/.venv/lib/python3.12/site-packages/torch/cuda/__init__.py", line 525, '
+        "in get_device_properties\n"
+        "    _lazy_init()  # will define _get_device_properties\n"
+        '  File "/home/ana/.venv/lib/python3.12/site-packages/torch/cuda/__init__.py", line 319, '
+        "in _lazy_init\n"
+        "    torch._C._cuda_init()\n"
+        "RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA "
+        "GPU and installed a driver from http://www.nvidia.com/Download/index.aspx\n",
+    ),
+    V(
         "cpu-wheel-ipython-out",
         "cpu_only_build",
         "pytorch-31243-pip-1.3.0-repl-false.txt",
@@ -1056,6 +1117,24 @@ MORE_REPL = [
 ]
 
 MORE_DECOYS = [
+    D(
+        "healthy-ipython-tuple-echo",
+        "IPython's tuple echo of a CUDA build answering True",
+        "In [1]: import torch\n"
+        "\n"
+        "In [2]: torch.__version__, torch.version.cuda, torch.cuda.is_available()\n"
+        "Out[2]: ('2.4.1+cu124', '12.4', True)\n",
+        ("cpu_only_build",),
+    ),
+    D(
+        "healthy-repl-print-with-device-name",
+        "a print whose output has a device name with spaces: its words do not pair with the "
+        "arguments, so nothing is read from it",
+        ">>> import torch; print(torch.cuda.get_device_name(0), torch.cuda.is_available(), "
+        "torch.__version__)\n"
+        "NVIDIA GeForce RTX 3090 True 2.4.1+cu121\n",
+        (),
+    ),
     D(
         "persistenced-start-and-clean-stop",
         "journalctl -u nvidia-persistenced of a healthy boot and an orderly shutdown (signal 15)",

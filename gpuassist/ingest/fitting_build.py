@@ -48,11 +48,11 @@ NVIDIA_SHOWN = re.compile(
     r"[ahlptvkb]\d{1,4}\b|a\d{4})|\b10de:|\bCUDA:\d+\s*\(",
     re.I,
 )
-# The user's own check of CUDA, typed at a REPL (">>> torch.cuda.is_available()", "In [3]: ...") or in a python -c
-# one-liner, whose answer (False, on the next line or in the printed output) is the cuda.available fact: the same
-# statement as "is_available() returns False" in words.
+# The user's own check of CUDA, typed at a REPL (">>> torch.cuda.is_available()", "In [3]: ...", also inside a print or
+# after "import torch;") or in a python -c one-liner, whose answer (False, on the next line or in the printed output)
+# is the cuda.available fact: the same statement as "is_available() returns False" in words.
 CUDA_CHECKED = re.compile(
-    r"^\s*(?:>>>|In \[\d+\]:)\s*(?:print\()?\s*torch\.cuda\.is_available\(\)|"
+    r"^\s*(?:>>>|In \[\d+\]:)[^\n]*\btorch\.cuda\.is_available\(\)|"
     r"-c\s+[\"'][^\"']*torch\.cuda\.is_available\(\)"
 )
 # An issue template's question answered "no" (transformers' "Using GPU in script?: No"): no wish for the GPU.
