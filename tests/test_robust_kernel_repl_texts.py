@@ -834,6 +834,17 @@ MORE_KERNEL = [
         "recovery action changed from 0x0 (None) to 0x2 (Node Reboot Required)\n",
     ),
     V(
+        "power-cables-rminitadapter-dmesg",
+        "gpu_xid_fault",
+        "microsoft-pai-4344-k8s-node-rminitadapter-failed-gpu-missing.txt",
+        "osinit.c's 'GPU does not have the necessary power cables connected.' before RmInitAdapter "
+        "(r525+ 'GPU <bdf>:' prefix)",
+        "[    4.811903] NVRM: GPU 0000:01:00.0: GPU does not have the necessary power cables "
+        "connected.\n"
+        "[    4.812011] NVRM: GPU 0000:01:00.0: RmInitAdapter failed! (0x24:0x1c:1436)\n"
+        "[    4.812120] NVRM: GPU 0000:01:00.0: rm_init_adapter failed, device minor number 0\n",
+    ),
+    V(
         "open-module-datacenter-only-515",
         "driver_does_not_support_gpu",
         "NVIDIA-open-gpu-kernel-modules-230-dmesg-open-module-datacenter-only.txt",
@@ -1117,6 +1128,22 @@ MORE_REPL = [
 ]
 
 MORE_DECOYS = [
+    D(
+        "benign-nvrm-noise-working-gpu",
+        "known-benign lines of a working 550 (the Turing USB-C controller's i2c timeout, MSI "
+        "fallback, an nvAssertOkFailedNoLog) and no failure",
+        "[    3.211402] nvidia-gpu 0000:01:00.3: i2c timeout error e0000000\n"
+        "[    3.011519] NVRM: loading NVIDIA UNIX x86_64 Kernel Module  550.120  Fri Sep 13 "
+        "10:10:01 UTC 2024\n"
+        "[    5.402118] NVRM: GPU 0000:01:00.0: Failed to enable MSI; falling back to PCIe "
+        "virtual-wire interrupts.\n"
+        "[ 1204.551022] NVRM: nvAssertOkFailedNoLog: Assertion failed: Call timed out "
+        "[NV_ERR_TIMEOUT] (0x00000065) returned from pRmApi->Control(pRmApi, "
+        "RES_GET_CLIENT_HANDLE(pKernelChannel), RES_GET_HANDLE(pKernelChannel), "
+        "NV906F_CTRL_CMD_GET_CLASS_ENGINEID, &engineIdParams, sizeof(engineIdParams)) @ "
+        "kernel_channel.c:1787\n",
+        ("gpu_xid_fault", "nvidia_module_not_loaded"),
+    ),
     D(
         "healthy-ipython-tuple-echo",
         "IPython's tuple echo of a CUDA build answering True",
