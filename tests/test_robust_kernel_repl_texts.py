@@ -845,6 +845,39 @@ MORE_KERNEL = [
         "[    4.812120] NVRM: GPU 0000:01:00.0: rm_init_adapter failed, device minor number 0\n",
     ),
     V(
+        "aer-uncorrectable-fatal-dmesg-T-new-wording",
+        "gpu_xid_fault",
+        "rwth-i6-returnn-1500-dmesg-pcie-aer-fatal-nvidia-cant-recover.txt",
+        "dmesg -T; kernel 6.x aer.c wording ('Uncorrectable (Fatal) error message received from', "
+        "severity=Uncorrectable, no 'AER: ' before 'PCIe Bus Error') on the GPU itself",
+        "[Thu Jan 18 14:02:11 2024] pcieport 0000:40:01.1: AER: Uncorrectable (Fatal) error "
+        "message received from 0000:41:00.0\n"
+        "[Thu Jan 18 14:02:11 2024] nvidia 0000:41:00.0: PCIe Bus Error: severity=Uncorrectable "
+        "(Fatal), type=Inaccessible, (Unregistered Agent ID)\n"
+        "[Thu Jan 18 14:02:11 2024] nvidia 0000:41:00.0: AER: can't recover (no error_detected "
+        "callback)\n"
+        "[Thu Jan 18 14:02:12 2024] pcieport 0000:40:01.1: AER: Root Port link has been reset (0)\n"
+        "[Thu Jan 18 14:02:12 2024] pcieport 0000:40:01.1: AER: device recovery failed\n",
+    ),
+    V(
+        "aer-fatal-on-root-port-journal",
+        "gpu_xid_fault",
+        "rwth-i6-returnn-1500-dmesg-pcie-aer-fatal-nvidia-cant-recover.txt",
+        "journalctl -k: the fatal error logged on the root port, the nvidia device named only by "
+        "err.c's 'can't recover (no error_detected callback)'",
+        "Jan 18 14:02:11 node12 kernel: pcieport 0000:00:03.0: AER: Multiple Uncorrected (Fatal) "
+        "error received: 0000:00:03.0\n"
+        "Jan 18 14:02:11 node12 kernel: pcieport 0000:00:03.0: PCIe Bus Error: "
+        "severity=Uncorrected (Fatal), type=Transaction Layer, (Requester ID)\n"
+        "Jan 18 14:02:11 node12 kernel: pcieport 0000:00:03.0:    [14] CmpltTO                "
+        "(First)\n"
+        "Jan 18 14:02:11 node12 kernel: nvidia 0000:03:00.0: AER: can't recover (no error_detected "
+        "callback)\n"
+        "Jan 18 14:02:11 node12 kernel: snd_hda_intel 0000:03:00.1: AER: can't recover (no "
+        "error_detected callback)\n"
+        "Jan 18 14:02:12 node12 kernel: pcieport 0000:00:03.0: AER: device recovery failed\n",
+    ),
+    V(
         "open-module-datacenter-only-515",
         "driver_does_not_support_gpu",
         "NVIDIA-open-gpu-kernel-modules-230-dmesg-open-module-datacenter-only.txt",
@@ -1128,6 +1161,31 @@ MORE_REPL = [
 ]
 
 MORE_DECOYS = [
+    D(
+        "aer-cant-recover-other-devices",
+        "err.c's 'can't recover' for a Thunderbolt controller and xhci_hcd, the NVIDIA module loading fine after",
+        "[   30.100262] pcieport 0000:00:1d.0:    [20] UnsupReq               (First)\n"
+        "[   30.100267] pcieport 0000:00:1d.0: AER:   TLP Header: 34000000 08000052 00000000 "
+        "00000000\n"
+        "[   30.100372] thunderbolt 0000:0a:00.0: AER: can't recover (no error_detected callback)\n"
+        "[   30.100401] xhci_hcd 0000:3e:00.0: AER: can't recover (no error_detected callback)\n"
+        "[   30.100427] pcieport 0000:00:1d.0: AER: device recovery failed\n"
+        "[   31.011519] NVRM: loading NVIDIA UNIX x86_64 Kernel Module  550.120  Fri Sep 13 "
+        "10:10:01 UTC 2024\n",
+        ("gpu_xid_fault",),
+    ),
+    D(
+        "aer-correctable-on-gpu-new-wording",
+        "6.x wording of a corrected error on the GPU ('severity=Correctable'): the link corrected it",
+        "[  511.201001] pcieport 0000:00:01.0: AER: Correctable error message received from "
+        "0000:01:00.0\n"
+        "[  511.201010] nvidia 0000:01:00.0: PCIe Bus Error: severity=Correctable, type=Physical "
+        "Layer, (Receiver ID)\n"
+        "[  511.201015] nvidia 0000:01:00.0:   device [10de:2684] error "
+        "status/mask=00000001/0000e000\n"
+        "[  511.201020] nvidia 0000:01:00.0:    [ 0] RxErr                  (First)\n",
+        ("gpu_xid_fault",),
+    ),
     D(
         "benign-nvrm-noise-working-gpu",
         "known-benign lines of a working 550 (the Turing USB-C controller's i2c timeout, MSI "
