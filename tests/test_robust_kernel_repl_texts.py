@@ -894,6 +894,29 @@ MORE_KERNEL = [
 
 MORE_REPL = [
     V(
+        "yolov5-select-device-word-jupyter",
+        "cuda_visible_devices_hides_gpus",
+        "breezedeus-Pix2Text-18-repl-cnstd-select-device-cuda-unavailable-invalid-device-cuda.txt",
+        "Jupyter; newer yolov5's wording of the same select_device assertion ('Invalid CUDA '--device gpu' requested')",
+        'In [3]: model = DetectMultiBackend("yolov5s.pt", device=select_device("gpu"))\n'
+        "---------------------------------------------------------------------------\n"
+        "AssertionError                            Traceback (most recent call last)\n"
+        "Cell In[3], line 1\n"
+        '----> 1 model = DetectMultiBackend("yolov5s.pt", device=select_device("gpu"))\n'
+        "\n"
+        "File ~/yolov5/utils/torch_utils.py:118, in select_device(device, batch_size, newline)\n"
+        "    116 elif device:  # non-cpu device requested\n"
+        "    117     os.environ['CUDA_VISIBLE_DEVICES'] = device  # set environment variable - "
+        "must be before assert is_available()\n"
+        "--> 118     assert torch.cuda.is_available() and torch.cuda.device_count() >= "
+        "len(device.replace(',', '')), \\\n"
+        "    119         f\"Invalid CUDA '--device {device}' requested, use '--device cpu' or pass "
+        'valid CUDA device(s)"\n'
+        "\n"
+        "AssertionError: Invalid CUDA '--device gpu' requested, use '--device cpu' or pass valid "
+        "CUDA device(s)\n",
+    ),
+    V(
         "cpu-wheel-repl-one-line-program",
         "cpu_only_build",
         "pytorch-31243-pip-1.3.0-repl-false.txt",
@@ -1161,6 +1184,21 @@ MORE_REPL = [
 ]
 
 MORE_DECOYS = [
+    D(
+        "yolov7-select-device-numeric",
+        "the same assertion for device '0': a real failure, but a numeric index is not the malformed-variable reading",
+        "$ python detect.py --weights yolov7.pt --device 0 --source inference/images\n"
+        "Traceback (most recent call last):\n"
+        '  File "detect.py", line 184, in <module>\n'
+        "    detect()\n"
+        '  File "detect.py", line 32, in detect\n'
+        "    device = select_device(opt.device)\n"
+        '  File "/home/ana/yolov7/utils/torch_utils.py", line 71, in select_device\n'
+        "    assert torch.cuda.is_available(), f'CUDA unavailable, invalid device {device} "
+        "requested'  # check availability\n"
+        "AssertionError: CUDA unavailable, invalid device 0 requested\n",
+        ("cuda_visible_devices_hides_gpus",),
+    ),
     D(
         "aer-cant-recover-other-devices",
         "err.c's 'can't recover' for a Thunderbolt controller and xhci_hcd, the NVIDIA module loading fine after",
