@@ -1412,3 +1412,14 @@ def test_words_of_several_causes_name_them_without_an_error(why: str, text: str,
     assert not [f.id for f in findings if f.severity is Severity.ERROR], why
     claimed = {f.id for f in findings if f.severity is Severity.WARNING}
     assert causes <= claimed, why
+
+
+# The user's own CUDA check answering False (REPL, IPython, python -c) asks for the GPU: a CPU-only build is then the
+# cause (a claim), not a description of a machine that may have no GPU (information).
+CHECKED_FALSE = [v for v in VARIANTS if v.expect == "cpu_only_build"]
+
+
+@pytest.mark.parametrize("variant", CHECKED_FALSE, ids=[v.name for v in CHECKED_FALSE])
+def test_a_cuda_check_answering_false_makes_the_cpu_build_a_claim(variant: Variant) -> None:
+    first = load_text(variant.text).findings[0]
+    assert first.severity is not Severity.INFO, variant.why
