@@ -894,6 +894,40 @@ MORE_KERNEL = [
 
 MORE_REPL = [
     V(
+        "wsl-python-c-libcuda-missing-uname",
+        "wsl_libcuda_problem",
+        "microsoft-WSL-8587-repl-libcuda-so-missing.txt",
+        "python -c one-liners under a conda prompt on WSL2: the init warning, ctypes failing on "
+        "libcuda.so, uname -r naming the WSL2 kernel",
+        '(pt) ana@DESKTOP-7QK2L:~$ python -c "import torch; print(torch.cuda.is_available())"\n'
+        "/home/ana/miniconda3/envs/pt/lib/python3.11/site-packages/torch/cuda/__init__.py:128: "
+        "UserWarning: CUDA initialization: CUDA driver initialization failed, you might not have a "
+        "CUDA gpu. (Triggered internally at ../c10/cuda/CUDAFunctions.cpp:108.)\n"
+        "  return torch._C._cuda_getDeviceCount() > 0\n"
+        "False\n"
+        "(pt) ana@DESKTOP-7QK2L:~$ python -c \"import ctypes; ctypes.CDLL('libcuda.so')\"\n"
+        "Traceback (most recent call last):\n"
+        '  File "<string>", line 1, in <module>\n'
+        '  File "/home/ana/miniconda3/envs/pt/lib/python3.11/ctypes/__init__.py", line 376, in '
+        "__init__\n"
+        "    self._handle = _dlopen(self._name, mode)\n"
+        "OSError: libcuda.so: cannot open shared object file: No such file or directory\n"
+        "(pt) ana@DESKTOP-7QK2L:~$ uname -r\n"
+        "5.15.153.1-microsoft-standard-WSL2\n",
+    ),
+    V(
+        "ipython-shell-escape-smi-failed",
+        "nvidia_module_not_loaded",
+        "pop-os-pop-690-dkms-update-nvidia-driver-not-loaded.txt",
+        "IPython's !nvidia-smi shell escape printing the driver-communication failure, then Out[5]: False",
+        "In [4]: !nvidia-smi\n"
+        "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure "
+        "that the latest NVIDIA driver is installed and running.\n"
+        "\n"
+        "In [5]: torch.cuda.is_available()\n"
+        "Out[5]: False\n",
+    ),
+    V(
         "yolov5-select-device-word-jupyter",
         "cuda_visible_devices_hides_gpus",
         "breezedeus-Pix2Text-18-repl-cnstd-select-device-cuda-unavailable-invalid-device-cuda.txt",
