@@ -11,6 +11,11 @@ MAX_LINE = 2000
 # "Out[3]: False".
 REPL_ANSWER = re.compile(r"^\s*(?:Out\[\d+\]:\s*)?(?P<value>True|False)\s*$")
 
+# A shell prompt before a command, as the common shells print it: bash's Debian/Ubuntu default "user@host:~/dir$",
+# the Red Hat/Rocky/CentOS default (most HPC login nodes) "[user@host dir]$", a bare "$ "/"# "/"% "/"> ", and a
+# conda or venv "(env) " before any of them. Used where a command's line must be told from its output.
+SHELL_PROMPT = r"(?:\([\w.-]{1,60}\)\s*)?(?:\[[^\]\n]{1,100}\]\s?[$#%]|[\w@.:~/-]*[$#%>])"
+
 # fact key -> (line number, the line as quoted in the evidence)
 Sources = dict[str, tuple[int, str]]
 
