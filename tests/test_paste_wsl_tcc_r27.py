@@ -49,3 +49,10 @@ WSL_TCC_QUESTION = "Does WSL2 support a GPU in TCC mode? I might buy a Tesla car
 def test_no_claim_without_tcc_under_wsl(text: str) -> None:
     ids = [f.id for f in load_text(text).findings]
     assert "wsl_libcuda_problem" not in ids
+
+
+def test_tcc_fix_switches_the_driver_model() -> None:
+    found = next(f for f in load_text(WORDS_IN_WSL).findings if f.id == "wsl_libcuda_problem")
+    assert "-dm 0" in found.fix and "To confirm:" in found.fix
+    other = "Inside WSL2: /usr/lib/wsl/lib/libcuda.so.1 is missing, torch.cuda.is_available() False\n"
+    assert all("-dm 0" not in f.fix for f in load_text(other).findings)

@@ -856,6 +856,10 @@ def windows_driver_fix(ctx: PasteContext) -> None:
     windows_smi.windows_driver_fix(ctx.report, ctx.lines)
 
 
+def wsl_tcc_fix(ctx: PasteContext) -> None:
+    wsl_tcc.tcc_fix(ctx.report, ctx.lines)
+
+
 def cite_pasted_lines(ctx: PasteContext) -> None:
     """Every finding a rule drew from facts the paste stated cites the line that stated them; a finding that cites a
     pasted line in an error text gets the step that confirms it."""
@@ -977,6 +981,7 @@ STEPS: tuple[Step, ...] = (
     driver_fix_names_program,
     nixos_driver_fix,
     windows_driver_fix,
+    wsl_tcc_fix,
     # Last: the evidence every finding ends with, once no step adds or replaces a finding.
     cite_pasted_lines,
 )

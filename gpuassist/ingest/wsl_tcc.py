@@ -45,3 +45,21 @@ def tcc_under_wsl_match(lines: list[str], report: Report) -> Match | None:
         if shown or (TCC_IN_WORDS.search(line) and not TCC_DENIED.search(line)):
             return Match("wsl_libcuda_problem", no, line.strip()[:500], True, WEIGHT)
     return None
+
+
+# nvidia-smi's -dm/--driver-model (Windows only; 0 = WDDM, 1 = TCC) switches the model; it takes effect after a reboot.
+TCC_FIX = (
+    "Switch the GPU to the WDDM driver model on Windows, in a PowerShell run as Administrator (0 = WDDM, 1 = TCC), "
+    "then reboot Windows:\n"
+    "  nvidia-smi -i 0 -dm 0\n"
+    "A GPU whose driver cannot run WDDM cannot be used from WSL 2: run CUDA on native Windows or native Linux instead."
+)
+TCC_CONFIRM = "the TCC/WDDM column of nvidia-smi in Windows shows WDDM, and nvidia-smi inside WSL lists the GPU"
+
+
+def tcc_fix(report: Report, lines: list[str]) -> None:
+    """When WSL's GPU path is read from the TCC driver model, its fix is switching the model, not reinstalling."""
+    found = next((f for f in report.findings if f.id == "wsl_libcuda_problem"), None)
+    if found is None or tcc_under_wsl_match(lines, report) is None:
+        return
+    found.fix = f"{TCC_FIX}\nTo confirm: {TCC_CONFIRM}"
