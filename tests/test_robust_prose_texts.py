@@ -1,0 +1,522 @@
+"""Robustness of the prose readers (issue #14): the same cause told by the next user in their own words.
+
+Each retelling restates a corpus text of kind "prose" (``base``: its file in tests/data/errors) the way another user
+writes the SAME problem: other words and sentence order, another GPU/OS/version, a question, Markdown or an issue
+template's headings, the error quoted inline or only named, a non-native writer, a short sentence in another language.
+Decoys use the same words for a healthy setup, a solved problem, a docs question or another machine: they must claim
+no error. The texts are written here (after reading how public threads word them), not taken from a thread.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import pytest
+
+from gpuassist.findings import Severity
+from gpuassist.ingest import load_text
+
+
+class Retelling(NamedTuple):
+    name: str
+    expect: str
+    base: str  # the corpus text whose cause this restates
+    why: str  # what differs from the base
+    text: str
+
+
+class Decoy(NamedTuple):
+    name: str
+    why: str
+    text: str
+
+
+R = Retelling
+RETELLINGS = [
+    # --- cpu_only_build
+    R(
+        "cpu-build-plain-english",
+        "cpu_only_build",
+        "zyddnys-manga-image-translator-210-requirements-torch-cpu-windows-cjk.txt",
+        "English, fact first, the version suffix named",
+        "pip install -r requirements.txt gave me torch 2.3.1+cpu, so torch.cuda.is_available() is always False and "
+        "--use-cuda does nothing. The GPU build from pytorch.org works.\n",
+    ),
+    R(
+        "cpu-build-markdown-template",
+        "cpu_only_build",
+        "chatchat-space-Langchain-Chatchat-294-requirements-installs-cpu-torch.txt",
+        "issue template headings, the build named in a bullet",
+        "### Describe the bug\nThe model runs on CPU only, my RTX 4070 is idle.\n\n### Environment\n"
+        "- OS: Windows 11\n- torch: 2.1.0+cpu (installed by requirements.txt)\n- Python 3.10\n",
+    ),
+    # --- cuda_out_of_memory
+    R(
+        "oom-named-only",
+        "cuda_out_of_memory",
+        "Comfy-Org-ComfyUI-2892-oom-after-update-batch-size-changed.txt",
+        "the error only named in quotes, other GPU",
+        "Since updating I get the usual 'CUDA out of memory' on my 3060 12GB with the same workflow that worked "
+        "last week. Did the default batch size change?\n",
+    ),
+    R(
+        "oom-inline-backticks",
+        "cuda_out_of_memory",
+        "bowenc0221-panoptic-deeplab-118-cuda-oom-colab-ims-per-batch.txt",
+        "the error quoted inline with backticks, Colab",
+        "On Colab (T4) training stops at iteration 0 with `RuntimeError: CUDA out of memory. Tried to allocate "
+        "256.00 MiB`. I set IMS_PER_BATCH to 8, is that too much?\n",
+    ),
+    R(
+        "oom-spanish",
+        "cuda_out_of_memory",
+        "Comfy-Org-ComfyUI-2892-oom-after-update-batch-size-changed.txt",
+        "Spanish sentence around the English error",
+        "Hola, al generar imágenes de 1024x1024 me sale torch.cuda.OutOfMemoryError: CUDA out of memory. "
+        "Tengo una RTX 3070 de 8 GB.\n",
+    ),
+    # --- cuda_visible_devices_hides_gpus
+    R(
+        "visible-devices-order",
+        "cuda_visible_devices_hides_gpus",
+        "KeYang8-WITT-34-no-cuda-gpus-visible-devices.txt",
+        "the cause stated first, the error after",
+        "I had CUDA_VISIBLE_DEVICES=1 in my .bashrc on a single-GPU machine and got `RuntimeError: No CUDA GPUs "
+        "are available`. Removing it fixed it.\n",
+    ),
+    R(
+        "visible-devices-empty",
+        "cuda_visible_devices_hides_gpus",
+        "Grace9994-CoMoSVC-6-cuda-visible-devices-1.txt",
+        "an empty value exported, a question",
+        'export CUDA_VISIBLE_DEVICES="" was in the launch script.\nNow torch.cuda.device_count() is 0 and '
+        "is_available() returns False, why?\n",
+    ),
+    # --- driver_too_old
+    R(
+        "driver-too-old-markdown",
+        "driver_too_old",
+        "nagadomi-nunif-702-driver-insufficient-cuda13.txt",
+        "bold and a bullet, another CUDA version",
+        "**Error:** `CUDA driver version is insufficient for CUDA runtime version`\n\n"
+        "- driver 470.199\n- torch 2.4.0+cu121\n",
+    ),
+    R(
+        "driver-too-old-found-version",
+        "driver_too_old",
+        "pytorch-1564-source-build-driver-too-old-found-8000.txt",
+        "the torch message inline in a sentence",
+        "After upgrading torch I get 'The NVIDIA driver on your system is too old (found version 11040)' on our "
+        "Ubuntu 20.04 server, the GPU is a V100.\n",
+    ),
+    # --- macos_no_cuda_use_mps
+    R(
+        "mac-m2-english",
+        "macos_no_cuda_use_mps",
+        "chatchat-space-Langchain-Chatchat-2990-mac-m3-not-compiled-with-cuda-use-mps-cjk.txt",
+        "English, M2, question",
+        "Running on my MacBook Pro M2 I get AssertionError: Torch not compiled with CUDA enabled. How do I run it?\n",
+    ),
+    R(
+        "mac-apple-silicon-japanese",
+        "macos_no_cuda_use_mps",
+        "dwrensha-acronymy-assistant-2-m1-not-compiled-with-cuda.txt",
+        "Japanese sentence, M1 named in it",
+        "M1 MacでAssertionError: Torch not compiled with CUDA enabled と出ます。\n",
+    ),
+    # --- gpu_arch_too_new_for_build
+    R(
+        "5090-english-no-kernel-image",
+        "gpu_arch_too_new_for_build",
+        "jianchang512-parakeet-api-5-rtx5090-no-kernel-image.txt",
+        "English, question, the error inline",
+        "My new RTX 5090 doesn't work: every run ends with `CUDA error: no kernel image is available for execution "
+        "on the device`. Is Blackwell supported yet?\n",
+    ),
+    R(
+        "5080-sm120-named",
+        "gpu_arch_too_new_for_build",
+        "jianchang512-parakeet-api-5-rtx5090-no-kernel-image.txt",
+        "the torch warning about sm_120 said in words",
+        "torch warns that NVIDIA GeForce RTX 5080 with CUDA capability sm_120 is not compatible with the current "
+        "PyTorch installation, then crashes.\n",
+    ),
+    # --- gpu_arch_dropped_from_build
+    R(
+        "k40-too-old-reworded",
+        "gpu_arch_dropped_from_build",
+        "AUTOMATIC1111-stable-diffusion-webui-3003-titan-black-sm35-too-old.txt",
+        "another old GPU, the message inline",
+        "I'm on an old Tesla K40 and torch says: Found GPU0 Tesla K40c which is of cuda capability 3.5. PyTorch no "
+        "longer supports this GPU because it is too old.\n",
+    ),
+    # --- driver_library_mismatch
+    R(
+        "nvml-mismatch-english",
+        "driver_library_mismatch",
+        "hpc-admin-sist-DockerMonitor-42-nvml-mismatch-after-driver-install.txt",
+        "English, after an apt upgrade, no reboot yet",
+        "After apt upgrade pulled a new nvidia driver, nvidia-smi says 'Failed to initialize NVML: Driver/library "
+        "version mismatch' and torch can't see the GPU. I haven't rebooted yet.\n",
+    ),
+    R(
+        "nvml-mismatch-markdown-question",
+        "driver_library_mismatch",
+        "hpc-admin-sist-DockerMonitor-12-nvml-mismatch-ldconfig-zh.txt",
+        "heading and question form",
+        "## nvidia-smi broken after update\n\nIs a reboot needed when nvidia-smi prints `Driver/library version "
+        "mismatch`?\n",
+    ),
+    # --- tensors_on_different_devices
+    R(
+        "two-devices-question",
+        "tensors_on_different_devices",
+        "RonyAbecidan-ManTraNet-pytorch-2-two-devices-detach.txt",
+        "question form, cpu first",
+        "Why do I get 'Expected all tensors to be on the same device, but found at least two devices, cpu and "
+        "cuda:0!' when I call model(x)? I did model.to('cuda').\n",
+    ),
+    # --- tensor_shape_mismatch
+    R(
+        "shape-mismatch-nonnative",
+        "tensor_shape_mismatch",
+        "talbenha-cell-tracker-gnn-8-mat1-mat2-30812x12.txt",
+        "non-native English, the error inline",
+        "hello i am run the train.py and it give error mat1 and mat2 shapes cannot be multiplied (64x2048 and "
+        "512x10) please help\n",
+    ),
+    # --- cuda_device_side_assert
+    R(
+        "device-assert-num-classes",
+        "cuda_device_side_assert",
+        "open-mmlab-mmaction2-2120-device-side-assert-num-classes.txt",
+        "the error after the context",
+        "I changed num_classes to 5 for my own dataset and now training fails with CUDA error: device-side assert "
+        "triggered\n",
+    ),
+    # --- cuda_illegal_memory_access
+    R(
+        "illegal-access-question",
+        "cuda_illegal_memory_access",
+        "cherubicXN-hawp-57-illegal-memory-access-extension.txt",
+        "question form, custom op named",
+        "Does anyone know why my custom CUDA op gives `CUDA error: an illegal memory access was encountered` on an "
+        "A100 but works on a 2080?\n",
+    ),
+    # --- torch_import_error
+    R(
+        "import-libcudnn-missing",
+        "torch_import_error",
+        "ChrisAllenMing-GPA-detection-24-import-torch-libcudart-so-9-0-pytorch-0-4-1.txt",
+        "another library and version, fact after the error",
+        "OSError: libcudnn.so.8: cannot open shared object file: No such file or directory\n\nThis happens as soon "
+        "as I import torch in a fresh venv.\n",
+    ),
+    # --- no_nvidia_gpu
+    R(
+        "amd-card-no-nvidia-driver",
+        "no_nvidia_gpu",
+        "NVIDIA-k8s-device-plugin-812-amd-gpu-found-no-nvidia-driver.txt",
+        "AMD GPU said first, the torch message after",
+        "I have a Radeon RX 7900 XTX. When I start it I get: Found no NVIDIA driver on your system.\n",
+    ),
+    # --- docker_no_gpu_runtime
+    R(
+        "docker-cuda-false",
+        "docker_no_gpu_runtime",
+        "zzzyuqing-DreamMat-14-docker-image-cuda-false.txt",
+        "other words for the same situation",
+        "Inside the docker container torch.cuda.is_available() returns False, on the host it's True. I started it "
+        "with docker run -it myimage bash.\n",
+    ),
+    R(
+        "docker-unknown-runtime",
+        "docker_no_gpu_runtime",
+        "D34DC3N73R-netdata-glibc-2-unknown-runtime-specified-nvidia.txt",
+        "the docker message inline",
+        "docker compose up fails with `Error response from daemon: unknown or invalid runtime name: nvidia`.\n",
+    ),
+    # --- nvidia_module_not_loaded
+    R(
+        "dkms-kernel-update",
+        "nvidia_module_not_loaded",
+        "Frogging-Family-nvidia-all-242-dkms-error-10-linux-6.10-rc1.txt",
+        "other kernel, the module named",
+        "After updating to kernel 6.8 the nvidia module doesn't load anymore, dkms build failed, and nvidia-smi says "
+        "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.\n",
+    ),
+    # --- scheduler_no_gpu_allocated
+    R(
+        "sbatch-gres",
+        "scheduler_no_gpu_allocated",
+        "AaltoSciComp-scicomp-docs-26-sinteractive-gres-gpu-requested-node-configuration-not-available.txt",
+        "sbatch instead of sinteractive, another GPU type",
+        "When I submit with --gres=gpu:a100:2 I get 'sbatch: error: Batch job submission failed: Requested node "
+        "configuration is not available'.\n",
+    ),
+    # --- mig_multiple_instances
+    R(
+        "mig-count-one",
+        "mig_multiple_instances",
+        "pytorch-102715-a100-mig-device-count-one.txt",
+        "H100 instead of A100, the count said in words",
+        "Our H100 is split into 7 MIG instances but torch.cuda.device_count() returns 1. How can I use all of them?\n",
+    ),
+    # --- compute_mode_exclusive_or_prohibited
+    R(
+        "busy-unavailable-exclusive",
+        "compute_mode_exclusive_or_prohibited",
+        "karpathy-nanoGPT-116-hpc-4-gpus-ddp-busy-or-unavailable-exclusive-process.txt",
+        "the cause said after the error",
+        "Getting `CUDA-capable device(s) is/are busy or unavailable` on our cluster. Turns out the GPUs are set "
+        "to Exclusive_Process compute mode.\n",
+    ),
+    # --- fabric_manager_missing
+    R(
+        "fabricmanager-802",
+        "fabric_manager_missing",
+        "aws-samples-aws-deep-learning-ami-ubuntu-dcv-desktop-33-error-802-no-fabricmanager.txt",
+        "another instance, the error number in words",
+        "On a p4d.24xlarge torch.cuda.is_available() is False with 'Error 802: system not yet initialized'. "
+        "nvidia-fabricmanager is not running.\n",
+    ),
+    # --- wsl_libcuda_problem
+    R(
+        "wsl-libcuda",
+        "wsl_libcuda_problem",
+        "facebookresearch-nougat-105-wsl-libcuda-link.txt",
+        "other words, the error named",
+        "On WSL2 Ubuntu I get 'Could not load library libcudnn_cnn_infer.so.8. Error: libcuda.so: cannot open "
+        "shared object file'. libcuda.so is in /usr/lib/wsl/lib.\n",
+    ),
+    # --- uvm_wedged_after_suspend
+    R(
+        "unknown-error-after-suspend",
+        "uvm_wedged_after_suspend",
+        "xingyizhou-CenterNet-933-cuda-runtime-error-30-unknown-fixed-reload-nvidia-uvm.txt",
+        "suspend named, the modern torch message",
+        "After my laptop wakes from sleep, torch.cuda.is_available() warns 'CUDA initialization: CUDA unknown error' "
+        "and returns False until I reboot.\n",
+    ),
+    # --- workload_left_on_cpu
+    R(
+        "gpu-idle-cpu-100",
+        "workload_left_on_cpu",
+        "rudymohammadbali-OpenAI-Whisper-GUI-13-fp16-warning-device-gpu.txt",
+        "the warning inline, the symptoms in another order",
+        "GPU usage is 0% and CPU 100% when transcribing. I also see 'FP16 is not supported on CPU; using FP32 "
+        "instead' although I selected cuda.\n",
+    ),
+    # --- gpu_memory_held_by_others
+    R(
+        "oom-other-process",
+        "gpu_memory_held_by_others",
+        "RangiLyu-nanodet-147-cuda-error-out-of-memory-other-process.txt",
+        "another process named, fact before the error",
+        "Another user's job is using 30 GB on GPU 0 according to nvidia-smi, so my training fails with CUDA out "
+        "of memory right at the start.\n",
+    ),
+    # --- nccl_error_or_timeout
+    R(
+        "duplicate-gpu-question",
+        "nccl_error_or_timeout",
+        "facebookresearch-msn-24-duplicate-gpu-detected.txt",
+        "question form",
+        "Why does torchrun fail with 'Duplicate GPU detected : rank 1 and rank 0 both on CUDA device 1000' on my "
+        "2-GPU box?\n",
+    ),
+    # --- source_build_without_cuda
+    R(
+        "source-build-no-cuda",
+        "source_build_without_cuda",
+        "pytorch-pytorch-30944-source-build-1.4-not-compiled-with-cuda.txt",
+        "another version, built with setup.py",
+        "I built pytorch 2.2 from source with python setup.py develop and now get Torch not compiled with CUDA "
+        "enabled, even though nvcc is installed.\n",
+    ),
+    # --- no_wheel_for_platform
+    R(
+        "wheel-not-supported-windows",
+        "no_wheel_for_platform",
+        "render-examples-fastai-v3-4-linux-torch-wheel-on-mac.txt",
+        "Windows, another wheel",
+        "pip says torch-2.0.1+cu118-cp310-cp310-linux_x86_64.whl is not a supported wheel on this platform. I'm "
+        "on Windows 10.\n",
+    ),
+    # --- driver_does_not_support_gpu
+    R(
+        "legacy-gpu-installer",
+        "driver_does_not_support_gpu",
+        "MicrosoftDocs-azure-docs-10589-nv6-driver-390-not-supported.txt",
+        "another driver version, the installer message after the story",
+        "I tried to install the 550 driver on my old GTX 660 box and the installer said: You do not appear to have "
+        "an NVIDIA GPU supported by the 550.54.14 NVIDIA Linux graphics driver installed in this system.\n",
+    ),
+    # --- dataloader_starvation
+    R(
+        "num-workers-zero-util",
+        "dataloader_starvation",
+        "NVlabs-Deep_Object_Pose-88-gpu-load-num-workers-0.txt",
+        "the symptoms in other words",
+        "GPU utilization jumps between 0% and 30% during training and it is slow. My DataLoader uses num_workers=0, "
+        "is data loading the bottleneck?\n",
+    ),
+    # --- written straight into CJK prose: no space between the ASCII name and the next character
+    R(
+        "mac-macos-japanese-no-space",
+        "macos_no_cuda_use_mps",
+        "chatchat-space-Langchain-Chatchat-2990-mac-m3-not-compiled-with-cuda-use-mps-cjk.txt",
+        "Japanese, 'macOSで' with no space after the OS name",
+        "macOSで「Torch not compiled with CUDA enabled」というエラーが出ます\n",
+    ),
+    R(
+        "mac-macbook-chinese",
+        "macos_no_cuda_use_mps",
+        "chatchat-space-Langchain-Chatchat-2990-mac-m3-not-compiled-with-cuda-use-mps-cjk.txt",
+        "Chinese, MacBook Pro M3 then '上运行' with no space",
+        "MacBook Pro M3上运行报错 AssertionError: Torch not compiled with CUDA enabled\n",
+    ),
+    R(
+        "cpu-build-version-in-chinese",
+        "cpu_only_build",
+        "zyddnys-manga-image-translator-210-requirements-torch-cpu-windows-cjk.txt",
+        "Chinese sentence, the +cpu version written right after '是' (is)",
+        "显卡是RTX 4060，但是torch.cuda.is_available()返回False，torch版本是2.0.1+cpu\n",
+    ),
+    R(
+        "cpu-build-version-cuda-none",
+        "cpu_only_build",
+        "zyddnys-manga-image-translator-210-requirements-torch-cpu-windows-cjk.txt",
+        "no +cpu tag: torch.version.cuda said to print None",
+        "cuda says False. nvidia-smi works fine. torch.version.cuda prints None\n",
+    ),
+    R(
+        "cpu-build-spanish",
+        "cpu_only_build",
+        "zyddnys-manga-image-translator-210-requirements-torch-cpu-windows-cjk.txt",
+        "Spanish, the version said with 'es'",
+        "torch no detecta mi GPU, torch.__version__ es 2.2.0+cpu\n",
+    ),
+    R(
+        "cpu-build-cpuonly-said",
+        "cpu_only_build",
+        "chatchat-space-Langchain-Chatchat-294-requirements-installs-cpu-torch.txt",
+        "the conda cpuonly install told as what was run",
+        "I ran conda install pytorch torchvision cpuonly -c pytorch and now torch doesn't use my GPU.\n",
+    ),
+    R(
+        "cpu-build-pypi-windows",
+        "cpu_only_build",
+        "chatchat-space-Langchain-Chatchat-294-requirements-installs-cpu-torch.txt",
+        "plain 'pip install torch' on Windows (PyPI's Windows torch is the CPU build)",
+        "torch.cuda.is_available() gives False on my laptop with a GTX 1650. I installed torch with `pip install "
+        "torch` on Windows 11.\n",
+    ),
+    # --- the import said in other words
+    R(
+        "import-as-soon-as",
+        "torch_import_error",
+        "ChrisAllenMing-GPA-detection-24-import-torch-libcudart-so-9-0-pytorch-0-4-1.txt",
+        "'as soon as I import torch' before the error",
+        "As soon as I import torch I get OSError: libcudnn.so.8: cannot open shared object file: No such file or "
+        "directory\n",
+    ),
+    R(
+        "import-right-after",
+        "torch_import_error",
+        "ChrisAllenMing-GPA-detection-24-import-torch-libcudart-so-9-0-pytorch-0-4-1.txt",
+        "the error first, 'right after import torch' on the next line",
+        "ImportError: libcudart.so.11.0: cannot open shared object file: No such file or directory\n"
+        "I get this right after import torch.\n",
+    ),
+    R(
+        "import-every-time-windows",
+        "torch_import_error",
+        "ChrisAllenMing-GPA-detection-24-import-torch-libcudart-so-9-0-pytorch-0-4-1.txt",
+        "Windows DLL error, 'every time I import torch'",
+        "Every time I import torch on Windows I get OSError: [WinError 126] The specified module could not be found. "
+        'Error loading "C:\\venv\\lib\\site-packages\\torch\\lib\\c10.dll"\n',
+    ),
+]
+
+DECOYS = [
+    Decoy(
+        "solved-cpu-build",
+        "a solved problem, told after it was fixed",
+        "Fixed: I reinstalled from the cu121 index and torch.cuda.is_available() now returns True on my 4090. "
+        "Thanks!\n",
+    ),
+    Decoy(
+        "docs-question-oom",
+        "a question about the docs, no error happened",
+        "Feature request: could the README explain how to pick a batch size so people don't hit out of memory "
+        "errors on 8 GB GPUs?\n",
+    ),
+    Decoy(
+        "works-on-gpu",
+        "a healthy setup, nvidia-smi and torch both fine",
+        "My RTX 3090 is detected fine, torch.cuda.is_available() is True and training uses 95% of the GPU.\n",
+    ),
+    Decoy(
+        "another-machine-no-gpu",
+        "no GPU said of another machine",
+        "The login node has no GPU, that's expected; on the compute node torch sees all 4 A100s.\n",
+    ),
+    Decoy(
+        "mac-question-docs",
+        "a question about Apple support, nothing failed",
+        "Does this project support Apple Silicon via MPS, or is an NVIDIA GPU required?\n",
+    ),
+    Decoy(
+        "visible-devices-usage",
+        "CUDA_VISIBLE_DEVICES used on purpose, all fine",
+        "I use CUDA_VISIBLE_DEVICES=0,1 to run two experiments side by side, it works great.\n",
+    ),
+    Decoy(
+        "driver-updated-ok",
+        "a driver update that went fine",
+        "Updated the NVIDIA driver to 560 yesterday, rebooted, nvidia-smi shows the GPU and everything works.\n",
+    ),
+    Decoy(
+        "cpu-on-purpose",
+        "CPU inference chosen on purpose",
+        "We deploy the model on CPU-only servers on purpose and install the +cpu torch wheel (no GPU there); is ONNX "
+        "export supported?\n",
+    ),
+    Decoy(
+        "import-works-other-library",
+        "import torch said to work; the loader error is another library's",
+        "OSError: libcudnn.so.8: cannot open shared object file: No such file or directory\n"
+        "Every time I import torch it works fine, the error comes from the ctranslate2 backend later.\n",
+    ),
+    Decoy(
+        "cuda-none-tested-in-code",
+        "torch.version.cuda tested in pasted code, not reported as None",
+        "if torch.version.cuda is None: print('cpu build')\nMy RTX 3090 trains fine with this script.\n",
+    ),
+    Decoy(
+        "cuda-none-question",
+        "torch.version.cuda None asked about, not stated",
+        "Does torch.version.cuda return None on a CPU build? My RTX 3090 build prints 12.1.\n",
+    ),
+    Decoy(
+        "mac-japanese-works",
+        "a Mac named in Japanese prose, MPS working, no CUDA failure",
+        "M2 MacでMPSを使って学習できました。torch.backends.mps.is_available() は True です。\n",
+    ),
+]
+
+
+@pytest.mark.parametrize("retelling", RETELLINGS, ids=[r.name for r in RETELLINGS])
+def test_the_same_cause_in_another_users_words_comes_first(retelling: Retelling) -> None:
+    findings = load_text(retelling.text).findings
+    assert findings, f"nothing read ({retelling.why})"
+    assert findings[0].id == retelling.expect, (
+        f"{retelling.why}: first {[f.id for f in findings[:3]]}, expected {retelling.expect} (as in {retelling.base})"
+    )
+
+
+@pytest.mark.parametrize("decoy", DECOYS, ids=[d.name for d in DECOYS])
+def test_the_same_words_in_a_healthy_context_claim_no_error(decoy: Decoy) -> None:
+    findings = load_text(decoy.text).findings
+    assert not [f.id for f in findings if f.severity is Severity.ERROR], decoy.why
