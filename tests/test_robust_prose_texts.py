@@ -29,6 +29,7 @@ class Decoy(NamedTuple):
     name: str
     why: str
     text: str
+    banned: tuple[str, ...] = ()  # ids that must not be named at all, not even at info severity
 
 
 R = Retelling
@@ -437,6 +438,49 @@ RETELLINGS = [
         "Every time I import torch on Windows I get OSError: [WinError 126] The specified module could not be found. "
         'Error loading "C:\\venv\\lib\\site-packages\\torch\\lib\\c10.dll"\n',
     ),
+    # --- the torch message cut or told in the user's words
+    R(
+        "driver-too-old-user-words",
+        "driver_too_old",
+        "pytorch-1564-source-build-driver-too-old-found-8000.txt",
+        "'my nvidia driver is too old' in the user's words, the number kept",
+        "torch says my nvidia driver is too old (found version 10020)\n",
+    ),
+    R(
+        "driver-too-old-quoted-without-number",
+        "driver_too_old",
+        "nagadomi-nunif-702-driver-insufficient-cuda13.txt",
+        "torch's message quoted without its '(found version N)'",
+        'Error: "The NVIDIA driver on your system is too old". I have driver 470 and torch 2.3 cu121.\n',
+    ),
+    R(
+        "oom-abbreviated",
+        "cuda_out_of_memory",
+        "Comfy-Org-ComfyUI-2892-oom-after-update-batch-size-changed.txt",
+        "'CUDA OOM', the abbreviation users write",
+        "Getting CUDA OOM with batch size 32 on a 12GB 3060, any way to reduce memory?\n",
+    ),
+    R(
+        "oom-on-the-gpu",
+        "cuda_out_of_memory",
+        "bowenc0221-panoptic-deeplab-118-cuda-oom-colab-ims-per-batch.txt",
+        "'OOM on the GPU', no message quoted",
+        "I keep getting OOM on the GPU when I raise the batch size to 64.\n",
+    ),
+    R(
+        "oom-out-of-vram",
+        "cuda_out_of_memory",
+        "Comfy-Org-ComfyUI-2892-oom-after-update-batch-size-changed.txt",
+        "'runs out of VRAM' said of the card",
+        "My 3060 runs out of VRAM at 1024x1024 since the last update, 512x512 still works.\n",
+    ),
+    R(
+        "interpreter-contraction",
+        "wrong_interpreter_or_kernel",
+        "pytorch-pytorch-16103-notebook-other-python-env.txt",
+        'the second answer as "it\'s True"',
+        "In Jupyter torch.cuda.is_available() is False but in the terminal it's True with the same conda env.\n",
+    ),
 ]
 
 DECOYS = [
@@ -504,6 +548,28 @@ DECOYS = [
         "a Mac named in Japanese prose, MPS working, no CUDA failure",
         "M2 MacでMPSを使って学習できました。torch.backends.mps.is_available() は True です。\n",
     ),
+    Decoy(
+        "driver-too-old-conditional",
+        "'if the driver is too old' as advice, the GPU working",
+        "If the driver is too old, update it from nvidia.com first. My RTX 3090 works fine with torch 2.3.\n",
+    ),
+    Decoy(
+        "driver-not-too-old",
+        "the driver said not to be too old",
+        "The driver is not too old, it is 550, and torch.cuda.is_available() is True.\n",
+    ),
+    Decoy(
+        "host-oom-killer",
+        "the kernel's OOM killer (host RAM), the GPU fine",
+        "The process was killed by the OOM killer while loading the dataset; the GPU is fine and "
+        "torch.cuda.is_available() is True.\n",
+        ("cuda_out_of_memory",),
+    ),
+    Decoy(
+        "interpreter-before-after",
+        "a before/after story in one place, not two interpreters",
+        "In the terminal torch.cuda.is_available() was False. After reinstalling torch with cu121 it's True.\n",
+    ),
 ]
 
 
@@ -520,3 +586,4 @@ def test_the_same_cause_in_another_users_words_comes_first(retelling: Retelling)
 def test_the_same_words_in_a_healthy_context_claim_no_error(decoy: Decoy) -> None:
     findings = load_text(decoy.text).findings
     assert not [f.id for f in findings if f.severity is Severity.ERROR], decoy.why
+    assert not {f.id for f in findings} & set(decoy.banned), decoy.why
