@@ -481,6 +481,255 @@ RETELLINGS = [
         'the second answer as "it\'s True"',
         "In Jupyter torch.cuda.is_available() is False but in the terminal it's True with the same conda env.\n",
     ),
+    # --- round 3: template headings, other languages, the message only named, answers in other notations
+    R(
+        "visible-devices-template",
+        "cuda_visible_devices_hides_gpus",
+        "Grace9994-CoMoSVC-6-cuda-visible-devices-1.txt",
+        "issue template headings, an index the machine lacks",
+        "### Describe the bug\nRuntimeError: No CUDA GPUs are available\n\n### Additional context\nMy "
+        "launch script does `export CUDA_VISIBLE_DEVICES=3` but this machine has only 2 GPUs.\n",
+    ),
+    R(
+        "visible-devices-count-zero",
+        "cuda_visible_devices_hides_gpus",
+        "KeYang8-WITT-34-no-cuda-gpus-visible-devices.txt",
+        "no error: device_count() said to return 0, the -1 set in a sentence",
+        "torch.cuda.device_count() returns 0 after I set CUDA_VISIBLE_DEVICES=-1 to debug something "
+        "earlier in the same shell\n",
+    ),
+    R(
+        "nvml-mismatch-chinese",
+        "driver_library_mismatch",
+        "hpc-admin-sist-DockerMonitor-42-nvml-mismatch-after-driver-install.txt",
+        "Chinese, short, the message inline",
+        "nvidia-smi 报错 Failed to initialize NVML: Driver/library version mismatch，更新驱动后没有重启\n",
+    ),
+    R(
+        "nvml-mismatch-bold",
+        "driver_library_mismatch",
+        "hpc-admin-sist-DockerMonitor-42-nvml-mismatch-after-driver-install.txt",
+        "bold tool name, unattended-upgrades",
+        "**nvidia-smi** gives `Failed to initialize NVML: Driver/library version mismatch` after "
+        "unattended-upgrades ran last night\n",
+    ),
+    R(
+        "smi-cannot-communicate-secure-boot",
+        "nvidia_module_not_loaded",
+        "negativo17-nvidia-driver-75-f29-nouveau-always-loaded-nvidia-cannot-load.txt",
+        "nvidia-smi's message with Secure Boot named",
+        "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. I'm on Ubuntu 22.04 "
+        "with secure boot enabled.\n",
+    ),
+    R(
+        "modprobe-fails-fedora",
+        "nvidia_module_not_loaded",
+        "Frogging-Family-nvidia-all-242-dkms-error-10-linux-6.10-rc1.txt",
+        "another distro and kernel, modprobe named",
+        "After upgrading Fedora to kernel 6.9, `modprobe nvidia` fails and nvidia-smi cannot communicate "
+        "with the driver.\n",
+    ),
+    R(
+        "amd-card-question",
+        "no_nvidia_gpu",
+        "oobabooga-textgen-151-amd-6900-windows-no-gpu.txt",
+        "another AMD card, question form",
+        "I only have an AMD Radeon RX 6700 XT, and torch.cuda.is_available() returns False. Is CUDA "
+        "supported on AMD?\n",
+    ),
+    R(
+        "intel-igpu-no-driver",
+        "no_nvidia_gpu",
+        "NVIDIA-k8s-device-plugin-812-amd-gpu-found-no-nvidia-driver.txt",
+        "an Intel iGPU instead of AMD",
+        "My laptop has Intel Iris Xe graphics only and torch says: Found no NVIDIA driver on your system\n",
+    ),
+    R(
+        "5060ti-sm120-full-warning",
+        "gpu_arch_too_new_for_build",
+        "jianchang512-parakeet-api-5-rtx5090-no-kernel-image.txt",
+        "torch's warning with the supported list",
+        "NVIDIA GeForce RTX 5060 Ti with CUDA capability sm_120 is not compatible with the current PyTorch "
+        "installation. The current PyTorch install supports CUDA capabilities sm_50 sm_60 sm_70 sm_75 "
+        "sm_80 sm_86 sm_90.\n",
+    ),
+    R(
+        "5090-japanese",
+        "gpu_arch_too_new_for_build",
+        "jianchang512-parakeet-api-5-rtx5090-no-kernel-image.txt",
+        "Japanese sentence around the message",
+        "RTX 5090 で「no kernel image is available for execution on the device」エラーが出ます\n",
+    ),
+    R(
+        "gtx770-too-old-said",
+        "gpu_arch_dropped_from_build",
+        "rupeshs-diffusionmagic-12-gtx-680-cc-3.0-too-old.txt",
+        "the GPU named before the message",
+        "My GTX 770 isn't supported anymore: torch warns \"PyTorch no longer supports this GPU because it "
+        'is too old".\n',
+    ),
+    R(
+        "two-devices-markdown-fence",
+        "tensors_on_different_devices",
+        "qingkongzhiqian-GPT2-Summary-15-input-output-indices-current-device.txt",
+        "Markdown heading and a fenced block",
+        "## Error\n\n```\nRuntimeError: Expected all tensors to be on the same device, but found at least "
+        "two devices, cuda:0 and cpu! (when checking argument for argument index in method "
+        "wrapper_CUDA__index_select)\n```\n\nhappens in predict.py\n",
+    ),
+    R(
+        "input-weight-type",
+        "tensors_on_different_devices",
+        "RonyAbecidan-ManTraNet-pytorch-2-two-devices-detach.txt",
+        "the other message of the same mistake",
+        'When I run inference on GPU I get "Input type (torch.FloatTensor) and weight type '
+        '(torch.cuda.FloatTensor) should be the same"\n',
+    ),
+    R(
+        "shape-mismatch-spanish-question",
+        "tensor_shape_mismatch",
+        "talbenha-cell-tracker-gnn-8-mat1-mat2-30812x12.txt",
+        "Spanish question",
+        "¿Por qué me sale RuntimeError: mat1 and mat2 shapes cannot be multiplied (32x512 and 256x10)?\n",
+    ),
+    R(
+        "device-assert-labels",
+        "cuda_device_side_assert",
+        "open-mmlab-mmaction2-2120-device-side-assert-num-classes.txt",
+        "the TORCH_USE_CUDA_DSA hint, labels named",
+        "Training crashes with CUDA error: device-side assert triggered. Compile with `TORCH_USE_CUDA_DSA` "
+        "to enable device-side assertions. My labels go from 1 to 10.\n",
+    ),
+    R(
+        "illegal-access-chinese",
+        "cuda_illegal_memory_access",
+        "skhu101-GauHuman-21-merge-sort-illegal-address-cuda-11.4.txt",
+        "Chinese, one GPU fails and another works",
+        "我在A100上运行时报错 CUDA error: an illegal memory access was encountered，在3090上正常\n",
+    ),
+    R(
+        "mac-m1-pro-question",
+        "macos_no_cuda_use_mps",
+        "dwrensha-acronymy-assistant-2-m1-not-compiled-with-cuda.txt",
+        "no message: macOS and the chip named, is_available False",
+        "Running on macOS Sonoma with an M1 Pro, torch.cuda.is_available() is False. How do I enable the GPU?\n",
+    ),
+    R(
+        "mac-template-bullets",
+        "macos_no_cuda_use_mps",
+        "chatchat-space-Langchain-Chatchat-2990-mac-m3-not-compiled-with-cuda-use-mps-cjk.txt",
+        "template headings and bullets",
+        "## Environment\n- OS: macOS 14.2\n- Chip: Apple M2\n\n## Error\nAssertionError: Torch not "
+        "compiled with CUDA enabled\n",
+    ),
+    R(
+        "mig-profiles-named",
+        "mig_multiple_instances",
+        "pytorch-102715-a100-mig-device-count-one.txt",
+        "MIG profiles named, device_count with =",
+        "We enabled MIG on the A100 (3 x 2g.10gb) and torch only sees one device, device_count() = 1.\n",
+    ),
+    R(
+        "docker-no-gpus-flag-in-brackets",
+        "docker_no_gpu_runtime",
+        "zzzyuqing-DreamMat-14-docker-image-cuda-false.txt",
+        "the run line named with the flag said absent in brackets",
+        "Started the image with plain `docker run` (no --gpus flag) and inside the container torch says "
+        "CUDA is not available.\n",
+    ),
+    R(
+        "docker-capabilities-gpu",
+        "docker_no_gpu_runtime",
+        "D34DC3N73R-netdata-glibc-2-unknown-runtime-specified-nvidia.txt",
+        "docker's message when the toolkit is missing",
+        'docker: Error response from daemon: could not select device driver "" with capabilities: [[gpu]].\n',
+    ),
+    R(
+        "srun-node-configuration",
+        "scheduler_no_gpu_allocated",
+        "rcgsheffield-sheffield_hpc-1042-srun-gpus-per-node-requested-node-configuration-not-available.txt",
+        "srun's wording, the request in brackets",
+        "srun: error: Unable to allocate resources: Requested node configuration is not available (I asked "
+        "for --gres=gpu:v100:4)\n",
+    ),
+    R(
+        "import-windows-paging-file",
+        "torch_import_error",
+        "marella-chatdocs-8-libcudnn-so-8-after-gptq-install.txt",
+        "Windows error 1455 while importing torch",
+        "import torch fails on Windows with `OSError: [WinError 1455] The paging file is too small for "
+        "this operation to complete. Error loading "
+        '"C:\\\\env\\\\lib\\\\site-packages\\\\torch\\\\lib\\\\cudnn_cnn_infer64_8.dll"`\n',
+    ),
+    R(
+        "import-wont-import",
+        "torch_import_error",
+        "ChrisAllenMing-GPA-detection-24-import-torch-libcudart-so-9-0-pytorch-0-4-1.txt",
+        '"torch won\'t import anymore", another soname',
+        "After installing bitsandbytes, torch won't import anymore: ImportError: libcudart.so.12: cannot "
+        "open shared object file\n",
+    ),
+    R(
+        "unknown-error-after-resume",
+        "uvm_wedged_after_suspend",
+        "xingyizhou-CenterNet-933-cuda-runtime-error-30-unknown-fixed-reload-nvidia-uvm.txt",
+        "resume and nvidia_uvm named",
+        "CUDA unknown error after resume from suspend on Ubuntu, torch.cuda.is_available() False until I "
+        "reload nvidia_uvm\n",
+    ),
+    R(
+        "driver-too-old-cluster-question",
+        "driver_too_old",
+        "pytorch-1564-source-build-driver-too-old-found-8000.txt",
+        "the message, then a question about which torch",
+        "RuntimeError: The NVIDIA driver on your system is too old (found version 11040). I can't update "
+        "the driver on the cluster, which torch should I install?\n",
+    ),
+    R(
+        "driver-insufficient-dash",
+        "driver_too_old",
+        "nagadomi-nunif-702-driver-insufficient-cuda13.txt",
+        "the runtime's message, versions after a dash",
+        "CUDA driver version is insufficient for CUDA runtime version — I have driver 450 and installed "
+        "torch 2.4 cu121\n",
+    ),
+    R(
+        "exclusive-process-admin",
+        "compute_mode_exclusive_or_prohibited",
+        "BUTSpeechFIT-safe_gpu-1-sge-exclusive-process-ddp-busy.txt",
+        "the cause before the message, 'all CUDA-capable devices' form",
+        "Our admin set the GPUs to Exclusive Process mode, so the second DDP rank gets 'all CUDA-capable "
+        "devices are busy or unavailable'\n",
+    ),
+    R(
+        "cpu-build-uv",
+        "cpu_only_build",
+        "chatchat-space-Langchain-Chatchat-294-requirements-installs-cpu-torch.txt",
+        "uv instead of pip",
+        "I'm using uv and `uv pip install torch` gave me 2.5.1+cpu although I have an RTX 4080\n",
+    ),
+    R(
+        "cpu-build-arrows",
+        "cpu_only_build",
+        "zyddnys-manga-image-translator-210-requirements-torch-cpu-windows-cjk.txt",
+        "answers written with arrows",
+        "torch.__version__ → '2.4.0+cpu', torch.cuda.is_available() → False, GPU: RTX 3070 Ti\n",
+    ),
+    R(
+        "cpu-build-not-compiled-windows",
+        "cpu_only_build",
+        "chatchat-space-Langchain-Chatchat-294-requirements-installs-cpu-torch.txt",
+        "the message, then Windows and a plain pip install",
+        "Torch not compiled with CUDA enabled\n\nWindows 10, RTX 2060, installed torch with pip install "
+        "torch torchvision\n",
+    ),
+    R(
+        "cpu-build-japanese",
+        "cpu_only_build",
+        "zyddnys-manga-image-translator-210-requirements-torch-cpu-windows-cjk.txt",
+        "Japanese, the version right after the attribute",
+        "GPU版のtorchを入れたつもりですが torch.__version__ が 2.3.0+cpu になっています\n",
+    ),
 ]
 
 DECOYS = [
@@ -569,6 +818,50 @@ DECOYS = [
         "interpreter-before-after",
         "a before/after story in one place, not two interpreters",
         "In the terminal torch.cuda.is_available() was False. After reinstalling torch with cu121 it's True.\n",
+    ),
+    Decoy(
+        "solved-cpu-build-thanks",
+        "a solved problem: thanks after the fix",
+        'My 4090 works great now after I installed the cu124 wheel, thanks for the help with the "+cpu" problem!\n',
+        (),
+    ),
+    Decoy(
+        "gpu-hours",
+        "'out of GPU hours': a quota, not a failure",
+        "We ran out of GPU hours on the cluster this month, so training will resume next week.\n",
+        ("cuda_out_of_memory",),
+    ),
+    Decoy(
+        "colleague-slower",
+        "a tuning question between two working machines",
+        "Works on my colleague's machine with a 3090; on mine (also a 3090) training is 20% slower, any "
+        "tips on tuning?\n",
+        (),
+    ),
+    Decoy(
+        "two-gpus-question",
+        "a healthy GPU and a how-to question",
+        "nvidia-smi shows my RTX 3080 and torch.cuda.is_available() returns True, but I'd like to know how "
+        "to use two GPUs.\n",
+        (),
+    ),
+    Decoy(
+        "docker-flag-given",
+        "the GPU given on the run line; the flag's absence only as an aside",
+        "docker run --gpus all works. Without --gpus the container uses the CPU, as expected.\n",
+        ("docker_no_gpu_runtime",),
+    ),
+    Decoy(
+        "device-count-two",
+        "device_count() non-zero",
+        "torch.cuda.device_count() returns 2 with CUDA_VISIBLE_DEVICES=0,1\n",
+        (),
+    ),
+    Decoy(
+        "device-count-question",
+        "device_count() 0 only asked about",
+        "Does device_count() return 0 when CUDA_VISIBLE_DEVICES=-1 is set? Just checking the docs, my GPUs work.\n",
+        (),
     ),
 ]
 
