@@ -730,6 +730,144 @@ RETELLINGS = [
         "Japanese, the version right after the attribute",
         "GPU版のtorchを入れたつもりですが torch.__version__ が 2.3.0+cpu になっています\n",
     ),
+    # --- round 4: no message or one only named, requests and tutorials as decoys
+    R(
+        "cpu-build-question-switch",
+        "cpu_only_build",
+        "chatchat-space-Langchain-Chatchat-294-requirements-installs-cpu-torch.txt",
+        "the build said in words, then a question",
+        "pytorch is using the CPU version, not the CUDA one. How do I switch? I have a GTX 1080.\n",
+    ),
+    R(
+        "cpu-build-realized",
+        "cpu_only_build",
+        "zyddnys-manga-image-translator-210-requirements-torch-cpu-windows-cjk.txt",
+        "'I realized pip installed the cpu-only build', version in brackets",
+        "I realized pip installed the cpu-only build of torch (2.2.0+cpu) on my Windows machine with an RTX 3060\n",
+    ),
+    R(
+        "cpu-build-chinese-words",
+        "cpu_only_build",
+        "zyddnys-manga-image-translator-210-requirements-torch-cpu-windows-cjk.txt",
+        "Chinese words only, no version",
+        "安装的是CPU版本的pytorch，所以用不了显卡\n",
+    ),
+    R(
+        "oom-chinese-vram",
+        "cuda_out_of_memory",
+        "hiyouga-LlamaFactory-182-oom-gpu0-cuda-visible-devices-ignored.txt",
+        "Chinese '显存不足' before the message",
+        "显存不足 CUDA out of memory，batch size 改成 8 也不行\n",
+    ),
+    R(
+        "oom-out-of-memory-on-gpu",
+        "cuda_out_of_memory",
+        "bowenc0221-panoptic-deeplab-118-cuda-oom-colab-ims-per-batch.txt",
+        "'Out of memory on GPU' as a title, no message",
+        "Out of memory on GPU when training with images of 1024px, 24GB RTX 4090, batch size 16\n",
+    ),
+    R(
+        "oom-tried-to-allocate-only",
+        "cuda_out_of_memory",
+        "bowenc0221-panoptic-deeplab-118-cuda-oom-colab-ims-per-batch.txt",
+        "only the allocator's numbers, the prefix reworded",
+        "CUDA memory error: Tried to allocate 2.00 GiB (GPU 0; 7.79 GiB total capacity; 5.12 GiB already allocated)\n",
+    ),
+    R(
+        "smi-lsmod-empty",
+        "nvidia_module_not_loaded",
+        "negativo17-nvidia-driver-75-f29-nouveau-always-loaded-nvidia-cannot-load.txt",
+        "lsmod said to show nothing",
+        "lsmod | grep nvidia shows nothing and nvidia-smi can't communicate with the NVIDIA driver\n",
+    ),
+    R(
+        "mac-m1-chip-words",
+        "macos_no_cuda_use_mps",
+        "dwrensha-acronymy-assistant-2-m1-not-compiled-with-cuda.txt",
+        "'a Mac with an M1 chip'",
+        "I'm on a Mac with an M1 chip. When I run the script I get Torch not compiled with CUDA enabled\n",
+    ),
+    R(
+        "5070-upgraded",
+        "gpu_arch_too_new_for_build",
+        "jianchang512-parakeet-api-5-rtx5090-no-kernel-image.txt",
+        "another 50-series card, the upgrade told first",
+        "I just upgraded to an RTX 5070 and now I get no kernel image is available for execution on the device\n",
+    ),
+    R(
+        "two-cuda-devices-dataparallel",
+        "tensors_on_different_devices",
+        "RonyAbecidan-ManTraNet-pytorch-2-two-devices-detach.txt",
+        "two GPUs instead of GPU and CPU",
+        "Expected all tensors to be on the same device, but found at least two devices, cuda:1 and "
+        "cuda:0! Happens with DataParallel on 2 GPUs.\n",
+    ),
+    R(
+        "visible-devices-dockerfile-empty",
+        "cuda_visible_devices_hides_gpus",
+        "Grace9994-CoMoSVC-6-cuda-visible-devices-1.txt",
+        "the empty value set in a Dockerfile, said in a sentence",
+        'Setting CUDA_VISIBLE_DEVICES="" in the Dockerfile made torch.cuda.is_available() return False\n',
+    ),
+    R(
+        "docker-forgot-gpus",
+        "docker_no_gpu_runtime",
+        "zzzyuqing-DreamMat-14-docker-image-cuda-false.txt",
+        "the flag said forgotten, after the symptoms",
+        "Inside docker, nvidia-smi: command not found and torch.cuda.is_available() is False. I "
+        "forgot to add --gpus all to docker run.\n",
+    ),
+    R(
+        "import-libtorch-cuda-arrow",
+        "torch_import_error",
+        "ChrisAllenMing-GPA-detection-24-import-torch-libcudart-so-9-0-pytorch-0-4-1.txt",
+        "'import torch →' and torch's own library",
+        "import torch → ImportError: libtorch_cuda.so: cannot open shared object file: No such file or directory\n",
+    ),
+    R(
+        "device-assert-with-assertion",
+        "cuda_device_side_assert",
+        "open-mmlab-mmaction2-2120-device-side-assert-num-classes.txt",
+        "the kernel's assertion line before the error",
+        "Assertion `t >= 0 && t < n_classes` failed. then RuntimeError: CUDA error: device-side assert triggered\n",
+    ),
+    R(
+        "sleep-cuinit-999",
+        "uvm_wedged_after_suspend",
+        "xingyizhou-CenterNet-933-cuda-runtime-error-30-unknown-fixed-reload-nvidia-uvm.txt",
+        "'comes back from sleep', cuInit's number",
+        "every time my laptop comes back from sleep, CUDA is broken (cuInit returns 999) until I reboot\n",
+    ),
+    R(
+        "mismatch-auto-update",
+        "driver_library_mismatch",
+        "hpc-admin-sist-DockerMonitor-42-nvml-mismatch-after-driver-install.txt",
+        "the message first, then an auto-update",
+        "Driver/library version mismatch — nvidia-smi stopped working after the driver auto-updated\n",
+    ),
+    R(
+        "radeon-in-brackets",
+        "no_nvidia_gpu",
+        "oobabooga-textgen-151-amd-6900-windows-no-gpu.txt",
+        "'I don't have an NVIDIA card' with the card in brackets",
+        "I don't have an NVIDIA card (Radeon RX 580), torch.cuda.is_available() returns False\n",
+    ),
+    R(
+        "held-by-other-user",
+        "gpu_memory_held_by_others",
+        "RangiLyu-nanodet-147-cuda-error-out-of-memory-other-process.txt",
+        "another user's process named after the error",
+        "CUDA out of memory although my model is tiny: nvidia-smi shows another process from a "
+        "different user using 38 GB of the 40 GB\n",
+    ),
+    R(
+        "cpu-build-request-and-report",
+        "cpu_only_build",
+        "chatchat-space-Langchain-Chatchat-294-requirements-installs-cpu-torch.txt",
+        "a feature request that also reports the message (counter-example of the request guard)",
+        'Feature request: print a clearer message than "Torch not compiled with CUDA enabled". I get '
+        "it on my Windows PC with an RTX 3060.\n",
+    ),
 ]
 
 DECOYS = [
@@ -862,6 +1000,63 @@ DECOYS = [
         "device_count() 0 only asked about",
         "Does device_count() return 0 when CUDA_VISIBLE_DEVICES=-1 is set? Just checking the docs, my GPUs work.\n",
         (),
+    ),
+    Decoy(
+        "how-to-check-used",
+        "a healthy GPU and a how-to question",
+        "How do I check if my GPU is used? torch.cuda.is_available() returns True on my RTX 3060.\n",
+        (),
+    ),
+    Decoy(
+        "tutorial-oom",
+        "a tutorial about the error, nothing failing",
+        "I'm writing a tutorial that explains CUDA out of memory errors and how to fix them with "
+        "gradient checkpointing.\n",
+        (),
+    ),
+    Decoy(
+        "ci-cpu-wheel",
+        "the CPU wheel on a GPU-less CI on purpose, the GPU works locally",
+        "Our CI has no GPU, so we install the +cpu wheel there on purpose; locally my RTX 4090 works.\n",
+        (),
+    ),
+    Decoy(
+        "feature-request-message",
+        "a message quoted in a feature request",
+        'Feature request: print a clearer message than "Torch not compiled with CUDA enabled" when '
+        "the CPU build is installed.\n",
+        ("cpu_only_build",),
+    ),
+    Decoy(
+        "docs-faq-message",
+        "a message quoted in a docs request",
+        'Documentation: the FAQ should mention that "Torch not compiled with CUDA enabled" means you '
+        "installed the CPU build.\n",
+        (),
+    ),
+    Decoy(
+        "before-after-solved",
+        "a before/after story, solved",
+        "Before: torch.cuda.is_available() False. After reinstalling from the cu121 index: True. Solved, closing.\n",
+        (),
+    ),
+    Decoy(
+        "docs-gpus-all-done",
+        "the docs' flag used, the GPU listed",
+        "The docs say `docker run --gpus all`; I did that and nvidia-smi inside the container lists my A100.\n",
+        (),
+    ),
+    Decoy(
+        "util-100-normal",
+        "a healthy GPU at full load",
+        "Is it normal that GPU utilization is 100% during training on my RTX 3090? Everything works.\n",
+        (),
+    ),
+    Decoy(
+        "oom-no-more",
+        "out of memory said to be gone",
+        "No more out of memory on the GPU since I lowered the batch size, thanks!\n",
+        ("cuda_out_of_memory",),
     ),
 ]
 
