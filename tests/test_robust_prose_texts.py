@@ -868,6 +868,195 @@ RETELLINGS = [
         'Feature request: print a clearer message than "Torch not compiled with CUDA enabled". I get '
         "it on my Windows PC with an RTX 3060.\n",
     ),
+    # --- round 5: more causes, non-native writers, figures and messages misquoted
+    R(
+        "fabricmanager-hgx-words",
+        "fabric_manager_missing",
+        "aws-samples-aws-deep-learning-ami-ubuntu-dcv-desktop-33-error-802-no-fabricmanager.txt",
+        "no error number: the missing service told as the finding",
+        "On our HGX H100 box torch.cuda.is_available() returns False and nvidia-smi looks fine. "
+        "Turned out nvidia-fabricmanager service was not installed.\n",
+    ),
+    R(
+        "fabricmanager-802-question",
+        "fabric_manager_missing",
+        "aws-samples-aws-deep-learning-ami-ubuntu-dcv-desktop-33-error-802-no-fabricmanager.txt",
+        "the runtime call's number, a question",
+        "cudaGetDeviceCount returned 802 (system not yet initialized) on a DGX A100 — do we need fabric manager?\n",
+    ),
+    R(
+        "wsl-libcuda-and-ldconfig-one-line",
+        "wsl_libcuda_problem",
+        "facebookresearch-nougat-105-wsl-libcuda-link.txt",
+        "the load failure and ldconfig's harmless warning in one sentence",
+        'In WSL Ubuntu I get "libcuda.so: cannot open shared object file" and ldconfig says '
+        "/usr/lib/wsl/lib/libcuda.so.1 is not a symbolic link\n",
+    ),
+    R(
+        "wheel-not-supported-python",
+        "no_wheel_for_platform",
+        "render-examples-fastai-v3-4-linux-torch-wheel-on-mac.txt",
+        "pip's ERROR prefix, another Python named",
+        "ERROR: torch-2.1.0+cu121-cp311-cp311-win_amd64.whl is not a supported wheel on this "
+        "platform. (I'm on Python 3.10)\n",
+    ),
+    R(
+        "source-build-use-cuda-0",
+        "source_build_without_cuda",
+        "pytorch-pytorch-30944-source-build-1.4-not-compiled-with-cuda.txt",
+        "the build switch named, the message after",
+        'compiled pytorch from source on my Ubuntu box with USE_CUDA=0 by mistake, now "Torch not '
+        'compiled with CUDA enabled"\n',
+    ),
+    R(
+        "nccl-unhandled-system-error",
+        "nccl_error_or_timeout",
+        "fal-ai-community-video-diffusion-speedrun-2-nccl-shm-segment-docker-shm-size.txt",
+        "NCCL's own error in a sentence, docker named",
+        "NCCL error: unhandled system error, NCCL version 2.18.1 when starting torchrun with 4 GPUs inside docker\n",
+    ),
+    R(
+        "nccl-watchdog-full",
+        "nccl_error_or_timeout",
+        "facebookresearch-msn-24-duplicate-gpu-detected.txt",
+        "the watchdog line as printed",
+        "[Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1, OpType=ALLREDUCE) "
+        "ran for 1800000 milliseconds before timing out.\n",
+    ),
+    R(
+        "loader-gpu-sits-at-range",
+        "dataloader_starvation",
+        "funcwj-ge2e-speaker-verification-3-zero-gpu-util-slow-loader.txt",
+        "the figure between 'GPU' and 'utilization', a range",
+        "The GPU sits at 0-10% utilization and the training is slow; data loading from the network "
+        "drive seems to be the bottleneck.\n",
+    ),
+    R(
+        "sbatch-gpus-per-node",
+        "scheduler_no_gpu_allocated",
+        "AaltoSciComp-scicomp-docs-26-sinteractive-gres-gpu-requested-node-configuration-not-available.txt",
+        "--gpus-per-node, the reason after a dash",
+        "sbatch: error: Batch job submission failed: Requested node configuration is not available — "
+        "I asked for --gpus-per-node=8 on a partition with 4\n",
+    ),
+    R(
+        "xid-79-words",
+        "gpu_xid_fault",
+        "NVIDIA-open-gpu-kernel-modules-507-falls-off-bus.txt",
+        "dmesg told in a sentence",
+        "dmesg shows NVRM: Xid 79, GPU has fallen off the bus, and then nvidia-smi reports no devices\n",
+    ),
+    R(
+        "xid-48-words",
+        "gpu_xid_fault",
+        "bradrlaw-ai-server-27-p100-hbm-ecc-xid-48-nvml-hung-prose.txt",
+        "the Xid number and its meaning in words",
+        "Our A100 keeps throwing Xid 48 (double bit ECC error) and the job dies.\n",
+    ),
+    R(
+        "legacy-340-installer",
+        "driver_does_not_support_gpu",
+        "MicrosoftDocs-azure-docs-10589-nv6-driver-390-not-supported.txt",
+        "another branch, the installer's words",
+        "NVIDIA driver 340 installer: You do not appear to have an NVIDIA GPU supported by the "
+        "340.108 NVIDIA Linux graphics driver installed in this system.\n",
+    ),
+    R(
+        "rocm-invalid-device-function",
+        "rocm_gpu_unsupported_or_no_access",
+        "ROCm-legacy-rocm-build-3401-hip-invalid-device-function-igpu.txt",
+        "the card and ROCm version in one sentence",
+        'On my RX 6600 with ROCm 6.0 I get "HIP error: invalid device function" when training.\n',
+    ),
+    R(
+        "fp16-warning-device-cuda",
+        "workload_left_on_cpu",
+        "rudymohammadbali-OpenAI-Whisper-GUI-13-fp16-warning-device-gpu.txt",
+        "the warning quoted, the device flag named",
+        'I get "UserWarning: FP16 is not supported on CPU; using FP32 instead" although I passed '
+        "--device cuda, and nvidia-smi shows nothing\n",
+    ),
+    R(
+        "interpreter-vscode-anaconda-prompt",
+        "wrong_interpreter_or_kernel",
+        "pytorch-pytorch-16103-notebook-other-python-env.txt",
+        "VS Code against Anaconda Prompt",
+        "In VS Code torch.cuda.is_available() returns False, but running the same script from "
+        "Anaconda Prompt it returns True.\n",
+    ),
+    R(
+        "exclusive-process-smi-words",
+        "compute_mode_exclusive_or_prohibited",
+        "karpathy-nanoGPT-116-hpc-4-gpus-ddp-busy-or-unavailable-exclusive-process.txt",
+        "the compute mode as nvidia-smi -q names it",
+        "CUDA error: all CUDA-capable devices are busy or unavailable. nvidia-smi says Compute Mode: "
+        "Exclusive_Process and another job is running on it.\n",
+    ),
+    R(
+        "mig-nonnative",
+        "mig_multiple_instances",
+        "pytorch-102715-a100-mig-device-count-one.txt",
+        "non-native English, lower case",
+        "i have A100 with MIG enable, 2 instance, but torch only see 1 gpu, how to use both?\n",
+    ),
+    R(
+        "cpu-build-nonnative",
+        "cpu_only_build",
+        "zyddnys-manga-image-translator-210-requirements-torch-cpu-windows-cjk.txt",
+        "non-native English, lower case",
+        "hello, torch.cuda.is_available() always false, my torch is 1.13.1+cpu, gpu is rtx 3060, what i do wrong?\n",
+    ),
+    R(
+        "cpu-build-pip-list",
+        "cpu_only_build",
+        "chatchat-space-Langchain-Chatchat-294-requirements-installs-cpu-torch.txt",
+        "pip list rows told on one line",
+        "pip list: torch 2.0.0+cpu / torchvision 0.15.0+cpu — that's why my GPU isn't used.\n",
+    ),
+    R(
+        "oom-out-of-gpu-memory",
+        "cuda_out_of_memory",
+        "Comfy-Org-ComfyUI-2892-oom-after-update-batch-size-changed.txt",
+        "'ran out of GPU memory'",
+        "ran out of GPU memory when fine-tuning llama 7b on a single 24GB card\n",
+    ),
+    R(
+        "two-devices-no-article",
+        "tensors_on_different_devices",
+        "qingkongzhiqian-GPT2-Summary-15-input-output-indices-current-device.txt",
+        "the message misquoted without 'the'",
+        "got error: Expected all tensors to be on same device (cpu and cuda:0) when call model.generate\n",
+    ),
+    R(
+        "driver-too-old-says",
+        "driver_too_old",
+        "nagadomi-nunif-702-driver-insufficient-cuda13.txt",
+        "'says driver too old' with the versions",
+        "torch 2.5 with cu124 says driver too old, my driver is 525.60 (CUDA 12.0)\n",
+    ),
+    R(
+        "smi-then-dkms-line",
+        "nvidia_module_not_loaded",
+        "Frogging-Family-nvidia-all-242-dkms-error-10-linux-6.10-rc1.txt",
+        "the message first, the kernel update on the next line",
+        "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.\nThis happened "
+        "right after I installed a new kernel with dkms.\n",
+    ),
+    R(
+        "mac-air-lowercase",
+        "macos_no_cuda_use_mps",
+        "dwrensha-acronymy-assistant-2-m1-not-compiled-with-cuda.txt",
+        "'Macbook air m1' in lower case",
+        'Macbook air m1: "AssertionError: Torch not compiled with CUDA enabled" when i run inference.py\n',
+    ),
+    R(
+        "5090-torch24-plus",
+        "gpu_arch_too_new_for_build",
+        "jianchang512-parakeet-api-5-rtx5090-no-kernel-image.txt",
+        "'GPU + torch version:' then the message",
+        "RTX 5090 + torch 2.4: CUDA error: no kernel image is available for execution on the device. "
+        "CUDA kernel errors might be asynchronously reported\n",
+    ),
 ]
 
 DECOYS = [
@@ -1057,6 +1246,57 @@ DECOYS = [
         "out of memory said to be gone",
         "No more out of memory on the GPU since I lowered the batch size, thanks!\n",
         ("cuda_out_of_memory",),
+    ),
+    Decoy(
+        "mig-docs-wish",
+        "two working GPUs and a docs wish",
+        "We tested on an A100 and H100, both GPUs work. Docs for MIG would be nice though.\n",
+        (),
+    ),
+    Decoy(
+        "no-kernel-image-fixed",
+        "the arch error said fixed by an upgrade",
+        'Torch 2.3 fixed the "no kernel image is available" issue for us, thanks!\n',
+        (),
+    ),
+    Decoy(
+        "reading-code-elsewhere",
+        "works on a server; only reading code here",
+        "I run the same code on a server with 4 V100 GPUs and there it works; here on my laptop I'm just "
+        "reading the code.\n",
+        (),
+    ),
+    Decoy(
+        "5090-buy-question",
+        "a purchase question",
+        "Does anyone know if the RTX 5090 is supported in torch 2.7? Planning to buy one.\n",
+        (),
+    ),
+    Decoy(
+        "sharing-working-setup",
+        "a working setup shared",
+        "nvidia-smi works and shows CUDA Version: 12.4, torch 2.3.1+cu121 sees the GPU. Just sharing "
+        "my working setup.\n",
+        (),
+    ),
+    Decoy(
+        "util-high-loader-fine",
+        "a busy GPU and fast loading",
+        "The GPU sits at 100% utilization; data loading is fine.\n",
+        ("dataloader_starvation",),
+    ),
+    Decoy(
+        "driver-too-old-asked",
+        "'says driver is too old?' asked and answered no",
+        "nvidia-smi says driver is too old? no, it says 550 and torch.cuda.is_available() is True\n",
+        ("driver_too_old",),
+    ),
+    Decoy(
+        "wsl-ldconfig-only",
+        "WSL's ldconfig warning alone, CUDA working",
+        "/sbin/ldconfig.real: /usr/lib/wsl/lib/libcuda.so.1 is not a symbolic "
+        "link\ntorch.cuda.is_available() is True on my WSL2 with RTX 3080\n",
+        ("wsl_libcuda_problem",),
     ),
 ]
 
