@@ -1057,6 +1057,21 @@ RETELLINGS = [
         "RTX 5090 + torch 2.4: CUDA error: no kernel image is available for execution on the device. "
         "CUDA kernel errors might be asynchronously reported\n",
     ),
+    R(
+        "import-markdown-steps",
+        "torch_import_error",
+        "pytorch-pytorch-29356-torch-1.3.0-windows-wheel-missing-cublas-dll.txt",
+        "an issue template's numbered steps: `import torch`, then the error",
+        "## To Reproduce\n1. `import torch`\n2. observe `ImportError: DLL load failed: The specified "
+        "module could not be found`\n",
+    ),
+    R(
+        "import-bullet-prompt",
+        "torch_import_error",
+        "ChrisAllenMing-GPA-detection-24-import-torch-libcudart-so-9-0-pytorch-0-4-1.txt",
+        "a bullet holding the prompt",
+        "- `>>> import torch`\n- `OSError: libcudnn.so.8: cannot open shared object file: No such file or directory`\n",
+    ),
 ]
 
 DECOYS = [
@@ -1297,6 +1312,13 @@ DECOYS = [
         "/sbin/ldconfig.real: /usr/lib/wsl/lib/libcuda.so.1 is not a symbolic "
         "link\ntorch.cuda.is_available() is True on my WSL2 with RTX 3080\n",
         ("wsl_libcuda_problem",),
+    ),
+    Decoy(
+        "import-step-works-other-fails",
+        "a step list where torch imports and another package's DLL fails",
+        "- `import torch` works fine\n- `import onnxruntime` gives ImportError: DLL load failed: The "
+        "specified module could not be found\n",
+        ("torch_import_error",),
     ),
 ]
 
