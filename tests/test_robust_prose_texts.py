@@ -1072,6 +1072,71 @@ RETELLINGS = [
         "a bullet holding the prompt",
         "- `>>> import torch`\n- `OSError: libcudnn.so.8: cannot open shared object file: No such file or directory`\n",
     ),
+    # --- round 6: typos and retyped messages
+    R(
+        "cpu-build-typo-avaliable",
+        "cpu_only_build",
+        "zyddnys-manga-image-translator-210-requirements-torch-cpu-windows-cjk.txt",
+        "misspelt 'is_avaliable', lower case",
+        "torch.cuda.is_avaliable() return false, torch version 2.0.1+cpu, my gpu is gtx 1660\n",
+    ),
+    R(
+        "cpu-build-typo-not-avaliable",
+        "cpu_only_build",
+        "chatchat-space-Langchain-Chatchat-294-requirements-installs-cpu-torch.txt",
+        "'cuda not avaliable', the version quoted",
+        "cuda not avaliable, torch.__version__ is '1.12.1+cpu'. RTX 2070 on windows 10\n",
+    ),
+    R(
+        "oom-typo-memmory",
+        "cuda_out_of_memory",
+        "Comfy-Org-ComfyUI-2892-oom-after-update-batch-size-changed.txt",
+        "'memmory' misspelt in the sentence, the message in brackets",
+        "CUDA out of memmory error with batch 16 on RTX 3060 (CUDA out of memory. Tried to allocate 20.00 MiB)\n",
+    ),
+    R(
+        "driver-too-old-number-first",
+        "driver_too_old",
+        "pytorch-1564-source-build-driver-too-old-found-8000.txt",
+        "the number before the message",
+        'found version 11040 — "The NVIDIA driver on your system is too old" after pip install torch\n',
+    ),
+    R(
+        "smi-couldnt-no-apostrophe",
+        "nvidia_module_not_loaded",
+        "negativo17-nvidia-driver-75-f29-nouveau-always-loaded-nvidia-cannot-load.txt",
+        "'couldnt' without the apostrophe",
+        "nvidia-smi: NVIDIA-SMI has failed because it couldnt communicate with the NVIDIA driver\n",
+    ),
+    R(
+        "visible-devices-empty-backticks",
+        "cuda_visible_devices_hides_gpus",
+        "Grace9994-CoMoSVC-6-cuda-visible-devices-1.txt",
+        "the empty value in backticks in a sentence",
+        'I have `CUDA_VISIBLE_DEVICES=""` in my env and torch.cuda.is_available() is False\n',
+    ),
+    R(
+        "sm120-card-in-brackets",
+        "gpu_arch_too_new_for_build",
+        "jianchang512-parakeet-api-5-rtx5090-no-kernel-image.txt",
+        "only the warning's tail, the card in brackets",
+        "sm_120 is not compatible with the current PyTorch installation (RTX 5060)\n",
+    ),
+    R(
+        "two-devices-lower-case",
+        "tensors_on_different_devices",
+        "RonyAbecidan-ManTraNet-pytorch-2-two-devices-detach.txt",
+        "the message retyped in lower case without its '!'",
+        "expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu\n",
+    ),
+    R(
+        "import-winerror-127",
+        "torch_import_error",
+        "ChrisAllenMing-GPA-detection-24-import-torch-libcudart-so-9-0-pytorch-0-4-1.txt",
+        "'when importing torch:' then WinError 127",
+        "when importing torch: OSError: [WinError 127] The specified procedure could not be found. "
+        'Error loading "...\\\\torch\\\\lib\\\\caffe2_nvrtc.dll"\n',
+    ),
 ]
 
 DECOYS = [
@@ -1337,3 +1402,42 @@ def test_the_same_words_in_a_healthy_context_claim_no_error(decoy: Decoy) -> Non
     findings = load_text(decoy.text).findings
     assert not [f.id for f in findings if f.severity is Severity.ERROR], decoy.why
     assert not {f.id for f in findings} & set(decoy.banned), decoy.why
+
+
+# Retellings still missed, kept so that a fix shows (strict: one that starts passing must move to RETELLINGS).
+STILL_MISSED = [
+    R(
+        "mac-typo-complied",
+        "macos_no_cuda_use_mps",
+        "dwrensha-acronymy-assistant-2-m1-not-compiled-with-cuda.txt",
+        "torch's message retyped as 'not complied': no reader takes a misspelt message, and no public thread showed "
+        "this typo to be common enough to read",
+        "M2 Pro MacBook: Torch not complied with CUDA enabled (AssertionError)\n",
+    ),
+]
+
+
+@pytest.mark.xfail(strict=True, reason="a known miss: see the case's why")
+@pytest.mark.parametrize("retelling", STILL_MISSED, ids=[r.name for r in STILL_MISSED])
+def test_known_misses_stay_visible(retelling: Retelling) -> None:
+    findings = load_text(retelling.text).findings
+    assert findings and findings[0].id == retelling.expect, retelling.why
+
+
+STILL_CLAIMED = [
+    Decoy(
+        "old-laptop-message",
+        "torch's no-driver message said of another (old) machine, the current one working: the other-machine guard "
+        "(ingest/other_machine.py) does not yet cover a message quoted from that machine, so driver guesses remain",
+        "On my old laptop torch said Found no NVIDIA driver on your system, but on my new desktop with an RTX 4070 "
+        "everything works.\n",
+        ("no_nvidia_driver", "nvidia_module_not_loaded"),
+    ),
+]
+
+
+@pytest.mark.xfail(strict=True, reason="a known claim on a decoy: see the case's why")
+@pytest.mark.parametrize("decoy", STILL_CLAIMED, ids=[d.name for d in STILL_CLAIMED])
+def test_known_claims_stay_visible(decoy: Decoy) -> None:
+    findings = load_text(decoy.text).findings
+    assert not {f.id for f in findings if f.severity is not Severity.INFO} & set(decoy.banned), decoy.why
