@@ -15,6 +15,7 @@ import pytest
 
 from gpuassist.findings import Severity
 from gpuassist.ingest import load_text
+from gpuassist.ingest.system_causes import says_gpu_unused
 
 
 class Retelling(NamedTuple):
@@ -1137,6 +1138,14 @@ RETELLINGS = [
         "when importing torch: OSError: [WinError 127] The specified procedure could not be found. "
         'Error loading "...\\\\torch\\\\lib\\\\caffe2_nvrtc.dll"\n',
     ),
+    # --- the GPU named by its model or as the card, not as "GPU"
+    R(
+        "cpu-flag-card-unused-by-model",
+        "workload_left_on_cpu",
+        "rudymohammadbali-OpenAI-Whisper-GUI-13-fp16-warning-device-gpu.txt",
+        "the card named by model ('my RTX 3060 isn't used'), the CPU flag in the launch line",
+        "I launch ComfyUI with python main.py --cpu and my RTX 3060 isn't used at all\n",
+    ),
 ]
 
 DECOYS = [
@@ -1385,6 +1394,12 @@ DECOYS = [
         "specified module could not be found\n",
         ("torch_import_error",),
     ),
+    Decoy(
+        "cpu-flag-card-busy",
+        "the same launch line with the card said to be busy",
+        "I launch ComfyUI with python main.py --cpu and my RTX 3060 is used at 100%, all good\n",
+        ("workload_left_on_cpu",),
+    ),
 ]
 
 
@@ -1441,3 +1456,23 @@ STILL_CLAIMED = [
 def test_known_claims_stay_visible(decoy: Decoy) -> None:
     findings = load_text(decoy.text).findings
     assert not {f.id for f in findings if f.severity is not Severity.INFO} & set(decoy.banned), decoy.why
+
+
+@pytest.mark.parametrize(
+    ("sentence", "unused"),
+    [
+        ("my 3090 isn't detected", True),
+        ("my RTX 3090 isn't detected by torch", True),
+        ("pytorch doesn't see my 4090 on windows 11", True),
+        ("torch can't find the graphics card", True),
+        ("the GTX 1660 is not recognized", True),
+        ("my RTX 3090 is detected fine", False),
+        ("the RTX 3060 is used at 100%", False),
+        ("my 3090 is found by nvidia-smi", False),
+        ("I don't see 3090 prices dropping", False),
+    ],
+)
+def test_the_gpu_said_unused_by_its_model_name(sentence: str, unused: bool) -> None:
+    """The user's GPU named by model or as the card reads like "the GPU"; a card said to work, or a number that is no
+    card of theirs, does not."""
+    assert says_gpu_unused([sentence]) is unused
