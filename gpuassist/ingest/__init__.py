@@ -169,6 +169,7 @@ def load_text(text: str, *, label: str = "the input") -> Report:
         )
     matches = not_about_failure.quoted_in_a_question(lines, matches)  # asked about, not reported
     matches = not_about_failure.quoted_in_a_request(lines, matches)  # asked to be explained better, not reported
+    matches = not_about_failure.told_not_shown(lines, matches)  # quoted from elsewhere or said to be over
     template = collect_env.to_facts(parsed) if parsed.recognised else {}
     facts = Facts(
         {**cuda_driver_api.driver_facts(lines), **template, **extra, **errors.facts_from_text(lines, matches)}

@@ -42,9 +42,8 @@ OTHER_IMPORT = re.compile(
     re.IGNORECASE,
 )
 
-# A denial in the clause before the words ("the error does not happen when importing torch, only ...").
+# A denial (prose.negated) in the clause before the words ("the error does not happen when importing torch, only ...").
 CLAUSE_CUT = re.compile(r"[,;:]|\b(?:but|whereas|though|although|only)\b", re.IGNORECASE)
-DENIED = re.compile(r"\b(?:not|never|no\s+longer)\b|n't\b", re.IGNORECASE)
 # The import said to succeed in the words right after it ("every time I import torch it works, but onnxruntime ..."):
 # up to the end of that clause.
 SUCCEEDS_AFTER = re.compile(
@@ -60,7 +59,7 @@ def _states_torch_import_failing(sentence: str) -> bool:
         return False
     for found in TORCH_IMPORT_SAID.finditer(sentence):
         clause = CLAUSE_CUT.split(sentence[: found.start()])[-1]
-        if not DENIED.search(clause) and not SUCCEEDS_AFTER.search(sentence[found.end() :]):
+        if not prose.negated(clause) and not SUCCEEDS_AFTER.search(sentence[found.end() :]):
             return True
     return False
 
