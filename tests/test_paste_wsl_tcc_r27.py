@@ -56,3 +56,16 @@ def test_tcc_fix_switches_the_driver_model() -> None:
     assert "-dm 0" in found.fix and "To confirm:" in found.fix
     other = "Inside WSL2: /usr/lib/wsl/lib/libcuda.so.1 is missing, torch.cuda.is_available() False\n"
     assert all("-dm 0" not in f.fix for f in load_text(other).findings)
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "I don't want to switch the card to TCC, it drives my monitor.",
+        "The RTX 4090 cannot run in TCC mode.",
+        "Should I put the Tesla in TCC mode?",
+    ],
+)
+def test_tcc_denied_or_asked_in_wsl_claims_nothing(sentence: str) -> None:
+    text = f"WSL2 Ubuntu 22.04, CUDA works and training runs. {sentence}\n"
+    assert "wsl_libcuda_problem" not in [f.id for f in load_text(text).findings]

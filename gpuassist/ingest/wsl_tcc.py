@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 
+from gpuassist.ingest import prose
 from gpuassist.ingest.errors import Match
 from gpuassist.report.model import Report
 
@@ -22,14 +23,9 @@ TCC_TABLE_ROW = re.compile(r"^\|\s+\d+\s+.+?\s+TCC\s+\|")
 TCC_QUERY = re.compile(r"^\s*Current\s*:\s*TCC\s*$", re.IGNORECASE)
 TCC_SET = re.compile(r"\bnvidia-smi(?:\.exe)?\b[^\n]{0,40}?(?:-dm|--driver-model)[ =](?:1|TCC)\b", re.IGNORECASE)
 # The GPU stated to be in TCC (mode / driver model) in words.
-TCC_IN_WORDS = re.compile(r"\bTCC(?: driver)?(?: mode| model)\b|\b(?:in|to|into|under|uses?|using) TCC\b")
-# A denial or a question: the text does not say the GPU is in TCC.
-TCC_DENIED = re.compile(
-    r"\b(?:not|isn'?t|aren'?t|never|no|without|neither|nor)\s+(?:\w+\s+){0,3}?(?:in|to|using|use)?\s*TCC\b|"
-    r"\bTCC\b[^\n.?]{0,60}\?",
-    re.IGNORECASE,
+TCC_IN_WORDS = re.compile(
+    r"\bTCC(?: driver)?(?: mode| model)\b|\b(?:in|to|into|under|uses?|using) TCC\b", re.IGNORECASE
 )
-
 MAX_LINE = 2000
 WEIGHT = 0.9
 
@@ -42,9 +38,20 @@ def tcc_under_wsl_match(lines: list[str], report: Report) -> Match | None:
     for no, raw in enumerate(lines, start=1):
         line = raw[:MAX_LINE]
         shown = TCC_TABLE_ROW.search(line) or TCC_QUERY.search(line) or TCC_SET.search(line)
-        if shown or (TCC_IN_WORDS.search(line) and not TCC_DENIED.search(line)):
+        if shown or _tcc_stated(line):
             return Match("wsl_libcuda_problem", no, line.strip()[:500], True, WEIGHT)
     return None
+
+
+def _tcc_stated(line: str) -> bool:
+    """A sentence of ``line`` states the GPU in TCC: not asked, not denied in its clause (prose.negated)."""
+    for sentence in prose.split(line):
+        if prose.is_question(sentence):
+            continue
+        for m in TCC_IN_WORDS.finditer(sentence):
+            if not prose.negated(prose.clause_before(sentence[: m.start()])):
+                return True
+    return False
 
 
 # nvidia-smi's -dm/--driver-model (Windows only; 0 = WDDM, 1 = TCC) switches the model; it takes effect after a reboot.
