@@ -79,6 +79,7 @@ from gpuassist.ingest import (
     torch_lib_copies,
     usage_words,
     user_words,
+    uvm_node_cause,
     windows_device_status,
     wsl_linux_driver,
     wsl_name_only,
@@ -579,6 +580,10 @@ def kernel_cause_explains(ctx: PasteContext) -> None:
     ctx.matches = system_causes.kernel_cause_explains(ctx.matches)
 
 
+def uvm_node_after_reboot(ctx: PasteContext) -> None:
+    ctx.matches = uvm_node_cause.uvm_node_after_reboot(ctx.lines, ctx.matches)
+
+
 def fabric_manager(ctx: PasteContext) -> None:
     ctx.matches = fabric_manager_not_needed(ctx.lines, ctx.matches)
 
@@ -892,6 +897,7 @@ STEPS: tuple[Step, ...] = (
     no_gpu_explains,
     insufficient_driver_gpuless,
     kernel_cause_explains,
+    uvm_node_after_reboot,
     fabric_manager,
     supported_branch,
     cpu_build_wanted,

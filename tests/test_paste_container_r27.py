@@ -1,0 +1,123 @@
+"""Round 27 (issue #14): container texts whose driver side is read from the message's source.
+
+- libcuda.so.1 missing after a `docker run` with no GPU request: no image ships libcuda (the NVIDIA runtime mounts
+  it from the host), so the container was not given the GPU; the host's driver is not judged.
+- nvidia-docker 1.0's "Could not load UVM kernel module" (nvidia-modprobe -u failed) and a runtime missing
+  /dev/nvidiactl: the host's NVIDIA modules are not loaded.
+- A runtime missing /dev/nvidia-uvm on a host the text says rebooted (or with no nvidia nodes at all), never slept:
+  the modules are not loaded, not a UVM module broken by a suspend.
+Synthetic texts, each with a counter-example that must not fire.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from gpuassist.findings import Severity
+from gpuassist.ingest import load_text
+
+
+def _ids(text: str) -> list[str]:
+    return [f.id for f in load_text(text).findings]
+
+
+# ------------------------------------------------------------------ libcuda.so.1 missing in a GPU-less container
+
+RUN_WITHOUT_GPU = (
+    "Trying the published image on my workstation:\n"
+    "$ docker run --rm -it example/llm-server:cuda12 --model /models/a.gguf\n"
+    "/app/server: error while loading shared libraries: libcuda.so.1: cannot open shared object file: "
+    "No such file or directory\n"
+)
+TF_IN_RUN_WITHOUT_GPU = (
+    "podman run -it docker.io/tensorflow/tensorflow:latest-gpu python -c 'import tensorflow'\n"
+    "W dso_loader.cc:64] Could not load dynamic library 'libcuda.so.1'; dlerror: libcuda.so.1: cannot open shared "
+    "object file: No such file or directory\n"
+)
+
+
+@pytest.mark.parametrize("text", [RUN_WITHOUT_GPU, TF_IN_RUN_WITHOUT_GPU])
+def test_libcuda_missing_after_gpu_less_run_is_the_runtime(text: str) -> None:
+    ids = _ids(text)
+    assert ids and ids[0] == "docker_no_gpu_runtime"
+    assert "no_nvidia_driver" not in ids
+    assert "wsl_libcuda_problem" not in ids
+
+
+def test_libcuda_missing_with_gpus_flag_is_not_the_runtime() -> None:
+    """With the GPU requested the runtime was asked for: the missing library stays a possibility, never a verdict."""
+    text = RUN_WITHOUT_GPU.replace("docker run --rm -it", "docker run --gpus all --rm -it")
+    findings = load_text(text).findings
+    assert not any(f.id == "docker_no_gpu_runtime" and f.severity is Severity.ERROR for f in findings)
+
+
+def test_libcuda_missing_without_container_is_not_the_runtime() -> None:
+    text = (
+        "$ ./server --model /models/a.gguf\n"
+        "./server: error while loading shared libraries: libcuda.so.1: cannot open shared object file: "
+        "No such file or directory\n"
+    )
+    assert "docker_no_gpu_runtime" not in _ids(text)
+
+
+# ------------------------------------------------------------------ nvidia-docker 1.0 / runtime: modules not loaded
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "nvidia-docker | 2017/03/02 10:11:12 Error: Could not load UVM kernel module",
+        "nvidia-docker-plugin | 2017/03/02 10:11:12 Error: Could not load UVM kernel module. Is nvidia-modprobe "
+        "installed?",
+        "docker: Error response from daemon: error gathering device information while adding custom device "
+        '"/dev/nvidiactl": no such file or directory.',
+    ],
+)
+def test_module_cannot_load_is_module_not_loaded(line: str) -> None:
+    ids = _ids(f"Our GPU containers stopped starting today.\n{line}\n")
+    assert ids and ids[0] == "nvidia_module_not_loaded"
+    assert "uvm_wedged_after_suspend" not in ids
+
+
+def test_other_custom_device_is_not_module() -> None:
+    text = (
+        "docker: Error response from daemon: error gathering device information while adding custom device "
+        '"/dev/video0": no such file or directory.\n'
+    )
+    assert "nvidia_module_not_loaded" not in _ids(text)
+
+
+# ------------------------------------------------------------------ /dev/nvidia-uvm missing: reboot vs suspend
+
+UVM_LINE = (
+    'Error response from daemon: error gathering device information while adding custom device "/dev/nvidia-uvm": '
+    "no such file or directory\n"
+)
+
+
+@pytest.mark.parametrize(
+    "story",
+    [
+        "After the server rebooted last night our inference container no longer starts:\n",
+        "The cloud host got a kernel update from unattended-upgrades and the service container fails:\n",
+        "The service container fails, and ls shows no /dev/nvidia0 or anything nvidia in /dev.\n",
+    ],
+)
+def test_uvm_node_missing_after_reboot_is_module_not_loaded(story: str) -> None:
+    ids = _ids(story + UVM_LINE)
+    assert ids and ids[0] == "nvidia_module_not_loaded"
+    assert "uvm_wedged_after_suspend" not in ids
+
+
+@pytest.mark.parametrize(
+    "story",
+    [
+        "After the workstation resumed from suspend our container no longer starts:\n",
+        "Our container no longer starts:\n",
+        "Our container fails to start. Should I reboot the server?\n",
+        "The container fails; restarting the container did not help:\n",
+    ],
+)
+def test_uvm_node_missing_without_reboot_keeps_suspend_reading(story: str) -> None:
+    ids = _ids(story + UVM_LINE)
+    assert ids and ids[0] == "uvm_wedged_after_suspend"
