@@ -36,7 +36,13 @@ TF_IN_RUN_WITHOUT_GPU = (
 )
 
 
-@pytest.mark.parametrize("text", [RUN_WITHOUT_GPU, TF_IN_RUN_WITHOUT_GPU])
+STUB_IN_RUN_WITHOUT_GPU = (
+    "docker run -it --rm -e LD_LIBRARY_PATH=/usr/local/cuda/lib64/stubs example/trainer:cu121 python train.py\n"
+    "RuntimeError: CUDA driver initialization failed: CUDA driver is a stub library\n"
+)
+
+
+@pytest.mark.parametrize("text", [RUN_WITHOUT_GPU, TF_IN_RUN_WITHOUT_GPU, STUB_IN_RUN_WITHOUT_GPU])
 def test_libcuda_missing_after_gpu_less_run_is_the_runtime(text: str) -> None:
     ids = _ids(text)
     assert ids and ids[0] == "docker_no_gpu_runtime"
@@ -121,3 +127,36 @@ def test_uvm_node_missing_after_reboot_is_module_not_loaded(story: str) -> None:
 def test_uvm_node_missing_without_reboot_keeps_suspend_reading(story: str) -> None:
     ids = _ids(story + UVM_LINE)
     assert ids and ids[0] == "uvm_wedged_after_suspend"
+
+
+# ------------------------------------------------------------------ the reporter's fix was another torch build
+
+IMAGE_WORDS = (
+    "CUDA is not available in the example/serve:1.0-gpu docker image\n"
+    "torch.cuda.is_available() returns False inside the container, so inference runs on the CPU.\n"
+)
+
+
+@pytest.mark.parametrize(
+    "fix",
+    [
+        "Installing `pip install torch==2.1.0+cu118 -f https://download.pytorch.org/whl/torch_stable.html` in the "
+        "Dockerfile instead of plain torch. I was able to fix the issue through this.\n",
+        "I ran conda install pytorch pytorch-cuda=11.8 -c pytorch -c nvidia in the image and that fixed it.\n",
+    ],
+)
+def test_torch_reinstall_fix_rules_out_runtime_guess(fix: str) -> None:
+    assert "docker_no_gpu_runtime" in _ids(IMAGE_WORDS)  # the guess the words make on their own
+    assert "docker_no_gpu_runtime" not in _ids(IMAGE_WORDS + fix)
+
+
+@pytest.mark.parametrize(
+    "fix",
+    [
+        "I tried pip install torch==2.1.0+cu118 in the image but it never fixed it.\n",
+        "Installing the NVIDIA container toolkit on the host fixed it.\n",
+        "Would pip install torch==2.1.0+cu118 in the image have fixed it?\n",
+    ],
+)
+def test_denied_or_other_fix_keeps_runtime_guess(fix: str) -> None:
+    assert "docker_no_gpu_runtime" in _ids(IMAGE_WORDS + fix)

@@ -83,11 +83,14 @@ GPU_UNREACHABLE = re.compile(
 # libcuda.so.1: cannot open shared object file" (glibc elf/dl-load.c), a dlopen/ctypes error naming it, TensorFlow's
 # DSO loader ("Could not load dynamic library 'libcuda.so.1'"), taichi's "libcuda.so lib not found". No image ships
 # libcuda (NVIDIA Container Toolkit docs, "Driver capabilities": the runtime mounts it from the host for the compute
-# capability; the nvidia/cuda images carry only the link-time stub under /usr/local/cuda/lib64/stubs), so after a
-# run that asked for no GPU its absence is the runtime not used, not a host without a driver.
+# capability; the nvidia/cuda images carry only the link-time stub under /usr/local/cuda/lib64/stubs, which CUDA
+# answers with "CUDA driver is a stub library" when it is the one found), so after a run that asked for no GPU its
+# absence is the runtime not used, not a host without a driver.
 LIBCUDA_UNLOADABLE = re.compile(
     r"\blibcuda\.so(?:\.1)?\b[^\n]{0,20}?:\s*cannot open shared object file|"
-    r"Could not load dynamic library '?libcuda\.so|\blibcuda\.so(?:\.1)? lib not found",
+    r"Could not load dynamic library '?libcuda\.so|\blibcuda\.so(?:\.1)? lib not found|"
+    # only the link-time stub found (an image's /usr/local/cuda/lib64/stubs on the path): cudaErrorStubLibrary, 34
+    r"CUDA driver is a stub library|\bCUDA_ERROR_STUB_LIBRARY\b|\bcudaErrorStubLibrary\b",
     re.IGNORECASE,
 )
 
