@@ -107,6 +107,7 @@ UVM_LINE = (
         "After the server rebooted last night our inference container no longer starts:\n",
         "The cloud host got a kernel update from unattended-upgrades and the service container fails:\n",
         "The service container fails, and ls shows no /dev/nvidia0 or anything nvidia in /dev.\n",
+        "The service container fails. I cd into /dev and no nvidia entries are there.\n",
     ],
 )
 def test_uvm_node_missing_after_reboot_is_module_not_loaded(story: str) -> None:

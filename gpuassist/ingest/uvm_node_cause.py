@@ -52,7 +52,7 @@ REBOOT_ADVICE = re.compile(
 # ls finding no /dev/nvidia* at all, a runtime missing /dev/nvidiactl or /dev/nvidia0.
 NODES_GONE = re.compile(
     r"\bno\s+(?:/dev/)?nvidia(?:\*|\d|ctl)?\b[^.!?\n]{0,40}?\b(?:in|under|inside)\s+(?:the\s+)?/?dev\b|"
-    r"\b(?:in|under|inside)\s+(?:the\s+)?/?dev\b[^.!?\n]{0,40}?\bno\s+nvidia\b|"
+    r"\b(?:in|into|under|inside)\s+(?:the\s+)?/?dev\b[^.!?\n]{0,40}?\bno\s+nvidia\b|"
     r"\bno\s+/dev/nvidia(?:\*|\d+|ctl)?|/dev/nvidia(?:\*|\d+|ctl)\s+(?:is|are|were|was)\s+(?:missing|gone|absent)\b|"
     r"cannot access '?/dev/nvidia(?:\*|\d+|ctl)'?|/dev/nvidia(?:\*|\d+|ctl)'?:\s*no such file",
     re.IGNORECASE,
