@@ -161,3 +161,28 @@ def test_torch_reinstall_fix_rules_out_runtime_guess(fix: str) -> None:
 )
 def test_denied_or_other_fix_keeps_runtime_guess(fix: str) -> None:
     assert "docker_no_gpu_runtime" in _ids(IMAGE_WORDS + fix)
+
+
+def test_nvidia_docker1_nvml_blames_nothing() -> None:
+    """nvidia-docker 1.0's plugin runs on the host; its NVML library missing is a driver absent or one not in the
+    loader's cache (nvidia-smi may work): recognised, no cause claimed, and never the container runtime."""
+    text = (
+        "nvidia-docker-plugin | 2017/10/29 16:23:21 Loading NVIDIA management library\n"
+        "nvidia-docker-plugin | 2017/10/29 16:23:21 Error: Could not load NVML library\n"
+    )
+    assert _ids(text) == []
+
+
+def test_nvidia_docker1_log_is_the_host_side() -> None:
+    """A no-driver guess from nvidia-docker 1.0's own log is the host's: not turned into the container runtime."""
+    text = "nvidia-docker | 2016/05/02 10:11:12 Error: unsupported CUDA version: 7.5 < 0.0\n"
+    ids = _ids(text)
+    assert ids and ids[0] == "no_nvidia_driver"
+    assert "docker_no_gpu_runtime" not in ids
+
+
+def test_nvml_library_words_from_a_device_plugin_are_the_runtime() -> None:
+    """The same words from another Go binding (a device plugin in a pod) are the pod's runtime, read elsewhere."""
+    text = "I1203 nvidia-device-plugin: Loading NVML\nE1203 could not load NVML library\n"
+    ids = _ids(text)
+    assert ids and ids[0] == "docker_no_gpu_runtime"

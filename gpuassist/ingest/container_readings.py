@@ -211,6 +211,11 @@ IN_CONTAINER = re.compile(
 )
 
 
+# nvidia-docker 1.0 and its plugin log with this prefix (log.SetPrefix("nvidia-docker-plugin | ")); they run on the
+# host, so what they fail to load is the host's, not a container's.
+NVIDIA_DOCKER1_LOG = re.compile(r"nvidia-docker(?:-plugin)?\s*\|")
+
+
 def in_container_matches(lines: list[str], report: Report, matches: list[errors.Match]) -> list[errors.Match]:
     """ "Found no NVIDIA driver" from a program the text shows running in a container: the container not being given
     the GPU is the likeliest reading (the host's driver and GPU are hidden from it either way), so it goes first and
@@ -222,6 +227,8 @@ def in_container_matches(lines: list[str], report: Report, matches: list[errors.
     guess = next((m for m in matches if m.id == "no_nvidia_driver" and not m.specific), None)
     if guess is None or any(m.id == "no_nvidia_gpu" and m.weight >= 0.8 for m in matches):
         return matches  # the user said the machine has no GPU, or lspci shows none
+    if NVIDIA_DOCKER1_LOG.search(guess.line[:2000]):
+        return matches  # nvidia-docker 1.0's own log: the host side that would give the container the GPU
     if not any(IN_CONTAINER.search(line[:2000]) for line in lines):
         return matches
     dropped = {"no_nvidia_gpu"} | ({"no_nvidia_driver"} if report.facts.known("driver.version") else set())
