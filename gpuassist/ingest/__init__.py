@@ -168,6 +168,7 @@ def load_text(text: str, *, label: str = "the input") -> Report:
             "`python -m torch.utils.collect_env`, the error message, or run `gpuassist diagnose` on that machine)"
         )
     matches = not_about_failure.quoted_in_a_question(lines, matches)  # asked about, not reported
+    matches = not_about_failure.told_not_shown(lines, matches)  # quoted from elsewhere or said to be over
     template = collect_env.to_facts(parsed) if parsed.recognised else {}
     facts = Facts(
         {**cuda_driver_api.driver_facts(lines), **template, **extra, **errors.facts_from_text(lines, matches)}

@@ -52,7 +52,8 @@ INSTALLING = re.compile(
 # What the user has: "torch is CPU-only", "I had the CPU build".
 STATE = re.compile(r"\b(?:is|was|are|were|had|have|has|gets?|getting)\b", re.IGNORECASE)
 # The CPU phrase denied ("not the CPU version", "instead of the CPU build"): the user says they have the CUDA one.
-DENIED = re.compile(r"\b(?:not|instead\s+of|rather\s+than|no\s+longer|isn't|wasn't)\s+(?:the\s+|a\s+)?$", re.IGNORECASE)
+# (prose.negated, one word back at most, with "instead of" and "rather than").
+SET_ASIDE = (r"instead\s+of", r"rather\s+than")
 # A wish, an instruction, a condition or a guess is not a statement of what is installed.
 NOT_A_STATEMENT = re.compile(
     r"\b(?:want|wants|wanted|need|needs|prefer|wish|would\s+like|how\s+(?:to|do|can)|if|whether|make\s+sure|ensure|"
@@ -75,7 +76,7 @@ def _says_cuda_less_torch(sentence: str) -> bool:
         )
     torches = [m.span() for m in TORCH.finditer(sentence)]
     for m in BUILD_WITHOUT_CUDA.finditer(sentence):
-        if DENIED.search(sentence[: m.start()]):
+        if prose.negated(sentence[: m.start()], extra=SET_ASIDE, words=1):
             continue
         if any(max(a - m.end(), m.start() - b, 0) <= NEAR for a, b in torches):
             return True

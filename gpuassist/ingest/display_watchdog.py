@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 
+from gpuassist.ingest import prose
 from gpuassist.ingest.errors import Match
 from gpuassist.ingest.lines import MAX_LINE
 
@@ -53,7 +54,13 @@ AT_SETUP = re.compile(
     re.IGNORECASE,
 )
 GPU_FAULT_SHOWN = re.compile(r"\bXid\b|fallen off the bus|GPU is lost", re.IGNORECASE)
-NEGATED = re.compile(r"\b(?:no|not|never|without|doesn'?t|didn'?t)\b[^.]{0,30}$", re.IGNORECASE)
+# A reset denied in its own clause, a few words before it: "no black screen", "the display doesn't go black"; not
+# "it doesn't crash, but the screen goes black" (another clause).
+NEGATION_REACH = 5
+
+
+def _reset_denied(before: str) -> bool:
+    return prose.negated(prose.clause_before(before, but=True), words=NEGATION_REACH)
 
 
 def watchdog_killed_kernel(lines: list[str]) -> Match | None:
@@ -69,6 +76,6 @@ def watchdog_killed_kernel(lines: list[str]) -> Match | None:
         return None
     for line in head:
         reset = DISPLAY_RESET.search(line)
-        if reset is not None and not NEGATED.search(line[: reset.start()]) and not AT_SETUP.search(line):
+        if reset is not None and not _reset_denied(line[: reset.start()]) and not AT_SETUP.search(line):
             return Match("cuda_kernel_launch_failed", failed, lines[failed - 1].strip()[:500], True, 0.8)
     return None

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 
+from gpuassist.ingest import prose
 from gpuassist.ingest.errors import Match
 from gpuassist.ingest.lines import MAX_LINE
 
@@ -62,11 +63,17 @@ OWN_OR_DENIED = re.compile(
 )
 # The process denied before it is named: "there isn't a process using all the memory", "I don't think a process is
 # eating the VRAM", "没有发现有进程占满显存" (not "不是我自己的进程": who started it is no denial that it is there).
-DENIED_BEFORE = re.compile(
-    r"\b(?:(?:is|are|was|were)\s*n[o']?t|there'?s no|(?:do|did)\s*n[o']?t\s+(?:think|see|find|notice)|"
-    r"never\s+(?:saw|see|found))\b[^.\n]{0,25}?\bprocess|(?:没有|没|并没有?|未)(?:发现|看到|找到|看见)?[^。\n，,]{0,10}?进程",
-    re.IGNORECASE,
-)
+# In English prose.negated reads the clause before "process", a few words back at most; in Chinese:
+DENIED_BEFORE_ZH = re.compile(r"(?:没有|没|并没有?|未)(?:发现|看到|找到|看见)?[^。\n，,]{0,10}?进程")
+PROCESS_WORD = re.compile(r"\bprocess", re.IGNORECASE)
+DENIAL_REACH = 4
+
+
+def _denied_before(line: str) -> bool:
+    return DENIED_BEFORE_ZH.search(line) is not None or any(
+        prose.negated(prose.clause_before(line[: m.start()], but=True), words=DENIAL_REACH)
+        for m in PROCESS_WORD.finditer(line)
+    )
 # Only supposed, not seen: a condition ("if a process uses all the memory", quoted docs), in English or Chinese.
 SUPPOSED = re.compile(
     r"\b(?:if|whenever|suppose|supposing|in case)\b[^.\n]{0,20}?\bprocess|(?:如果|假如|假设|若)[^。\n]{0,20}?进程", re.I
@@ -94,7 +101,7 @@ def found_process_holding_memory(lines: list[str], matches: list[Match]) -> Matc
         held = HOLDS_ALL_EN.search(line) or HOLDS_ALL_ZH.search(line)
         if held is None or not FOUND_PROCESS.search(line) or OWN_OR_DENIED.search(line):
             continue
-        if SUPPOSED.search(line) or DENIED_BEFORE.search(line) or HOST_MEMORY.search(line) or REMOVED.search(line):
+        if SUPPOSED.search(line) or _denied_before(line) or HOST_MEMORY.search(line) or REMOVED.search(line):
             continue
         if _on_another_gpu(line, matches):
             continue

@@ -56,11 +56,20 @@ def _phrase_regex() -> re.Pattern[str]:
 
 FAULT_WORDS = _phrase_regex()
 # Right before the phrase: a denial ("no illegal memory access", "not an illegal address", "without any ...").
+# Beside prose.negated's words, two words before the phrase at most: a fault set aside or already gone ("instead of
+# an illegal memory access", "upgrading cuDNN fixed the illegal memory access").
+SET_ASIDE = (
+    r"instead of",
+    r"rather than",
+    r"free of",
+    r"fix(?:ed|es)?",
+    r"solv(?:ed|es)?",
+    r"resolv(?:ed|es)?",
+    r"got rid of",
+    r"gets rid of",
+)
+DENIAL_REACH = 2
 DENIED = re.compile(
-    r"\b(?:no|not|never|without|neither|nor|instead of|rather than|is\s*n[o']?t|was\s*n[o']?t|are\s*n[o']?t|"
-    r"(?:do|does|did)\s*n[o']?t\s+(?:get|see|have|hit|cause|give)|free of|"
-    # a fault already gone: "upgrading cuDNN fixed the illegal memory access"
-    r"fix(?:ed|es)?|solv(?:ed|es)?|resolv(?:ed|es)?|got rid of|gets rid of)\s+(?:\w+\s+){0,2}$|"
     # a changelog's or a reply's fix of a fault ("Fixed a bug causing an illegal memory access in ..."), and a
     # fault set apart from the user's ("this is not related to the illegal memory access in #1234")
     r"\b(?:fix(?:ed|es)?|solv(?:ed|es)?|resolv(?:ed|es)?)\s+(?:an?\s+|the\s+)?(?:\w+\s+){0,2}"
@@ -100,7 +109,8 @@ def _not_reported(sentence: str, start: int, end: int) -> bool:
     before = sentence[:start]
     clause = prose.clause_before(before, brackets=True)
     return bool(
-        DENIED.search(before)
+        prose.negated(before, extra=SET_ASIDE, words=DENIAL_REACH)
+        or DENIED.search(before)
         or SUPPOSED.search(clause)
         or PAST.search(clause)
         or GONE_AFTER.search(sentence[end:])

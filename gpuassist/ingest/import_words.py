@@ -40,9 +40,8 @@ OTHER_IMPORT = re.compile(
     re.IGNORECASE,
 )
 
-# A denial in the clause before the words ("the error does not happen when importing torch, only ...").
+# A denial (prose.negated) in the clause before the words ("the error does not happen when importing torch, only ...").
 CLAUSE_CUT = re.compile(r"[,;:]|\b(?:but|whereas|though|although|only)\b", re.IGNORECASE)
-DENIED = re.compile(r"\b(?:not|never|no\s+longer)\b|n't\b", re.IGNORECASE)
 # A failure told as past and over: "import torch used to fail", "previously ... I fixed it".
 OVER = re.compile(r"\b(?:used\s+to|previously|fixed|solved|resolved)\b", re.IGNORECASE)
 
@@ -52,7 +51,7 @@ def _states_torch_import_failing(sentence: str) -> bool:
         return False
     for found in TORCH_IMPORT_SAID.finditer(sentence):
         clause = CLAUSE_CUT.split(sentence[: found.start()])[-1]
-        if not DENIED.search(clause):
+        if not prose.negated(clause):
             return True
     return False
 

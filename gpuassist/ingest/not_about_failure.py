@@ -13,13 +13,19 @@ Two forms the round-17 review found claimed (round 18):
 Both decline only when the text says so and shows no failure anywhere else (no traceback, no tool failing, no
 is_available() False, no complaint in the user's words); a message printed on its own line, or asked about by
 someone whose CUDA fails, is still read.
+
+A third form (round 26, told_not_shown): a message only told, never shown: quoted from docs, an answer, a changelog,
+a PR or another issue by someone whose run is fine, or said to be over ("I used to get X", "the X error is gone
+after ...", "Edit: solved by ..., X went away", "之前一直报 X … 已经解决了"). "still", "again", "back", "didn't fix it",
+the user's own words ("I got X", "same error as #123") and the message on a line of its own keep it: a thread's
+"solved" note beside the error as pasted names the confirmed cause, as the corpus labels such threads.
 """
 
 from __future__ import annotations
 
 import re
 
-from gpuassist.ingest import prose
+from gpuassist.ingest import errors, prose
 from gpuassist.ingest.errors import Match
 from gpuassist.ingest.kernel_noise import FAILS, SAYS_WORKS, WORKS_ELSEWHERE
 from gpuassist.ingest.lines import MAX_LINE
@@ -101,3 +107,118 @@ def quoted_in_a_question(lines: list[str], matches: list[Match]) -> list[Match]:
         if not asked or any(FAILS.search(s) for s in stated):
             return matches
     return [] if _says_no_failure(lines, skip_questions=True) else matches
+
+
+# --- messages told, not shown (round 26) -------------------------------------------------------------------------
+# A message the user quotes from somewhere else (docs, an answer, a changelog, another issue) or says is over ("I used
+# to get X", "the X error is gone after ...", "Edit: solved by ..., X went away") is not this machine's current
+# fault. Told means: every line of the text that carries the message carries it inside such a sentence; a message
+# printed on a line of its own (a traceback, a log, "For the record, the error was:" then the paste) is shown, and
+# a thread's "solved" note beside a shown error keeps it (the corpus labels such threads by the confirmed cause).
+
+# The message comes from another text, named in the sentence before it.
+FROM_ELSEWHERE = re.compile(
+    r"\b(?:docs?|documentation|faq|release\s+notes|changelog|stack\s?overflow|answers?|guide|tutorial|blog|article|"
+    r"readme|forum|(?:another|other|that|this|an\s+old|a\s+similar)\s+(?:issue|thread|post|question)|"
+    r"(?:linked\s+)?(?:pr|pull\s+request)|"
+    r"issue\s+#?\d+|#\d{2,})\b",
+    re.IGNORECASE,
+)
+# The user's own, now: "I get X which the docs say ...", "I'm seeing X as well".
+OWN_NOW = re.compile(
+    r"\b(?:i|we)\s+(?:also\s+|now\s+|keep\s+|then\s+|just\s+)?(?:get|got|getting|am getting|'m getting|see|saw|"
+    r"am seeing|'m seeing|hit|have|had|ran into|run into|encounter(?:ed)?)\b|\b(?:and|then)\s+(?:got|get|hit|saw)\b|"
+    r"\b(?:my|our)\s+(?:error|traceback|log|output)\b|\bsame\s+(?:error|issue|problem)\b|\b(?:me too|same here)\b",
+    re.IGNORECASE,
+)
+# The message's own clause says it is over.
+SAYS_OVER = re.compile(
+    r"\b(?:used\s+to\s+(?:get|see|have|hit|fail|crash|throw|raise|print|show)|previously\s+(?:got|had|saw)|(?:is|was|are|were)\s+gone|went\s+away|"
+    r"disappeared|(?:got|get)\s+rid\s+of|no\s+longer\s+(?:get|see|appears?|happens?|shows?)|"
+    # "X is fixed", a changelog's "Fixed X ...", "Edit: solved by ...": not "I fixed the path and get X"
+    r"(?:is|was|got|been|now)\s+(?:fixed|solved|resolved)\b(?!\s*\?))|"
+    r"^\W*(?:(?:edit|update)\W+)?(?:fixed|solved|resolved)\b(?!\s*\?)"
+    # in Chinese: "之前一直报 X" (before I kept getting X), "X 已经解决了" (X is solved), "不再出现" (no longer appears)
+    r"|(?:之前|以前|原来)\S{0,4}(?:报|出现|遇到)|已经?解决|解决了|不再(?:出现|报)|没有再(?:出现|报)",
+    re.IGNORECASE | re.MULTILINE,
+)
+# A later clause of the sentence says the fault it names is over: "I got X yesterday, but reinstalling fixed it".
+OVER_AFTER = re.compile(
+    r"\b(?:fixed|solved|resolved|cured|got\s+rid\s+of)\s+(?:it|this|that|the\s+(?:error|issue|problem|crash))\b|"
+    r"\b(?:it|this|that|the\s+(?:error|issue|problem))(?:\s+|'s\s+)(?:went\s+away|is\s+gone|gone|disappeared|"
+    r"no\s+longer\s+(?:happens|appears|shows))\b|"
+    r"\b(?:it|this|that|everything)\s+(?:now\s+)?works?\s+(?:fine\s+)?now\b|"
+    # a fix named with the message worked: "the fix in the linked PR for X worked for me"
+    r"\b(?:fix|workaround|solution|patch)\b.*\b(?:worked|helped|did\s+the\s+trick)\b|"
+    r"已经?解决|解决了|不再(?:出现|报)|没有再(?:出现|报)",
+    re.IGNORECASE,
+)
+# ... or that it is still there, or back: a current fault whatever else the sentence says.
+STILL_THERE = re.compile(
+    r"\b(?:still|again|back|persists?|keeps?\s+(?:coming|showing|happening)|remains?|same\s+error|"
+    r"not\s+(?:fixed|solved|resolved|gone)|(?:didn'?t|did\s+not|doesn'?t|does\s+not|won'?t)\s+"
+    r"(?:fix|help|solve|work|go\s+away|change))\b|\bno\s+(?:fix|workaround|solution)\b|\bnothing\s+(?:worked|helped)\b|"
+    r"还是|仍然|依然|又出现",
+    re.IGNORECASE,
+)
+# The run is healthy: the user says so, or torch says CUDA is available.
+RUNS_FINE = re.compile(
+    r"\b(?:runs?|running|works?|working|trains?|training)\s+(?:just\s+)?(?:fine|well|ok(?:ay)?|perfectly|normally)\b|"
+    r"is_available\(\)\W{0,12}(?:returns?\s+|is\s+|->\s*)?True\b",
+    re.IGNORECASE,
+)
+CLAUSE_END = re.compile(r"[,;，；]|\bbut\b|现在", re.IGNORECASE)
+
+
+def _clauses(sentence: str) -> list[str]:
+    return [c for c in CLAUSE_END.split(sentence) if c and c.strip()]
+
+
+def _told(sentence: str, fid: str, *, healthy: bool) -> bool | None:
+    """How ``sentence`` carries the message of ``fid``: True told (quoted from elsewhere on a healthy machine, or
+    said to be over), False shown or current, None not at all."""
+    if not any(m.id == fid for m in errors.match_lines([sentence])):
+        return None
+    if (prose.is_question(sentence) and not FROM_ELSEWHERE.search(sentence)) or STILL_THERE.search(sentence):
+        return False
+    clauses = _clauses(sentence)
+    for at, clause in enumerate(clauses):
+        if any(m.id == fid for m in errors.match_lines([clause])):
+            if SAYS_OVER.search(clause) or any(OVER_AFTER.search(later) for later in clauses[at:]):
+                return True
+            break
+    return healthy and FROM_ELSEWHERE.search(sentence) is not None and not OWN_NOW.search(sentence)
+
+
+def _only_told(lines: list[str], fid: str, *, healthy: bool) -> bool:
+    """Some sentence of ``lines`` carries the message of ``fid``, and every one that does only tells it."""
+    said = [
+        v
+        for line in lines
+        for sentence in prose.split(line)
+        if sentence.strip() and (v := _told(sentence, fid, healthy=healthy)) is not None
+    ]
+    return bool(said) and all(said)
+
+
+def told_not_shown(lines: list[str], matches: list[Match]) -> list[Match]:
+    """Drop the readings of messages that every line carrying them only tells (above). Run on the first matches, with
+    quoted_in_a_question, before any fact is read from them, and again after the inferences (steps.told_not_shown),
+    which may read the same message again."""
+    cut = [line[:MAX_LINE] for line in lines[: prose.MAX_LINES]]
+    text = "\n".join(cut)
+    if not matches or not (FROM_ELSEWHERE.search(text) or SAYS_OVER.search(text) or OVER_AFTER.search(text)):
+        return matches
+    healthy = RUNS_FINE.search(text) is not None and not cuda_shown_failing(cut)
+    ids_by_line: list[set[str]] = []
+    kept = []
+    for m in matches:
+        # the cited line first: most matches are shown there, and the whole text is read only for a told one
+        if not _only_told([m.line], m.id, healthy=healthy):
+            kept.append(m)
+            continue
+        ids_by_line = ids_by_line or [{x.id for x in errors.match_lines([line])} for line in cut]
+        carrying = [line for line, ids in zip(cut, ids_by_line, strict=True) if m.id in ids]
+        if not _only_told(carrying, m.id, healthy=healthy):
+            kept.append(m)
+    return kept

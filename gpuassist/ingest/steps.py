@@ -285,6 +285,12 @@ def no_failure_said(ctx: PasteContext) -> None:
     )
 
 
+def told_not_shown(ctx: PasteContext) -> None:
+    """A message only quoted or said to be over, read again by an inference (a black screen beside it): not this
+    machine's fault now (ingest/not_about_failure.py)."""
+    ctx.matches = not_about_failure.told_not_shown(ctx.lines, ctx.matches)
+
+
 def wsl_no_device(ctx: PasteContext) -> None:
     ctx.matches = wsl_no_device_first(ctx.wsl, ctx.matches)
 
@@ -887,6 +893,7 @@ STEPS: tuple[Step, ...] = (
     wsl_name_alone,
     uvm_reload_after_sleep,
     no_failure_said,
+    told_not_shown,
     device_manager,
     # Settling between the readings: each drops or reorders guesses the ones before it proposed, so a step that
     # removes a guess must come after the inference that adds it (in_container after infer, no_gpu_explains after

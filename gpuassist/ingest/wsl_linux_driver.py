@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 
+from gpuassist.ingest import prose
 from gpuassist.ingest.errors import Match
 from gpuassist.ingest.lines import MAX_LINE
 from gpuassist.report.model import Report
@@ -48,11 +49,9 @@ INSTALLED_IN_WSL = re.compile(
     + _DRIVER,
     re.IGNORECASE,
 )
-NEGATED = re.compile(
-    r"\b(?:not|never|don'?t|do not|didn'?t|did not|shouldn'?t|should not|must not|without|no need to|"
-    r"(?:do|should|must|can) (?:i|we|you)|whether|if i)\b",
-    re.IGNORECASE,
-)
+# Beside prose.negated's words: advice and questions ("no need to", "should I", "whether"), as the guide and askers
+# word them.
+ADVICE_OR_QUESTION = (r"no need to", r"(?:do|should|must|can) (?:i|we|you)\b", r"whether\b", r"if i\b")
 # The driver put on Windows (the supported setup) between the driver and the place: not inside WSL.
 ON_WINDOWS = re.compile(r"\b(?:windows|win1[01]|host)\b", re.IGNORECASE)
 # What may stand before a typed command: a shell prompt, sudo; or the user's words that they ran it.
@@ -76,12 +75,27 @@ def linux_driver_in_wsl(lines: list[str], report: Report) -> Match | None:
     for no, line in enumerate(lines[:5000], start=1):
         head = line[:MAX_LINE]
         said = INSTALLED_IN_WSL.search(head)
-        if said and not NEGATED.search(head[max(0, said.start() - 40) : said.end()]) and not ON_WINDOWS.search(said[0]):
+        if (
+            said
+            and not _denied(head[max(0, said.start() - 40) : said.start()], said[0])
+            and not ON_WINDOWS.search(said[0])
+        ):
             return Match("wsl_libcuda_problem", no, line.strip()[:500], True, 0.85)
         ran = LINUX_DRIVER_COMMAND.search(head) if wsl else None
-        if ran and not NEGATED.search(head) and _was_run(head, ran.start()) and not _install_hint(lines, no - 1):
+        if (
+            ran
+            and not prose.negated(head, extra=ADVICE_OR_QUESTION)
+            and _was_run(head, ran.start())
+            and not _install_hint(lines, no - 1)
+        ):
             return Match("wsl_libcuda_problem", no, line.strip()[:500], True, 0.8)
     return None
+
+
+def _denied(before: str, said: str) -> bool:
+    """The install is denied or only advised/asked in its own clause ("I did not install the driver in WSL"); not by
+    an earlier clause ("I don't use the Windows store, I installed the NVIDIA driver in WSL")."""
+    return prose.negated(prose.clause_before(before) + said, extra=ADVICE_OR_QUESTION)
 
 
 def _was_run(head: str, at: int) -> bool:
