@@ -71,7 +71,6 @@ RULE_STATED = re.compile(
     r"\b(?:must|should|need(?:s)? to|has to|have to|only (?:has effect|works?|applies))\b|\bif\s+(?:you|it|one)\b",
     re.IGNORECASE,
 )
-DENIED = re.compile(r"\b(?:not|never)\b|n't\b", re.IGNORECASE)
 
 
 def order_told(lines: list[str]) -> Match | None:
@@ -80,8 +79,8 @@ def order_told(lines: list[str]) -> Match | None:
         found = ORDER_SAID.search(sentence[:MAX_LINE])
         if found is None or prose.is_question(sentence) or RULE_STATED.search(sentence):
             continue
-        if DENIED.search(sentence[max(0, found.start() - 30) : found.start()]):
-            continue
+        if prose.negated(prose.clause_before(sentence[: found.start()])):
+            continue  # "I did not set CUDA_VISIBLE_DEVICES after ..."
         return Match("cuda_visible_devices_hides_gpus", no, sentence.strip()[:500], True, 0.85)
     return None
 
