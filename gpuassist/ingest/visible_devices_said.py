@@ -1,17 +1,8 @@
-"""CUDA_VISIBLE_DEVICES written by a library's device helper, and the too-late setting told in words (round 27).
+"""CUDA_VISIBLE_DEVICES set after CUDA started, told in words (round 27).
 
-The evidence space, from the sources:
+The evidence space, from the sources (a YOLO-style select_device helper writing its device into the variable is the
+messages.json row ``yolo_select_device_word_in_visible_devices``, widened in round 27 to every value CUDA cannot read):
 
-- YOLO-family ``select_device(device)`` (ultralytics/yolov3 and yolov5 utils/torch_utils.py, YOLOR, YOLOv7 and the
-  many packages that vendor it, e.g. CnSTD's yolov7/torch_utils.py) does ``os.environ['CUDA_VISIBLE_DEVICES'] =
-  device`` and right after it ``assert torch.cuda.is_available(), f'CUDA unavailable, invalid device {device}
-  requested'`` (later yolov5: ``Invalid CUDA '--device {device}' requested, use '--device cpu' or pass valid CUDA
-  device(s)``). The device named in the message is therefore the value the variable was given.
-- CUDA reads the variable as a comma list of device indices or GPU-/MIG- UUIDs and stops at the first invalid entry
-  (CUDA C Programming Guide, "CUDA Environment Variables"; rules/env_vars.parse_visible): a value whose FIRST entry is
-  neither ("cuda", "gpu", "cuda:0" where the helper does not strip the prefix) hides every GPU on any machine, the
-  same verdict as an empty value or -1. A numeric value ("0", "1,2") may be fine or beyond the GPUs present, and the
-  assertion also fires with no usable CUDA at all: nothing is read from it here.
 - The variable set after a CUDA call, told in words instead of shown as code (visible_devices_order reads the code):
   "CUDA_VISIBLE_DEVICES setting has no effect after calling torch.cuda.is_available()", "I called is_available()
   before setting CUDA_VISIBLE_DEVICES". CUDA reads the variable once, when it initialises; pytorch/pytorch#23544
@@ -28,29 +19,6 @@ from gpuassist.ingest.errors import Match
 from gpuassist.ingest.lines import MAX_LINE
 from gpuassist.ingest.visible_devices_order import explain_at
 from gpuassist.report.model import Report
-
-# The helper's assertion: the value it wrote into CUDA_VISIBLE_DEVICES, as the message quotes it.
-SELECT_DEVICE_FAILED = re.compile(
-    r"CUDA unavailable, invalid device (?P<a>[^\s,'\"{}%]+(?:,[^\s,'\"{}%]+)*) requested|"
-    r"Invalid CUDA '--device (?P<b>[^'\s{}%]+)' requested"
-)
-# An entry CUDA accepts: an index or a GPU-/MIG- UUID (prefix).
-VALID_ENTRY = re.compile(r"^(?:\d+|GPU-[\w-]*|MIG-[\w/-]*)$")
-
-
-def helper_value_hides_gpus(lines: list[str]) -> Match | None:
-    """The device helper asserted after writing a value whose first entry CUDA cannot read: every GPU is hidden."""
-    for no, raw in enumerate(lines, start=1):
-        found = SELECT_DEVICE_FAILED.search(raw[:MAX_LINE])
-        if found is None:
-            continue
-        value = found.group("a") or found.group("b") or ""
-        if value.lower() in ("cpu", "mps"):
-            continue  # the helper's own CPU and Apple branches never assert
-        if not VALID_ENTRY.match(value.split(",")[0].strip()):
-            return Match("cuda_visible_devices_hides_gpus", no, raw.strip()[:500], True, 0.9)
-    return None
-
 
 _VAR = r"CUDA_VISIBLE_DEVICES"
 _CALL = (
@@ -86,10 +54,10 @@ def order_told(lines: list[str]) -> Match | None:
 
 
 def said_matches(lines: list[str], matches: list[Match]) -> Match | None:
-    """Either reading above, unless a reading of the variable is already specific."""
+    """The order told in words, unless a reading of the variable is already specific."""
     if any(m.id == "cuda_visible_devices_hides_gpus" and m.specific for m in matches):
         return None
-    return helper_value_hides_gpus(lines) or order_told(lines)
+    return order_told(lines)
 
 
 def explain_order(report: Report, lines: list[str]) -> None:
