@@ -64,31 +64,8 @@ def _states_torch_import_failing(sentence: str) -> bool:
     return False
 
 
-# A reproduction step that is the statement alone, as bug templates list them ("## To Reproduce / 1. `import torch`
-# / 1. observe `ImportError: DLL load failed ...`"), and the loader's failure in one of the next steps (round 27).
-IMPORT_STEP = re.compile(
-    r"^\s*(?:(?:\d{1,2}[.)]|[-*+])\s+)?(?:run\s+)?`{0,3}\s*import\s+torch\s*`{0,3}\s*$", re.IGNORECASE
-)
-STEP_FAILURE = re.compile(r"\b(?:ImportError|OSError|ModuleNotFoundError)\b|DLL load failed|cannot open shared object")
-STEPS_AHEAD = 3  # non-blank lines after the step that may show its outcome
-
-
-def torch_import_step_fails(lines: list[str]) -> bool:
-    """A step that imports torch, alone on its line, followed within STEPS_AHEAD lines by an import failure."""
-    for no, line in enumerate(lines):
-        if not IMPORT_STEP.match(line[:MAX_LINE]):
-            continue
-        ahead = [later for later in lines[no + 1 : no + 1 + 4 * STEPS_AHEAD] if later.strip()][:STEPS_AHEAD]
-        if any(STEP_FAILURE.search(later[:MAX_LINE]) for later in ahead):
-            return True
-    return False
-
-
 def torch_import_said(lines: list[str]) -> bool:
-    """The text says in words that importing torch is what fails (and names no other native import), or lists the
-    import as a reproduction step that the next steps show failing."""
+    """The text says in words that importing torch is what fails (and names no other native import)."""
     if any(OTHER_IMPORT.search(line[:MAX_LINE]) for line in lines):
         return False
-    return torch_import_step_fails(lines) or any(
-        _states_torch_import_failing(sentence) for _, sentence in prose.sentences(lines)
-    )
+    return any(_states_torch_import_failing(sentence) for _, sentence in prose.sentences(lines))
