@@ -168,6 +168,7 @@ def load_text(text: str, *, label: str = "the input") -> Report:
             "`python -m torch.utils.collect_env`, the error message, or run `gpuassist diagnose` on that machine)"
         )
     matches = not_about_failure.quoted_in_a_question(lines, matches)  # asked about, not reported
+    matches = not_about_failure.quoted_in_a_request(lines, matches)  # asked to be explained better, not reported
     matches = not_about_failure.told_not_shown(lines, matches)  # quoted from elsewhere or said to be over
     template = collect_env.to_facts(parsed) if parsed.recognised else {}
     facts = Facts(

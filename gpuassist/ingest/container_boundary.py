@@ -60,11 +60,17 @@ LEFT_OUT_ON_PURPOSE = re.compile(
 )
 
 
+def _gpu_given(line: str) -> bool:
+    """The line gives the container the GPU: a flag said to be absent ("plain `docker run` (no --gpus flag)") is not
+    given, another flag on the same line still is."""
+    return GPU_GIVEN.search(BARE_FLAG_ABSENT.sub(" ", DOCKER_FLAG_ABSENT.sub(" ", line))) is not None
+
+
 def container_started_without_gpu(lines: list[str]) -> Match | None:
     """The user's words that the container ran without Docker's GPU flag: docker_no_gpu_runtime, a verdict that holds
     over a host report beside it (the GPU the host shows never reached the container)."""
     cut = [line[:MAX_LINE] for line in lines[:5000]]
-    if any(GPU_GIVEN.search(line) for line in cut):
+    if any(_gpu_given(line) for line in cut):
         return None
     docker_text = any(DOCKER_WORDS.search(line) for line in cut) and not any(
         SCHEDULER_WORDS.search(line) for line in cut

@@ -48,6 +48,13 @@ NVIDIA_SHOWN = re.compile(
     r"[ahlptvkb]\d{1,4}\b|a\d{4})|\b10de:|\bCUDA:\d+\s*\(",
     re.I,
 )
+# The user's own check of CUDA, typed at a REPL (">>> torch.cuda.is_available()", "In [3]: ...", also inside a print or
+# after "import torch;") or in a python -c one-liner, whose answer (False, on the next line or in the printed output)
+# is the cuda.available fact: the same statement as "is_available() returns False" in words.
+CUDA_CHECKED = re.compile(
+    r"^\s*(?:>>>|In \[\d+\]:)[^\n]*\btorch\.cuda\.is_available\(\)|"
+    r"-c\s+[\"'][^\"']*torch\.cuda\.is_available\(\)"
+)
 # An issue template's question answered "no" (transformers' "Using GPU in script?: No"): no wish for the GPU.
 TEMPLATE_DECLINED = re.compile(r"\bin script\?\s*:\s*(?:no|n/?a|none|false|<fill in>)\s*$", re.I)
 # An error message about CUDA or the GPU (a matched message naming neither, "CPU: Apple M1", is no request).
@@ -99,6 +106,8 @@ def cuda_expected(facts: Facts, lines: list[str], said: list[str], *, unavailabl
     if view.nvidia_gpus(facts).count or facts.known("driver.version") or facts.value("cuda.available"):
         return True
     text = [line[:2000] for line in lines[:5000] if not TEMPLATE_DECLINED.search(line[:2000])]
+    if facts.value("cuda.available") is False and any(CUDA_CHECKED.search(line) for line in text):
+        return True  # the user ran CUDA's check and shows its False: the REPL's or python -c's form of "it is False"
     return any(NVIDIA_SHOWN.search(line) or CUDA_WANTED.search(line) for line in text)
 
 

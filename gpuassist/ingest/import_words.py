@@ -21,8 +21,10 @@ from gpuassist.ingest.lines import MAX_LINE
 
 _TORCH = r"[`'\"]?(?:import(?:ing)?\s+)?(?:py)?torch\b[`'\"]?"
 TORCH_IMPORT_SAID = re.compile(
-    # "(error|fails) when/while/by/on I import(ing) torch", "whenever I run import torch"
-    r"\b(?:when(?:ever)?|while|by|on|upon|during|at)\s+(?:(?:I|we)\s+)?(?:try(?:ing)?\s+to\s+|tried\s+to\s+)?"
+    # "(error|fails) when/while/by/on I import(ing) torch", "whenever I run import torch", and the moment said
+    # otherwise: "as soon as I import torch", "every time I import torch", "right after import torch"
+    r"\b(?:when(?:ever)?|while|by|on|upon|during|at|as\s+soon\s+as|(?:every|each)\s+time|the\s+moment|once|"
+    r"(?:right|just|immediately|directly)\s+(?:after|on|at|when))\s+(?:(?:I|we)\s+)?(?:try(?:ing)?\s+to\s+|tried\s+to\s+)?"
     r"(?:run(?:ning)?\s+|do(?:ing)?\s+|type\s+|typing\s+)?"
     r"[`'\"]?import(?:ing)?\s+(?:the\s+)?(?:py)?torch\b|"
     # "import torch fails / gives / raises ...", "importing torch failed"
@@ -42,6 +44,12 @@ OTHER_IMPORT = re.compile(
 
 # A denial (prose.negated) in the clause before the words ("the error does not happen when importing torch, only ...").
 CLAUSE_CUT = re.compile(r"[,;:]|\b(?:but|whereas|though|although|only)\b", re.IGNORECASE)
+# The import said to succeed in the words right after it ("every time I import torch it works, but onnxruntime ..."):
+# up to the end of that clause.
+SUCCEEDS_AFTER = re.compile(
+    r"^[^,;:.]{0,30}?\b(?:works?|worked|succeeds?|succeeded|is\s+fine|goes\s+fine|runs?\s+fine|is\s+ok(?:ay)?)\b",
+    re.IGNORECASE,
+)
 # A failure told as past and over: "import torch used to fail", "previously ... I fixed it".
 OVER = re.compile(r"\b(?:used\s+to|previously|fixed|solved|resolved)\b", re.IGNORECASE)
 
@@ -51,7 +59,7 @@ def _states_torch_import_failing(sentence: str) -> bool:
         return False
     for found in TORCH_IMPORT_SAID.finditer(sentence):
         clause = CLAUSE_CUT.split(sentence[: found.start()])[-1]
-        if not prose.negated(clause):
+        if not prose.negated(clause) and not SUCCEEDS_AFTER.search(sentence[found.end() :]):
             return True
     return False
 

@@ -17,10 +17,11 @@ import re
 from gpuassist.ingest.errors import Match
 from gpuassist.ingest.lines import MAX_LINE, repl_answer
 
-# An answer of is_available(): on its line ("... prints True", "-> False") or alone on the next line (a REPL).
+# An answer of is_available(): on its line ("... prints True", "-> False", "it's True") or alone on the next line (a
+# REPL).
 ANSWER = re.compile(
     r"(?:is_available\(\)\)?[`'\"]{0,2}|\b(?:prints?|printed|returns?|returned|gives?|gave|shows?|showed|outputs?|"
-    r"says|said|get|got|is)|->|=+|:)\s*[`'\"*]{0,2}(?P<answer>True|False|true|false)\b"
+    r"says|said|get|got|is|(?:it|that|this)['\u2019]s)|->|=+|:)\s*[`'\"*]{0,2}(?P<answer>True|False|true|false)\b"
 )
 SHELL_PLACE = re.compile(
     r"\b(?:terminal|shell|command[ -]line|command prompt|cmd(?:\.exe)?|console|powershell|bash|python -c|repl|"

@@ -9,6 +9,9 @@ Two forms the round-17 review found claimed (round 18):
   explain: nouveau is a supported driver for display and games (the kernel's drivers/gpu/drm/nouveau).
 - a message quoted inside a question ("What does 'Driver/library version mismatch' mean?") by someone who says in
   the same text that everything works: asking what a message means is not reporting that it was printed.
+- a message quoted in a request about messages or docs ("Feature request: print a clearer message than 'Torch not
+  compiled with CUDA enabled'", "the FAQ should mention that ... means"): asking for a better text is not reporting
+  the error (round 26).
 
 Both decline only when the text says so and shows no failure anywhere else (no traceback, no tool failing, no
 is_available() False, no complaint in the user's words); a message printed on its own line, or asked about by
@@ -92,6 +95,44 @@ def nouveau_without_compute(lines: list[str], matches: list[Match], *, unavailab
     if not (NO_COMPUTE.search(text) or _says_works(lines)):
         return matches
     return [] if _says_no_failure(lines, skip_questions=True) else matches
+
+
+# A request about the project's messages or docs, not a report: a feature request, what the docs/FAQ/README/error
+# message should say, "it would be nice if ... printed".
+REQUEST = re.compile(
+    r"\bfeature request\b|\b(?:docs?|documentation|readme|faq|wiki|tutorial|guide|error message|message)\s+"
+    r"(?:should|could|would|needs? to|ought to)\s+(?:\w+\s+){0,2}?(?:mention|explain|say|state|document|tell|warn|"
+    r"note|be clearer|be more)\b|\bit would be (?:nice|great|helpful|good)\b|"
+    r"\b(?:print|show|give|raise|emit|add)\s+(?:a\s+|an\s+)?(?:clearer|better|more (?:helpful|explicit|specific))\s+"
+    r"(?:error\s+)?(?:message|error|hint|warning)\b",
+    re.IGNORECASE,
+)
+# The person reports the message as theirs ("I get", "I keep getting", "it shows"): then it is a report after all.
+REPORTED = re.compile(
+    r"\b(?:I|we)\s+(?:still\s+|also\s+|keep\s+)?(?:get|got|getting|see|saw|hit|have|had|run into|ran into)\b|"
+    r"\b(?:it|this|torch|pytorch)\s+(?:shows|showed|says|said|prints|printed|gives|gave|throws|threw|raises|raised)\b",
+    re.IGNORECASE,
+)
+
+
+def quoted_in_a_request(lines: list[str], matches: list[Match]) -> list[Match]:
+    """Drop the readings of messages quoted only in a request about messages or docs, when nothing else in the text
+    fails and the person does not say they got the message."""
+    if not matches:
+        return matches
+    cut = [line[:MAX_LINE] for line in lines]
+    if says_unavailable(cut) or says_gpu_unused(cut) or cuda_shown_failing(cut):
+        return matches
+    for m in matches:
+        if not any(REQUEST.search(s) for s in prose.split(m.line)):
+            return matches
+    for line in cut:
+        for sentence in prose.split(line):
+            if REPORTED.search(sentence):
+                return matches
+            if not REQUEST.search(sentence) and (FAILS.search(sentence) or CUDA_INIT_FAILED.search(sentence)):
+                return matches
+    return []
 
 
 def quoted_in_a_question(lines: list[str], matches: list[Match]) -> list[Match]:

@@ -409,9 +409,11 @@ def dependency_finding(lines: list[str]) -> Finding | None:
 
 
 # Lines that show torch itself being imported: a traceback frame inside the torch package, `import torch` in a
-# frame, a prompt or a `python -c`, or torch's _C extension.
+# frame, a prompt or a `python -c` (also as a Markdown step: "1. `import torch`", "- `>>> import torch`"), or torch's
+# _C extension.
 TORCH_IMPORT_CONTEXT = re.compile(
-    r"File \"[^\"]*[/\\]torch[/\\]|^\s*(?:>>>\s*|In \[\d+\]:\s*|-+>\s*\d+\s+)?import torch\b|"
+    r"File \"[^\"]*[/\\]torch[/\\]|"
+    r"^\s*(?:(?:[-*+]|\d{1,2}[.)])\s+)?`?(?:>>>\s*|In \[\d+\]:\s*|-+>\s*\d+\s+)?import torch\b(?!\S*`?\s+\w)|"
     r"from torch\._C import|\btorch\._C\b|-c [\"'][^\"']*import torch",
 )
 # The failing library itself belongs to torch (its lib directory, an nvidia-* wheel, libtorch*, torch's own _C

@@ -11,12 +11,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from gpuassist.ingest import conda_dry_run
+from gpuassist.ingest import conda_dry_run, prose
 from gpuassist.ingest.aarch64_wheels import pypi_aarch64_build
 from gpuassist.ingest.apple_words import apple_said, chip_said
 from gpuassist.ingest.build_facts import build_facts, windows_pypi_build
 from gpuassist.ingest.env_reports import report_facts
-from gpuassist.ingest.lines import MAX_LINE, Sources, note_source
+from gpuassist.ingest.lines import MAX_LINE, Sources, ascii_bounded, note_source
 from gpuassist.ingest.mig_facts import mig_facts
 from gpuassist.ingest.python_arch import python_arch_facts
 from gpuassist.ingest.python_c import python_c_facts
@@ -200,18 +200,20 @@ def _may_name_a_jetson(line: str) -> bool:
 # The text says it is a Mac: its words (MacBook, macOS, OS X, M1 Pro, Apple silicon, "I'm on a Mac") or a macOS home
 # path (/Users/name/...; Windows writes C:\\Users).
 MAC_TEXT = re.compile(
-    r"\bmac ?os\b|\bos ?x\b|\bmacbook|\bimac\b|\bmac (?:mini|studio|pro)\b|\bapple (?:m[1-9]|silicon)\b|"
-    r"\bm[1-9] (?:pro|max|ultra|chip|mac)\b|\bm[1-9] macbook|\b(?:using|on|for|with) (?:a |my )?mac\b|\bdarwin\b|"
-    # the machine before the chip ("Mac M1", "MacBook Air M2"), and in Chinese ("M1芯片": M1 chip, "苹果电脑": Apple
-    # computer)
-    r"\bmac(?:book)?(?: (?:pro|air|mini|studio))? m[1-9]\b|(?<![a-z0-9])m[1-9]\s*芯片|苹果电脑|"
-    r"(?:^|[\s\"'(`])/Users/[^/\s]+/|"
-    # the user's own Mac ("my Mac", "my mac's GPU"), and a Mac said to lack CUDA or an NVIDIA GPU ("Mac doesn't have
-    # cuda", "Macs have no NVIDIA GPU"): Apple has shipped no NVIDIA GPU since 2016 and CUDA dropped macOS after
-    # CUDA 10.2 (NVIDIA's CUDA 10.2 release notes), so these say which machine the text comes from. A MAC address
-    # (upper case, or followed by "address") is no Mac.
-    r"\bmy mac\b(?! ?address)|(?-i:\b[Mm]acs?\b)(?! ?address)[^.\n]{0,30}"
-    r"\b(?:doesn'?t|does not|don'?t|do not|has no|have no|can'?t|cannot|lacks?)\b[^.\n]{0,20}\b(?:cuda|nvidia)\b",
+    ascii_bounded(
+        r"\bmac ?os\b|\bos ?x\b|\bmacbook|\bimac\b|\bmac (?:mini|studio|pro)\b|\bapple (?:m[1-9]|silicon)\b|"
+        r"\bm[1-9] (?:pro|max|ultra|chip|mac)\b|\bm[1-9] macbook|\b(?:using|on|for|with) (?:a |my )?mac\b|\bdarwin\b|"
+        # the machine before the chip ("Mac M1", "MacBook Air M2"), and in Chinese ("M1芯片": M1 chip, "苹果电脑": Apple
+        # computer)
+        r"\bmac(?:book)?(?: (?:pro|air|mini|studio))? m[1-9]\b|(?<![a-z0-9])m[1-9]\s*芯片|苹果电脑|"
+        r"(?:^|[\s\"'(`])/Users/[^/\s]+/|"
+        # the user's own Mac ("my Mac", "my mac's GPU"), and a Mac said to lack CUDA or an NVIDIA GPU ("Mac doesn't have
+        # cuda", "Macs have no NVIDIA GPU"): Apple has shipped no NVIDIA GPU since 2016 and CUDA dropped macOS after
+        # CUDA 10.2 (NVIDIA's CUDA 10.2 release notes), so these say which machine the text comes from. A MAC address
+        # (upper case, or followed by "address") is no Mac.
+        r"\bmy mac\b(?! ?address)|(?-i:\b[Mm]acs?\b)(?! ?address)[^.\n]{0,30}"
+        r"\b(?:doesn'?t|does not|don'?t|do not|has no|have no|can'?t|cannot|lacks?)\b[^.\n]{0,20}\b(?:cuda|nvidia)\b"
+    ),
     re.IGNORECASE,
 )
 # A macOS shell prompt: zsh (macOS's default shell) ends it with "%", and the host keeps the Mac's default name or
@@ -222,9 +224,11 @@ MAC_PROMPT = re.compile(
     re.IGNORECASE,
 )
 APPLE_SILICON = re.compile(
-    r"\bmac(?:book)?(?: (?:pro|air|mini|studio))? m[1-9]\b|(?<![a-z0-9])m[1-9]\s*芯片|\bapple (?:m[1-9]|silicon)\b|"
-    r"\bm[1-9](?: (?:pro|max|ultra|chip|mac|macbook))?\b(?=[^\n]{0,40}"
-    r"\b(?:mac|macbook|apple|chip)\b)|\bm[1-9] (?:pro|max|ultra) chip\b",
+    ascii_bounded(
+        r"\bmac(?:book)?(?: (?:pro|air|mini|studio))? m[1-9]\b|(?<![a-z0-9])m[1-9]\s*芯片|\bapple (?:m[1-9]|silicon)\b|"
+        r"\bm[1-9](?: (?:pro|max|ultra|chip|mac|macbook))?\b(?=[^\n]{0,40}"
+        r"\b(?:mac|macbook|apple|chip)\b)|\bm[1-9] (?:pro|max|ultra) chip\b"
+    ),
     re.IGNORECASE,
 )
 LINUX_TEXT = re.compile(r"\blinux\b|\bubuntu\b|\bdebian\b|\bcentos\b|\bfedora\b|/home/|\bwsl\b", re.IGNORECASE)
@@ -245,8 +249,16 @@ MAC_X86 = re.compile(
 )
 # A torch version with the +cpu local tag anywhere on a line about torch ("runtime reports PyTorch `2.9.1+cpu`",
 # xFormers' "built for PyTorch 2.6.0+cu124 ... (you have 2.6.0+cpu)"): the build is stated outright.
-TORCH_WORD = re.compile(r"\b(?:py)?torch(?!vision|audio|text)\b", re.IGNORECASE)
-PLUS_CPU = re.compile(r"(?<![\w.+])(\d+\.\d+(?:\.\d+)?(?:(?:a|b|rc|\.dev)\d+)?\+cpu)\b")
+TORCH_WORD = re.compile(ascii_bounded(r"\b(?:py)?torch(?!vision|audio|text)\b"), re.IGNORECASE)
+PLUS_CPU = re.compile(r"(?<![A-Za-z0-9_.+])(\d+\.\d+(?:\.\d+)?(?:(?:a|b|rc|\.dev)\d+)?\+cpu)\b")
+# torch.version.cuda said in words to be None ("torch.version.cuda prints None", "`torch.version.cuda` -> None",
+# "torch.version.cuda is None"): torch says it was built without CUDA. Not code testing it ("if torch.version.cuda is
+# None:", "assert ..."), and not a question.
+CUDA_BUILD_NONE_SAID = re.compile(
+    r"torch\.version\.cuda(?:\(\))?\)?[`'\"]?\s*(?:(?:is|returns?|returned|prints?|printed|gives?|gave|shows?|showed|"
+    r"says|said|outputs?|was)\s+|=+\s*|->\s*|:\s*)[`'\"]?None\b(?!\s*:)",
+)
+CODE_TEST = re.compile(r"\b(?:if|elif|assert|while|return|and|or|not)\s+[^\n]{0,20}torch\.version\.cuda")
 # pip's resolver output lists versions that exist, not the one installed.
 # A resolver's answer names versions asked for or on offer, not the installed one: pip ("from versions:", "The user
 # requested torch==", "The conflict is caused by"), uv's and Poetry's PubGrub reports ("Because torch==2.11.0+cpu has no
@@ -636,6 +648,13 @@ def install_facts(lines: list[str], sources: Sources) -> dict[str, Any]:
     return facts
 
 
+def _cuda_build_none_said(line: str) -> bool:
+    return any(
+        CUDA_BUILD_NONE_SAID.search(sentence) and not CODE_TEST.search(sentence) and not prose.is_question(sentence)
+        for sentence in prose.split(line)
+    )
+
+
 def mention_facts(lines: list[str], sources: Sources) -> dict[str, Any]:
     """Facts stated in passing: a +cpu torch version on a line about torch, torch's own file in a traceback."""
     facts: dict[str, Any] = {}
@@ -650,6 +669,9 @@ def mention_facts(lines: list[str], sources: Sources) -> dict[str, Any]:
             facts["torch.version"] = cpu.group(1)
             facts["torch.cuda_build"] = None
             note_source(sources, ("torch.version", "torch.cuda_build"), no, line)
+        if "torch.cuda_build" not in facts and _cuda_build_none_said(line):
+            facts["torch.cuda_build"] = None
+            note_source(sources, ("torch.cuda_build",), no, line)
         init = TORCH_INIT.search(line)
         if init and "torch.file" not in facts:
             facts["torch.file"] = init.group("file")

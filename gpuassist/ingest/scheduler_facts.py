@@ -13,11 +13,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from gpuassist.ingest.lines import MAX_LINE, note_source
+from gpuassist.ingest.lines import MAX_LINE, SHELL_PROMPT, note_source
 
 # A launch command at the start of a line (after a shell prompt) or a job-script directive.
 LAUNCH = re.compile(
-    r"^\s*(?:[\w@.:~/-]*[$#%>]\s*)?(?P<cmd>srun|salloc|sbatch|qsub|bsub)\s+\S|^\s*#(?P<dir>SBATCH|PBS|BSUB)\s+-",
+    rf"^\s*(?:{SHELL_PROMPT}\s*)?(?P<cmd>srun|salloc|sbatch|qsub|bsub)\s+\S|^\s*#(?P<dir>SBATCH|PBS|BSUB)\s+-",
 )
 KIND = {"srun": "slurm", "salloc": "slurm", "sbatch": "slurm", "SBATCH": "slurm", "qsub": "pbs", "PBS": "pbs"}
 KIND.update({"bsub": "lsf", "BSUB": "lsf"})

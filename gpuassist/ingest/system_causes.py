@@ -80,15 +80,24 @@ def nouveau_bound_match(lines: list[str], matches: list[Match]) -> Match | None:
 
 
 # The user's words that the GPU is not used, in English and Chinese: the GPU idle, no activity or load on it, a
-# program that does not use CUDA, the GPU not detected.
+# program that does not use CUDA, the GPU not detected. The GPU may be named as the user's card or its model ("doesn't
+# see my 4090", "my RTX 3090 isn't detected", "can't find the graphics card").
+_THE_GPU = (
+    r"(?:(?:the\s+|my\s+|any\s+)?(?:gpu|cuda|graphics\s+card|video\s+card)\b|"
+    r"(?:the\s+|my\s+)(?:nvidia\s+)?(?:(?:geforce\s+)?(?:rtx|gtx)\s?)?\d{3,4}(?:\s?ti|\s?super)?\b(?!\s*(?:mb|gb|mhz|w)\b)|"
+    r"(?:the\s+|my\s+)?(?:nvidia\s+)?(?:geforce\s+)?(?:rtx|gtx)\s?\d{3,4}\w*)"
+)
 GPU_UNUSED = re.compile(
     r"\b(?:no|zero|0\s*%?)\s+(?:activity|usage|utili[sz]ation|load)\s+(?:on|of)\s+(?:the\s+)?(?:gpu|cuda)\b|"
     r"\bgpu\b[^.\n]{0,30}\b(?:is|appears|stays|remains|seems)\s+(?:to\s+be\s+)?(?:idle|unused|at\s+0\s*%)|"
     r"\b(?:does\s*n[o']t|doesn't|don'?t|do\s+not|does\s+not|not|never|isn't|is\s+not|aren't|are\s+not)\s+"
-    r"(?:use|using|utili[sz]e|utili[sz]ing|detect|detecting|see|seeing|find|finding)\s+(?:the\s+|my\s+|any\s+)?"
-    r"(?:gpu|cuda)\b|"
-    r"\b(?:can(?:no|')t|could\s*n[o']t|unable\s+to)\s+(?:detect|find|see|use)\s+(?:the\s+|my\s+|any\s+)?(?:gpu|cuda)\b|"
-    r"\bgpu\s+(?:is\s+)?not\s+(?:detected|found|used|recogni[sz]ed)|"
+    r"(?:use|using|utili[sz]e|utili[sz]ing|detect|detecting|see|seeing|find|finding|recogni[sz]e|recogni[sz]ing)\s+"
+    + _THE_GPU
+    + r"|\b(?:can(?:no|')t|could\s*n[o']t|unable\s+to)\s+(?:detect|find|see|use|recogni[sz]e)\s+"
+    + _THE_GPU
+    + r"|\b(?:gpu|graphics\s+card|video\s+card|(?:rtx|gtx)\s?\d{3,4}\w*|my\s+\d{4}(?:\s?ti)?)\s+"
+    r"(?:is\s+not|isn'?t|is|was\s+not|wasn'?t)?\s*(?:not\s+)?(?:detected|found|used|recogni[sz]ed)\b"
+    r"(?<!\bis\sdetected)(?<!\bis\sfound)(?<!\bis\sused)(?<!\bis\srecognized)(?<!\bis\srecognised)|"
     # The work said to run on the CPU instead ("it still uses the CPU", "inference runs on CPU only").
     r"\b(?:still|only|always|just)\s+(?:uses?|using|runs?\s+on|running\s+on)\s+(?:the\s+)?cpu\b|"
     r"\b(?:runs?|running|works?|is\s+running)\s+on\s+(?:the\s+)?cpu\s+only\b|"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from gpuassist.ingest import user_words
+from gpuassist.ingest import prose, user_words
 
 # The text says CUDA does not work ("is_available() returns False", "CPU-only version", "CUDA not available").
 UNAVAILABLE = re.compile(
@@ -23,8 +23,19 @@ UNAVAILABLE = re.compile(
     re.IGNORECASE,
 )
 
+# torch counting no device, stated ("device_count() returns 0", "device_count() -> 0"), not asked about.
+DEVICE_COUNT_ZERO = re.compile(
+    r"\bdevice_count\(\)\)?[`'\"]?\s*(?:returns?|returned|is|was|gives|gave|prints?|printed|shows?|showed|=+|->|\u2192|:)"
+    r"\s*[`'\"]?0(?![\d.])"
+)
+
 
 def says_unavailable(lines: list[str]) -> bool:
     """The text says CUDA does not work, also across a line break ("is_available()\\n i get false")."""
     text = "\n".join(line[:2000] for line in lines[:5000])
-    return UNAVAILABLE.search(re.sub(r"\s*\n\s*", " ", text)) is not None or user_words.says_gpu_not_detected(text)
+    if UNAVAILABLE.search(re.sub(r"\s*\n\s*", " ", text)) is not None or user_words.says_gpu_not_detected(text):
+        return True
+    return any(
+        DEVICE_COUNT_ZERO.search(sentence) and not prose.is_question(sentence)
+        for _, sentence in prose.sentences([line for line in lines if "device_count" in line])
+    )

@@ -425,10 +425,22 @@ def compute_mode_prohibited(lines: list[str]) -> Match | None:
 LDCONFIG_NOT_LINK = re.compile(r"\S*/wsl/lib/\S+ is not a symbolic link")
 
 
+# A load failure told on the same line as the warning ("I get 'libcuda.so: cannot open shared object file' and
+# ldconfig says ... is not a symbolic link"): that line is about more than the warning.
+LOAD_FAILS = re.compile(
+    r"cannot open shared object file|could not load|couldn'?t load|failed to load|no such file", re.IGNORECASE
+)
+
+
 def harmless_wsl_ldconfig(lines: list[str], matches: list[Match]) -> list[Match]:
     """Readings of WSL's libcuda that rest only on ldconfig's "is not a symbolic link" lines go: that warning says
     nothing about whether CUDA loads."""
-    cosmetic = {no for no, line in enumerate(lines, start=1) if LDCONFIG_NOT_LINK.search(line[:MAX_LINE])}
+    cosmetic = {
+        no
+        for no, line in enumerate(lines, start=1)
+        if LDCONFIG_NOT_LINK.search(line[:MAX_LINE])
+        and not LOAD_FAILS.search(LDCONFIG_NOT_LINK.sub(" ", line[:MAX_LINE]))
+    }
     if not cosmetic:
         return matches
     return [m for m in matches if not (m.id == "wsl_libcuda_problem" and m.line_no in cosmetic)]

@@ -587,10 +587,13 @@ def mig_in_words(lines: list[str]) -> Match | None:
 
 # ------------------------------------------------------------ an idle GPU while data loading is named as slow
 
-# "the GPU-Util is 0", "GPU utilization stays at 5%", "low GPU usage", "GPU利用率为0": the GPU is mostly idle.
+# "the GPU-Util is 0", "GPU utilization stays at 5%", "low GPU usage", "GPU利用率为0", "the GPU sits at 0-10%
+# utilization": the GPU is mostly idle.
 LOW_GPU_UTIL = re.compile(
     r"(?:gpu[- ]?util\w*|gpu (?:usage|load)|volatile gpu-util)\b[^.\n%]{0,25}?(?:\b(?:[0-9]|1[0-9])\s*%|\b0\b|\blow\b|"
-    r"\bzero\b)|\b(?:low|0\s*%|zero|poor)\s+gpu[- ]?(?:util\w*|usage|load)\b|gpu\s*利用率\S{0,6}?(?:低|0|为0)",
+    r"\bzero\b)|\b(?:low|0\s*%|zero|poor)\s+gpu[- ]?(?:util\w*|usage|load)\b|gpu\s*利用率\S{0,6}?(?:低|0|为0)|"
+    # the figure between the GPU and the word: "the GPU sits at 0-10% utilization", "GPU at 5 % usage"
+    r"\bgpu\b[^.\n%]{0,20}?(?<![\d.])(?:[0-9]|1[0-9])(?:\s*[-~]\s*(?:[0-9]|1[0-9]|20))?\s*%\s*(?:util\w*|usage|load)\b",
     re.IGNORECASE,
 )
 # The data side named: the DataLoader, loading or preprocessing the data, its workers, the disk.
