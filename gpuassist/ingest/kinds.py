@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from gpuassist.ingest.env_reports import REPORT_MARK, TOOL_WORDS
 from gpuassist.ingest.paste_facts import ENV_REPORT_MARK
 from gpuassist.ingest.python_words import shows_python
+from gpuassist.ingest.torch_log_words import shows_torch_log
 from gpuassist.ingest.user_words import mentions_gpu
 
 # Words that make a text about PyTorch/CUDA/the GPU at all; a text with none of them is refused.
@@ -170,8 +171,14 @@ def only_generic(kinds: list[InputKind]) -> bool:
 
 def about_the_topic(text: str) -> bool:
     """Whether the text mentions Python, PyTorch, CUDA, NVIDIA or a GPU at all (a GPU also in other languages:
-    "显卡", "Grafikkarte", "видеокарта"); Python also shown by its own forms, a script name or code (python_words)."""
-    return TOPIC.search(text[:2_000_000]) is not None or mentions_gpu(text[:2_000_000]) or shows_python(text)
+    "显卡", "Grafikkarte", "видеокарта"); Python also shown by its own forms, a script name or code (python_words),
+    PyTorch by its C++ logger's lines (torch_log_words)."""
+    return (
+        TOPIC.search(text[:2_000_000]) is not None
+        or mentions_gpu(text[:2_000_000])
+        or shows_python(text)
+        or shows_torch_log(text)  # torch's C++ logger: "[W NNPACK.cpp:80] ..." (round 28)
+    )
 
 
 # Facts about the machine any text may show: a Windows path (C:\\Users\\x\\notes.txt) says Windows, a kernel banner

@@ -30,6 +30,7 @@ from gpuassist.facts import Facts
 from gpuassist.findings import Evidence
 from gpuassist.ingest import (
     after_events,
+    assert_before_cublas,
     cluster_containers,
     code_placement,
     conda_cpu_selector,
@@ -696,6 +697,10 @@ def crashed_kernel(ctx: PasteContext) -> None:
     ctx.matches = kept
 
 
+def index_before_cublas(ctx: PasteContext) -> None:
+    ctx.matches = assert_before_cublas.assert_explains_cublas(ctx.lines, ctx.matches)
+
+
 def wddm_compute_mode(ctx: PasteContext) -> None:
     windows_gpu = ctx.facts.value("host.os") == "Windows" or ctx.wsl
     ctx.matches = gpu_error_state.wddm_rules_out_compute_mode(ctx.lines, ctx.matches, windows_gpu=windows_gpu)
@@ -961,6 +966,8 @@ STEPS: tuple[Step, ...] = (
     default_compute_mode,
     error_state,
     crashed_kernel,
+    # an out-of-range index beside a cuBLAS status: the assert leads, the status is its echo (round 28)
+    index_before_cublas,
     wddm_compute_mode,
     job_allocation,
     windows_cpu_build,

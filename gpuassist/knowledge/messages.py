@@ -122,7 +122,11 @@ def _cuda_row(raw: Mapping[str, Any]) -> tuple[str, str]:
         # "Check failed: error == cudaSuccess (30 vs. 0)  unknown error" (the number, then cudaGetErrorString)
         r"==\s*cudaSuccess\s*\(\d+ vs\. 0\)\s*|"
         # nccl-tests' CUDACHECK (src/common.h): "<host>: Test CUDA failure common.cu:1045 'unknown error'"
-        r"Test CUDA failure \S+?:\d+\s*')\s*[:=]?\s*"
+        r"Test CUDA failure \S+?:\d+\s*'|"
+        # CTranslate2's CUDA_CHECK (src/cuda/utils.h: "CUDA failed with error " + cudaGetErrorString(code); its
+        # faster-whisper/whisperX users' pastes) and spconv/cumm's TV_CHECK_CUDA_ERR ("cuda failed with error 2 out
+        # of memory": the number, then the string; round 28)
+        r"CUDA failed with error(?: \d+)?\s*)\s*[:=]?\s*"
     )
     parts.append(prefix + message)
     cut = int(raw.get("cut_words", 0))
