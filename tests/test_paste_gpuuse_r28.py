@@ -115,3 +115,26 @@ def test_allocator_oom_beside_index_error_keeps_memory() -> None:
         "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n"
     )
     assert "cuda_out_of_memory" in _ids(text)
+
+
+def test_tensorflow_gpu_allocator_oom_is_gpu_memory() -> None:
+    text = (
+        "Traceback (most recent call last):\n"
+        "tensorflow.python.framework.errors_impl.ResourceExhaustedError: OOM when allocating tensor with "
+        "shape[64,512,56,56] and type float on /job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc\n"
+    )
+    assert _ids(text)[:1] == ["cuda_out_of_memory"]
+
+
+def test_tensorflow_host_oom_and_bfc_warning_are_not_gpu_memory() -> None:
+    host = (
+        "Traceback (most recent call last):\nResourceExhaustedError: OOM when allocating tensor with "
+        "shape[8,3,4096,4096] and type float on /job:localhost/replica:0/task:0/device:CPU:0 by allocator cpu\n"
+    )
+    warning = (
+        "W tensorflow/core/common_runtime/bfc_allocator.cc:245] Allocator (GPU_0_bfc) ran out of memory trying to "
+        "allocate 2.19GiB with freed_by_count=0. The caller indicates that this is not a failure, but may mean that "
+        "there could be performance gains if more memory were available.\n"
+    )
+    assert "cuda_out_of_memory" not in _ids(host)
+    assert "cuda_out_of_memory" not in _ids(warning)
