@@ -34,6 +34,7 @@ from gpuassist.ingest import (
     code_placement,
     conda_cpu_selector,
     container_cli_host,
+    container_driver_absent,
     container_hosts,
     container_readings,
     container_shown,
@@ -42,6 +43,7 @@ from gpuassist.ingest import (
     cuda_loaders,
     distro_torch,
     dkms_words,
+    driver_install_failed,
     driver_installed,
     errors,
     fitting_build,
@@ -54,6 +56,7 @@ from gpuassist.ingest import (
     jetson_mounts,
     jetson_texts,
     kernel_noise,
+    kernel_tree,
     libcuda_found,
     module_words,
     named_gpu,
@@ -531,6 +534,7 @@ INFERENCES: tuple[Inference, ...] = (
     _of_lines_matches(after_events.nvml_unknown_in_words_match),
     _of_lines_matches(module_words.module_not_loaded_in_words),
     _of_lines_matches(dkms_words.module_not_rebuilt_in_words),
+    _of_lines(driver_install_failed.driver_install_aborted_match),
 )
 
 
@@ -580,6 +584,14 @@ def device_plugin_node(ctx: PasteContext) -> None:
 
 def gpu_less_container(ctx: PasteContext) -> None:
     ctx.matches = container_readings.gpu_less_container_matches(ctx.lines, ctx.report, ctx.matches)
+
+
+def other_module_kernel_tree(ctx: PasteContext) -> None:
+    ctx.matches = kernel_tree.other_module_build(ctx.lines, ctx.matches)
+
+
+def insufficient_driver_in_container(ctx: PasteContext) -> None:
+    ctx.matches = container_driver_absent.insufficient_driver_in_gpu_less_container(ctx.lines, ctx.report, ctx.matches)
 
 
 def torch_fix_in_container(ctx: PasteContext) -> None:
@@ -934,6 +946,8 @@ STEPS: tuple[Step, ...] = (
     pod_without_runtime,
     device_plugin_node,
     gpu_less_container,
+    insufficient_driver_in_container,
+    other_module_kernel_tree,
     torch_fix_in_container,
     ngc_banner_request,
     no_gpu_explains,
