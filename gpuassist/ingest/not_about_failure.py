@@ -202,9 +202,11 @@ STILL_THERE = re.compile(
     r"还是|仍然|依然|又出现",
     re.IGNORECASE,
 )
-# The run is healthy: the user says so, or torch says CUDA is available.
+# The run is healthy: the user says so, or torch says CUDA is available. Not "works fine on the CPU" (the CUDA run is
+# what fails: "training works fine on CPU but .cuda() fails with ...").
 RUNS_FINE = re.compile(
-    r"\b(?:runs?|running|works?|working|trains?|training)\s+(?:just\s+)?(?:fine|well|ok(?:ay)?|perfectly|normally)\b|"
+    r"\b(?:runs?|running|works?|working|trains?|training)\s+(?:just\s+)?(?:fine|well|ok(?:ay)?|perfectly|normally)\b"
+    r"(?!\s+(?:on|with|using)\s+(?:the\s+|my\s+)?cpu\b)|"
     r"is_available\(\)\W{0,12}(?:returns?\s+|is\s+|->\s*)?True\b",
     re.IGNORECASE,
 )

@@ -1,0 +1,192 @@
+"""Fresh-eyes review of round 26 (issue #14): the readers widened for users' retellings (fx26-prose: ASCII names in
+CJK prose, torch.version.cuda said None, the driver said too old; fx26-sys: a REPL/python -c is_available() False
+as asking for CUDA; fx26-neg: told_not_shown). Each case is a realistic synthetic text with the reason it must (not)
+fire: decoys a user could paste (a Mac named only as a comparison, a belief denied, a statement about builds in
+general, a CPU job) and texts of the same class in other wordings."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpuassist.findings import Severity
+from gpuassist.ingest import load_text
+
+
+def _claims(text: str) -> dict[str, Severity]:
+    """The findings stated as a problem (error or warning), by id."""
+    return {f.id: f.severity for f in load_text(text).findings if f.severity in (Severity.ERROR, Severity.WARNING)}
+
+
+# ------------------------------------------------------------------ a Mac named in CJK prose (MAC_TEXT ascii_bounded)
+
+MAC_COMPARED = [
+    (
+        "M1 Macと比べて、このWindowsマシン(RTX 3080)では遅いです。torch.cuda.is_available() は False を返します。"
+        "torch 2.1.0+cu118",
+        "Japanese: the Mac is only compared with ('と比べて'); the machine is a Windows PC ('Windowsマシン')",
+    ),
+    (
+        "我之前在M1 Mac上跑过，现在换了Windows台式机（RTX 3060），torch.cuda.is_available()返回False。",
+        "Chinese: the Mac was the earlier machine; the one that fails is a Windows desktop ('Windows台式机')",
+    ),
+    (
+        "M2 MacBookでは問題ないのですが、Ubuntuサーバー(RTX 4090)では torch.cuda.is_available() が False です。",
+        "Japanese: the Mac works; the failing machine is an Ubuntu server written into the prose ('Ubuntuサーバー')",
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "reason"), MAC_COMPARED)
+def test_mac_named_only_as_a_comparison_in_cjk_prose_is_not_the_machine(text: str, reason: str) -> None:
+    assert "macos_no_cuda_use_mps" not in _claims(text), reason
+
+
+MAC_IS_THE_MACHINE = [
+    ("M1 Macで torch.cuda.is_available() が False になります。GPUを使いたいです。", "Japanese: the user's M1 Mac"),
+    ("我的MacBook Pro M2上 torch.cuda.is_available() 返回 False，怎么用GPU？", "Chinese: the user's MacBook"),
+]
+
+
+@pytest.mark.parametrize(("text", "reason"), MAC_IS_THE_MACHINE)
+def test_the_users_own_mac_in_cjk_prose_is_still_read(text: str, reason: str) -> None:
+    assert "macos_no_cuda_use_mps" in _claims(text), reason
+
+
+# ------------------------------------------------------------------------------ the driver said too old, in words
+
+DRIVER_NOT_TOO_OLD = [
+    (
+        "I don't think my driver is too old: nvidia-smi shows 550.54 and torch.cuda.is_available() returns False "
+        "with torch 2.3.1+cu121.",
+        "the belief is denied ('don't think')",
+    ),
+    (
+        "It's not because my driver is too old, I updated to 560.35 yesterday. torch.cuda.is_available() is False.",
+        "the cause is set aside ('not because')",
+    ),
+    (
+        "My driver is too old for Windows 11 HDR, but PyTorch works fine, torch.cuda.is_available() returns True.",
+        "too old for something other than CUDA or torch (a display feature), and CUDA works",
+    ),
+    (
+        "The game launcher says my driver is too old for Cyberpunk's path tracing. torch.cuda.is_available() is True.",
+        "too old for a game, not for CUDA",
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "reason"), DRIVER_NOT_TOO_OLD)
+def test_driver_too_old_denied_or_about_something_else_is_not_claimed(text: str, reason: str) -> None:
+    assert "driver_too_old" not in _claims(text), reason
+
+
+DRIVER_TOO_OLD_SAID = [
+    (
+        "torch.cuda.is_available() returns False and the warning says my driver is too old. GTX 1080, driver 418.",
+        "the warning told in words",
+    ),
+    (
+        "My driver is too old for CUDA 12.1, torch 2.3.1+cu121 prints False for torch.cuda.is_available().",
+        "too old for the CUDA the wheel needs",
+    ),
+    (
+        "torch.cuda.is_available() returns False; the error says the NVIDIA driver is too old for this version.",
+        "too old for this (torch) version",
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "reason"), DRIVER_TOO_OLD_SAID)
+def test_driver_too_old_said_for_cuda_is_still_read(text: str, reason: str) -> None:
+    assert "driver_too_old" in _claims(text), reason
+
+
+# ------------------------------------------------------------------------- torch.version.cuda said to be None
+
+BUILDS_IN_GENERAL = [
+    (
+        "torch.version.cuda returns None for CPU-only builds; mine is 2.3.1+cu121 and torch.cuda.is_available() "
+        "returns True.",
+        "a statement about CPU builds in general, the user's build is a CUDA one",
+    ),
+    (
+        "torch.version.cuda is None when torch was built without CUDA. Mine prints 12.1, and "
+        "torch.cuda.is_available() returns True; training is just slow.",
+        "a condition ('when ...'), not the user's value",
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "reason"), BUILDS_IN_GENERAL)
+def test_cuda_version_none_said_of_builds_in_general_is_not_the_users(text: str, reason: str) -> None:
+    assert "cpu_only_build" not in _claims(text), reason
+
+
+NONE_IS_THE_USERS = [
+    (
+        "torch.version.cuda is None on my machine and torch.cuda.is_available() returns False. RTX 3070, driver 551.",
+        "the user's own value",
+    ),
+    (
+        "`torch.version.cuda` -> None, torch.cuda.is_available() -> False, even though I have an RTX 4070.",
+        "arrows, the user's values",
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "reason"), NONE_IS_THE_USERS)
+def test_cuda_version_none_of_the_users_build_is_still_read(text: str, reason: str) -> None:
+    assert "cpu_only_build" in _claims(text), reason
+
+
+# ------------------------------------------------------- told_not_shown: "works fine on the CPU" is no healthy run
+
+
+def test_works_fine_on_cpu_beside_a_guide_does_not_hide_the_cuda_failure() -> None:
+    text = (
+        'Following the guide, training works fine on CPU but .cuda() fails with "CUDA error: no kernel image is '
+        'available for execution on the device" on my GTX 770.'
+    )
+    # the guide is where the steps came from, not the message; the CUDA run is the one failing
+    assert "gpu_arch_dropped_from_build" in _claims(text)
+
+
+def test_message_from_the_docs_on_a_healthy_gpu_is_still_dropped() -> None:
+    text = (
+        'The FAQ says "CUDA error: no kernel image is available for execution on the device" means the wheel lacks '
+        "your GPU's architecture. Training works fine on my RTX 4090, torch.cuda.is_available() returns True."
+    )
+    assert "gpu_arch_dropped_from_build" not in _claims(text)
+
+
+# --------------------------------------- a REPL/python -c check answering False where CUDA is not wanted at all
+
+CUDA_NOT_WANTED = [
+    (
+        "This is a CPU-only job on purpose, just tokenizing:\n"
+        '$ python -c "import torch; print(torch.__version__, torch.cuda.is_available())"\n'
+        "2.2.0+cpu False",
+        "a CPU-only job by choice: False is what the user expects",
+    ),
+    (
+        "[alice@login01 ~]$ cat slurm-4242.out\n"
+        ">>> import torch; print(torch.__version__, torch.cuda.is_available())\n"
+        "2.2.0+cpu False\n"
+        "preprocessing done in 341 s. This runs in a CPU partition, no GPU needed.",
+        "a Slurm log of a CPU job whose owner says no GPU is needed",
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "reason"), CUDA_NOT_WANTED)
+def test_cuda_check_false_where_cuda_is_not_wanted_is_no_error(text: str, reason: str) -> None:
+    assert _claims(text).get("cpu_only_build") is not Severity.ERROR, reason
+
+
+def test_cuda_check_false_with_an_nvidia_gpu_named_is_still_an_error() -> None:
+    text = (
+        '$ python -c "import torch; print(torch.__version__, torch.cuda.is_available())"\n'
+        "2.2.0+cpu False\n"
+        "I have an RTX 3060 in this box, why?"
+    )
+    assert _claims(text).get("cpu_only_build") is Severity.ERROR
