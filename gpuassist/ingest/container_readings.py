@@ -79,14 +79,31 @@ GPU_UNREACHABLE = re.compile(
 )
 
 
+# The driver's user-space library missing in the container: the dynamic loader's "error while loading shared libraries:
+# libcuda.so.1: cannot open shared object file" (glibc elf/dl-load.c), a dlopen/ctypes error naming it, TensorFlow's
+# DSO loader ("Could not load dynamic library 'libcuda.so.1'"), taichi's "libcuda.so lib not found". No image ships
+# libcuda (NVIDIA Container Toolkit docs, "Driver capabilities": the runtime mounts it from the host for the compute
+# capability; the nvidia/cuda images carry only the link-time stub under /usr/local/cuda/lib64/stubs, which CUDA
+# answers with "CUDA driver is a stub library" when it is the one found), so after a run that asked for no GPU its
+# absence is the runtime not used, not a host without a driver.
+LIBCUDA_UNLOADABLE = re.compile(
+    r"\blibcuda\.so(?:\.1)?\b[^\n]{0,20}?:\s*cannot open shared object file|"
+    r"Could not load dynamic library '?libcuda\.so|\blibcuda\.so(?:\.1)? lib not found|"
+    # only the link-time stub found (an image's /usr/local/cuda/lib64/stubs on the path): cudaErrorStubLibrary, 34
+    r"CUDA driver is a stub library|\bCUDA_ERROR_STUB_LIBRARY\b|\bcudaErrorStubLibrary\b",
+    re.IGNORECASE,
+)
+
+
 HOST_DRIVER_READINGS = ("nvidia_module_not_loaded", "no_nvidia_driver", "no_nvidia_gpu", "container_gpu_access_lost")
 
 
 def gpu_less_container_matches(lines: list[str], report: Report, matches: list[errors.Match]) -> list[errors.Match]:
     """A `docker run` without any GPU request (no --gpus, NVIDIA runtime or CDI device anywhere in the text), then the
-    driver unreachable after it (nvidia-smi cannot communicate, NVML or CUDA find no driver): the container was never
-    given the GPU. Mounting the host's nvidia-smi or libraries into it by hand does not give it the device nodes.
-    Read as host facts, those lines would blame the host's kernel module, which the container cannot see."""
+    driver unreachable after it (nvidia-smi cannot communicate, NVML or CUDA find no driver, libcuda.so.1 not found):
+    the container was never given the GPU. Mounting the host's nvidia-smi or libraries into it by hand does not give
+    it the device nodes. Read as host facts, those lines would blame the host's kernel module or driver, which the
+    container cannot see, and a missing libcuda would read as WSL's library path where no WSL is shown."""
     if report.facts.value("cuda.available") is True or any(
         GPU_FLAGS.search(line[:2000]) or COMPOSE_GPU.search(line[:2000]) for line in lines
     ):
@@ -95,12 +112,22 @@ def gpu_less_container_matches(lines: list[str], report: Report, matches: list[e
     if run is None:
         return matches
     failed = next(
-        ((no, line) for no, line in enumerate(lines, start=1) if no > run and GPU_UNREACHABLE.search(line[:2000])), None
+        (
+            (no, line)
+            for no, line in enumerate(lines, start=1)
+            if no > run and (GPU_UNREACHABLE.search(line[:2000]) or LIBCUDA_UNLOADABLE.search(line[:2000]))
+        ),
+        None,
     )
     if failed is None:
         return matches
+    wsl = report.facts.value("platform.wsl") is True
     kept = [
-        m for m in matches if not (m.id in HOST_DRIVER_READINGS and m.line_no > run) and m.id != "docker_no_gpu_runtime"
+        m
+        for m in matches
+        if not (m.id in HOST_DRIVER_READINGS and m.line_no > run)
+        and m.id != "docker_no_gpu_runtime"
+        and not (m.id == "wsl_libcuda_problem" and not m.specific and not wsl)
     ]
     return [*kept, errors.Match("docker_no_gpu_runtime", run, lines[run - 1].strip()[:500], True, 0.9)]
 
@@ -184,6 +211,11 @@ IN_CONTAINER = re.compile(
 )
 
 
+# nvidia-docker 1.0 and its plugin log with this prefix (log.SetPrefix("nvidia-docker-plugin | ")); they run on the
+# host, so what they fail to load is the host's, not a container's.
+NVIDIA_DOCKER1_LOG = re.compile(r"nvidia-docker(?:-plugin)?\s*\|")
+
+
 def in_container_matches(lines: list[str], report: Report, matches: list[errors.Match]) -> list[errors.Match]:
     """ "Found no NVIDIA driver" from a program the text shows running in a container: the container not being given
     the GPU is the likeliest reading (the host's driver and GPU are hidden from it either way), so it goes first and
@@ -195,6 +227,8 @@ def in_container_matches(lines: list[str], report: Report, matches: list[errors.
     guess = next((m for m in matches if m.id == "no_nvidia_driver" and not m.specific), None)
     if guess is None or any(m.id == "no_nvidia_gpu" and m.weight >= 0.8 for m in matches):
         return matches  # the user said the machine has no GPU, or lspci shows none
+    if NVIDIA_DOCKER1_LOG.search(guess.line[:2000]):
+        return matches  # nvidia-docker 1.0's own log: the host side that would give the container the GPU
     if not any(IN_CONTAINER.search(line[:2000]) for line in lines):
         return matches
     dropped = {"no_nvidia_gpu"} | ({"no_nvidia_driver"} if report.facts.known("driver.version") else set())

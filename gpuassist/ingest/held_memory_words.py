@@ -74,6 +74,8 @@ def _denied_before(line: str) -> bool:
         prose.negated(prose.clause_before(line[: m.start()], but=True), words=DENIAL_REACH)
         for m in PROCESS_WORD.finditer(line)
     )
+
+
 # Only supposed, not seen: a condition ("if a process uses all the memory", quoted docs), in English or Chinese.
 SUPPOSED = re.compile(
     r"\b(?:if|whenever|suppose|supposing|in case)\b[^.\n]{0,20}?\bprocess|(?:如果|假如|假设|若)[^。\n]{0,20}?进程", re.I

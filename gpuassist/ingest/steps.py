@@ -76,9 +76,11 @@ from gpuassist.ingest import (
     source_builds,
     system_causes,
     torch_dll_frames,
+    torch_fix_told,
     torch_lib_copies,
     usage_words,
     user_words,
+    uvm_node_cause,
     windows_device_status,
     wsl_linux_driver,
     wsl_name_only,
@@ -568,6 +570,10 @@ def gpu_less_container(ctx: PasteContext) -> None:
     ctx.matches = container_readings.gpu_less_container_matches(ctx.lines, ctx.report, ctx.matches)
 
 
+def torch_fix_in_container(ctx: PasteContext) -> None:
+    ctx.matches = torch_fix_told.torch_fix_rules_out_runtime(ctx.lines, ctx.matches)
+
+
 def ngc_banner_request(ctx: PasteContext) -> None:
     compose_gpu = any(container_readings.COMPOSE_GPU.search(line[:2000]) for line in ctx.lines)
     ctx.matches = ngc_banner.banner_with_gpu_request(ctx.lines, ctx.matches, compose_gpu=compose_gpu)
@@ -583,6 +589,10 @@ def insufficient_driver_gpuless(ctx: PasteContext) -> None:
 
 def kernel_cause_explains(ctx: PasteContext) -> None:
     ctx.matches = system_causes.kernel_cause_explains(ctx.matches)
+
+
+def uvm_node_after_reboot(ctx: PasteContext) -> None:
+    ctx.matches = uvm_node_cause.uvm_node_after_reboot(ctx.lines, ctx.matches)
 
 
 def fabric_manager(ctx: PasteContext) -> None:
@@ -895,10 +905,12 @@ STEPS: tuple[Step, ...] = (
     pod_without_runtime,
     device_plugin_node,
     gpu_less_container,
+    torch_fix_in_container,
     ngc_banner_request,
     no_gpu_explains,
     insufficient_driver_gpuless,
     kernel_cause_explains,
+    uvm_node_after_reboot,
     fabric_manager,
     supported_branch,
     cpu_build_wanted,
