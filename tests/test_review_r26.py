@@ -190,3 +190,104 @@ def test_cuda_check_false_with_an_nvidia_gpu_named_is_still_an_error() -> None:
         "I have an RTX 3060 in this box, why?"
     )
     assert _claims(text).get("cpu_only_build") is Severity.ERROR
+
+
+# ------------------------------------------------------------- device_count() said 0, as the user expects it there
+
+
+def test_device_count_zero_said_to_be_expected_is_no_complaint() -> None:
+    text = (
+        "In our CI (no GPU runners) torch.cuda.device_count() returns 0, which is expected; the tests skip CUDA. "
+        "torch 2.2.0+cpu."
+    )
+    # a CI runner without a GPU: a CPU build there is what the project wants, not an error
+    assert _claims(text).get("cpu_only_build") is not Severity.ERROR
+
+
+def test_device_count_zero_as_a_complaint_is_still_read() -> None:
+    text = "torch.cuda.device_count() returns 0 on my workstation with an RTX 4080. torch 2.2.0+cpu."
+    assert _claims(text).get("cpu_only_build") is Severity.ERROR
+
+
+# --------------------------------------------- the GPU at a low figure "% utilization" (a warm-up, not starvation)
+
+
+def test_low_utilisation_that_then_climbs_is_a_warm_up_not_starvation() -> None:
+    text = (
+        "During data loading the GPU sits at 0-5% utilization for the first minute, then goes to 98% and stays "
+        "there. torch 2.1 cu121, A100."
+    )
+    assert "dataloader_starvation" not in _claims(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        (
+            "The GPU sits at 0-10% utilization the whole epoch; the DataLoader with num_workers=0 decodes JPEGs. "
+            "torch 2.1.0+cu121, RTX 3090.",
+            "idle throughout, the loader named",
+        ),
+        (
+            "GPU at 5 % usage while loading the images, then it drops to 0% between batches. torch 2.1.0+cu121.",
+            "low, then lower: no recovery",
+        ),
+    ],
+)
+def test_low_utilisation_beside_the_loader_is_still_read(text: str, reason: str) -> None:
+    assert "dataloader_starvation" in _claims(text), reason
+
+
+# ------------------------ told_not_shown: an answer or a PR named as what the user followed, not where X came from
+
+NO_KERNEL_OWN = [
+    (
+        'Following the answer on Stack Overflow I reinstalled torch, and now "CUDA error: no kernel image is '
+        'available for execution on the device" appears on my GTX 680. torch.cuda.is_available() returns True.',
+        "the answer is what the user followed; the message appears now, on their GPU",
+    ),
+    (
+        'Like in the linked PR, model.cuda() raises "CUDA error: no kernel image is available for execution on the '
+        'device" on a Tesla K40. torch.cuda.is_available() is True.',
+        "the user's own call raises it; is_available() True is no healthy run for a kernel-image error",
+    ),
+    (
+        'Same steps as the guide, but my script fails with "CUDA error: no kernel image is available for execution '
+        'on the device" on a GTX 770; torch.cuda.is_available() returns True.',
+        "the user's script fails with it",
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "reason"), NO_KERNEL_OWN)
+def test_message_the_users_own_run_raises_beside_a_named_source_is_kept(text: str, reason: str) -> None:
+    assert "gpu_arch_dropped_from_build" in _claims(text), reason
+
+
+def test_message_only_explained_by_an_answer_on_a_healthy_machine_is_still_dropped() -> None:
+    text = (
+        'The accepted answer explains that "CUDA error: no kernel image is available for execution on the device" '
+        "means the wheel lacks your GPU's architecture; good to know, my RTX 4090 trains fine."
+    )
+    assert "gpu_arch_dropped_from_build" not in _claims(text)
+
+
+# ------------------------------------------------------- a Mac user's REPL tuple, checked out of curiosity
+
+
+def test_mac_users_repl_tuple_out_of_curiosity_is_no_error() -> None:
+    text = (
+        ">>> import torch; torch.__version__, torch.cuda.is_available()\n"
+        "('2.1.0', False)\n"
+        ">>> # I'm on a MacBook Pro M3, just curious whether CUDA exists here"
+    )
+    assert _claims(text).get("macos_no_cuda_use_mps") is not Severity.ERROR
+
+
+def test_mac_users_repl_tuple_wanting_the_gpu_is_still_read() -> None:
+    text = (
+        ">>> import torch; torch.__version__, torch.cuda.is_available()\n"
+        "('2.1.0', False)\n"
+        "How do I train on the GPU of my MacBook Pro M3?"
+    )
+    assert "macos_no_cuda_use_mps" in _claims(text)

@@ -56,14 +56,16 @@ CUDA_CHECKED = re.compile(
     r"-c\s+[\"'][^\"']*torch\.cuda\.is_available\(\)"
 )
 # ... unless the user says CUDA is not wanted there ("I don't need CUDA", "a CPU-only job", "this is a CPU partition",
-# "no GPU needed", a job sent to a CPU partition): their check answering False is then what they expect, as on a
-# CPU-only laptop or in a CPU job's log.
+# "no GPU needed", a job sent to a CPU partition, "just curious"): their check answering False is then what they
+# expect, as on a CPU-only laptop or in a CPU job's log.
 CUDA_DECLINED = re.compile(
     r"\b(?:do\s*n[o']?t|does\s*n[o']?t|never)\s+(?:need|want|require|use)s?\s+(?:the\s+|a\s+|any\s+)?(?:cuda|gpus?)\b|"
     r"\bno\s+need\s+(?:for|of)\s+(?:the\s+|a\s+)?(?:cuda|gpus?)\b|\bno\s+(?:cuda|gpus?)\s+(?:needed|required|wanted)\b|"
     r"\bcpu[- ]only\s+(?:on\s+purpose|job|partition|queue)\b|\b(?:a|the|this|my)\s+cpu\s+(?:job|partition|queue)\b|"
     # a Slurm job sent to a CPU partition: "#SBATCH --partition=cpu", "srun -p cpu-long ..."
-    r"(?:--partition[= ]|\s-p\s*)[\w-]*\bcpu\b",
+    r"(?:--partition[= ]|\s-p\s*)[\w-]*\bcpu\b|"
+    # asked out of curiosity ("just curious whether CUDA exists here", "out of interest")
+    r"\bcurious\b|\bout\s+of\s+(?:curiosity|interest)\b",
     re.I,
 )
 # An issue template's question answered "no" (transformers' "Using GPU in script?: No"): no wish for the GPU.

@@ -169,7 +169,12 @@ FROM_ELSEWHERE = re.compile(
 OWN_NOW = re.compile(
     r"\b(?:i|we)\s+(?:also\s+|now\s+|keep\s+|then\s+|just\s+)?(?:get|got|getting|am getting|'m getting|see|saw|"
     r"am seeing|'m seeing|hit|have|had|ran into|run into|encounter(?:ed)?)\b|\b(?:and|then)\s+(?:got|get|hit|saw)\b|"
-    r"\b(?:my|our)\s+(?:error|traceback|log|output)\b|\bsame\s+(?:error|issue|problem)\b|\b(?:me too|same here)\b",
+    r"\b(?:my|our)\s+(?:error|traceback|log|output)\b|\bsame\s+(?:error|issue|problem)\b|\b(?:me too|same here)\b|"
+    # the user's own call or program raising it ("model.cuda() raises X", "my script fails with X"), or it appearing
+    # after what they did ("Following the answer I reinstalled, and now X appears")
+    r"\)\s+(?:raises|raised|throws|threw|(?:fails|failed|crashes|crashed|errors?\s+out)\s+with)\b|"
+    r"\b(?:my|our)\s+(?:code|script|model|training|run|job|notebook|program)\s+(?:now\s+|still\s+)?"
+    r"(?:raises|raised|throws|threw|fails|failed|crashes|crashed)\b|\band\s+now\b",
     re.IGNORECASE,
 )
 # The message's own clause says it is over.
