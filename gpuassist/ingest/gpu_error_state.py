@@ -20,6 +20,7 @@ import re
 
 from gpuassist.ingest.errors import Match
 from gpuassist.ingest.lines import MAX_LINE
+from gpuassist.report.model import Report
 
 BUSY_OR_UNAVAILABLE = re.compile(r"busy or unavailable|CUDA_ERROR_DEVICE_UNAVAILABLE|cudaErrorDevicesUnavailable", re.I)
 
@@ -70,6 +71,53 @@ def error_state_explains_unavailable(matches: list[Match]) -> list[Match]:
         for m in matches
         if not (m.id == "compute_mode_exclusive_or_prohibited" and BUSY_OR_UNAVAILABLE.search(m.line))
     ]
+
+
+# Where a kernel failure is named in a line (the same line may tell the busy message that followed it).
+KERNEL_FAILURE = re.compile(
+    r"unspecified launch failure|launch timed out|cudaErrorLaunch(?:Failure|Timeout)|"
+    r"CUDA_ERROR_LAUNCH_(?:FAILED|TIMEOUT)",
+    re.IGNORECASE,
+)
+
+
+def _failure_before_busy(failure: Match, busy: Match) -> bool:
+    if failure.line_no != busy.line_no:
+        return failure.line_no < busy.line_no
+    named = KERNEL_FAILURE.search(failure.line[:MAX_LINE])
+    said = BUSY_OR_UNAVAILABLE.search(busy.line[:MAX_LINE])
+    return named is not None and said is not None and named.start() < said.start()
+
+
+def crash_explains_unavailable(matches: list[Match]) -> list[Match]:
+    """A kernel that crashed (a specific cuda_kernel_launch_failed: cudaErrorLaunchFailure, "unspecified launch
+    failure", or the watchdog's launch timeout) before the text's "busy or unavailable": the runtime documents that
+    such an exception "leaves the process in an inconsistent state" (CUDA Runtime API, cudaErrorLaunchFailure), and a
+    GPU left that way refuses the next run's context until it is reset or the machine rebooted. The busy message told
+    after the crash is its consequence, not the compute mode, so the compute-mode reading drawn from it goes. A busy
+    message shown before any crash, or alone, keeps its reading (round 27)."""
+    failures = [m for m in matches if m.id == "cuda_kernel_launch_failed" and m.specific]
+    if not failures:
+        return matches
+    return [
+        m
+        for m in matches
+        if not (
+            m.id == "compute_mode_exclusive_or_prohibited"
+            and BUSY_OR_UNAVAILABLE.search(m.line)
+            and any(_failure_before_busy(f, m) for f in failures)
+        )
+    ]
+
+
+def drop_busy_only_verdict(report: Report) -> None:
+    """The compute-mode rule's finding goes where it rests on the busy message alone: no GPU the text shows (nvml.gpus)
+    is in a mode other than Default."""
+    gpus = report.facts.value("nvml.gpus")
+    shown = [g for g in gpus if isinstance(g, dict)] if isinstance(gpus, list) else []
+    if any(g.get("compute_mode") not in (None, "default") for g in shown):
+        return
+    report.findings[:] = [f for f in report.findings if f.id != "compute_mode_exclusive_or_prohibited"]
 
 
 # nvidia-smi's TCC driver model: its table's "TCC/WDDM" column (a row's "... TCC |" or "... WDDM |") and -q's

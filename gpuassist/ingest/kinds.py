@@ -29,6 +29,9 @@ TOPIC = re.compile(
     r"\bblacklist[- ]nouveau\b|driver in use:\s*nouveau\b|"
     r"\bgpus?\b|geforce|quadro|tesla|rocm|\bhip\b|\bmps\b|"
     r"jetson|tegra|(?<![a-z])orin(?![a-z])|jupyter|ipykernel|conda|\bpip3?\b|显卡|显存|"
+    # GPU kernel libraries PyTorch programs load (OpenAI's Triton compiler, Meta's xFormers): their import
+    # warnings are the whole of many pastes ("A matching Triton is not available", round 27)
+    r"\btriton\b|\bxformers\b|"
     # an NVIDIA GPU by its model ("GTX 1060", "RTX3090") and a program's device choice ("Using device_type cpu",
     # "using device: cuda"): a text naming either is about the GPU even where no other word of the topic is
     r"\b(?:gtx|rtx)\s?\d{3,4}\b|\busing device(?:_type)?\s*[:=]?\s*[`'\"]?(?:cpu|cuda|mps)\b|" + TOOL_WORDS,

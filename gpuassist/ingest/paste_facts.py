@@ -96,6 +96,12 @@ REPL_IN = re.compile(
 REPL_OUT = re.compile(r"^\s*(?:Out\[\d+\]:\s*)?(.*?)\s*$")
 # A torch wheel file name without a local version (+cu121) built for Windows: PyPI's, which is CPU-only.
 WINDOWS_PYPI_WHEEL = re.compile(r"\btorch-(\d+\.\d+\.\d+)-cp\d+-cp\d+\w*-win_amd64\.whl")
+# PyTorch's own index named in the text ("-f https://download.pytorch.org/whl/torch_stable.html", ".../whl/cu101"):
+# then an untagged Windows wheel is not PyPI's. PyPI had no Windows torch until after 1.1.0 (pytorch/pytorch#8098:
+# "As of 1.1.0 we are still not uploading Windows to PyPI"), and the 2019 torch_stable.html listed the default
+# CUDA build untagged ("cu101/torch-1.3.0-cp37-cp37m-win_amd64.whl") beside "+cpu" ones: the name alone does
+# not tell the build there (round 27).
+PYTORCH_OWN_INDEX = re.compile(r"download\.pytorch\.org/whl/(?:torch_stable\.html|cu\d{2,3}\b)")
 INSTALLED = re.compile(r"Successfully installed .*?\btorch-(\d+\.\d+(?:\.\d+)?(?:\+\w+)?)\b")
 CONDA_TORCH = re.compile(r"^\s*(?:\+\s*)?pytorch[\s=]+(\d+\.\d+(?:\.\d+)?)[\s=]+(\S+)")
 # conda's package plan: "pytorch            pytorch/win-64::pytorch-1.10.0-py3.6_cpu_0".
@@ -623,6 +629,7 @@ def install_facts(lines: list[str], sources: Sources) -> dict[str, Any]:
     """What a pip or conda session says it installed (the last torch it names)."""
     facts: dict[str, Any] = {}
     planned_only = conda_dry_run.dry_run(lines)  # the plan's rows show what would be installed, not what is
+    own_index = any(PYTORCH_OWN_INDEX.search(line[:MAX_LINE]) for line in lines)
     for no, raw in enumerate(lines, start=1):
         line = raw[:MAX_LINE]
         m = INSTALLED.search(line)
@@ -630,7 +637,7 @@ def install_facts(lines: list[str], sources: Sources) -> dict[str, Any]:
             facts["torch.version"] = m.group(1)
             note_source(sources, ("torch.version", "torch.cuda_build"), no, line)
         w = WINDOWS_PYPI_WHEEL.search(line)
-        if w and "download.pytorch.org/whl/cu" not in line:
+        if w and not own_index:
             facts["torch.version"] = w.group(1)
             facts["torch.cuda_build"] = None
             facts["host.os"] = "Windows"

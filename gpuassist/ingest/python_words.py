@@ -37,7 +37,15 @@ PYTHON_SIGN = re.compile(
     # an exception line in Python's form ("Name: message" at the line start) for built-in exceptions JavaScript
     # does not have (its TypeError, RangeError, ReferenceError and SyntaxError stay unread)
     r"^[ \t]*(?:ModuleNotFoundError|ImportError|AttributeError|ValueError|RuntimeError|FileNotFoundError|"
-    r"AssertionError|UnboundLocalError|IndentationError|KeyError|IndexError|OSError|ZeroDivisionError):[ \t]",
+    r"AssertionError|UnboundLocalError|IndentationError|KeyError|IndexError|OSError|ZeroDivisionError):[ \t]|"
+    # the import system's own message for a missing module, with the name quoted by repr() (CPython's
+    # Python/import.c and importlib._bootstrap: "No module named %R"), also where a library re-prints it in its
+    # own warning ("Error caught was: No module named 'triton'", xformers)
+    r"\bNo module named '[A-Za-z_][\w.]*'|"
+    # tqdm's default bar, Python's progress-bar library (its format_meter: "{l_bar}{bar}| {n_fmt}/{total_fmt}
+    # [{elapsed}<{remaining}, {rate_fmt}{postfix}]"): "| 780/7800 [05:04<45:36,  2.57it/s" names tqdm by its shape
+    r"\|[ \t]*\d+/\d+[ \t]+\[(?:\d+:)?\d\d:\d\d<(?:(?:\d+:)?\d\d:\d\d|\?),"
+    r"[ \t]+(?:\d+(?:\.\d+)?|\?)(?:it|s)/(?:s|it)\b",
     re.MULTILINE,
 )
 

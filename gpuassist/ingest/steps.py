@@ -81,6 +81,7 @@ from gpuassist.ingest import (
     usage_words,
     user_words,
     uvm_node_cause,
+    visible_devices_said,
     windows_device_status,
     wsl_linux_driver,
     wsl_name_only,
@@ -473,6 +474,7 @@ INFERENCES: tuple[Inference, ...] = (
     _of_lines(user_words.works_in_own_check_not_app),
     _of_lines_unavailable(user_words.visible_devices_hide_all),
     _of_lines_matches(visible_devices_ignored),
+    _of_lines_matches(visible_devices_said.said_matches),
     _of_lines_matches(gpu_presence.cpu_machine_match),
     _of_lines_matches(system_causes.nouveau_bound_match),
     _of_lines_matches(secure_boot_blocks_module),
@@ -677,6 +679,13 @@ def error_state(ctx: PasteContext) -> None:
     ctx.matches = gpu_error_state.error_state_explains_unavailable(ctx.matches)
 
 
+def crashed_kernel(ctx: PasteContext) -> None:
+    kept = gpu_error_state.crash_explains_unavailable(ctx.matches)
+    if len(kept) < len(ctx.matches):  # the rule read the same busy message from the text's warnings
+        gpu_error_state.drop_busy_only_verdict(ctx.report)
+    ctx.matches = kept
+
+
 def wddm_compute_mode(ctx: PasteContext) -> None:
     windows_gpu = ctx.facts.value("host.os") == "Windows" or ctx.wsl
     ctx.matches = gpu_error_state.wddm_rules_out_compute_mode(ctx.lines, ctx.matches, windows_gpu=windows_gpu)
@@ -826,6 +835,7 @@ def source_tree_findings(ctx: PasteContext) -> None:
 
 def set_after_init_findings(ctx: PasteContext) -> None:
     set_after_init_explain(ctx.report, ctx.lines)
+    visible_devices_said.explain_order(ctx.report, ctx.lines)
 
 
 def numpy_bridge(ctx: PasteContext) -> None:
@@ -931,6 +941,7 @@ STEPS: tuple[Step, ...] = (
     cluster_smi_missing,
     default_compute_mode,
     error_state,
+    crashed_kernel,
     wddm_compute_mode,
     job_allocation,
     windows_cpu_build,

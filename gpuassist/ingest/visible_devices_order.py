@@ -130,6 +130,12 @@ def explain(report: Report, lines: list[str]) -> None:
         at, shown = said[0], "the text says the process still sees or uses every GPU despite the variable"
     else:
         return
+    explain_at(report, at, shown)
+
+
+def explain_at(report: Report, at: int, shown: str) -> None:
+    """Reword the verdict whose pasted line is line ``at`` as the setting made too late (``shown``: how the text
+    shows it)."""
     for f in report.findings:
         if f.id != "cuda_visible_devices_hides_gpus" or f.severity is Severity.INFO:
             continue
