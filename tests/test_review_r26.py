@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from gpuassist.findings import Severity
-from gpuassist.ingest import load_text
+from gpuassist.ingest import load_text, system_causes
 
 
 def _claims(text: str) -> dict[str, Severity]:
@@ -291,3 +291,44 @@ def test_mac_users_repl_tuple_wanting_the_gpu_is_still_read() -> None:
         "How do I train on the GPU of my MacBook Pro M3?"
     )
     assert "macos_no_cuda_use_mps" in _claims(text)
+
+
+# ------------------------------------------------- the GPU named by its model number ("doesn't see my 4090")
+
+
+def test_a_count_after_the_number_is_no_gpu_said_unused() -> None:
+    text = (
+        "My training loop doesn't use the 1024 threads I set with torch.set_num_threads(1024); it stays at 64.\n"
+        "model = Net()\n"
+        "for x, y in loader:\n"
+        "    out = model(x)\n"
+        "torch 2.1.0+cu121 on an RTX 3090; GPU training is not what I'm asking about."
+    )
+    # "the 1024 threads" is a count, not a card: nothing says the GPU is unused
+    assert "workload_left_on_cpu" not in _claims(text)
+
+
+def test_the_card_by_its_number_said_unused_is_still_read() -> None:
+    text = (
+        "PyTorch doesn't use my 3090 at all:\n"
+        "model = Net()\n"
+        "for x, y in loader:\n"
+        "    out = model(x)\n"
+        "torch 2.1.0+cu121, torch.cuda.is_available() True."
+    )
+    assert "workload_left_on_cpu" in _claims(text)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "unused"),
+    [
+        ("The dataloader doesn't use the 1024 workers I asked for", False),  # a count
+        ("the script doesn't use the 2048 batch size I passed", False),  # a size
+        ("Is it normal that PyTorch doesn't use my 4090's tensor cores for fp32", False),  # a part of the card
+        ("PyTorch doesn't see my 4090.", True),
+        ("torch does not use my 3090 when I train", True),
+        ("it can't detect my 3060 card", True),
+    ],
+)
+def test_gpu_said_unused_by_its_number(sentence: str, unused: bool) -> None:
+    assert system_causes.says_gpu_unused([sentence]) is unused
