@@ -65,7 +65,7 @@ KIND_PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
         (
             "kernel_log",
             "a kernel/system log (dmesg, journalctl, syslog)",
-            r"^\[\s*\d+\.\d+\]\s|^\[[A-Z][a-z]{2} [A-Z][a-z]{2}\s+\d+ [\d:]+ \d{4}\]\s|"
+            r"^\[\s*\+?\d+\.\d+\]\s|^\[[A-Z][a-z]{2} [A-Z][a-z]{2}\s+\d+ [\d:]+ \d{4}\]\s|"
             r"^[A-Z][a-z]{2}\s+\d+\s+\d\d:\d\d:\d\d\s+\S+\s+\S+?(\[\d+\])?:\s|\bNVRM:|"
             r"^-- (Logs|Journal) begin|\bkernel: \[",
         ),

@@ -63,6 +63,7 @@ from gpuassist.ingest import (
     nouveau_failures,
     os_call_refused,
     paste_causes,
+    pcie_aer,
     platform_readings,
     pod_runtime,
     process_readings,
@@ -83,8 +84,10 @@ from gpuassist.ingest import (
     uvm_node_cause,
     visible_devices_said,
     windows_device_status,
+    windows_smi,
     wsl_linux_driver,
     wsl_name_only,
+    wsl_tcc,
 )
 from gpuassist.ingest.amd_gpu_words import stated_amd_gpu
 from gpuassist.ingest.arch_readings import driver_rules_out
@@ -301,6 +304,11 @@ def wsl_no_driver(ctx: PasteContext) -> None:
     ctx.matches = container_shown.wsl_no_driver_first(ctx.wsl, ctx.matches)
 
 
+def smi_on_windows(ctx: PasteContext) -> None:
+    """nvidia-smi failing in a Windows shell is the Windows driver's absence (ingest/windows_smi.py)."""
+    ctx.matches = windows_smi.windows_smi_no_driver(ctx.lines, ctx.matches)
+
+
 def jetson_system(ctx: PasteContext) -> None:
     if ctx.facts.value("platform.jetson"):
         matches = system_causes.jetson_source_build_expected(
@@ -503,6 +511,8 @@ INFERENCES: tuple[Inference, ...] = (
     login_node,
     _of_lines(system_causes.container_gpu_listing_without_toolkit),
     _of_lines(system_causes.recurring_app_xid_match),
+    _of_lines(pcie_aer.aer_lost_gpu_match),
+    _of_lines_report(wsl_tcc.tcc_under_wsl_match),
     _of_lines(system_causes.machine_without_nvidia_gpu_match),
     _of_lines(stated_gpuless_machine),
     _of_lines(watchdog_killed_kernel),
@@ -862,6 +872,14 @@ def nixos_driver_fix(ctx: PasteContext) -> None:
     program_fixes.nixos_driver_fix(ctx.report, ctx.lines)
 
 
+def windows_driver_fix(ctx: PasteContext) -> None:
+    windows_smi.windows_driver_fix(ctx.report, ctx.lines)
+
+
+def wsl_tcc_fix(ctx: PasteContext) -> None:
+    wsl_tcc.tcc_fix(ctx.report, ctx.lines)
+
+
 def cite_pasted_lines(ctx: PasteContext) -> None:
     """Every finding a rule drew from facts the paste stated cites the line that stated them; a finding that cites a
     pasted line in an error text gets the step that confirms it."""
@@ -898,6 +916,7 @@ STEPS: tuple[Step, ...] = (
     wsl_driver,
     wsl_no_device,
     wsl_no_driver,
+    smi_on_windows,
     jetson_system,
     infer,
     wsl_name_alone,
@@ -984,6 +1003,8 @@ STEPS: tuple[Step, ...] = (
     # Fix texts worded for what the text shows (another program than torch, NixOS), once the findings are settled.
     driver_fix_names_program,
     nixos_driver_fix,
+    windows_driver_fix,
+    wsl_tcc_fix,
     # Last: the evidence every finding ends with, once no step adds or replaces a finding.
     cite_pasted_lines,
 )
