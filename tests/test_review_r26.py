@@ -332,3 +332,27 @@ def test_the_card_by_its_number_said_unused_is_still_read() -> None:
 )
 def test_gpu_said_unused_by_its_number(sentence: str, unused: bool) -> None:
     assert system_causes.says_gpu_unused([sentence]) is unused
+
+
+# ------------------------------------------- YOLOv5's select_device with a device word, on a machine with no CUDA
+
+
+def test_yolo_device_word_on_a_mac_is_macos_not_a_hidden_gpu() -> None:
+    text = (
+        "On my MacBook Pro M2:\n"
+        "$ python detect.py --device gpu\n"
+        "AssertionError: Invalid CUDA '--device gpu' requested, use '--device cpu' or pass valid CUDA device(s)"
+    )
+    # CUDA_VISIBLE_DEVICES hides nothing on a Mac: there is no CUDA device; the answer is MPS
+    claims = _claims(text)
+    assert "cuda_visible_devices_hides_gpus" not in claims
+    assert "macos_no_cuda_use_mps" in claims
+
+
+def test_yolo_device_word_on_a_linux_gpu_box_is_still_read() -> None:
+    text = (
+        "Ubuntu 22.04, RTX 3090, driver 550, torch 2.1.0+cu121\n"
+        "$ python detect.py --device cuda\n"
+        "AssertionError: CUDA unavailable, invalid device cuda requested"
+    )
+    assert "cuda_visible_devices_hides_gpus" in _claims(text)
