@@ -356,3 +356,32 @@ def test_yolo_device_word_on_a_linux_gpu_box_is_still_read() -> None:
         "AssertionError: CUDA unavailable, invalid device cuda requested"
     )
     assert "cuda_visible_devices_hides_gpus" in _claims(text)
+
+
+# ---------------------------- quoted_in_a_request: "it would be great/nice" as politeness is no request about messages
+
+POLITE_REPORTS = [
+    (
+        'It would be great if someone could help, model.cuda() gives "CUDA error: no kernel image is available for '
+        'execution on the device" on my GTX 680.',
+        "a plea for help: the user's own call gives the message",
+    ),
+    (
+        "It would be nice to know what this means: CUDA error: no kernel image is available for execution on the "
+        "device (GTX 680, torch 2.1.0+cu121)",
+        "asking what their own error means, said politely",
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "reason"), POLITE_REPORTS)
+def test_politeness_is_no_request_about_messages(text: str, reason: str) -> None:
+    assert "gpu_arch_dropped_from_build" in _claims(text), reason
+
+
+def test_a_request_about_what_torch_should_print_is_still_dropped() -> None:
+    text = (
+        "It would be nice if torch printed which wheel to install instead of just 'Torch not compiled with CUDA "
+        "enabled'. Not a bug report: everything works here on the cu121 wheel."
+    )
+    assert "cpu_only_build" not in _claims(text)
