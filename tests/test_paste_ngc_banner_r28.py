@@ -50,3 +50,26 @@ def test_may_not_yet_be_supported_and_the_summary_alone_blame_nothing() -> None:
         ids = _ids(text)
         assert "gpu_arch_too_new_for_build" not in ids
         assert "gpu_arch_dropped_from_build" not in ids
+
+
+ABOVE = (
+    "WARNING: Detected NVIDIA NVIDIA GeForce RTX 4090 GPU, which is not yet supported in this version of the "
+    "container\nERROR: No supported GPU(s) detected to run this container\n"
+)
+
+
+def test_the_too_new_banner_beside_a_gpu_shown_computing_is_dropped() -> None:
+    computed = BANNER + ABOVE + ">>> torch.ones(2).cuda() * 2\ntensor([2., 2.], device='cuda:0')\n"
+    said = BANNER + ABOVE + "Training runs fine on the GPU anyway, can I ignore this?\n"
+    for text in (computed, said):
+        assert "gpu_arch_too_new_for_build" not in _ids(text), text
+
+
+def test_the_too_new_banner_stays_when_the_gpu_is_not_shown_working_or_kernels_fail() -> None:
+    denied = BANNER + ABOVE + "Training does not work fine, it stops at the first batch.\n"
+    kernels = (
+        BANNER + ABOVE + ">>> torch.ones(2).cuda() * 2\ntensor([2., 2.], device='cuda:0')\n"
+        "RuntimeError: CUDA error: no kernel image is available for execution on the device\n"
+    )
+    for text in (denied, kernels):
+        assert "gpu_arch_too_new_for_build" in _ids(text), text

@@ -62,6 +62,7 @@ from gpuassist.ingest import (
     named_gpu,
     ngc_banner,
     ngc_driver_check,
+    ngc_gpu_check,
     not_about_failure,
     nouveau_failures,
     os_call_refused,
@@ -603,6 +604,10 @@ def ngc_banner_request(ctx: PasteContext) -> None:
     ctx.matches = ngc_banner.banner_with_gpu_request(ctx.lines, ctx.matches, compose_gpu=compose_gpu)
 
 
+def ngc_check_beside_working_gpu(ctx: PasteContext) -> None:
+    ctx.matches = ngc_gpu_check.banner_beside_working_gpu(ctx.lines, ctx.matches)
+
+
 def no_gpu_explains(ctx: PasteContext) -> None:
     ctx.matches = gpu_presence.no_gpu_explains(ctx.matches)
 
@@ -950,6 +955,7 @@ STEPS: tuple[Step, ...] = (
     other_module_kernel_tree,
     torch_fix_in_container,
     ngc_banner_request,
+    ngc_check_beside_working_gpu,
     no_gpu_explains,
     insufficient_driver_gpuless,
     kernel_cause_explains,
