@@ -606,6 +606,9 @@ LOW_GPU_UTIL = re.compile(
     r"\bgpu\b[^.\n%]{0,20}?(?<![\d.])(?:[0-9]|1[0-9])(?:\s*[-~]\s*(?:[0-9]|1[0-9]|20))?\s*%\s*(?:util\w*|usage|load)\b",
     re.IGNORECASE,
 )
+# ... and not when the same line says it then climbs high ("sits at 0-5% for the first minute, then goes to 98%"): a
+# warm-up (the first batches, the dataset's cache filling), not a loader that cannot keep up.
+RECOVERS_AFTER = re.compile(r"\bthen\b[^.\n]{0,40}?(?<![\d.])(?:[5-9]\d|100)\s*%", re.IGNORECASE)
 # The data side named: the DataLoader, loading or preprocessing the data, its workers, the disk.
 DATA_NAMED = re.compile(
     r"data ?loader|data[- ]loading|\bload(?:ing|s)?\s+(?:the\s+)?(?:data|batch|sample|images?|audio)|data pipeline|"
@@ -622,7 +625,14 @@ def loader_starves_gpu_in_words(lines: list[str]) -> Match | None:
     """The GPU said to sit idle (utilisation low or 0) in a text that names the data loading as slow: the input
     pipeline cannot feed the GPU. A likely cause from words; not when the text shows the work itself on the CPU."""
     gated = _gate(lines, ("util", "usage", "load", "利用率"))
-    low = next((no for no, line in enumerate(gated, start=1) if line and LOW_GPU_UTIL.search(line)), None)
+    low = next(
+        (
+            no
+            for no, line in enumerate(gated, start=1)
+            if line and (m := LOW_GPU_UTIL.search(line)) and not RECOVERS_AFTER.search(line[m.end() :])
+        ),
+        None,
+    )
     if low is None or not any(DATA_NAMED.search(line[:MAX_LINE]) for line in lines):
         return None
     if any(WORK_ON_CPU.search(line[:MAX_LINE]) for line in lines):
