@@ -41,6 +41,7 @@ from gpuassist.ingest import (
     cpu_fallback,
     cuda_driver_api,
     cuda_loaders,
+    dispatch_backend,
     distro_torch,
     dkms_words,
     driver_install_failed,
@@ -251,6 +252,16 @@ def os_call_without_wsl(ctx: PasteContext) -> None:
 
 def macos(ctx: PasteContext) -> None:
     ctx.matches = platform_readings.macos_matches(ctx.lines, ctx.report, ctx.matches)
+
+
+def mac_dispatch_cuda(ctx: PasteContext) -> None:
+    """torch's dispatcher finding no CUDA kernel on a Mac: CUDA's absence there, whose answer is MPS."""
+    ctx.matches = dispatch_backend.mac_cuda_kernel_missing(
+        ctx.lines,
+        ctx.matches,
+        mac=ctx.facts.value("host.os") == "Darwin",
+        rosetta=ctx.facts.value("platform.rosetta") is True,
+    )
 
 
 def hip_printed(ctx: PasteContext) -> None:
@@ -925,6 +936,7 @@ STEPS: tuple[Step, ...] = (
     found_library,
     os_call_without_wsl,
     macos,
+    mac_dispatch_cuda,
     hip_printed,
     driver_present,
     wsl_loader,
