@@ -55,6 +55,19 @@ CUDA_CHECKED = re.compile(
     r"^\s*(?:>>>|In \[\d+\]:)[^\n]*\btorch\.cuda\.is_available\(\)|"
     r"-c\s+[\"'][^\"']*torch\.cuda\.is_available\(\)"
 )
+# ... unless the user says CUDA is not wanted there ("I don't need CUDA", "a CPU-only job", "this is a CPU partition",
+# "no GPU needed", a job sent to a CPU partition, "just curious"): their check answering False is then what they
+# expect, as on a CPU-only laptop or in a CPU job's log.
+CUDA_DECLINED = re.compile(
+    r"\b(?:do\s*n[o']?t|does\s*n[o']?t|never)\s+(?:need|want|require|use)s?\s+(?:the\s+|a\s+|any\s+)?(?:cuda|gpus?)\b|"
+    r"\bno\s+need\s+(?:for|of)\s+(?:the\s+|a\s+)?(?:cuda|gpus?)\b|\bno\s+(?:cuda|gpus?)\s+(?:needed|required|wanted)\b|"
+    r"\bcpu[- ]only\s+(?:on\s+purpose|job|partition|queue)\b|\b(?:a|the|this|my)\s+cpu\s+(?:job|partition|queue)\b|"
+    # a Slurm job sent to a CPU partition: "#SBATCH --partition=cpu", "srun -p cpu-long ..."
+    r"(?:--partition[= ]|\s-p\s*)[\w-]*\bcpu\b|"
+    # asked out of curiosity ("just curious whether CUDA exists here", "out of interest")
+    r"\bcurious\b|\bout\s+of\s+(?:curiosity|interest)\b",
+    re.I,
+)
 # An issue template's question answered "no" (transformers' "Using GPU in script?: No"): no wish for the GPU.
 TEMPLATE_DECLINED = re.compile(r"\bin script\?\s*:\s*(?:no|n/?a|none|false|<fill in>)\s*$", re.I)
 # An error message about CUDA or the GPU (a matched message naming neither, "CPU: Apple M1", is no request).
@@ -106,7 +119,11 @@ def cuda_expected(facts: Facts, lines: list[str], said: list[str], *, unavailabl
     if view.nvidia_gpus(facts).count or facts.known("driver.version") or facts.value("cuda.available"):
         return True
     text = [line[:2000] for line in lines[:5000] if not TEMPLATE_DECLINED.search(line[:2000])]
-    if facts.value("cuda.available") is False and any(CUDA_CHECKED.search(line) for line in text):
+    if (
+        facts.value("cuda.available") is False
+        and any(CUDA_CHECKED.search(line) for line in text)
+        and not any(CUDA_DECLINED.search(line) for line in text)
+    ):
         return True  # the user ran CUDA's check and shows its False: the REPL's or python -c's form of "it is False"
     return any(NVIDIA_SHOWN.search(line) or CUDA_WANTED.search(line) for line in text)
 

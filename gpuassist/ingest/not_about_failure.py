@@ -102,7 +102,12 @@ def nouveau_without_compute(lines: list[str], matches: list[Match], *, unavailab
 REQUEST = re.compile(
     r"\bfeature request\b|\b(?:docs?|documentation|readme|faq|wiki|tutorial|guide|error message|message)\s+"
     r"(?:should|could|would|needs? to|ought to)\s+(?:\w+\s+){0,2}?(?:mention|explain|say|state|document|tell|warn|"
-    r"note|be clearer|be more)\b|\bit would be (?:nice|great|helpful|good)\b|"
+    r"note|be clearer|be more)\b|"
+    # "it would be nice if torch printed ...": about what a tool or its docs should say, not the politeness idiom ("it
+    # would be great if someone could help", "it would be nice to know what this means")
+    r"\bit would be (?:nice|great|helpful|good) if (?:torch|pytorch|it|the\s+(?:error|message|docs?|documentation|"
+    r"library|warning|installer|readme)|(?:this|that)\s+(?:error|message|warning))\s+(?:\w+\s+){0,2}?(?:printed|said|"
+    r"showed|told|explained|mentioned|warned|raised|gave|documented|included|pointed)\b|"
     r"\b(?:print|show|give|raise|emit|add)\s+(?:a\s+|an\s+)?(?:clearer|better|more (?:helpful|explicit|specific))\s+"
     r"(?:error\s+)?(?:message|error|hint|warning)\b",
     re.IGNORECASE,
@@ -110,7 +115,11 @@ REQUEST = re.compile(
 # The person reports the message as theirs ("I get", "I keep getting", "it shows"): then it is a report after all.
 REPORTED = re.compile(
     r"\b(?:I|we)\s+(?:still\s+|also\s+|keep\s+)?(?:get|got|getting|see|saw|hit|have|had|run into|ran into)\b|"
-    r"\b(?:it|this|torch|pytorch)\s+(?:shows|showed|says|said|prints|printed|gives|gave|throws|threw|raises|raised)\b",
+    # (not the wish itself: "it would be nice if torch printed ...")
+    r"(?<!\bif\s)\b(?:it|this|torch|pytorch)\s+(?:shows|showed|says|said|prints|printed|gives|gave|throws|threw|raises|"
+    r"raised)\b|"
+    # the user's own call ("model.cuda() gives X")
+    r"\)\s+(?:gives|gave|throws|threw|raises|raised|fails\s+with|failed\s+with)\b",
     re.IGNORECASE,
 )
 
@@ -169,7 +178,12 @@ FROM_ELSEWHERE = re.compile(
 OWN_NOW = re.compile(
     r"\b(?:i|we)\s+(?:also\s+|now\s+|keep\s+|then\s+|just\s+)?(?:get|got|getting|am getting|'m getting|see|saw|"
     r"am seeing|'m seeing|hit|have|had|ran into|run into|encounter(?:ed)?)\b|\b(?:and|then)\s+(?:got|get|hit|saw)\b|"
-    r"\b(?:my|our)\s+(?:error|traceback|log|output)\b|\bsame\s+(?:error|issue|problem)\b|\b(?:me too|same here)\b",
+    r"\b(?:my|our)\s+(?:error|traceback|log|output)\b|\bsame\s+(?:error|issue|problem)\b|\b(?:me too|same here)\b|"
+    # the user's own call or program raising it ("model.cuda() raises X", "my script fails with X"), or it appearing
+    # after what they did ("Following the answer I reinstalled, and now X appears")
+    r"\)\s+(?:raises|raised|throws|threw|(?:fails|failed|crashes|crashed|errors?\s+out)\s+with)\b|"
+    r"\b(?:my|our)\s+(?:code|script|model|training|run|job|notebook|program)\s+(?:now\s+|still\s+)?"
+    r"(?:raises|raised|throws|threw|fails|failed|crashes|crashed)\b|\band\s+now\b",
     re.IGNORECASE,
 )
 # The message's own clause says it is over.
@@ -202,9 +216,11 @@ STILL_THERE = re.compile(
     r"还是|仍然|依然|又出现",
     re.IGNORECASE,
 )
-# The run is healthy: the user says so, or torch says CUDA is available.
+# The run is healthy: the user says so, or torch says CUDA is available. Not "works fine on the CPU" (the CUDA run is
+# what fails: "training works fine on CPU but .cuda() fails with ...").
 RUNS_FINE = re.compile(
-    r"\b(?:runs?|running|works?|working|trains?|training)\s+(?:just\s+)?(?:fine|well|ok(?:ay)?|perfectly|normally)\b|"
+    r"\b(?:runs?|running|works?|working|trains?|training)\s+(?:just\s+)?(?:fine|well|ok(?:ay)?|perfectly|normally)\b"
+    r"(?!\s+(?:on|with|using)\s+(?:the\s+|my\s+)?cpu\b)|"
     r"is_available\(\)\W{0,12}(?:returns?\s+|is\s+|->\s*)?True\b",
     re.IGNORECASE,
 )

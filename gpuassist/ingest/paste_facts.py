@@ -237,7 +237,11 @@ APPLE_SILICON = re.compile(
     ),
     re.IGNORECASE,
 )
-LINUX_TEXT = re.compile(r"\blinux\b|\bubuntu\b|\bdebian\b|\bcentos\b|\bfedora\b|/home/|\bwsl\b", re.IGNORECASE)
+# (ASCII-bounded like MAC_TEXT: "Ubuntu上", "Linux服务器" name the machine in CJK prose as much as MAC_TEXT's "M1 Macで"
+# names a Mac, so a Mac named only as a comparison beside them is not taken for the machine.)
+LINUX_TEXT = re.compile(
+    ascii_bounded(r"\blinux\b|\bubuntu\b|\bdebian\b|\bcentos\b|\bfedora\b|/home/|\bwsl\b"), re.IGNORECASE
+)
 # Apple silicon with an x86_64 Python: Rosetta says so itself (sysctl), or the text names both.
 ROSETTA = re.compile(r"sysctl\.proc_translated:?\s*1\b|proc_translated\s*=\s*1\b")
 # The chip named ("Apple M1"), or software that runs only on Apple silicon and that the user is installing or running:
@@ -265,6 +269,14 @@ CUDA_BUILD_NONE_SAID = re.compile(
     r"says|said|outputs?|was)\s+|=+\s*|->\s*|:\s*)[`'\"]?None\b(?!\s*:)",
 )
 CODE_TEST = re.compile(r"\b(?:if|elif|assert|while|return|and|or|not)\s+[^\n]{0,20}torch\.version\.cuda")
+# ... nor a statement about builds in general, right after the None: "torch.version.cuda is None for CPU-only builds",
+# "... returns None on the CPU build (mine prints 12.1)", "... is None when torch was built without CUDA".
+ABOUT_BUILDS = re.compile(
+    r"^[`'\"]?\s*(?:\w+\s+){0,2}?(?:for|on|in|with)\s+(?:a\s+|an\s+|the\s+|all\s+|any\s+|every\s+)?"
+    r"(?:cpu|non-cuda)[\w-]*\s+(?:builds?|wheels?|versions?|installs?|torch|pytorch|packages?)\b|"
+    r"^[`'\"]?\s*(?:if|when|whenever|means|meaning|indicates)\b",
+    re.IGNORECASE,
+)
 # pip's resolver output lists versions that exist, not the one installed.
 # A resolver's answer names versions asked for or on offer, not the installed one: pip ("from versions:", "The user
 # requested torch==", "The conflict is caused by"), uv's and Poetry's PubGrub reports ("Because torch==2.11.0+cpu has no
@@ -296,10 +308,10 @@ WINDOWS = re.compile(
     re.IGNORECASE,
 )
 # The text names Windows in words ("Windows 11", "win10", an issue template's "OS: Windows"): without a Linux, WSL
-# or container word it is the machine's OS. No \b around "win10": CJK text runs into it ("本地win10机器").
+# or container word it is the machine's OS. No \b around "win10": CJK text runs into it ("本地win10机器"), nor
+# "Windowsマシン", "Windows台式机" (ASCII-bounded).
 WINDOWS_TEXT = re.compile(
-    r"(?<![A-Za-z])win(?:dows)?\s?(?:7|8(?:\.1)?|10|11)(?![A-Za-z0-9.])|"
-    r"\bwindows\b(?! subsystem)",
+    r"(?<![A-Za-z])win(?:dows)?\s?(?:7|8(?:\.1)?|10|11)(?![A-Za-z0-9.])|" + ascii_bounded(r"\bwindows\b(?! subsystem)"),
     re.IGNORECASE,
 )
 NOT_WINDOWS_TEXT = re.compile(
@@ -657,7 +669,10 @@ def install_facts(lines: list[str], sources: Sources) -> dict[str, Any]:
 
 def _cuda_build_none_said(line: str) -> bool:
     return any(
-        CUDA_BUILD_NONE_SAID.search(sentence) and not CODE_TEST.search(sentence) and not prose.is_question(sentence)
+        (said := CUDA_BUILD_NONE_SAID.search(sentence)) is not None
+        and not ABOUT_BUILDS.search(sentence[said.end() :])
+        and not CODE_TEST.search(sentence)
+        and not prose.is_question(sentence)
         for sentence in prose.split(line)
     )
 

@@ -19,6 +19,9 @@ MAC_CUDA_SYMPTOMS = (
     "nvidia_module_not_loaded",
     "no_nvidia_driver",
     "no_nvidia_gpu",
+    # a GPU hidden by CUDA_VISIBLE_DEVICES (YOLOv5's select_device writing '--device gpu' into it): there is no CUDA
+    # device on a Mac for the variable to hide
+    "cuda_visible_devices_hides_gpus",
     "macos_no_cuda_use_mps",
 )
 

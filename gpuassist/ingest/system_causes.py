@@ -84,7 +84,12 @@ def nouveau_bound_match(lines: list[str], matches: list[Match]) -> Match | None:
 # see my 4090", "my RTX 3090 isn't detected", "can't find the graphics card").
 _THE_GPU = (
     r"(?:(?:the\s+|my\s+|any\s+)?(?:gpu|cuda|graphics\s+card|video\s+card)\b|"
-    r"(?:the\s+|my\s+)(?:nvidia\s+)?(?:(?:geforce\s+)?(?:rtx|gtx)\s?)?\d{3,4}(?:\s?ti|\s?super)?\b(?!\s*(?:mb|gb|mhz|w)\b)|"
+    r"(?:the\s+|my\s+)(?:nvidia\s+)?(?:(?:geforce\s+)?(?:rtx|gtx)\s?)?\d{3,4}(?:\s?ti|\s?super)?\b"
+    # a bare number is the card only where the phrase ends there (punctuation, a function word, "card"): not a count
+    # or a size ("doesn't use the 1024 workers", "the 2048 batch size", "6006 port"), nor a part of the card ("my
+    # 4090's tensor cores")
+    r"(?=\s*(?:[^\w\s']|$)|\s+(?:card|gpu|graphics|anymore|any\s+more|at\s+all|for|in|on|under|since|after|when|"
+    r"while|with|but|and|or|even|though|although|because|either|now|yet|here|there|today|properly|correctly)\b)|"
     r"(?:the\s+|my\s+)?(?:nvidia\s+)?(?:geforce\s+)?(?:rtx|gtx)\s?\d{3,4}\w*)"
 )
 GPU_UNUSED = re.compile(

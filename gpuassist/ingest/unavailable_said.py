@@ -28,6 +28,12 @@ DEVICE_COUNT_ZERO = re.compile(
     r"\bdevice_count\(\)\)?[`'\"]?\s*(?:returns?|returned|is|was|gives|gave|prints?|printed|shows?|showed|=+|->|\u2192|:)"
     r"\s*[`'\"]?0(?![\d.])"
 )
+# ... and said to be what the user expects there ("returns 0, which is expected", "as expected", "of course"): a CI
+# runner or a laptop without a GPU, not a complaint.
+ZERO_EXPECTED = re.compile(
+    r"\b(?:as\s+expected|(?:which|that|this|it)\s+is\s+(?:expected|fine|correct|normal|intended)|of\s+course)\b",
+    re.IGNORECASE,
+)
 
 
 def says_unavailable(lines: list[str]) -> bool:
@@ -36,6 +42,6 @@ def says_unavailable(lines: list[str]) -> bool:
     if UNAVAILABLE.search(re.sub(r"\s*\n\s*", " ", text)) is not None or user_words.says_gpu_not_detected(text):
         return True
     return any(
-        DEVICE_COUNT_ZERO.search(sentence) and not prose.is_question(sentence)
+        DEVICE_COUNT_ZERO.search(sentence) and not prose.is_question(sentence) and not ZERO_EXPECTED.search(sentence)
         for _, sentence in prose.sentences([line for line in lines if "device_count" in line])
     )

@@ -517,6 +517,16 @@ OWN_GPU = re.compile(
     r"(?:[ABHV]100|A[1-4]0|A800|H[28]00|[BH]200|L40S?|V100S?|P100|T4|RTX\s?A[2-6]000)(?![\w-]))",
     re.IGNORECASE,
 )
+# The GPU named as what the user's machine or card IS, often the answer to "which GPU?": "it is GeForce RTX 3080 Ti",
+# "my GPU is an RTX 3090", "the card is a Tesla V100", "mine is a 4090"-style full names only. "not"/"no" after "is"
+# never matches (the name must follow at once), and a line naming two models is dropped by the one-model check below.
+GPU_IS = re.compile(
+    r"(?:^|[.!?]\s+|\b(?:my|our|the)\s+(?:gpu|graphics card|video card|card)\s+)"
+    r"(?:(?:it|this|mine|that)(?:'s|\s+is)\s+|is\s+)(?:an?\s+|the\s+)?"
+    r"(?P<name>(?:NVIDIA\s+)?(?:GeForce\s+)?(?:RTX|GTX)\s?\d{3,4}(?:\s?(?:Ti|SUPER))?|(?:NVIDIA\s+)?(?:Tesla\s+)?"
+    r"(?:[ABHV]100|A[1-4]0|A800|H[28]00|[BH]200|L40S?|V100S?|P100|T4|RTX\s?A[2-6]000)(?![\w-]))",
+    re.IGNORECASE,
+)
 # A pin the project sets, not an install the user ran: "the requirement in the txt file, torch==1.7.1+cu101".
 REQUIREMENT = re.compile(
     r"\brequire(?:ment|ments|d|s)\b|\bpinn(?:ed|s)\b|requirements\.txt|environment\.ya?ml|setup\.py|pyproject",
@@ -596,6 +606,9 @@ LOW_GPU_UTIL = re.compile(
     r"\bgpu\b[^.\n%]{0,20}?(?<![\d.])(?:[0-9]|1[0-9])(?:\s*[-~]\s*(?:[0-9]|1[0-9]|20))?\s*%\s*(?:util\w*|usage|load)\b",
     re.IGNORECASE,
 )
+# ... and not when the same line says it then climbs high ("sits at 0-5% for the first minute, then goes to 98%"): a
+# warm-up (the first batches, the dataset's cache filling), not a loader that cannot keep up.
+RECOVERS_AFTER = re.compile(r"\bthen\b[^.\n]{0,40}?(?<![\d.])(?:[5-9]\d|100)\s*%", re.IGNORECASE)
 # The data side named: the DataLoader, loading or preprocessing the data, its workers, the disk.
 DATA_NAMED = re.compile(
     r"data ?loader|data[- ]loading|\bload(?:ing|s)?\s+(?:the\s+)?(?:data|batch|sample|images?|audio)|data pipeline|"
@@ -612,7 +625,14 @@ def loader_starves_gpu_in_words(lines: list[str]) -> Match | None:
     """The GPU said to sit idle (utilisation low or 0) in a text that names the data loading as slow: the input
     pipeline cannot feed the GPU. A likely cause from words; not when the text shows the work itself on the CPU."""
     gated = _gate(lines, ("util", "usage", "load", "利用率"))
-    low = next((no for no, line in enumerate(gated, start=1) if line and LOW_GPU_UTIL.search(line)), None)
+    low = next(
+        (
+            no
+            for no, line in enumerate(gated, start=1)
+            if line and (m := LOW_GPU_UTIL.search(line)) and not RECOVERS_AFTER.search(line[m.end() :])
+        ),
+        None,
+    )
     if low is None or not any(DATA_NAMED.search(line[:MAX_LINE]) for line in lines):
         return None
     if any(WORK_ON_CPU.search(line[:MAX_LINE]) for line in lines):
@@ -674,7 +694,8 @@ def stated_facts(lines: list[str], sources: dict[str, tuple[int, str]]) -> dict[
             note_source(sources, "requested.torch_version", no, line)
         named = any(word in low for word in OWN_GPU_WORDS)
         stated = STATED_GPU.match(line) if named else None
-        for g in [stated] if stated else OWN_GPU.finditer(line) if named else ():
+        owned = [*OWN_GPU.finditer(line), *GPU_IS.finditer(line)] if named else []
+        for g in [stated] if stated else owned:
             gpus.add(g.group("name").strip())
             gpu_line = gpu_line or (no, line.strip()[:500])
         v = STATED_VISIBLE.match(line) if "cuda_visible_devices" in low else None
