@@ -392,9 +392,14 @@ def _listed_versions(lines: list[str]) -> list[tuple[int, str, str]]:
 # An installer stating the torch it installed, without a local tag: pip ("Successfully installed ... torch-2.2.0"),
 # uv (" + torch==2.2.0"), Poetry ("Installing torch (2.2.0)", "Updating torch (2.1.0 -> 2.2.0)"). PyTorch's own
 # indexes tag every CUDA wheel (+cu121), so an untagged version came from PyPI, whose Windows torch is the CPU build.
+# Poetry's operation line carries its state until it is done (python-poetry/poetry src/poetry/installation/executor.py,
+# _execute_operation: "<op>: Pending...", ": Downloading... N%", ": Preparing...", ": Installing...", and on an error
+# "<op>: Failed"; the finished line is the operation alone): such a line installed nothing.
+POETRY_NOT_DONE = r"(?!:\s*(?:Failed|Pending|Downloading|Preparing|Installing|Skipped)\b)"
 INSTALLED_UNTAGGED = re.compile(
     r"Successfully installed .*?\btorch-(\d+\.\d+(?:\.\d+)?)(?![\w.+])|^\s*\+\s*torch==(\d+\.\d+(?:\.\d+)?)\s*$|"
-    r"\bInstalling torch \((\d+\.\d+(?:\.\d+)?)\)|\bUpdating torch \([^)]*?->\s*(\d+\.\d+(?:\.\d+)?)\)"
+    rf"\bInstalling torch \((\d+\.\d+(?:\.\d+)?)\){POETRY_NOT_DONE}|"
+    rf"\bUpdating torch \([^)]*?->\s*(\d+\.\d+(?:\.\d+)?)\){POETRY_NOT_DONE}"
 )
 
 

@@ -34,14 +34,17 @@ from gpuassist.ingest import (
     code_placement,
     conda_cpu_selector,
     container_cli_host,
+    container_driver_absent,
     container_hosts,
     container_readings,
     container_shown,
     cpu_fallback,
     cuda_driver_api,
     cuda_loaders,
+    dispatch_backend,
     distro_torch,
     dkms_words,
+    driver_install_failed,
     driver_installed,
     errors,
     fitting_build,
@@ -54,11 +57,13 @@ from gpuassist.ingest import (
     jetson_mounts,
     jetson_texts,
     kernel_noise,
+    kernel_tree,
     libcuda_found,
     module_words,
     named_gpu,
     ngc_banner,
     ngc_driver_check,
+    ngc_gpu_check,
     not_about_failure,
     nouveau_failures,
     os_call_refused,
@@ -247,6 +252,16 @@ def os_call_without_wsl(ctx: PasteContext) -> None:
 
 def macos(ctx: PasteContext) -> None:
     ctx.matches = platform_readings.macos_matches(ctx.lines, ctx.report, ctx.matches)
+
+
+def mac_dispatch_cuda(ctx: PasteContext) -> None:
+    """torch's dispatcher finding no CUDA kernel on a Mac: CUDA's absence there, whose answer is MPS."""
+    ctx.matches = dispatch_backend.mac_cuda_kernel_missing(
+        ctx.lines,
+        ctx.matches,
+        mac=ctx.facts.value("host.os") == "Darwin",
+        rosetta=ctx.facts.value("platform.rosetta") is True,
+    )
 
 
 def hip_printed(ctx: PasteContext) -> None:
@@ -531,6 +546,7 @@ INFERENCES: tuple[Inference, ...] = (
     _of_lines_matches(after_events.nvml_unknown_in_words_match),
     _of_lines_matches(module_words.module_not_loaded_in_words),
     _of_lines_matches(dkms_words.module_not_rebuilt_in_words),
+    _of_lines(driver_install_failed.driver_install_aborted_match),
 )
 
 
@@ -582,6 +598,14 @@ def gpu_less_container(ctx: PasteContext) -> None:
     ctx.matches = container_readings.gpu_less_container_matches(ctx.lines, ctx.report, ctx.matches)
 
 
+def other_module_kernel_tree(ctx: PasteContext) -> None:
+    ctx.matches = kernel_tree.other_module_build(ctx.lines, ctx.matches)
+
+
+def insufficient_driver_in_container(ctx: PasteContext) -> None:
+    ctx.matches = container_driver_absent.insufficient_driver_in_gpu_less_container(ctx.lines, ctx.report, ctx.matches)
+
+
 def torch_fix_in_container(ctx: PasteContext) -> None:
     ctx.matches = torch_fix_told.torch_fix_rules_out_runtime(ctx.lines, ctx.matches)
 
@@ -589,6 +613,10 @@ def torch_fix_in_container(ctx: PasteContext) -> None:
 def ngc_banner_request(ctx: PasteContext) -> None:
     compose_gpu = any(container_readings.COMPOSE_GPU.search(line[:2000]) for line in ctx.lines)
     ctx.matches = ngc_banner.banner_with_gpu_request(ctx.lines, ctx.matches, compose_gpu=compose_gpu)
+
+
+def ngc_check_beside_working_gpu(ctx: PasteContext) -> None:
+    ctx.matches = ngc_gpu_check.banner_beside_working_gpu(ctx.lines, ctx.matches)
 
 
 def no_gpu_explains(ctx: PasteContext) -> None:
@@ -908,6 +936,7 @@ STEPS: tuple[Step, ...] = (
     found_library,
     os_call_without_wsl,
     macos,
+    mac_dispatch_cuda,
     hip_printed,
     driver_present,
     wsl_loader,
@@ -934,8 +963,11 @@ STEPS: tuple[Step, ...] = (
     pod_without_runtime,
     device_plugin_node,
     gpu_less_container,
+    insufficient_driver_in_container,
+    other_module_kernel_tree,
     torch_fix_in_container,
     ngc_banner_request,
+    ngc_check_beside_working_gpu,
     no_gpu_explains,
     insufficient_driver_gpuless,
     kernel_cause_explains,

@@ -517,6 +517,16 @@ OWN_GPU = re.compile(
     r"(?:[ABHV]100|A[1-4]0|A800|H[28]00|[BH]200|L40S?|V100S?|P100|T4|RTX\s?A[2-6]000)(?![\w-]))",
     re.IGNORECASE,
 )
+# The GPU named as what the user's machine or card IS, often the answer to "which GPU?": "it is GeForce RTX 3080 Ti",
+# "my GPU is an RTX 3090", "the card is a Tesla V100", "mine is a 4090"-style full names only. "not"/"no" after "is"
+# never matches (the name must follow at once), and a line naming two models is dropped by the one-model check below.
+GPU_IS = re.compile(
+    r"(?:^|[.!?]\s+|\b(?:my|our|the)\s+(?:gpu|graphics card|video card|card)\s+)"
+    r"(?:(?:it|this|mine|that)(?:'s|\s+is)\s+|is\s+)(?:an?\s+|the\s+)?"
+    r"(?P<name>(?:NVIDIA\s+)?(?:GeForce\s+)?(?:RTX|GTX)\s?\d{3,4}(?:\s?(?:Ti|SUPER))?|(?:NVIDIA\s+)?(?:Tesla\s+)?"
+    r"(?:[ABHV]100|A[1-4]0|A800|H[28]00|[BH]200|L40S?|V100S?|P100|T4|RTX\s?A[2-6]000)(?![\w-]))",
+    re.IGNORECASE,
+)
 # A pin the project sets, not an install the user ran: "the requirement in the txt file, torch==1.7.1+cu101".
 REQUIREMENT = re.compile(
     r"\brequire(?:ment|ments|d|s)\b|\bpinn(?:ed|s)\b|requirements\.txt|environment\.ya?ml|setup\.py|pyproject",
@@ -684,7 +694,8 @@ def stated_facts(lines: list[str], sources: dict[str, tuple[int, str]]) -> dict[
             note_source(sources, "requested.torch_version", no, line)
         named = any(word in low for word in OWN_GPU_WORDS)
         stated = STATED_GPU.match(line) if named else None
-        for g in [stated] if stated else OWN_GPU.finditer(line) if named else ():
+        owned = [*OWN_GPU.finditer(line), *GPU_IS.finditer(line)] if named else []
+        for g in [stated] if stated else owned:
             gpus.add(g.group("name").strip())
             gpu_line = gpu_line or (no, line.strip()[:500])
         v = STATED_VISIBLE.match(line) if "cuda_visible_devices" in low else None
