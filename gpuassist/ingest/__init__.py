@@ -72,7 +72,7 @@ def _is_json(text: str) -> bool:
     return True
 
 
-def _could_not_tell(facts: Facts, kinds: list[kinds_mod.InputKind]) -> list[str]:
+def _could_not_tell(facts: Facts, kinds: list[kinds_mod.InputKind], *, messages_read: bool) -> list[str]:
     """What a verdict would need that the pasted text does not say."""
     out = []
     if not facts.known("torch.version"):
@@ -81,7 +81,7 @@ def _could_not_tell(facts: Facts, kinds: list[kinds_mod.InputKind]) -> list[str]
         out.append("the NVIDIA driver version (`nvidia-smi`)")
     if not facts.known("reported.gpus"):
         out.append("the GPU model")
-    if not kinds:
+    if not kinds and not messages_read:
         out.append("any tool output or error message: the text only talks about the problem")
     return out
 
@@ -181,10 +181,10 @@ def load_text(text: str, *, label: str = "the input") -> Report:
         facts,
         source="error_text",
         meta={
-            "source_label": f"{kinds_mod.describe(kinds)} ({label})",
+            "source_label": f"{kinds_mod.describe(kinds, messages_read=bool(matches))} ({label})",
             "input_kinds": [k.id for k in kinds],
             "missing_facts": [
-                *_could_not_tell(facts, kinds),
+                *_could_not_tell(facts, kinds, messages_read=bool(matches)),
                 "the machine's own facts: run `gpuassist diagnose` on that machine to confirm",
             ],
         },

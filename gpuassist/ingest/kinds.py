@@ -194,8 +194,12 @@ def facts_about_the_topic(facts: dict[str, object]) -> bool:
     return any(key not in PLATFORM_FACTS for key in facts)
 
 
-def describe(kinds: list[InputKind]) -> str:
-    """The kinds read, for the report's source line: "a kernel log + nvidia-smi output"."""
-    if not kinds:
-        return "a text about PyTorch/CUDA with no tool output or error message in it"
-    return " + ".join(k.label for k in kinds)
+def describe(kinds: list[InputKind], *, messages_read: bool = False) -> str:
+    """The kinds read, for the report's source line: "a kernel log + nvidia-smi output". With no kind, whether
+    known messages were still read in it (a build log's modpost error, a message quoted in prose), so the line
+    never says "no error message" above a finding that cites one."""
+    if kinds:
+        return " + ".join(k.label for k in kinds)
+    if messages_read:
+        return "a text about PyTorch/CUDA with known messages in it but no tool output gpuassist recognises as a whole"
+    return "a text about PyTorch/CUDA with no tool output or error message in it"

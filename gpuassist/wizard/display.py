@@ -277,6 +277,8 @@ FORMATTERS: dict[str, Callable[[Any], str]] = {
 FACT_LABELS: dict[str, str] = {
     **{key: label for info in TABLE for label, key in info.key_facts},
     "nvml.status": "NVIDIA management library (NVML)",
+    # the value already starts "line N: ...": the generic "<topic>: <name>" label would print "Pasted: line line N"
+    "pasted.line": "Pasted text",
     "nvml.gpus": "GPUs NVML reports",
     "dev.nodes": "NVIDIA device files in /dev",
     "pci.display_devices": "Display devices on the PCI bus",
