@@ -13,6 +13,7 @@ were written are held out from rule-writing), and every miss.
 
 from __future__ import annotations
 
+import re
 import sys
 from collections import defaultdict
 from pathlib import Path
@@ -21,6 +22,12 @@ from gpuassist.ingest.corpus import check, entries, held_out_scores
 
 ROOT = Path(__file__).resolve().parents[1]
 KINDS = ("scenarios", "pastes", "errors")
+
+
+def _batch_order(batch: str) -> tuple[int, str]:
+    """Batches in collection order: by the first integer in the name (after-rules-9 before after-rules-10)."""
+    number = re.search(r"\d+", batch)
+    return (int(number.group()) if number else -1, batch)
 
 
 def _scenarios() -> list[tuple[str, bool, str]]:
@@ -90,7 +97,7 @@ def _print_held_out() -> None:
     print("\nheld-out batches, scored when collected (before any change made because of them):")
     per_kind: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     right = total = 0
-    for batch, scores in sorted(recorded.items(), key=lambda kv: int(kv[0].rsplit("-", 1)[-1])):
+    for batch, scores in sorted(recorded.items(), key=lambda kv: _batch_order(kv[0])):
         if "before_fixes" not in scores:
             print(f"  {batch:24} not scored yet")
             continue
@@ -139,7 +146,7 @@ def main(argv: list[str]) -> int:
     )
     _print_breakdown("real texts by kind of input (all batches):", [(k, ok) for k, _, ok in CORPUS_ROWS])
     _print_breakdown("real texts by collection batch:", [(b, ok) for _, b, ok in CORPUS_ROWS])
-    for batch in sorted({b for _, b, _ in CORPUS_ROWS} - {"before-rules"}):
+    for batch in sorted({b for _, b, _ in CORPUS_ROWS} - {"before-rules"}, key=_batch_order):
         _print_breakdown(f"batch {batch} by kind of input:", [(k, ok) for k, b, ok in CORPUS_ROWS if b == batch])
     _print_held_out()
     misses = [(kind, note) for kind, rows in results.items() for _, ok, note in rows if not ok]
