@@ -148,6 +148,7 @@ from gpuassist.ingest.orchestration import (
 )
 from gpuassist.ingest.pci_listing import gpu_off_bus_match, lspci_without_nvidia_match
 from gpuassist.ingest.tool_interpreters import installer_of_another_python
+from gpuassist.ingest.torch_kernels_run import torch_kernels_run_matches
 from gpuassist.ingest.torch_source_tree import explain as source_tree_explain
 from gpuassist.ingest.torch_source_tree import source_tree_matches
 from gpuassist.ingest.unavailable_said import says_unavailable
@@ -662,6 +663,10 @@ def source_build(ctx: PasteContext) -> None:
     )
 
 
+def torch_kernels_run(ctx: PasteContext) -> None:
+    ctx.matches = torch_kernels_run_matches(ctx.lines, ctx.matches)
+
+
 def requested_cpu(ctx: PasteContext) -> None:
     ctx.matches = install_intent.requested_cpu_is_no_cause(ctx.lines, ctx.matches, complains=ctx.complains)
 
@@ -983,6 +988,7 @@ STEPS: tuple[Step, ...] = (
     build_rules_out,
     extension_kernels,
     source_build,
+    torch_kernels_run,
     requested_cpu,
     existing_wheel,
     driver_arch,
