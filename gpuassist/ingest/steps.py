@@ -147,6 +147,7 @@ from gpuassist.ingest.orchestration import (
     working_smi_rules_out_module,
 )
 from gpuassist.ingest.pci_listing import gpu_off_bus_match, lspci_without_nvidia_match
+from gpuassist.ingest.resolver_words import retold_resolver_failure
 from gpuassist.ingest.tool_interpreters import installer_of_another_python
 from gpuassist.ingest.torch_kernels_run import torch_kernels_run_matches
 from gpuassist.ingest.torch_source_tree import explain as source_tree_explain
@@ -549,6 +550,7 @@ INFERENCES: tuple[Inference, ...] = (
     _of_lines_matches(module_words.module_not_loaded_in_words),
     _of_lines_matches(dkms_words.module_not_rebuilt_in_words),
     _of_lines(driver_install_failed.driver_install_aborted_match),
+    _of_lines(retold_resolver_failure),
 )
 
 
