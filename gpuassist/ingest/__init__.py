@@ -21,6 +21,7 @@ from gpuassist.ingest import (
     gpus_flag,
     illegal_access_words,
     killed_holder,
+    later_success,
     named_gpu,
     not_about_failure,
     paste_causes,
@@ -170,6 +171,7 @@ def load_text(text: str, *, label: str = "the input") -> Report:
     matches = not_about_failure.quoted_in_a_question(lines, matches)  # asked about, not reported
     matches = not_about_failure.quoted_in_a_request(lines, matches)  # asked to be explained better, not reported
     matches = not_about_failure.told_not_shown(lines, matches)  # quoted from elsewhere or said to be over
+    matches = later_success.build_failure_fixed_later(lines, matches)  # a module build shown fixed later
     template = collect_env.to_facts(parsed) if parsed.recognised else {}
     facts = Facts(
         {**cuda_driver_api.driver_facts(lines), **template, **extra, **errors.facts_from_text(lines, matches)}

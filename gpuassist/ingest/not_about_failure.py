@@ -203,6 +203,9 @@ OVER_AFTER = re.compile(
     r"\b(?:it|this|that|the\s+(?:error|issue|problem))(?:\s+|'s\s+)(?:went\s+away|is\s+gone|gone|disappeared|"
     r"no\s+longer\s+(?:happens|appears|shows))\b|"
     r"\b(?:it|this|that|everything)\s+(?:now\s+)?works?\s+(?:fine\s+)?now\b|"
+    # a reboot or restart told as the fix (round 29): "after a reboot everything works", "since restarting, it works"
+    r"\b(?:after|since)\s+(?:a\s+|the\s+)?(?:reboot(?:ing)?|restart(?:ing)?)\b(?:\s+\w+){0,3}?\s+"
+    r"(?:everything|it|all|torch|cuda)\s+(?:now\s+)?(?:works?|is\s+(?:fine|working))\b|"
     # a fix named with the message worked: "the fix in the linked PR for X worked for me"
     r"\b(?:fix|workaround|solution|patch)\b.*\b(?:worked|helped|did\s+the\s+trick)\b|"
     r"已经?解决|解决了|不再(?:出现|报)|没有再(?:出现|报)",

@@ -59,6 +59,7 @@ from gpuassist.ingest import (
     jetson_texts,
     kernel_noise,
     kernel_tree,
+    later_success,
     libcuda_found,
     module_words,
     named_gpu,
@@ -88,6 +89,7 @@ from gpuassist.ingest import (
     usage_words,
     user_words,
     uvm_node_cause,
+    uvm_node_words,
     visible_devices_said,
     windows_device_status,
     windows_smi,
@@ -312,6 +314,12 @@ def told_not_shown(ctx: PasteContext) -> None:
     """A message only quoted or said to be over, read again by an inference (a black screen beside it): not this
     machine's fault now (ingest/not_about_failure.py)."""
     ctx.matches = not_about_failure.told_not_shown(ctx.lines, ctx.matches)
+
+
+def build_fixed_later(ctx: PasteContext) -> None:
+    """A module build failure that a later build or healthy check shows over, read again by an inference: not
+    this machine's fault now (ingest/later_success.py)."""
+    ctx.matches = later_success.build_failure_fixed_later(ctx.lines, ctx.matches)
 
 
 def wsl_no_device(ctx: PasteContext) -> None:
@@ -546,6 +554,7 @@ INFERENCES: tuple[Inference, ...] = (
     reinstall_without_effect_said,
     _of_lines(unpublished_variant_match),
     _of_lines_matches(after_events.stopped_after_sleep_match),
+    _of_lines_matches(uvm_node_words.uvm_node_gone_after_sleep_match),
     _of_lines_matches(after_events.nvml_unknown_in_words_match),
     _of_lines_matches(module_words.module_not_loaded_in_words),
     _of_lines_matches(dkms_words.module_not_rebuilt_in_words),
@@ -964,6 +973,7 @@ STEPS: tuple[Step, ...] = (
     uvm_reload_after_sleep,
     no_failure_said,
     told_not_shown,
+    build_fixed_later,
     device_manager,
     # Settling between the readings: each drops or reorders guesses the ones before it proposed, so a step that
     # removes a guess must come after the inference that adds it (in_container after infer, no_gpu_explains after
