@@ -121,6 +121,7 @@ from gpuassist.ingest.display_watchdog import watchdog_killed_kernel
 from gpuassist.ingest.driver_branch import supported_branch_rules_out, unsupported_branch_match
 from gpuassist.ingest.extension_kernels import extension_kernel_matches
 from gpuassist.ingest.fabric import fabric_manager_not_needed
+from gpuassist.ingest.gpu_absent_words import gpu_absent_guesses_out
 from gpuassist.ingest.gpuless_machine import stated_gpuless_machine
 from gpuassist.ingest.igpu_only import integrated_only_match
 from gpuassist.ingest.insufficient_driver_gpuless import insufficient_driver_without_gpu
@@ -678,6 +679,10 @@ def torch_kernels_run(ctx: PasteContext) -> None:
     ctx.matches = torch_kernels_run_matches(ctx.lines, ctx.matches)
 
 
+def gpu_absent_said(ctx: PasteContext) -> None:
+    ctx.matches = gpu_absent_guesses_out(ctx.lines, ctx.matches)
+
+
 def requested_cpu(ctx: PasteContext) -> None:
     ctx.matches = install_intent.requested_cpu_is_no_cause(ctx.lines, ctx.matches, complains=ctx.complains)
 
@@ -1001,6 +1006,7 @@ STEPS: tuple[Step, ...] = (
     extension_kernels,
     source_build,
     torch_kernels_run,
+    gpu_absent_said,
     requested_cpu,
     existing_wheel,
     driver_arch,
