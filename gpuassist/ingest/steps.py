@@ -77,7 +77,9 @@ from gpuassist.ingest import (
     program_devices,
     program_fixes,
     reboot_words,
+    resume_init,
     runtime_config,
+    scheduler_fix_told,
     smi_query,
     smi_words,
     soname_build,
@@ -95,6 +97,7 @@ from gpuassist.ingest import (
     windows_smi,
     wsl_linux_driver,
     wsl_name_only,
+    wsl_nix_driver,
     wsl_tcc,
 )
 from gpuassist.ingest.amd_gpu_words import stated_amd_gpu
@@ -616,6 +619,16 @@ def other_module_kernel_tree(ctx: PasteContext) -> None:
     ctx.matches = kernel_tree.other_module_build(ctx.lines, ctx.matches)
 
 
+def init_failed_after_resume(ctx: PasteContext) -> None:
+    """An adapter init failure after the host slept is the resume's (ingest/resume_init.py, round 29)."""
+    ctx.matches = resume_init.init_failed_after_resume(ctx.lines, ctx.matches)
+
+
+def nix_driver_dir_on_wsl(ctx: PasteContext) -> None:
+    """Nix's /run/opengl-driver/lib said missing on WSL: WSL's libcuda not found (ingest/wsl_nix_driver.py)."""
+    ctx.matches = wsl_nix_driver.nix_driver_dir_missing_on_wsl(ctx.lines, ctx.matches)
+
+
 def insufficient_driver_in_container(ctx: PasteContext) -> None:
     ctx.matches = container_driver_absent.insufficient_driver_in_gpu_less_container(ctx.lines, ctx.report, ctx.matches)
 
@@ -753,6 +766,11 @@ def index_before_cublas(ctx: PasteContext) -> None:
 def wddm_compute_mode(ctx: PasteContext) -> None:
     windows_gpu = ctx.facts.value("host.os") == "Windows" or ctx.wsl
     ctx.matches = gpu_error_state.wddm_rules_out_compute_mode(ctx.lines, ctx.matches, windows_gpu=windows_gpu)
+
+
+def gpu_request_fix_told(ctx: PasteContext) -> None:
+    """A GPU request added to the Slurm launch said to fix it (ingest/scheduler_fix_told.py, round 29)."""
+    ctx.matches = scheduler_fix_told.request_fix_told(ctx.lines, ctx.matches)
 
 
 def job_allocation(ctx: PasteContext) -> None:
@@ -992,6 +1010,8 @@ STEPS: tuple[Step, ...] = (
     gpu_less_container,
     insufficient_driver_in_container,
     other_module_kernel_tree,
+    init_failed_after_resume,
+    nix_driver_dir_on_wsl,
     torch_fix_in_container,
     ngc_banner_request,
     ngc_check_beside_working_gpu,
@@ -1025,6 +1045,7 @@ STEPS: tuple[Step, ...] = (
     # an out-of-range index beside a cuBLAS status: the assert leads, the status is its echo (round 28)
     index_before_cublas,
     wddm_compute_mode,
+    gpu_request_fix_told,
     job_allocation,
     windows_cpu_build,
     driver_api,
