@@ -159,6 +159,7 @@ from gpuassist.ingest.torch_kernels_run import torch_kernels_run_matches
 from gpuassist.ingest.torch_source_tree import explain as source_tree_explain
 from gpuassist.ingest.torch_source_tree import source_tree_matches
 from gpuassist.ingest.unavailable_said import says_unavailable
+from gpuassist.ingest.unchanged_setup import unchanged_guesses_out
 from gpuassist.ingest.unpublished_pin import explain as unpublished_pin_explain
 from gpuassist.ingest.unpublished_pin import unpublished_variant_match
 from gpuassist.ingest.visible_devices_order import explain as set_after_init_explain
@@ -696,6 +697,10 @@ def gpu_absent_said(ctx: PasteContext) -> None:
     ctx.matches = gpu_absent_guesses_out(ctx.lines, ctx.matches)
 
 
+def unchanged_setup(ctx: PasteContext) -> None:
+    ctx.matches = unchanged_guesses_out(ctx.lines, ctx.matches)
+
+
 def requested_cpu(ctx: PasteContext) -> None:
     ctx.matches = install_intent.requested_cpu_is_no_cause(ctx.lines, ctx.matches, complains=ctx.complains)
 
@@ -1027,6 +1032,7 @@ STEPS: tuple[Step, ...] = (
     source_build,
     torch_kernels_run,
     gpu_absent_said,
+    unchanged_setup,
     requested_cpu,
     existing_wheel,
     driver_arch,
