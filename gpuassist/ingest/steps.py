@@ -124,6 +124,7 @@ from gpuassist.ingest.display_watchdog import watchdog_killed_kernel
 from gpuassist.ingest.driver_branch import supported_branch_rules_out, unsupported_branch_match
 from gpuassist.ingest.extension_kernels import extension_kernel_matches
 from gpuassist.ingest.fabric import fabric_manager_not_needed
+from gpuassist.ingest.gpu_absent_words import gpu_absent_guesses_out
 from gpuassist.ingest.gpuless_machine import stated_gpuless_machine
 from gpuassist.ingest.igpu_only import integrated_only_match
 from gpuassist.ingest.insufficient_driver_gpuless import insufficient_driver_without_gpu
@@ -152,10 +153,13 @@ from gpuassist.ingest.orchestration import (
     working_smi_rules_out_module,
 )
 from gpuassist.ingest.pci_listing import gpu_off_bus_match, lspci_without_nvidia_match
+from gpuassist.ingest.resolver_words import retold_resolver_failure
 from gpuassist.ingest.tool_interpreters import installer_of_another_python
+from gpuassist.ingest.torch_kernels_run import torch_kernels_run_matches
 from gpuassist.ingest.torch_source_tree import explain as source_tree_explain
 from gpuassist.ingest.torch_source_tree import source_tree_matches
 from gpuassist.ingest.unavailable_said import says_unavailable
+from gpuassist.ingest.unchanged_setup import unchanged_guesses_out
 from gpuassist.ingest.unpublished_pin import explain as unpublished_pin_explain
 from gpuassist.ingest.unpublished_pin import unpublished_variant_match
 from gpuassist.ingest.visible_devices_order import explain as set_after_init_explain
@@ -560,6 +564,7 @@ INFERENCES: tuple[Inference, ...] = (
     _of_lines_matches(module_words.module_not_loaded_in_words),
     _of_lines_matches(dkms_words.module_not_rebuilt_in_words),
     _of_lines(driver_install_failed.driver_install_aborted_match),
+    _of_lines(retold_resolver_failure),
 )
 
 
@@ -682,6 +687,18 @@ def source_build(ctx: PasteContext) -> None:
     ctx.matches = source_builds.source_build_first(
         ctx.matches, source_builds.source_build_match(ctx.lines, ctx.facts.value("torch.version"))
     )
+
+
+def torch_kernels_run(ctx: PasteContext) -> None:
+    ctx.matches = torch_kernels_run_matches(ctx.lines, ctx.matches)
+
+
+def gpu_absent_said(ctx: PasteContext) -> None:
+    ctx.matches = gpu_absent_guesses_out(ctx.lines, ctx.matches)
+
+
+def unchanged_setup(ctx: PasteContext) -> None:
+    ctx.matches = unchanged_guesses_out(ctx.lines, ctx.matches)
 
 
 def requested_cpu(ctx: PasteContext) -> None:
@@ -1013,6 +1030,9 @@ STEPS: tuple[Step, ...] = (
     build_rules_out,
     extension_kernels,
     source_build,
+    torch_kernels_run,
+    gpu_absent_said,
+    unchanged_setup,
     requested_cpu,
     existing_wheel,
     driver_arch,
